@@ -1,0 +1,556 @@
+package io.lakestream.catalog;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.exceptions.ServiceFailureException;
+
+/**
+ * {@link MetadataStore} on a relational database: an SQLite file embedded in the process, or
+ * PostgreSQL shared by several server processes.
+ *
+ * <p>Pointer swaps are {@code UPDATE ... WHERE metadata_location = ?} statements inside one
+ * transaction, so the database arbitrates every race. On SQLite, write transactions begin {@code
+ * IMMEDIATE} (taking the write lock up front) so that two read-then-write transactions cannot
+ * deadlock on lock upgrade; reads run in auto-commit mode and never block writers (WAL journal).
+ */
+public final class JdbcMetadataStore implements MetadataStore {
+  /** Separates namespace levels in the database; cannot occur in a valid level name. */
+  static final char LEVEL_SEPARATOR = '\u001f';
+
+  private static final TypeReference<Map<String, String>> PROPERTIES_TYPE =
+      new TypeReference<>() {};
+
+  private final HikariDataSource dataSource;
+  private final ObjectMapper json = new ObjectMapper();
+
+  private JdbcMetadataStore(HikariDataSource dataSource) {
+    this.dataSource = requireNonNull(dataSource, "dataSource is null");
+  }
+
+  /**
+   * Opens the store at a JDBC URL ({@code jdbc:sqlite:...} or {@code jdbc:postgresql:...}) and
+   * brings its schema up to date.
+   *
+   * @throws IllegalArgumentException for a URL of another database
+   * @throws ServiceFailureException if the database cannot be reached or migrated
+   */
+  public static JdbcMetadataStore open(String url, String user, String password, int poolSize) {
+    requireNonNull(url, "url is null");
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setPoolName("lakestream-catalog");
+    config.setConnectionTimeout(10_000);
+    config.setInitializationFailTimeout(-1);
+    if (url.startsWith("jdbc:sqlite:")) {
+      Properties sqlite = new Properties();
+      sqlite.setProperty("journal_mode", "WAL");
+      sqlite.setProperty("synchronous", "FULL");
+      sqlite.setProperty("busy_timeout", "10000");
+      sqlite.setProperty("foreign_keys", "true");
+      sqlite.setProperty("transaction_mode", "IMMEDIATE");
+      config.setDataSourceProperties(sqlite);
+      config.setMaximumPoolSize(poolSize);
+    } else if (url.startsWith("jdbc:postgresql:")) {
+      if (user != null) {
+        config.setUsername(user);
+      }
+      if (password != null) {
+        config.setPassword(password);
+      }
+      config.setMaximumPoolSize(poolSize);
+    } else {
+      throw new IllegalArgumentException(
+          "Unsupported catalog database URL (use jdbc:sqlite: or jdbc:postgresql:): "
+              + url.replaceAll("\\?.*", ""));
+    }
+    HikariDataSource dataSource = new HikariDataSource(config);
+    try {
+      MetadataSchema.migrate(dataSource);
+    } catch (SQLException | RuntimeException e) {
+      dataSource.close();
+      throw new ServiceFailureException(
+          e, "Cannot open the catalog database %s: %s", redact(url), e.getMessage());
+    }
+    return new JdbcMetadataStore(dataSource);
+  }
+
+  private static String redact(String url) {
+    return url.replaceAll("(?i)(password=)[^&;]*", "$1***");
+  }
+
+  @Override
+  public String ensureWarehouse(String warehouse, String location) {
+    return write(
+        connection -> {
+          Optional<String> existing = warehouseLocation(connection, warehouse);
+          if (existing.isPresent()) {
+            return existing.get();
+          }
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO lakestream_warehouses (warehouse, location) VALUES (?, ?)")) {
+            insert.setString(1, warehouse);
+            insert.setString(2, location);
+            insert.executeUpdate();
+          }
+          return location;
+        });
+  }
+
+  @Override
+  public Optional<String> warehouseLocation(String warehouse) {
+    return read(connection -> warehouseLocation(connection, warehouse));
+  }
+
+  private static Optional<String> warehouseLocation(Connection connection, String warehouse)
+      throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT location FROM lakestream_warehouses WHERE warehouse = ?")) {
+      select.setString(1, warehouse);
+      try (ResultSet rows = select.executeQuery()) {
+        return rows.next() ? Optional.of(rows.getString(1)) : Optional.empty();
+      }
+    }
+  }
+
+  @Override
+  public void createNamespace(
+      String warehouse, Namespace namespace, Map<String, String> properties) {
+    String encoded = encode(namespace);
+    String propertiesJson = toJson(properties);
+    write(
+        connection -> {
+          if (namespaceProperties(connection, warehouse, namespace).isPresent()) {
+            throw new AlreadyExistsException("Namespace already exists: %s", namespace);
+          }
+          Namespace parent = parent(namespace);
+          if (!parent.isEmpty() && namespaceProperties(connection, warehouse, parent).isEmpty()) {
+            throw new NoSuchNamespaceException(
+                "Cannot create namespace %s: parent namespace %s does not exist",
+                namespace, parent);
+          }
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO lakestream_namespaces (warehouse, namespace, parent, properties)"
+                      + " VALUES (?, ?, ?, ?)")) {
+            insert.setString(1, warehouse);
+            insert.setString(2, encoded);
+            insert.setString(3, encode(parent));
+            insert.setString(4, propertiesJson);
+            insert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<Map<String, String>> loadNamespace(String warehouse, Namespace namespace) {
+    return read(connection -> namespaceProperties(connection, warehouse, namespace));
+  }
+
+  private Optional<Map<String, String>> namespaceProperties(
+      Connection connection, String warehouse, Namespace namespace) throws SQLException {
+    if (namespace.isEmpty()) {
+      return Optional.empty();
+    }
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT properties FROM lakestream_namespaces WHERE warehouse = ? AND namespace = ?")) {
+      select.setString(1, warehouse);
+      select.setString(2, encode(namespace));
+      try (ResultSet rows = select.executeQuery()) {
+        return rows.next() ? Optional.of(fromJson(rows.getString(1))) : Optional.empty();
+      }
+    }
+  }
+
+  @Override
+  public List<Namespace> listNamespaces(String warehouse, Namespace parent) {
+    return read(
+        connection -> {
+          requireNamespace(connection, warehouse, parent);
+          List<Namespace> children = new ArrayList<>();
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT namespace FROM lakestream_namespaces WHERE warehouse = ? AND parent = ?"
+                      + " ORDER BY namespace")) {
+            select.setString(1, warehouse);
+            select.setString(2, encode(parent));
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                children.add(decode(rows.getString(1)));
+              }
+            }
+          }
+          return children;
+        });
+  }
+
+  private void requireNamespace(Connection connection, String warehouse, Namespace namespace)
+      throws SQLException {
+    if (!namespace.isEmpty() && namespaceProperties(connection, warehouse, namespace).isEmpty()) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+    }
+  }
+
+  @Override
+  public boolean dropNamespace(String warehouse, Namespace namespace) {
+    String encoded = encode(namespace);
+    return write(
+        connection -> {
+          if (namespaceProperties(connection, warehouse, namespace).isEmpty()) {
+            return false;
+          }
+          if (exists(
+                  connection,
+                  "SELECT 1 FROM lakestream_namespaces WHERE warehouse = ? AND parent = ?",
+                  warehouse,
+                  encoded)
+              || exists(
+                  connection,
+                  "SELECT 1 FROM lakestream_entities WHERE warehouse = ? AND namespace = ?",
+                  warehouse,
+                  encoded)) {
+            throw new NamespaceNotEmptyException(
+                "Namespace %s is not empty: it holds namespaces, tables or views", namespace);
+          }
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM lakestream_namespaces WHERE warehouse = ? AND namespace = ?")) {
+            delete.setString(1, warehouse);
+            delete.setString(2, encoded);
+            return delete.executeUpdate() == 1;
+          }
+        });
+  }
+
+  @Override
+  public Map<String, String> updateNamespaceProperties(
+      String warehouse, Namespace namespace, Map<String, String> updates, Set<String> removals) {
+    return write(
+        connection -> {
+          Map<String, String> properties =
+              namespaceProperties(connection, warehouse, namespace)
+                  .orElseThrow(
+                      () ->
+                          new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
+          Map<String, String> updated = new TreeMap<>(properties);
+          removals.forEach(updated::remove);
+          updated.putAll(updates);
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE lakestream_namespaces SET properties = ?"
+                      + " WHERE warehouse = ? AND namespace = ?")) {
+            update.setString(1, toJson(updated));
+            update.setString(2, warehouse);
+            update.setString(3, encode(namespace));
+            update.executeUpdate();
+          }
+          return updated;
+        });
+  }
+
+  @Override
+  public Optional<EntityPointer> loadEntity(String warehouse, TableIdentifier identifier) {
+    return read(connection -> entity(connection, warehouse, identifier));
+  }
+
+  private static Optional<EntityPointer> entity(
+      Connection connection, String warehouse, TableIdentifier identifier) throws SQLException {
+    try (PreparedStatement select =
+        connection.prepareStatement(
+            "SELECT kind, metadata_location, previous_metadata_location FROM lakestream_entities"
+                + " WHERE warehouse = ? AND namespace = ? AND name = ?")) {
+      select.setString(1, warehouse);
+      select.setString(2, encode(identifier.namespace()));
+      select.setString(3, identifier.name());
+      try (ResultSet rows = select.executeQuery()) {
+        if (!rows.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new EntityPointer(
+                EntityKind.valueOf(rows.getString(1)), rows.getString(2), rows.getString(3)));
+      }
+    }
+  }
+
+  @Override
+  public List<TableIdentifier> listEntities(
+      String warehouse, Namespace namespace, EntityKind kind) {
+    return read(
+        connection -> {
+          if (namespace.isEmpty()) {
+            throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
+          }
+          requireNamespace(connection, warehouse, namespace);
+          List<TableIdentifier> identifiers = new ArrayList<>();
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT name FROM lakestream_entities WHERE warehouse = ? AND namespace = ?"
+                      + " AND kind = ? ORDER BY name")) {
+            select.setString(1, warehouse);
+            select.setString(2, encode(namespace));
+            select.setString(3, kind.name());
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                identifiers.add(TableIdentifier.of(namespace, rows.getString(1)));
+              }
+            }
+          }
+          return identifiers;
+        });
+  }
+
+  @Override
+  public void createEntity(
+      String warehouse, TableIdentifier identifier, EntityKind kind, String metadataLocation) {
+    write(
+        connection -> {
+          requireNamespaceForEntity(connection, warehouse, identifier);
+          Optional<EntityPointer> existing = entity(connection, warehouse, identifier);
+          if (existing.isPresent()) {
+            throw alreadyExists(identifier, existing.get().kind());
+          }
+          try (PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO lakestream_entities (warehouse, namespace, name, kind,"
+                      + " metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, ?,"
+                      + " NULL)")) {
+            insert.setString(1, warehouse);
+            insert.setString(2, encode(identifier.namespace()));
+            insert.setString(3, identifier.name());
+            insert.setString(4, kind.name());
+            insert.setString(5, metadataLocation);
+            insert.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  private void requireNamespaceForEntity(
+      Connection connection, String warehouse, TableIdentifier identifier) throws SQLException {
+    if (identifier.namespace().isEmpty()
+        || namespaceProperties(connection, warehouse, identifier.namespace()).isEmpty()) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", identifier.namespace());
+    }
+  }
+
+  private static AlreadyExistsException alreadyExists(TableIdentifier identifier, EntityKind kind) {
+    return kind == EntityKind.VIEW
+        ? new AlreadyExistsException("View with same name already exists: %s", identifier)
+        : new AlreadyExistsException("Table already exists: %s", identifier);
+  }
+
+  @Override
+  public void swap(String warehouse, List<PointerSwap> swaps) {
+    write(
+        connection -> {
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE lakestream_entities SET metadata_location = ?,"
+                      + " previous_metadata_location = ? WHERE warehouse = ? AND namespace = ?"
+                      + " AND name = ? AND kind = ? AND metadata_location = ?")) {
+            for (PointerSwap swap : swaps) {
+              update.setString(1, swap.newLocation());
+              update.setString(2, swap.expectedLocation());
+              update.setString(3, warehouse);
+              update.setString(4, encode(swap.identifier().namespace()));
+              update.setString(5, swap.identifier().name());
+              update.setString(6, swap.kind().name());
+              update.setString(7, swap.expectedLocation());
+              if (update.executeUpdate() != 1) {
+                throw new CommitFailedException(
+                    "Cannot commit %s: its metadata changed concurrently (expected %s)",
+                    swap.identifier(), swap.expectedLocation());
+              }
+            }
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<EntityPointer> dropEntity(
+      String warehouse, TableIdentifier identifier, EntityKind kind) {
+    return write(
+        connection -> {
+          Optional<EntityPointer> existing = entity(connection, warehouse, identifier);
+          if (existing.isEmpty() || existing.get().kind() != kind) {
+            return Optional.empty();
+          }
+          try (PreparedStatement delete =
+              connection.prepareStatement(
+                  "DELETE FROM lakestream_entities WHERE warehouse = ? AND namespace = ?"
+                      + " AND name = ? AND kind = ?")) {
+            delete.setString(1, warehouse);
+            delete.setString(2, encode(identifier.namespace()));
+            delete.setString(3, identifier.name());
+            delete.setString(4, kind.name());
+            delete.executeUpdate();
+          }
+          return existing;
+        });
+  }
+
+  @Override
+  public void renameEntity(
+      String warehouse, TableIdentifier from, TableIdentifier to, EntityKind kind) {
+    write(
+        connection -> {
+          Optional<EntityPointer> source = entity(connection, warehouse, from);
+          if (source.isEmpty() || source.get().kind() != kind) {
+            throw kind == EntityKind.VIEW
+                ? new NoSuchViewException("View does not exist: %s", from)
+                : new NoSuchTableException("Table does not exist: %s", from);
+          }
+          requireNamespaceForEntity(connection, warehouse, to);
+          Optional<EntityPointer> target = entity(connection, warehouse, to);
+          if (target.isPresent()) {
+            throw alreadyExists(to, target.get().kind());
+          }
+          try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE lakestream_entities SET namespace = ?, name = ?"
+                      + " WHERE warehouse = ? AND namespace = ? AND name = ?")) {
+            update.setString(1, encode(to.namespace()));
+            update.setString(2, to.name());
+            update.setString(3, warehouse);
+            update.setString(4, encode(from.namespace()));
+            update.setString(5, from.name());
+            update.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+  }
+
+  private static boolean exists(Connection connection, String sql, String... parameters)
+      throws SQLException {
+    try (PreparedStatement select = connection.prepareStatement(sql)) {
+      for (int i = 0; i < parameters.length; i++) {
+        select.setString(i + 1, parameters[i]);
+      }
+      try (ResultSet rows = select.executeQuery()) {
+        return rows.next();
+      }
+    }
+  }
+
+  static String encode(Namespace namespace) {
+    return String.join(String.valueOf(LEVEL_SEPARATOR), namespace.levels());
+  }
+
+  static Namespace decode(String encoded) {
+    if (encoded.isEmpty()) {
+      return Namespace.empty();
+    }
+    return Namespace.of(encoded.split(String.valueOf(LEVEL_SEPARATOR), -1));
+  }
+
+  private static Namespace parent(Namespace namespace) {
+    String[] levels = namespace.levels();
+    return Namespace.of(Arrays.copyOf(levels, levels.length - 1));
+  }
+
+  private String toJson(Map<String, String> properties) {
+    try {
+      return json.writeValueAsString(new TreeMap<>(properties));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Cannot serialize namespace properties", e);
+    }
+  }
+
+  private Map<String, String> fromJson(String text) {
+    try {
+      return new LinkedHashMap<>(json.readValue(text, PROPERTIES_TYPE));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("Corrupt namespace properties in the catalog database", e);
+    }
+  }
+
+  private interface SqlWork<T> {
+    T run(Connection connection) throws SQLException;
+  }
+
+  private <T> T read(SqlWork<T> work) {
+    try (Connection connection = dataSource.getConnection()) {
+      return work.run(connection);
+    } catch (SQLException e) {
+      throw new ServiceFailureException(e, "Catalog database read failed: %s", e.getMessage());
+    }
+  }
+
+  /**
+   * Runs work in one transaction. Iceberg exceptions thrown by the work roll it back and pass
+   * through; a failure of the commit itself leaves the outcome unknown.
+   */
+  private <T> T write(SqlWork<T> work) {
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new ServiceFailureException(e, "Catalog database unavailable: %s", e.getMessage());
+    }
+    try (connection) {
+      connection.setAutoCommit(false);
+      T result;
+      try {
+        result = work.run(connection);
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        if (e instanceof SQLException sql && isConstraintViolation(sql)) {
+          throw new CommitFailedException(
+              sql, "Concurrent change to the same catalog entry: %s", sql.getMessage());
+        }
+        throw e;
+      }
+      try {
+        connection.commit();
+      } catch (SQLException e) {
+        throw new CommitStateUnknownException(e);
+      }
+      return result;
+    } catch (SQLException e) {
+      throw new ServiceFailureException(e, "Catalog database write failed: %s", e.getMessage());
+    }
+  }
+
+  private static boolean isConstraintViolation(SQLException e) {
+    String state = e.getSQLState();
+    return (state != null && state.startsWith("23"))
+        || (e.getMessage() != null && e.getMessage().contains("SQLITE_CONSTRAINT"));
+  }
+}

@@ -1,0 +1,231 @@
+package io.lakestream.catalog;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SeekableInputStream;
+
+/**
+ * {@link FileIO} on the local file system, for warehouses under {@code file:} locations, without
+ * Hadoop on the server's classpath.
+ *
+ * <p>Every file is written to a temporary sibling, forced to disk, and then moved into place
+ * atomically, so a reader never sees a partial file and a file the catalog points at survives a
+ * crash of the process or the machine. {@link OutputFile#create()} fails if the file exists.
+ */
+public final class LocalFileIO implements FileIO {
+  private static final long serialVersionUID = 1L;
+
+  /** The local path of a {@code file:} URI or a plain absolute path. */
+  public static Path toPath(String location) {
+    if (location.startsWith("file:")) {
+      return Path.of(URI.create(location.replace(" ", "%20")));
+    }
+    if (location.startsWith("/")) {
+      return Path.of(location);
+    }
+    throw new IllegalArgumentException("Not a local file location: " + location);
+  }
+
+  @Override
+  public InputFile newInputFile(String location) {
+    return new LocalInputFile(location);
+  }
+
+  @Override
+  public OutputFile newOutputFile(String location) {
+    return new LocalOutputFile(location);
+  }
+
+  @Override
+  public void deleteFile(String location) {
+    try {
+      Files.deleteIfExists(toPath(location));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete " + location, e);
+    }
+  }
+
+  private record LocalInputFile(String location) implements InputFile {
+    @Override
+    public long getLength() {
+      try {
+        return Files.size(toPath(location));
+      } catch (NoSuchFileException e) {
+        throw new NotFoundException(e, "File does not exist: %s", location);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public SeekableInputStream newStream() {
+      try {
+        return new LocalSeekableStream(FileChannel.open(toPath(location), StandardOpenOption.READ));
+      } catch (NoSuchFileException e) {
+        throw new NotFoundException(e, "File does not exist: %s", location);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public boolean exists() {
+      return Files.exists(toPath(location));
+    }
+  }
+
+  private record LocalOutputFile(String location) implements OutputFile {
+    @Override
+    public PositionOutputStream create() {
+      if (Files.exists(toPath(location))) {
+        throw new AlreadyExistsException("File already exists: %s", location);
+      }
+      return open(false);
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite() {
+      return open(true);
+    }
+
+    private PositionOutputStream open(boolean overwrite) {
+      Path target = toPath(location);
+      try {
+        Files.createDirectories(target.getParent());
+        Path temporary =
+            target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
+        FileChannel channel =
+            FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        return new LocalPositionStream(channel, temporary, target, overwrite);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot create " + location, e);
+      }
+    }
+
+    @Override
+    public InputFile toInputFile() {
+      return new LocalInputFile(location);
+    }
+  }
+
+  private static final class LocalPositionStream extends PositionOutputStream {
+    private final FileChannel channel;
+    private final Path temporary;
+    private final Path target;
+    private final boolean overwrite;
+    private long position;
+    private boolean closed;
+
+    LocalPositionStream(FileChannel channel, Path temporary, Path target, boolean overwrite) {
+      this.channel = channel;
+      this.temporary = temporary;
+      this.target = target;
+      this.overwrite = overwrite;
+    }
+
+    @Override
+    public long getPos() {
+      return position;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      position += length;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try (channel) {
+        channel.force(true);
+      }
+      try {
+        if (overwrite) {
+          moveAtomically(StandardCopyOption.REPLACE_EXISTING);
+        } else {
+          // A link fails if the target exists, which gives create() its exclusive semantics.
+          Files.createLink(target, temporary);
+          Files.delete(temporary);
+        }
+      } catch (FileAlreadyExistsException e) {
+        Files.deleteIfExists(temporary);
+        throw new AlreadyExistsException("File already exists: %s", target);
+      }
+      try (FileChannel directory = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+        directory.force(true);
+      }
+    }
+
+    private void moveAtomically(StandardCopyOption option) throws IOException {
+      try {
+        Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, option);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(temporary, target, option);
+      }
+    }
+  }
+
+  private static final class LocalSeekableStream extends SeekableInputStream {
+    private final FileChannel channel;
+
+    LocalSeekableStream(FileChannel channel) {
+      this.channel = channel;
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return channel.position();
+    }
+
+    @Override
+    public void seek(long newPosition) throws IOException {
+      channel.position(newPosition);
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      int read = read(one, 0, 1);
+      return read <= 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+      return channel.read(ByteBuffer.wrap(bytes, offset, length));
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
+  }
+}

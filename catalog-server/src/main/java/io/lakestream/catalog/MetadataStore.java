@@ -1,0 +1,138 @@
+package io.lakestream.catalog;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+
+/**
+ * The durable state of the catalog: warehouses, namespaces with their properties, and for each
+ * table and view a pointer to its current metadata file.
+ *
+ * <p>The metadata files themselves live in the warehouse's storage and are immutable; the store
+ * only holds pointers to them. Everything a catalog needs for correctness under concurrency is
+ * therefore a compare-and-swap of pointers, which {@link #swap} performs atomically for any number
+ * of entries at once.
+ *
+ * <p><b>Atomicity.</b> Every mutating method is one database transaction: it happens entirely or
+ * not at all. A method that throws one of the documented Iceberg exceptions has changed nothing.
+ *
+ * <p><b>Failure.</b> If the database cannot be reached or a transaction's outcome cannot be known
+ * (the connection dropped during commit), a mutating method throws {@link
+ * CommitStateUnknownException}; the caller must not assume either outcome. Read methods throw
+ * {@link org.apache.iceberg.exceptions.ServiceFailureException} when the database fails.
+ *
+ * <p><b>Concurrency.</b> Implementations are thread safe, and several server processes may share
+ * one store (PostgreSQL): the guarantees above hold across processes because they rest on the
+ * database's transactions, not on in-process locks.
+ *
+ * <p><b>Names.</b> Namespaces are hierarchical; a namespace can only be created inside an existing
+ * parent and only dropped when it holds no namespace, table or view. Tables and views share one
+ * name space: a view cannot take a table's name and vice versa. Names are stored exactly as given
+ * (case-sensitive).
+ */
+public interface MetadataStore extends AutoCloseable {
+
+  /**
+   * Creates a warehouse if absent; an existing warehouse keeps its location.
+   *
+   * @return the warehouse's location (the existing one if it was already there)
+   */
+  String ensureWarehouse(String warehouse, String location);
+
+  /** The location of a warehouse, if it exists. */
+  Optional<String> warehouseLocation(String warehouse);
+
+  /**
+   * Creates a namespace.
+   *
+   * @throws AlreadyExistsException if it exists
+   * @throws NoSuchNamespaceException if its parent does not exist
+   */
+  void createNamespace(String warehouse, Namespace namespace, Map<String, String> properties);
+
+  /** A namespace's properties, or empty if the namespace does not exist. */
+  Optional<Map<String, String>> loadNamespace(String warehouse, Namespace namespace);
+
+  /**
+   * The direct children of a namespace ({@link Namespace#empty()} for the top level), sorted.
+   *
+   * @throws NoSuchNamespaceException if {@code parent} is not empty and does not exist
+   */
+  List<Namespace> listNamespaces(String warehouse, Namespace parent);
+
+  /**
+   * Drops an empty namespace.
+   *
+   * @return false if it did not exist
+   * @throws NamespaceNotEmptyException if it holds a namespace, table or view
+   */
+  boolean dropNamespace(String warehouse, Namespace namespace);
+
+  /**
+   * Sets and removes namespace properties in one transaction. A key may not be both set and
+   * removed.
+   *
+   * @return the properties after the change
+   * @throws NoSuchNamespaceException if the namespace does not exist
+   */
+  Map<String, String> updateNamespaceProperties(
+      String warehouse, Namespace namespace, Map<String, String> updates, Set<String> removals);
+
+  /** The pointer of a table or view, if one exists under that name. */
+  Optional<EntityPointer> loadEntity(String warehouse, TableIdentifier identifier);
+
+  /**
+   * The names of the tables or views in a namespace, sorted.
+   *
+   * @throws NoSuchNamespaceException if the namespace does not exist
+   */
+  List<TableIdentifier> listEntities(String warehouse, Namespace namespace, EntityKind kind);
+
+  /**
+   * Creates a table or view pointing at its first metadata file.
+   *
+   * @throws AlreadyExistsException if a table or view has that name
+   * @throws NoSuchNamespaceException if the namespace does not exist
+   */
+  void createEntity(
+      String warehouse, TableIdentifier identifier, EntityKind kind, String metadataLocation);
+
+  /**
+   * Applies every swap or none, in one transaction.
+   *
+   * @throws CommitFailedException if any entry is missing, of another kind, or no longer points at
+   *     its expected location; nothing changed
+   */
+  void swap(String warehouse, List<PointerSwap> swaps);
+
+  /**
+   * Drops a table or view.
+   *
+   * @return the dropped pointer, or empty if no entry of that kind had that name
+   */
+  Optional<EntityPointer> dropEntity(String warehouse, TableIdentifier identifier, EntityKind kind);
+
+  /**
+   * Renames a table or view, possibly into another namespace of the same warehouse.
+   *
+   * @throws org.apache.iceberg.exceptions.NoSuchTableException if no table has the source name (for
+   *     tables)
+   * @throws org.apache.iceberg.exceptions.NoSuchViewException if no view has the source name (for
+   *     views)
+   * @throws NoSuchNamespaceException if the target namespace does not exist
+   * @throws AlreadyExistsException if a table or view has the target name
+   */
+  void renameEntity(String warehouse, TableIdentifier from, TableIdentifier to, EntityKind kind);
+
+  /** Releases connections. Idempotent. */
+  @Override
+  void close();
+}

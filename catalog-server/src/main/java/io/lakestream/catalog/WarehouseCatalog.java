@@ -1,0 +1,235 @@
+package io.lakestream.catalog;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.MetadataUpdate;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.UpdateRequirement;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.rest.requests.UpdateTableRequest;
+import org.apache.iceberg.view.BaseMetastoreViewCatalog;
+import org.apache.iceberg.view.ViewOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Iceberg {@link org.apache.iceberg.catalog.Catalog} of one warehouse: namespaces, tables and
+ * views whose state lives in the {@link MetadataStore} and whose files live under the warehouse
+ * location. Iceberg's REST handlers run on top of it. Thread safe: it holds no mutable state of its
+ * own.
+ */
+public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements SupportsNamespaces {
+  private static final Logger LOG = LoggerFactory.getLogger(WarehouseCatalog.class);
+
+  private final String warehouse;
+  private final String location;
+  private final MetadataStore store;
+  private final FileIO io;
+  private final MetadataCache cache;
+
+  public WarehouseCatalog(
+      String warehouse, String location, MetadataStore store, FileIO io, MetadataCache cache) {
+    this.warehouse = requireNonNull(warehouse, "warehouse is null");
+    this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
+    this.store = requireNonNull(store, "store is null");
+    this.io = requireNonNull(io, "io is null");
+    this.cache = requireNonNull(cache, "cache is null");
+  }
+
+  @Override
+  public String name() {
+    return warehouse;
+  }
+
+  public String location() {
+    return location;
+  }
+
+  public MetadataStore store() {
+    return store;
+  }
+
+  @Override
+  protected TableOperations newTableOps(TableIdentifier identifier) {
+    return new StoreTableOperations(store, warehouse, identifier, io, cache);
+  }
+
+  @Override
+  protected ViewOperations newViewOps(TableIdentifier identifier) {
+    return new StoreViewOperations(store, warehouse, identifier, io, cache);
+  }
+
+  @Override
+  protected String defaultWarehouseLocation(TableIdentifier identifier) {
+    if (store.loadNamespace(warehouse, identifier.namespace()).isEmpty()) {
+      throw new NoSuchNamespaceException("Namespace does not exist: %s", identifier.namespace());
+    }
+    StringBuilder path = new StringBuilder(location);
+    for (String level : identifier.namespace().levels()) {
+      path.append('/').append(level);
+    }
+    return path.append('/').append(identifier.name()).toString();
+  }
+
+  @Override
+  protected boolean isValidIdentifier(TableIdentifier identifier) {
+    return !identifier.namespace().isEmpty();
+  }
+
+  @Override
+  public List<TableIdentifier> listTables(Namespace namespace) {
+    return store.listEntities(warehouse, namespace, EntityKind.TABLE);
+  }
+
+  @Override
+  public boolean dropTable(TableIdentifier identifier, boolean purge) {
+    Optional<EntityPointer> dropped = store.dropEntity(warehouse, identifier, EntityKind.TABLE);
+    if (dropped.isEmpty()) {
+      return false;
+    }
+    if (purge) {
+      try {
+        TableMetadata metadata = cache.table(dropped.get().metadataLocation(), io);
+        CatalogUtil.dropTableData(io, metadata);
+      } catch (NotFoundException | UnsupportedOperationException e) {
+        LOG.warn("Dropped table {} but could not purge all of its files", identifier, e);
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void renameTable(TableIdentifier from, TableIdentifier to) {
+    store.renameEntity(warehouse, from, to, EntityKind.TABLE);
+  }
+
+  /**
+   * Commits changes to several tables atomically: every table's requirements are checked against
+   * its current metadata and every new metadata file is written first, then all pointers swap in
+   * one database transaction. Either every table changes or none does.
+   *
+   * @throws CommitFailedException if a requirement fails or a table changed concurrently; nothing
+   *     changed
+   * @throws NoSuchTableException if a table does not exist
+   */
+  public void commitTransaction(List<UpdateTableRequest> changes) {
+    Set<TableIdentifier> seen = new HashSet<>();
+    List<String> written = new ArrayList<>();
+    List<PointerSwap> swaps = new ArrayList<>();
+    try {
+      for (UpdateTableRequest change : changes) {
+        TableIdentifier identifier = change.identifier();
+        if (identifier == null) {
+          throw new BadRequestException("Invalid table change: it names no table");
+        }
+        if (!seen.add(identifier)) {
+          throw new BadRequestException(
+              "Invalid transaction: table %s appears more than once", identifier);
+        }
+        StoreTableOperations operations = (StoreTableOperations) newTableOps(identifier);
+        TableMetadata base = operations.refresh();
+        if (base == null) {
+          throw new NoSuchTableException("Table does not exist: %s", identifier);
+        }
+        for (UpdateRequirement requirement : change.requirements()) {
+          requirement.validate(base);
+        }
+        TableMetadata.Builder builder = TableMetadata.buildFrom(base);
+        for (MetadataUpdate update : change.updates()) {
+          update.applyTo(builder);
+        }
+        TableMetadata updated = builder.build();
+        if (updated.changes().isEmpty()) {
+          continue;
+        }
+        String location = operations.writeMetadata(updated);
+        written.add(location);
+        swaps.add(
+            new PointerSwap(identifier, EntityKind.TABLE, base.metadataFileLocation(), location));
+      }
+      if (!swaps.isEmpty()) {
+        store.swap(warehouse, swaps);
+      }
+    } catch (RuntimeException e) {
+      if (!(e instanceof CommitStateUnknownException)) {
+        written.forEach(io::deleteFile);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public List<TableIdentifier> listViews(Namespace namespace) {
+    return store.listEntities(warehouse, namespace, EntityKind.VIEW);
+  }
+
+  @Override
+  public boolean dropView(TableIdentifier identifier) {
+    return store.dropEntity(warehouse, identifier, EntityKind.VIEW).isPresent();
+  }
+
+  @Override
+  public void renameView(TableIdentifier from, TableIdentifier to) {
+    store.renameEntity(warehouse, from, to, EntityKind.VIEW);
+  }
+
+  @Override
+  public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+    store.createNamespace(warehouse, namespace, metadata);
+  }
+
+  @Override
+  public List<Namespace> listNamespaces(Namespace namespace) {
+    return store.listNamespaces(warehouse, namespace);
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
+    return store
+        .loadNamespace(warehouse, namespace)
+        .orElseThrow(() -> new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
+  }
+
+  @Override
+  public boolean dropNamespace(Namespace namespace) {
+    return store.dropNamespace(warehouse, namespace);
+  }
+
+  @Override
+  public boolean setProperties(Namespace namespace, Map<String, String> properties) {
+    store.updateNamespaceProperties(warehouse, namespace, properties, Set.of());
+    return true;
+  }
+
+  @Override
+  public boolean removeProperties(Namespace namespace, Set<String> properties) {
+    Map<String, String> before = loadNamespaceMetadata(namespace);
+    store.updateNamespaceProperties(warehouse, namespace, Map.of(), properties);
+    return properties.stream().anyMatch(before::containsKey);
+  }
+
+  private static String stripTrailingSlash(String path) {
+    String result = path;
+    while (result.length() > 1 && result.endsWith("/")) {
+      result = result.substring(0, result.length() - 1);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,210 @@
+package io.lakestream.rest;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import io.lakestream.metrics.ServerMetrics;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.apache.iceberg.rest.RESTSerializers;
+import org.apache.iceberg.rest.responses.ErrorResponse;
+import org.apache.iceberg.rest.responses.ErrorResponseParser;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * The HTTP server: the Iceberg REST catalog under {@code /v1}, liveness at {@code /health},
+ * readiness at {@code /ready} and Prometheus metrics at {@code /metrics}.
+ *
+ * <p>This class owns transport only: it turns HTTP exchanges into {@link RestRequest}s, hands them
+ * to {@link IcebergRestHandlers}, and writes the {@link RestResponse} or the {@link
+ * RestErrors}-mapped error back. Every error body is an Iceberg {@code ErrorResponse}.
+ */
+public final class CatalogHttpServer implements AutoCloseable {
+  /** The object mapper configured as Iceberg's REST client expects (kebab-case fields). */
+  public static ObjectMapper icebergMapper() {
+    JsonFactory factory =
+        new JsonFactoryBuilder()
+            .configure(JsonFactory.Feature.INTERN_FIELD_NAMES, false)
+            .configure(JsonFactory.Feature.FAIL_ON_SYMBOL_HASH_OVERFLOW, false)
+            .build();
+    ObjectMapper mapper = new ObjectMapper(factory);
+    mapper.setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
+    mapper.configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    mapper.setPropertyNamingStrategy(new PropertyNamingStrategies.KebabCaseStrategy());
+    RESTSerializers.registerAll(mapper);
+    return mapper;
+  }
+
+  private final Javalin app;
+  private final RestRouter router = new RestRouter();
+  private final IcebergRestHandlers handlers;
+  private final ObjectMapper mapper;
+  private final ServerMetrics metrics;
+  private final BooleanSupplier ready;
+
+  /**
+   * @param maxRequestBytes larger request bodies get 413
+   * @param ready whether the whole server is ready to serve (for {@code /ready})
+   */
+  public CatalogHttpServer(
+      IcebergRestHandlers handlers,
+      ObjectMapper mapper,
+      ServerMetrics metrics,
+      long maxRequestBytes,
+      Duration stopTimeout,
+      BooleanSupplier ready) {
+    this.handlers = requireNonNull(handlers, "handlers is null");
+    this.mapper = requireNonNull(mapper, "mapper is null");
+    this.metrics = requireNonNull(metrics, "metrics is null");
+    this.ready = requireNonNull(ready, "ready is null");
+    this.app =
+        Javalin.create(
+            config -> {
+              config.showJavalinBanner = false;
+              config.startupWatcherEnabled = false;
+              config.http.maxRequestSize = maxRequestBytes;
+              config.jetty.modifyServer(server -> server.setStopTimeout(stopTimeout.toMillis()));
+            });
+    app.get("/health", ctx -> ctx.contentType("application/json").result("{\"status\":\"up\"}"));
+    app.get(
+        "/ready",
+        ctx -> {
+          boolean isReady = this.ready.getAsBoolean();
+          ctx.status(isReady ? 200 : 503)
+              .contentType("application/json")
+              .result(isReady ? "{\"status\":\"ready\"}" : "{\"status\":\"starting\"}");
+        });
+    app.get(
+        "/metrics",
+        ctx -> ctx.contentType(this.metrics.contentType()).result(this.metrics.scrape()));
+    for (HandlerType method :
+        new HandlerType[] {
+          HandlerType.GET,
+          HandlerType.POST,
+          HandlerType.DELETE,
+          HandlerType.HEAD,
+          HandlerType.PUT,
+          HandlerType.PATCH
+        }) {
+      app.addHttpHandler(method, "/v1/*", this::serve);
+    }
+    app.error(
+        404,
+        ctx -> {
+          if (ctx.result() == null || ctx.result().isEmpty()) {
+            writeError(
+                ctx, RestErrors.error(404, "NotFoundException", "No route for " + ctx.path()));
+          }
+        });
+  }
+
+  /**
+   * Starts listening.
+   *
+   * @throws java.io.UncheckedIOException or a Javalin exception when the port cannot be bound
+   */
+  public void start(String host, int port) {
+    app.start(host, port);
+  }
+
+  /** The bound port (useful when started on port 0). */
+  public int port() {
+    return app.port();
+  }
+
+  public InetSocketAddress address() {
+    ServerConnector connector = (ServerConnector) app.jettyServer().server().getConnectors()[0];
+    return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
+  }
+
+  private void serve(Context ctx) {
+    long started = System.nanoTime();
+    String routeName = "unmatched";
+    try {
+      String method = ctx.method().name();
+      Optional<RestRouter.Match> match = router.match(method, ctx.path());
+      if (match.isEmpty()) {
+        writeError(
+            ctx,
+            RestErrors.error(
+                404, "NotFoundException", "No route for " + method + " " + ctx.path()));
+        return;
+      }
+      routeName = match.get().route().name().toLowerCase(Locale.ROOT);
+      RestRequest request =
+          new RestRequest(
+              match.get().route(),
+              match.get().warehouse(),
+              match.get().parameters(),
+              query(ctx),
+              headers(ctx),
+              method.equals("GET") || method.equals("HEAD") || method.equals("DELETE")
+                  ? new byte[0]
+                  : ctx.bodyAsBytes());
+      RestResponse response = handlers.handle(request);
+      response.headers().forEach(ctx::header);
+      ctx.status(response.status());
+      if (response.body() != null) {
+        ctx.contentType("application/json").result(mapper.writeValueAsBytes(response.body()));
+      }
+    } catch (io.javalin.http.HttpResponseException e) {
+      writeError(ctx, RestErrors.error(e.getStatus(), statusType(e.getStatus()), e.getMessage()));
+    } catch (Exception e) {
+      writeError(ctx, RestErrors.toErrorResponse(e));
+    } finally {
+      metrics.recordRequest(routeName, ctx.statusCode(), System.nanoTime() - started);
+    }
+  }
+
+  private static String statusType(int status) {
+    return status == 413 ? "RequestTooLarge" : "BadRequestException";
+  }
+
+  private static Map<String, String> query(Context ctx) {
+    Map<String, String> query = new HashMap<>();
+    ctx.queryParamMap()
+        .forEach(
+            (name, values) -> {
+              if (!values.isEmpty()) {
+                query.put(name, values.get(0));
+              }
+            });
+    return query;
+  }
+
+  private static Map<String, String> headers(Context ctx) {
+    Map<String, String> headers = new HashMap<>();
+    ctx.headerMap().forEach((name, value) -> headers.put(name.toLowerCase(Locale.ROOT), value));
+    return headers;
+  }
+
+  private void writeError(Context ctx, ErrorResponse error) {
+    ctx.status(error.code())
+        .contentType("application/json")
+        .result(ErrorResponseParser.toJson(error).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Stops accepting, lets in-flight requests finish (up to the stop timeout), and releases the
+   * port.
+   */
+  @Override
+  public void close() {
+    app.stop();
+  }
+}

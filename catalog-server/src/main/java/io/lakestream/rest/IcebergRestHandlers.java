@@ -1,0 +1,430 @@
+package io.lakestream.rest;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.catalog.WarehouseCatalog;
+import io.lakestream.catalog.Warehouses;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.rest.CatalogHandlers;
+import org.apache.iceberg.rest.Endpoint;
+import org.apache.iceberg.rest.RESTCatalogProperties.SnapshotMode;
+import org.apache.iceberg.rest.RESTRequest;
+import org.apache.iceberg.rest.requests.CommitTransactionRequest;
+import org.apache.iceberg.rest.requests.CreateNamespaceRequest;
+import org.apache.iceberg.rest.requests.CreateTableRequest;
+import org.apache.iceberg.rest.requests.CreateViewRequest;
+import org.apache.iceberg.rest.requests.RegisterTableRequest;
+import org.apache.iceberg.rest.requests.RegisterViewRequest;
+import org.apache.iceberg.rest.requests.RenameTableRequest;
+import org.apache.iceberg.rest.requests.ReportMetricsRequest;
+import org.apache.iceberg.rest.requests.UpdateNamespacePropertiesRequest;
+import org.apache.iceberg.rest.requests.UpdateTableRequest;
+import org.apache.iceberg.rest.responses.ConfigResponse;
+import org.apache.iceberg.rest.responses.ImmutableLoadCredentialsResponse;
+import org.apache.iceberg.rest.responses.LoadTableResponse;
+
+/**
+ * The Iceberg REST catalog as pure functions from {@link RestRequest} to {@link RestResponse}: each
+ * route validates its input, calls Iceberg's {@link CatalogHandlers} on the warehouse's catalog,
+ * and returns the response object. Serialization and the HTTP server live elsewhere.
+ */
+public final class IcebergRestHandlers {
+  /** Longest accepted namespace level, table or view name, in characters. */
+  public static final int MAX_NAME_LENGTH = 255;
+
+  private static final int MAX_NAMESPACE_DEPTH = 16;
+
+  private final Warehouses warehouses;
+  private final ObjectMapper mapper;
+
+  public IcebergRestHandlers(Warehouses warehouses, ObjectMapper mapper) {
+    this.warehouses = requireNonNull(warehouses, "warehouses is null");
+    this.mapper = requireNonNull(mapper, "mapper is null");
+  }
+
+  /**
+   * Serves one request. Exceptions propagate to the caller, which maps them with {@link
+   * RestErrors}.
+   */
+  public RestResponse handle(RestRequest request) {
+    if (request.route() == Route.CONFIG) {
+      return config(request);
+    }
+    WarehouseCatalog catalog = warehouses.catalog(request.warehouse());
+    return switch (request.route()) {
+      case CONFIG -> throw new IllegalStateException("handled above");
+      case LIST_NAMESPACES ->
+          RestResponse.ok(
+              CatalogHandlers.listNamespaces(
+                  catalog,
+                  request
+                      .queryParameter("parent")
+                      .map(IcebergRestHandlers::parseNamespace)
+                      .orElse(Namespace.empty()),
+                  request.queryParameter("pageToken").orElse(null),
+                  pageSize(request)));
+      case CREATE_NAMESPACE -> {
+        CreateNamespaceRequest body = body(request, CreateNamespaceRequest.class);
+        validateNamespace(body.namespace());
+        yield RestResponse.ok(CatalogHandlers.createNamespace(catalog, body));
+      }
+      case LOAD_NAMESPACE ->
+          RestResponse.ok(CatalogHandlers.loadNamespace(catalog, namespace(request)));
+      case NAMESPACE_EXISTS -> {
+        CatalogHandlers.namespaceExists(catalog, namespace(request));
+        yield RestResponse.noContent();
+      }
+      case DROP_NAMESPACE -> {
+        CatalogHandlers.dropNamespace(catalog, namespace(request));
+        yield RestResponse.noContent();
+      }
+      case UPDATE_NAMESPACE ->
+          RestResponse.ok(
+              CatalogHandlers.updateNamespaceProperties(
+                  catalog,
+                  namespace(request),
+                  body(request, UpdateNamespacePropertiesRequest.class)));
+      case LIST_TABLES ->
+          RestResponse.ok(
+              paged(
+                  request,
+                  (token, size) ->
+                      CatalogHandlers.listTables(catalog, namespace(request), token, size),
+                  () -> CatalogHandlers.listTables(catalog, namespace(request))));
+      case CREATE_TABLE -> {
+        Namespace namespace = namespace(request);
+        CreateTableRequest body = body(request, CreateTableRequest.class);
+        validateName(body.name());
+        LoadTableResponse response =
+            body.stageCreate()
+                ? CatalogHandlers.stageTableCreate(catalog, namespace, body)
+                : CatalogHandlers.createTable(catalog, namespace, body);
+        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+      }
+      case REGISTER_TABLE -> {
+        RegisterTableRequest body = body(request, RegisterTableRequest.class);
+        validateName(body.name());
+        LoadTableResponse response =
+            CatalogHandlers.registerTable(catalog, namespace(request), body);
+        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+      }
+      case LOAD_TABLE -> loadTable(catalog, request);
+      case TABLE_EXISTS -> {
+        CatalogHandlers.tableExists(catalog, table(request));
+        yield RestResponse.noContent();
+      }
+      case UPDATE_TABLE -> {
+        LoadTableResponse response =
+            CatalogHandlers.updateTable(
+                catalog, table(request), body(request, UpdateTableRequest.class));
+        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+      }
+      case DROP_TABLE -> {
+        boolean purge =
+            request.queryParameter("purgeRequested").map(Boolean::parseBoolean).orElse(false);
+        if (purge) {
+          CatalogHandlers.purgeTable(catalog, table(request));
+        } else {
+          CatalogHandlers.dropTable(catalog, table(request));
+        }
+        yield RestResponse.noContent();
+      }
+      case RENAME_TABLE -> {
+        RenameTableRequest body = body(request, RenameTableRequest.class);
+        validateIdentifier(body.destination());
+        CatalogHandlers.renameTable(catalog, body);
+        yield RestResponse.noContent();
+      }
+      case REPORT_METRICS -> {
+        body(request, ReportMetricsRequest.class);
+        CatalogHandlers.tableExists(catalog, table(request));
+        yield RestResponse.noContent();
+      }
+      case TABLE_CREDENTIALS -> {
+        CatalogHandlers.tableExists(catalog, table(request));
+        yield RestResponse.ok(ImmutableLoadCredentialsResponse.builder().build());
+      }
+      case COMMIT_TRANSACTION -> {
+        CommitTransactionRequest body = body(request, CommitTransactionRequest.class);
+        catalog.commitTransaction(body.tableChanges());
+        yield RestResponse.noContent();
+      }
+      case LIST_VIEWS ->
+          RestResponse.ok(
+              paged(
+                  request,
+                  (token, size) ->
+                      CatalogHandlers.listViews(catalog, namespace(request), token, size),
+                  () -> CatalogHandlers.listViews(catalog, namespace(request))));
+      case CREATE_VIEW -> {
+        CreateViewRequest body = body(request, CreateViewRequest.class);
+        validateName(body.name());
+        yield RestResponse.ok(CatalogHandlers.createView(catalog, namespace(request), body));
+      }
+      case LOAD_VIEW -> RestResponse.ok(CatalogHandlers.loadView(catalog, view(request)));
+      case VIEW_EXISTS -> {
+        CatalogHandlers.viewExists(catalog, view(request));
+        yield RestResponse.noContent();
+      }
+      case REPLACE_VIEW ->
+          RestResponse.ok(
+              CatalogHandlers.updateView(
+                  catalog, view(request), body(request, UpdateTableRequest.class)));
+      case DROP_VIEW -> {
+        CatalogHandlers.dropView(catalog, view(request));
+        yield RestResponse.noContent();
+      }
+      case RENAME_VIEW -> {
+        RenameTableRequest body = body(request, RenameTableRequest.class);
+        validateIdentifier(body.destination());
+        CatalogHandlers.renameView(catalog, body);
+        yield RestResponse.noContent();
+      }
+      case REGISTER_VIEW -> {
+        RegisterViewRequest body = body(request, RegisterViewRequest.class);
+        validateName(body.name());
+        yield RestResponse.ok(CatalogHandlers.registerView(catalog, namespace(request), body));
+      }
+    };
+  }
+
+  private RestResponse config(RestRequest request) {
+    String warehouse =
+        request.queryParameter("warehouse").filter(name -> !name.isBlank()).orElse(null);
+    String name = warehouse == null ? warehouses.defaultWarehouse() : warehouse;
+    if (!warehouses.names().contains(name)) {
+      throw new BadRequestException(
+          "Unknown warehouse '%s'; this server has %s", name, warehouses.names());
+    }
+    List<Endpoint> endpoints =
+        Arrays.stream(Route.values())
+            .filter(route -> route != Route.CONFIG)
+            .map(Route::endpoint)
+            .toList();
+    return RestResponse.ok(
+        ConfigResponse.builder().withOverride("prefix", name).withEndpoints(endpoints).build());
+  }
+
+  private RestResponse loadTable(WarehouseCatalog catalog, RestRequest request) {
+    SnapshotMode mode =
+        request
+            .queryParameter("snapshots")
+            .map(
+                value -> {
+                  try {
+                    return SnapshotMode.valueOf(value.toUpperCase(Locale.ROOT));
+                  } catch (IllegalArgumentException e) {
+                    throw new BadRequestException(
+                        "Invalid snapshots=%s: expected 'all' or 'refs'", value);
+                  }
+                })
+            .orElse(SnapshotMode.ALL);
+    LoadTableResponse response = CatalogHandlers.loadTable(catalog, table(request), mode);
+    String etag = etag(response, mode);
+    Optional<String> ifNoneMatch = request.header("If-None-Match");
+    if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), etag)) {
+      return new RestResponse(304, null, java.util.Map.of("ETag", etag));
+    }
+    return RestResponse.ok(response).withHeader("ETag", etag);
+  }
+
+  private static RestResponse withTableETag(
+      RestResponse response, LoadTableResponse table, SnapshotMode mode) {
+    return response.withHeader("ETag", etag(table, mode));
+  }
+
+  /**
+   * The entity tag of a loaded table: a digest of its metadata file location (immutable, so it
+   * identifies the content) and of the snapshot mode (which changes the body).
+   */
+  static String etag(LoadTableResponse response, SnapshotMode mode) {
+    String location = response.metadataLocation();
+    if (location == null) {
+      location = "staged:" + response.tableMetadata().uuid();
+    }
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      digest.update(location.getBytes(StandardCharsets.UTF_8));
+      digest.update((byte) 0);
+      digest.update(mode.name().getBytes(StandardCharsets.UTF_8));
+      return "\"" + HexFormat.of().formatHex(digest.digest(), 0, 16) + "\"";
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean matches(String ifNoneMatch, String etag) {
+    for (String candidate : ifNoneMatch.split(",")) {
+      String trimmed = candidate.trim();
+      if (trimmed.startsWith("W/")) {
+        trimmed = trimmed.substring(2);
+      }
+      if (trimmed.equals(etag) || trimmed.equals("*")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private <T extends RESTRequest> T body(RestRequest request, Class<T> type) {
+    if (request.body().length == 0) {
+      throw new BadRequestException("Missing request body: expected a %s", type.getSimpleName());
+    }
+    T parsed;
+    try {
+      parsed = mapper.readValue(request.body(), type);
+    } catch (IOException e) {
+      throw new BadRequestException(
+          "Malformed %s: %s", type.getSimpleName(), firstLine(e.getMessage()));
+    } catch (RuntimeException e) {
+      throw new BadRequestException(
+          "Invalid %s: %s", type.getSimpleName(), firstLine(String.valueOf(e.getMessage())));
+    }
+    if (parsed == null) {
+      throw new BadRequestException("Missing request body: expected a %s", type.getSimpleName());
+    }
+    try {
+      parsed.validate();
+    } catch (RuntimeException e) {
+      throw new BadRequestException("Invalid %s: %s", type.getSimpleName(), e.getMessage());
+    }
+    return parsed;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable JSON";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+
+  /**
+   * Lists with Iceberg's paging when the client asks for a page size, else everything at once (a
+   * page token without a size starts from the token with no limit).
+   */
+  private static Object paged(
+      RestRequest request,
+      java.util.function.BiFunction<String, String, Object> page,
+      java.util.function.Supplier<Object> all) {
+    String size = pageSize(request);
+    if (size == null) {
+      return all.get();
+    }
+    return page.apply(
+        request.queryParameter("pageToken").filter(t -> !t.isEmpty()).orElse(null), size);
+  }
+
+  private static Namespace parent(RestRequest request) {
+    Namespace parent =
+        request
+            .queryParameter("parent")
+            .map(IcebergRestHandlers::parseNamespace)
+            .orElse(Namespace.empty());
+    if (!parent.isEmpty()) {
+      validateNamespace(parent);
+    }
+    return parent;
+  }
+
+  private static String pageSize(RestRequest request) {
+    return request
+        .queryParameter("pageSize")
+        .map(
+            value -> {
+              try {
+                int size = Integer.parseInt(value);
+                if (size < 1) {
+                  throw new NumberFormatException();
+                }
+                return Integer.toString(size);
+              } catch (NumberFormatException e) {
+                throw new BadRequestException(
+                    "Invalid pageSize=%s: expected a positive integer", value);
+              }
+            })
+        .orElse(null);
+  }
+
+  private static Namespace namespace(RestRequest request) {
+    Namespace namespace = parseNamespace(request.pathParameter("namespace"));
+    validateNamespace(namespace);
+    return namespace;
+  }
+
+  /** Namespaces arrive with their levels separated by the unit separator ({@code %1F}). */
+  private static Namespace parseNamespace(String value) {
+    if (value == null || value.isEmpty()) {
+      return Namespace.empty();
+    }
+    return Namespace.of(value.split("\u001f", -1));
+  }
+
+  private static TableIdentifier table(RestRequest request) {
+    String name = request.pathParameter("table");
+    validateName(name);
+    return TableIdentifier.of(namespace(request), name);
+  }
+
+  private static TableIdentifier view(RestRequest request) {
+    String name = request.pathParameter("view");
+    validateName(name);
+    return TableIdentifier.of(namespace(request), name);
+  }
+
+  private static void validateIdentifier(TableIdentifier identifier) {
+    validateNamespace(identifier.namespace());
+    validateName(identifier.name());
+  }
+
+  private static void validateNamespace(Namespace namespace) {
+    if (namespace.isEmpty()) {
+      throw new BadRequestException("Invalid namespace: it has no levels");
+    }
+    if (namespace.length() > MAX_NAMESPACE_DEPTH) {
+      throw new BadRequestException(
+          "Invalid namespace: %d levels, at most %d allowed",
+          namespace.length(), MAX_NAMESPACE_DEPTH);
+    }
+    for (String level : namespace.levels()) {
+      validateName(level);
+    }
+  }
+
+  /**
+   * Names become path segments of table locations, so they may not escape their parent: no {@code
+   * /}, {@code \}, control characters, {@code .} or {@code ..}.
+   */
+  static void validateName(String name) {
+    if (name == null || name.isEmpty()) {
+      throw new BadRequestException("Invalid name: it is empty");
+    }
+    if (name.length() > MAX_NAME_LENGTH) {
+      throw new BadRequestException(
+          "Invalid name: %d characters, at most %d allowed", name.length(), MAX_NAME_LENGTH);
+    }
+    if (name.equals(".") || name.equals("..")) {
+      throw new BadRequestException("Invalid name '%s'", name);
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c == '/' || c == '\\' || Character.isISOControl(c)) {
+        throw new BadRequestException(
+            "Invalid name '%s': it contains '/', '\\' or a control character",
+            name.replaceAll("\\p{Cntrl}", "?"));
+      }
+    }
+  }
+}

@@ -1,0 +1,112 @@
+package io.lakestream.rest;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.exceptions.BadRequestException;
+
+/**
+ * Matches a method and a raw request path to a {@link Route}.
+ *
+ * <p>Paths look like {@code /v1/[prefix/]namespaces/{namespace}/tables/{table}}. The prefix is the
+ * warehouse name and is optional: a path whose first segment after {@code /v1/} is one of the route
+ * roots ({@code config}, {@code namespaces}, {@code tables}, {@code views}, {@code transactions})
+ * has no prefix, which is why warehouses may not take those names. Segments are percent-decoded
+ * after splitting, so an encoded {@code %2F} stays inside its segment and an encoded namespace
+ * separator ({@code %1F}) separates namespace levels.
+ */
+public final class RestRouter {
+  /** First path segments that begin a route; a warehouse may not use these names. */
+  public static final Set<String> ROOTS =
+      Set.of("config", "namespaces", "tables", "views", "transactions", "oauth");
+
+  /** A matched route with its warehouse (null when the path has no prefix) and parameters. */
+  public record Match(Route route, String warehouse, Map<String, String> parameters) {}
+
+  /**
+   * Finds the route for a request.
+   *
+   * @param rawPath the path as sent, still percent-encoded, starting with {@code /v1/}
+   * @return the match, or empty if no route has this path (for any method)
+   * @throws MethodNotAllowedException if a route has this path but not this method
+   * @throws BadRequestException if a segment is not valid percent-encoding
+   */
+  public Optional<Match> match(String method, String rawPath) {
+    if (!rawPath.startsWith("/v1/")) {
+      return Optional.empty();
+    }
+    String[] split = rawPath.substring(4).split("/", -1);
+    String[] segments = new String[split.length];
+    for (int i = 0; i < split.length; i++) {
+      segments[i] = decode(split[i]);
+    }
+    if (segments.length == 0 || segments[0].isEmpty()) {
+      return Optional.empty();
+    }
+    String warehouse = null;
+    int start = 0;
+    if (!ROOTS.contains(segments[0])) {
+      warehouse = segments[0];
+      start = 1;
+    }
+    boolean pathKnown = false;
+    for (Route route : Route.values()) {
+      if (route == Route.CONFIG && warehouse != null) {
+        continue;
+      }
+      Map<String, String> parameters = matchSegments(route.segments(), segments, start);
+      if (parameters != null) {
+        pathKnown = true;
+        if (route.method().equals(method)) {
+          return Optional.of(new Match(route, warehouse, parameters));
+        }
+      }
+    }
+    if (pathKnown) {
+      throw new MethodNotAllowedException(method + " is not allowed on " + rawPath);
+    }
+    return Optional.empty();
+  }
+
+  private static Map<String, String> matchSegments(
+      List<String> template, String[] segments, int start) {
+    if (segments.length - start != template.size()) {
+      return null;
+    }
+    Map<String, String> parameters = new HashMap<>();
+    for (int i = 0; i < template.size(); i++) {
+      String expected = template.get(i);
+      String actual = segments[start + i];
+      if (expected.startsWith("{")) {
+        if (actual.isEmpty()) {
+          return null;
+        }
+        parameters.put(expected.substring(1, expected.length() - 1), actual);
+      } else if (!expected.equals(actual)) {
+        return null;
+      }
+    }
+    return parameters;
+  }
+
+  private static String decode(String segment) {
+    try {
+      return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("Malformed percent-encoding in path segment: %s", segment);
+    }
+  }
+
+  /** A path that exists with another method. */
+  public static final class MethodNotAllowedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    MethodNotAllowedException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package io.lakestream.rest;
+
+import java.util.List;
+import java.util.Locale;
+import org.apache.iceberg.rest.Endpoint;
+
+/**
+ * The Iceberg REST routes this server implements. Each names Iceberg's own {@link Endpoint}, so the
+ * list advertised by {@code GET /v1/config} is exactly the list served.
+ */
+public enum Route {
+  CONFIG(Endpoint.create("GET", "/v1/config")),
+  LIST_NAMESPACES(Endpoint.V1_LIST_NAMESPACES),
+  CREATE_NAMESPACE(Endpoint.V1_CREATE_NAMESPACE),
+  LOAD_NAMESPACE(Endpoint.V1_LOAD_NAMESPACE),
+  NAMESPACE_EXISTS(Endpoint.V1_NAMESPACE_EXISTS),
+  DROP_NAMESPACE(Endpoint.V1_DELETE_NAMESPACE),
+  UPDATE_NAMESPACE(Endpoint.V1_UPDATE_NAMESPACE),
+  LIST_TABLES(Endpoint.V1_LIST_TABLES),
+  CREATE_TABLE(Endpoint.V1_CREATE_TABLE),
+  REGISTER_TABLE(Endpoint.V1_REGISTER_TABLE),
+  LOAD_TABLE(Endpoint.V1_LOAD_TABLE),
+  TABLE_EXISTS(Endpoint.V1_TABLE_EXISTS),
+  UPDATE_TABLE(Endpoint.V1_UPDATE_TABLE),
+  DROP_TABLE(Endpoint.V1_DELETE_TABLE),
+  RENAME_TABLE(Endpoint.V1_RENAME_TABLE),
+  REPORT_METRICS(Endpoint.V1_REPORT_METRICS),
+  TABLE_CREDENTIALS(Endpoint.V1_TABLE_CREDENTIALS),
+  COMMIT_TRANSACTION(Endpoint.V1_COMMIT_TRANSACTION),
+  LIST_VIEWS(Endpoint.V1_LIST_VIEWS),
+  CREATE_VIEW(Endpoint.V1_CREATE_VIEW),
+  LOAD_VIEW(Endpoint.V1_LOAD_VIEW),
+  VIEW_EXISTS(Endpoint.V1_VIEW_EXISTS),
+  REPLACE_VIEW(Endpoint.V1_UPDATE_VIEW),
+  DROP_VIEW(Endpoint.V1_DELETE_VIEW),
+  RENAME_VIEW(Endpoint.V1_RENAME_VIEW),
+  REGISTER_VIEW(Endpoint.V1_REGISTER_VIEW);
+
+  private final Endpoint endpoint;
+  private final List<String> segments;
+
+  Route(Endpoint endpoint) {
+    this.endpoint = endpoint;
+    // "/v1/{prefix}/namespaces/{namespace}" -> [namespaces, {namespace}]: the version and the
+    // optional prefix are matched by the router.
+    this.segments = List.of(endpoint.path().replaceFirst("^/v1/(\\{prefix\\}/)?", "").split("/"));
+  }
+
+  public Endpoint endpoint() {
+    return endpoint;
+  }
+
+  public String method() {
+    return endpoint.httpMethod().toUpperCase(Locale.ROOT);
+  }
+
+  /** The path after {@code /v1/} and the optional prefix, split into segments. */
+  List<String> segments() {
+    return segments;
+  }
+}

@@ -1,0 +1,177 @@
+package io.lakestream.server;
+
+import static java.util.Objects.requireNonNull;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.catalog.JdbcMetadataStore;
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.catalog.MetadataCache;
+import io.lakestream.catalog.MetadataStore;
+import io.lakestream.catalog.WarehouseCatalog;
+import io.lakestream.catalog.Warehouses;
+import io.lakestream.metrics.ServerMetrics;
+import io.lakestream.rest.CatalogHttpServer;
+import io.lakestream.rest.IcebergRestHandlers;
+import io.lakestream.rest.RestRouter;
+import java.io.IOException;
+import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Lakestream server process: the catalog database, the warehouses and the HTTP server, started
+ * in dependency order and closed in reverse. {@link #close()} is the graceful shutdown: the server
+ * stops reporting ready, stops accepting, lets in-flight requests finish, then closes its stores.
+ */
+public final class LakestreamServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LakestreamServer.class);
+
+  private final ServerConfig config;
+  private final AtomicBoolean ready = new AtomicBoolean();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private MetadataStore store;
+  private CatalogHttpServer http;
+
+  private LakestreamServer(ServerConfig config) {
+    this.config = requireNonNull(config, "config is null");
+  }
+
+  /**
+   * Starts a server and returns once it is ready.
+   *
+   * @throws StartupException with a one-line message when something stands in the way
+   */
+  public static LakestreamServer start(ServerConfig config) {
+    LakestreamServer server = new LakestreamServer(config);
+    try {
+      server.startComponents();
+    } catch (RuntimeException e) {
+      server.close();
+      throw e;
+    }
+    return server;
+  }
+
+  private void startComponents() {
+    prepareDataDirectory(config.dataDirectory());
+    if (RestRouter.ROOTS.contains(config.defaultWarehouse())) {
+      throw new StartupException(
+          "Invalid catalog.default-warehouse '"
+              + config.defaultWarehouse()
+              + "': the names "
+              + RestRouter.ROOTS
+              + " are reserved");
+    }
+    try {
+      store =
+          JdbcMetadataStore.open(
+              config.databaseUrl(),
+              config.databaseUser(),
+              config.databasePassword(),
+              config.databasePoolSize());
+    } catch (RuntimeException e) {
+      throw new StartupException(e.getMessage(), e);
+    }
+    String location = store.ensureWarehouse(config.defaultWarehouse(), config.warehouseLocation());
+    MetadataCache cache = new MetadataCache(config.metadataCacheEntries());
+    WarehouseCatalog catalog =
+        new WarehouseCatalog(config.defaultWarehouse(), location, store, new LocalFileIO(), cache);
+    Warehouses warehouses =
+        new Warehouses(Map.of(config.defaultWarehouse(), catalog), config.defaultWarehouse());
+    ObjectMapper mapper = CatalogHttpServer.icebergMapper();
+    http =
+        new CatalogHttpServer(
+            new IcebergRestHandlers(warehouses, mapper),
+            mapper,
+            new ServerMetrics(),
+            config.maxRequestBytes(),
+            config.shutdownTimeout(),
+            ready::get);
+    try {
+      http.start(config.bindAddress(), config.httpPort());
+    } catch (RuntimeException e) {
+      throw new StartupException(
+          "Cannot listen on "
+              + config.bindAddress()
+              + ":"
+              + config.httpPort()
+              + " (http.port): "
+              + (hasCause(e, BindException.class)
+                  ? "address already in use or not available"
+                  : e.getMessage()),
+          e);
+    }
+    ready.set(true);
+    LOG.info(
+        "Lakestream ready: Iceberg REST catalog on http://{}:{}/v1, data in {}",
+        config.bindAddress(),
+        http.port(),
+        config.dataDirectory());
+  }
+
+  private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {
+    for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+      if (type.isInstance(cause) || cause.getClass().getSimpleName().contains("BindException")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void prepareDataDirectory(Path directory) {
+    try {
+      Files.createDirectories(directory);
+      Path probe = Files.createTempFile(directory, ".write-check", ".tmp");
+      Files.delete(probe);
+    } catch (IOException | SecurityException e) {
+      throw new StartupException(
+          "Cannot use data directory "
+              + directory
+              + " (data-dir): "
+              + (e.getMessage() == null ? e.getClass().getSimpleName() : describe(e)),
+          e);
+    }
+  }
+
+  private static String describe(Exception e) {
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    if (e instanceof java.nio.file.FileAlreadyExistsException) {
+      return "a file is in the way";
+    }
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  /** The port the HTTP server listens on. */
+  public int httpPort() {
+    return http.port();
+  }
+
+  public boolean isReady() {
+    return ready.get();
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    ready.set(false);
+    if (http != null) {
+      try {
+        http.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Error stopping the HTTP server", e);
+      }
+    }
+    if (store != null) {
+      store.close();
+    }
+    LOG.info("Lakestream stopped");
+  }
+}

@@ -1,0 +1,156 @@
+package io.lakestream.server;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.config.ConfigKey;
+import io.lakestream.config.Configuration;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Configuration of the server process: where it keeps its data, where it listens, and its catalog
+ * database. Every key, default and description is here; {@code bin/lakestream server --help} prints
+ * them.
+ */
+public record ServerConfig(
+    Path dataDirectory,
+    String bindAddress,
+    int httpPort,
+    int rpcPort,
+    int flightPort,
+    long maxRequestBytes,
+    Duration shutdownTimeout,
+    String databaseUrl,
+    String databaseUser,
+    String databasePassword,
+    int databasePoolSize,
+    String defaultWarehouse,
+    String warehouseLocation,
+    int metadataCacheEntries) {
+
+  public static final ConfigKey<String> DATA_DIR =
+      ConfigKey.string(
+          "data-dir",
+          "./data",
+          "Directory for the embedded catalog database, the local warehouse and stream data");
+  public static final ConfigKey<String> BIND =
+      ConfigKey.string("bind", "127.0.0.1", "Address every listener binds to");
+  public static final ConfigKey<Integer> HTTP_PORT =
+      ConfigKey.port(
+          "http.port", 8181, "Port of the Iceberg REST catalog, /health, /ready, /metrics");
+  public static final ConfigKey<Integer> RPC_PORT =
+      ConfigKey.port("rpc.port", 9123, "Port of the stream RPC (served once stream tables land)");
+  public static final ConfigKey<Integer> FLIGHT_PORT =
+      ConfigKey.port(
+          "flight.port", 32010, "Port of Arrow Flight SQL (served once union reads land)");
+  public static final ConfigKey<Long> MAX_REQUEST_SIZE =
+      ConfigKey.bytes(
+          "http.max-request-size", 16L << 20, "Largest accepted HTTP request body; larger get 413");
+  public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT =
+      ConfigKey.duration(
+          "shutdown.timeout",
+          Duration.ofSeconds(30),
+          "How long a graceful shutdown waits for in-flight requests");
+  public static final ConfigKey<String> DATABASE_URL =
+      ConfigKey.derivedString(
+          "catalog.database-url",
+          "jdbc:sqlite:<data-dir>/catalog.db",
+          "JDBC URL of the catalog database: jdbc:sqlite:FILE or jdbc:postgresql://HOST/DB");
+  public static final ConfigKey<String> DATABASE_USER =
+      ConfigKey.derivedString(
+          "catalog.database-user", "(none)", "User name for the catalog database");
+  public static final ConfigKey<String> DATABASE_PASSWORD =
+      ConfigKey.secret("catalog.database-password", "Password for the catalog database");
+  public static final ConfigKey<Integer> DATABASE_POOL_SIZE =
+      ConfigKey.integer(
+          "catalog.database-pool-size", 8, 1, 256, "Connections to the catalog database");
+  public static final ConfigKey<String> DEFAULT_WAREHOUSE =
+      ConfigKey.string(
+          "catalog.default-warehouse",
+          "default",
+          "Warehouse used by clients that name none; created on first start");
+  public static final ConfigKey<String> WAREHOUSE_LOCATION =
+      ConfigKey.derivedString(
+          "catalog.warehouse-location",
+          "file:<data-dir>/warehouse",
+          "Location of the default warehouse when it is first created");
+  public static final ConfigKey<Integer> METADATA_CACHE_ENTRIES =
+      ConfigKey.integer(
+          "catalog.metadata-cache-entries",
+          1000,
+          0,
+          1_000_000,
+          "Parsed table and view metadata files kept in memory");
+
+  /** Every key of the server, in the order {@code --help} lists them. */
+  public static final List<ConfigKey<?>> KEYS =
+      List.of(
+          DATA_DIR,
+          BIND,
+          HTTP_PORT,
+          RPC_PORT,
+          FLIGHT_PORT,
+          MAX_REQUEST_SIZE,
+          SHUTDOWN_TIMEOUT,
+          DATABASE_URL,
+          DATABASE_USER,
+          DATABASE_PASSWORD,
+          DATABASE_POOL_SIZE,
+          DEFAULT_WAREHOUSE,
+          WAREHOUSE_LOCATION,
+          METADATA_CACHE_ENTRIES);
+
+  public ServerConfig {
+    requireNonNull(dataDirectory, "dataDirectory is null");
+    requireNonNull(bindAddress, "bindAddress is null");
+    requireNonNull(shutdownTimeout, "shutdownTimeout is null");
+    requireNonNull(databaseUrl, "databaseUrl is null");
+    requireNonNull(defaultWarehouse, "defaultWarehouse is null");
+    requireNonNull(warehouseLocation, "warehouseLocation is null");
+  }
+
+  /** Resolves derived defaults against the data directory. */
+  public static ServerConfig from(Configuration configuration) {
+    Path dataDirectory = Path.of(configuration.get(DATA_DIR)).toAbsolutePath().normalize();
+    String databaseUrl =
+        configuration
+            .getIfSet(DATABASE_URL)
+            .orElse("jdbc:sqlite:" + dataDirectory.resolve("catalog.db"));
+    String warehouseLocation =
+        configuration
+            .getIfSet(WAREHOUSE_LOCATION)
+            .orElse(dataDirectory.resolve("warehouse").toUri().toString());
+    return new ServerConfig(
+        dataDirectory,
+        configuration.get(BIND),
+        configuration.get(HTTP_PORT),
+        configuration.get(RPC_PORT),
+        configuration.get(FLIGHT_PORT),
+        configuration.get(MAX_REQUEST_SIZE),
+        configuration.get(SHUTDOWN_TIMEOUT),
+        databaseUrl,
+        configuration.get(DATABASE_USER),
+        configuration.get(DATABASE_PASSWORD),
+        configuration.get(DATABASE_POOL_SIZE),
+        configuration.get(DEFAULT_WAREHOUSE),
+        warehouseLocation,
+        configuration.get(METADATA_CACHE_ENTRIES));
+  }
+
+  @Override
+  public String toString() {
+    // Never print the password, whatever else is logged.
+    return "ServerConfig[dataDirectory="
+        + dataDirectory
+        + ", bindAddress="
+        + bindAddress
+        + ", httpPort="
+        + httpPort
+        + ", databaseUrl="
+        + databaseUrl.replaceAll("(?i)(password=)[^&;]*", "$1***")
+        + ", defaultWarehouse="
+        + defaultWarehouse
+        + "]";
+  }
+}
