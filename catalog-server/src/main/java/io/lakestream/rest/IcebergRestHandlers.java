@@ -33,6 +33,8 @@ import org.apache.iceberg.rest.requests.UpdateNamespacePropertiesRequest;
 import org.apache.iceberg.rest.requests.UpdateTableRequest;
 import org.apache.iceberg.rest.responses.ConfigResponse;
 import org.apache.iceberg.rest.responses.ImmutableLoadCredentialsResponse;
+import org.apache.iceberg.rest.responses.ListNamespacesResponse;
+import org.apache.iceberg.rest.responses.ListTablesResponse;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
 
 /**
@@ -66,15 +68,7 @@ public final class IcebergRestHandlers {
     return switch (request.route()) {
       case CONFIG -> throw new IllegalStateException("handled above");
       case LIST_NAMESPACES ->
-          RestResponse.ok(
-              CatalogHandlers.listNamespaces(
-                  catalog,
-                  request
-                      .queryParameter("parent")
-                      .map(IcebergRestHandlers::parseNamespace)
-                      .orElse(Namespace.empty()),
-                  request.queryParameter("pageToken").orElse(null),
-                  pageSize(request)));
+          RestResponse.ok(namespacePage(request, catalog.listNamespaces(parent(request))));
       case CREATE_NAMESPACE -> {
         CreateNamespaceRequest body = body(request, CreateNamespaceRequest.class);
         validateNamespace(body.namespace());
@@ -97,12 +91,7 @@ public final class IcebergRestHandlers {
                   namespace(request),
                   body(request, UpdateNamespacePropertiesRequest.class)));
       case LIST_TABLES ->
-          RestResponse.ok(
-              paged(
-                  request,
-                  (token, size) ->
-                      CatalogHandlers.listTables(catalog, namespace(request), token, size),
-                  () -> CatalogHandlers.listTables(catalog, namespace(request))));
+          RestResponse.ok(identifierPage(request, catalog.listTables(namespace(request))));
       case CREATE_TABLE -> {
         Namespace namespace = namespace(request);
         CreateTableRequest body = body(request, CreateTableRequest.class);
@@ -162,12 +151,7 @@ public final class IcebergRestHandlers {
         yield RestResponse.noContent();
       }
       case LIST_VIEWS ->
-          RestResponse.ok(
-              paged(
-                  request,
-                  (token, size) ->
-                      CatalogHandlers.listViews(catalog, namespace(request), token, size),
-                  () -> CatalogHandlers.listViews(catalog, namespace(request))));
+          RestResponse.ok(identifierPage(request, catalog.listViews(namespace(request))));
       case CREATE_VIEW -> {
         CreateViewRequest body = body(request, CreateViewRequest.class);
         validateName(body.name());
@@ -311,20 +295,28 @@ public final class IcebergRestHandlers {
     return newline < 0 ? message : message.substring(0, newline);
   }
 
-  /**
-   * Lists with Iceberg's paging when the client asks for a page size, else everything at once (a
-   * page token without a size starts from the token with no limit).
-   */
-  private static Object paged(
-      RestRequest request,
-      java.util.function.BiFunction<String, String, Object> page,
-      java.util.function.Supplier<Object> all) {
-    String size = pageSize(request);
-    if (size == null) {
-      return all.get();
-    }
-    return page.apply(
-        request.queryParameter("pageToken").filter(t -> !t.isEmpty()).orElse(null), size);
+  private static ListNamespacesResponse namespacePage(
+      RestRequest request, List<Namespace> namespaces) {
+    Pages.Page<Namespace> page =
+        Pages.page(namespaces, Namespace::toString, pageToken(request), pageSize(request));
+    return ListNamespacesResponse.builder()
+        .addAll(page.items())
+        .nextPageToken(page.nextToken())
+        .build();
+  }
+
+  private static ListTablesResponse identifierPage(
+      RestRequest request, List<TableIdentifier> identifiers) {
+    Pages.Page<TableIdentifier> page =
+        Pages.page(identifiers, TableIdentifier::name, pageToken(request), pageSize(request));
+    return ListTablesResponse.builder()
+        .addAll(page.items())
+        .nextPageToken(page.nextToken())
+        .build();
+  }
+
+  private static String pageToken(RestRequest request) {
+    return request.queryParameter("pageToken").orElse(null);
   }
 
   private static Namespace parent(RestRequest request) {
@@ -339,7 +331,7 @@ public final class IcebergRestHandlers {
     return parent;
   }
 
-  private static String pageSize(RestRequest request) {
+  private static Integer pageSize(RestRequest request) {
     return request
         .queryParameter("pageSize")
         .map(
@@ -349,7 +341,7 @@ public final class IcebergRestHandlers {
                 if (size < 1) {
                   throw new NumberFormatException();
                 }
-                return Integer.toString(size);
+                return size;
               } catch (NumberFormatException e) {
                 throw new BadRequestException(
                     "Invalid pageSize=%s: expected a positive integer", value);

@@ -91,9 +91,10 @@ public final class LakestreamServer implements AutoCloseable {
             config.maxRequestBytes(),
             config.shutdownTimeout(),
             ready::get);
+    requirePortFree(config.bindAddress(), config.httpPort(), "http.port");
     try {
       http.start(config.bindAddress(), config.httpPort());
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Javalin rethrows Jetty's checked exceptions unchecked
       throw new StartupException(
           "Cannot listen on "
               + config.bindAddress()
@@ -111,6 +112,33 @@ public final class LakestreamServer implements AutoCloseable {
         config.bindAddress(),
         http.port(),
         config.dataDirectory());
+  }
+
+  /**
+   * Binds and releases the port first, because a failed Jetty start reports its own shutdown error
+   * instead of the bind failure.
+   */
+  private static void requirePortFree(String host, int port, String key) {
+    if (port == 0) {
+      return;
+    }
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new java.net.InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new StartupException(
+          "Cannot listen on "
+              + host
+              + ":"
+              + port
+              + " ("
+              + key
+              + "): "
+              + (e instanceof BindException
+                  ? "address already in use or not available"
+                  : e.getMessage()),
+          e);
+    }
   }
 
   private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {

@@ -1,0 +1,70 @@
+package io.lakestream.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.config.ConfigKey;
+import io.lakestream.config.Configuration;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Pins every key and default of the server: changing one is a visible, deliberate act. */
+class ServerConfigTest {
+  @Test
+  void pinsEveryKeyAndDefault() {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (ConfigKey<?> key : ServerConfig.KEYS) {
+      defaults.put(key.name(), key.defaultText());
+    }
+    assertThat(defaults)
+        .containsExactly(
+            Map.entry("data-dir", "./data"),
+            Map.entry("bind", "127.0.0.1"),
+            Map.entry("http.port", "8181"),
+            Map.entry("rpc.port", "9123"),
+            Map.entry("flight.port", "32010"),
+            Map.entry("http.max-request-size", "16mb"),
+            Map.entry("shutdown.timeout", "30s"),
+            Map.entry("catalog.database-url", "jdbc:sqlite:<data-dir>/catalog.db"),
+            Map.entry("catalog.database-user", "(none)"),
+            Map.entry("catalog.database-password", "(none)"),
+            Map.entry("catalog.database-pool-size", "8"),
+            Map.entry("catalog.default-warehouse", "default"),
+            Map.entry("catalog.warehouse-location", "file:<data-dir>/warehouse"),
+            Map.entry("catalog.metadata-cache-entries", "1000"));
+  }
+
+  @Test
+  void resolvesDerivedDefaultsAgainstTheDataDirectory() {
+    ServerConfig config =
+        ServerConfig.from(
+            Configuration.builder(ServerConfig.KEYS)
+                .layer("test", Map.of("data-dir", "/var/lib/lakestream"))
+                .build());
+    assertThat(config.dataDirectory()).isEqualTo(Path.of("/var/lib/lakestream"));
+    assertThat(config.databaseUrl()).isEqualTo("jdbc:sqlite:/var/lib/lakestream/catalog.db");
+    assertThat(config.warehouseLocation()).isEqualTo("file:///var/lib/lakestream/warehouse");
+    assertThat(config.httpPort()).isEqualTo(8181);
+    assertThat(config.rpcPort()).isEqualTo(9123);
+    assertThat(config.flightPort()).isEqualTo(32010);
+    assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.maxRequestBytes()).isEqualTo(16L << 20);
+    assertThat(config.databasePassword()).isNull();
+  }
+
+  @Test
+  void neverPrintsThePassword() {
+    ServerConfig config =
+        ServerConfig.from(
+            Configuration.builder(ServerConfig.KEYS)
+                .layer(
+                    "test",
+                    Map.of(
+                        "catalog.database-password", "s3cret",
+                        "catalog.database-url", "jdbc:postgresql://db/lake?password=s3cret"))
+                .build());
+    assertThat(config.toString()).doesNotContain("s3cret");
+  }
+}

@@ -1,0 +1,2 @@
+/** Flink catalog, source (union read, changelog, lookup) and sink for Lakestream tables. */
+package io.lakestream.flink;
