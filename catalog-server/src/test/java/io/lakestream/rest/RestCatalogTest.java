@@ -1,0 +1,355 @@
+package io.lakestream.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.config.Configuration;
+import io.lakestream.server.LakestreamServer;
+import io.lakestream.server.ServerConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.view.View;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The table and view lifecycle through Iceberg's own Java {@link RESTCatalog} client against an
+ * in-process server, plus the HTTP-level contract (ETags, status codes, error bodies) the client
+ * does not show.
+ */
+class RestCatalogTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "category", Types.StringType.get()));
+
+  @TempDir static Path data;
+  private static LakestreamServer server;
+  private static RESTCatalog catalog;
+  private static HttpClient http;
+  private static String base;
+
+  @BeforeAll
+  static void start() {
+    server =
+        LakestreamServer.start(
+            ServerConfig.from(
+                Configuration.builder(ServerConfig.KEYS)
+                    .layer(
+                        "test",
+                        Map.of(
+                            "data-dir", data.toString(),
+                            "http.port", "0",
+                            "http.max-request-size", "64kb"))
+                    .build()));
+    base = "http://127.0.0.1:" + server.httpPort();
+    catalog = new RESTCatalog();
+    catalog.initialize(
+        "lakestream", new HashMap<>(Map.of("uri", base, "io-impl", LocalFileIO.class.getName())));
+    http = HttpClient.newHttpClient();
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    catalog.close();
+    server.close();
+  }
+
+  @Test
+  void tableLifecycle() {
+    Namespace namespace = Namespace.of("sales");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier orders = TableIdentifier.of(namespace, "orders");
+    Table table =
+        catalog.createTable(
+            orders,
+            SCHEMA,
+            PartitionSpec.builderFor(SCHEMA).identity("category").build(),
+            new HashMap<>(Map.of("owner", "finance")));
+    assertThat(table.location()).startsWith(data.resolve("warehouse").toUri().toString());
+    assertThat(catalog.tableExists(orders)).isTrue();
+    assertThat(catalog.listTables(namespace)).containsExactly(orders);
+
+    DataFile file = dataFile(table, "category=books/a.parquet", "books");
+    table.newAppend().appendFile(file).commit();
+    table.updateSchema().addColumn("price", Types.DoubleType.get()).commit();
+
+    Table loaded = catalog.loadTable(orders);
+    assertThat(loaded.schema().findField("price")).isNotNull();
+    assertThat(loaded.currentSnapshot().addedDataFiles(loaded.io()))
+        .extracting(DataFile::location)
+        .containsExactly(file.location());
+    assertThat(loaded.properties()).containsEntry("owner", "finance");
+
+    assertThatThrownBy(() -> catalog.createTable(orders, SCHEMA))
+        .isInstanceOf(AlreadyExistsException.class);
+    assertThatThrownBy(() -> catalog.dropNamespace(namespace))
+        .isInstanceOf(NamespaceNotEmptyException.class);
+
+    TableIdentifier archived = TableIdentifier.of(Namespace.of("sales"), "orders_2026");
+    catalog.renameTable(orders, archived);
+    assertThat(catalog.tableExists(orders)).isFalse();
+    assertThat(catalog.loadTable(archived).currentSnapshot().snapshotId())
+        .isEqualTo(loaded.currentSnapshot().snapshotId());
+
+    String metadataLocation =
+        ((org.apache.iceberg.HasTableOperations) catalog.loadTable(archived))
+            .operations()
+            .current()
+            .metadataFileLocation();
+    assertThat(catalog.dropTable(archived, false)).isTrue();
+    assertThat(Files.exists(LocalFileIO.toPath(metadataLocation))).isTrue();
+    Table registered = catalog.registerTable(orders, metadataLocation);
+    assertThat(registered.schema().findField("price")).isNotNull();
+
+    assertThat(catalog.dropTable(orders, true)).isTrue();
+    assertThat(Files.exists(LocalFileIO.toPath(metadataLocation))).isFalse();
+    assertThatThrownBy(() -> catalog.loadTable(orders)).isInstanceOf(NoSuchTableException.class);
+    assertThat(catalog.dropNamespace(namespace)).isTrue();
+  }
+
+  @Test
+  void stagedCreateIsInvisibleUntilCommitted() {
+    Namespace namespace = Namespace.of("staging");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of(namespace, "ctas");
+    Transaction create = catalog.buildTable(identifier, SCHEMA).createTransaction();
+    create.newAppend().appendFile(dataFile(create.table(), "a.parquet", null)).commit();
+    assertThat(catalog.tableExists(identifier)).isFalse();
+    create.commitTransaction();
+    assertThat(catalog.loadTable(identifier).currentSnapshot()).isNotNull();
+  }
+
+  @Test
+  void namespacesNestAndMissingOnesAreReportedAsSuch() {
+    catalog.createNamespace(Namespace.of("a"), new HashMap<>());
+    catalog.createNamespace(Namespace.of("a", "b"), new HashMap<>(Map.of("k", "v")));
+    assertThat(catalog.listNamespaces(Namespace.of("a"))).containsExactly(Namespace.of("a", "b"));
+    assertThat(catalog.loadNamespaceMetadata(Namespace.of("a", "b"))).containsEntry("k", "v");
+    catalog.setProperties(Namespace.of("a", "b"), new HashMap<>(Map.of("k", "w", "x", "y")));
+    catalog.removeProperties(Namespace.of("a", "b"), new java.util.HashSet<>(List.of("x")));
+    assertThat(catalog.loadNamespaceMetadata(Namespace.of("a", "b")))
+        .containsEntry("k", "w")
+        .doesNotContainKey("x");
+    assertThatThrownBy(() -> catalog.createNamespace(Namespace.of("missing", "child")))
+        .isInstanceOf(NoSuchNamespaceException.class);
+    assertThatThrownBy(() -> catalog.listTables(Namespace.of("missing")))
+        .isInstanceOf(NoSuchNamespaceException.class);
+    assertThatThrownBy(() -> catalog.loadTable(TableIdentifier.of("missing", "t")))
+        .isInstanceOf(NoSuchTableException.class);
+  }
+
+  @Test
+  void viewLifecycle() {
+    Namespace namespace = Namespace.of("reports");
+    catalog.createNamespace(namespace, new HashMap<>());
+    catalog.createTable(TableIdentifier.of(namespace, "events"), SCHEMA);
+    TableIdentifier daily = TableIdentifier.of(namespace, "daily");
+    View view =
+        catalog
+            .buildView(daily)
+            .withSchema(SCHEMA)
+            .withDefaultNamespace(namespace)
+            .withQuery("trino", "SELECT id, category FROM events")
+            .create();
+    assertThat(catalog.viewExists(daily)).isTrue();
+    assertThat(catalog.listViews(namespace)).containsExactly(daily);
+    assertThat(catalog.listTables(namespace))
+        .containsExactly(TableIdentifier.of(namespace, "events"));
+    assertThat(view.sqlFor("trino").sql()).isEqualTo("SELECT id, category FROM events");
+
+    catalog
+        .buildView(daily)
+        .withSchema(SCHEMA)
+        .withDefaultNamespace(namespace)
+        .withQuery("trino", "SELECT id FROM events")
+        .replace();
+    assertThat(catalog.loadView(daily).sqlFor("trino").sql()).isEqualTo("SELECT id FROM events");
+    assertThat(catalog.loadView(daily).currentVersion().versionId()).isEqualTo(2);
+
+    assertThatThrownBy(
+            () ->
+                catalog
+                    .buildView(TableIdentifier.of(namespace, "events"))
+                    .withSchema(SCHEMA)
+                    .withDefaultNamespace(namespace)
+                    .withQuery("trino", "SELECT 1")
+                    .create())
+        .isInstanceOf(AlreadyExistsException.class);
+
+    TableIdentifier renamed = TableIdentifier.of(namespace, "daily_v2");
+    catalog.renameView(daily, renamed);
+    assertThatThrownBy(() -> catalog.loadView(daily)).isInstanceOf(NoSuchViewException.class);
+    assertThat(catalog.dropView(renamed)).isTrue();
+    assertThat(catalog.viewExists(renamed)).isFalse();
+  }
+
+  @Test
+  void multiTableTransactionIsAllOrNothing() throws Exception {
+    Namespace namespace = Namespace.of("txn");
+    catalog.createNamespace(namespace, new HashMap<>());
+    catalog.createTable(TableIdentifier.of(namespace, "first"), SCHEMA);
+    catalog.createTable(TableIdentifier.of(namespace, "second"), SCHEMA);
+    String failing =
+        transaction(
+            "{\"type\":\"assert-current-schema-id\",\"current-schema-id\":0}",
+            "{\"type\":\"assert-current-schema-id\",\"current-schema-id\":7}");
+    HttpResponse<String> conflict = post("/v1/transactions/commit", failing);
+    assertThat(conflict.statusCode()).isEqualTo(409);
+    assertThat(conflict.body()).contains("CommitFailedException");
+    assertThat(catalog.loadTable(TableIdentifier.of(namespace, "first")).properties())
+        .doesNotContainKey("committed");
+
+    String passing =
+        transaction(
+            "{\"type\":\"assert-current-schema-id\",\"current-schema-id\":0}",
+            "{\"type\":\"assert-current-schema-id\",\"current-schema-id\":0}");
+    assertThat(post("/v1/transactions/commit", passing).statusCode()).isEqualTo(204);
+    assertThat(catalog.loadTable(TableIdentifier.of(namespace, "first")).properties())
+        .containsEntry("committed", "yes");
+    assertThat(catalog.loadTable(TableIdentifier.of(namespace, "second")).properties())
+        .containsEntry("committed", "yes");
+  }
+
+  private static String transaction(String firstRequirement, String secondRequirement) {
+    String change =
+        "{\"identifier\":{\"namespace\":[\"txn\"],\"name\":\"%s\"},\"requirements\":[%s],"
+            + "\"updates\":[{\"action\":\"set-properties\",\"updates\":{\"committed\":\"yes\"}}]}";
+    return "{\"table-changes\":["
+        + change.formatted("first", firstRequirement)
+        + ","
+        + change.formatted("second", secondRequirement)
+        + "]}";
+  }
+
+  @Test
+  void loadTableHonoursETags() throws Exception {
+    catalog.createNamespace(Namespace.of("etags"), new HashMap<>());
+    Table table = catalog.createTable(TableIdentifier.of("etags", "t"), SCHEMA);
+    HttpResponse<String> first = get("/v1/namespaces/etags/tables/t", Map.of());
+    assertThat(first.statusCode()).isEqualTo(200);
+    String etag = first.headers().firstValue("ETag").orElseThrow();
+
+    HttpResponse<String> unchanged =
+        get("/v1/namespaces/etags/tables/t", Map.of("If-None-Match", etag));
+    assertThat(unchanged.statusCode()).isEqualTo(304);
+    assertThat(unchanged.body()).isEmpty();
+
+    table.updateProperties().set("changed", "true").commit();
+    HttpResponse<String> changed =
+        get("/v1/namespaces/etags/tables/t", Map.of("If-None-Match", etag));
+    assertThat(changed.statusCode()).isEqualTo(200);
+    assertThat(changed.headers().firstValue("ETag").orElseThrow()).isNotEqualTo(etag);
+    assertThat(
+            get("/v1/namespaces/etags/tables/t?snapshots=refs", Map.of())
+                .headers()
+                .firstValue("ETag"))
+        .isPresent()
+        .get()
+        .isNotEqualTo(changed.headers().firstValue("ETag").orElseThrow());
+  }
+
+  @Test
+  void listsPageWithTokens() throws Exception {
+    Namespace namespace = Namespace.of("paged");
+    catalog.createNamespace(namespace, new HashMap<>());
+    for (int i = 0; i < 5; i++) {
+      catalog.createTable(TableIdentifier.of(namespace, "t" + i), SCHEMA);
+    }
+    HttpResponse<String> page = get("/v1/namespaces/paged/tables?pageSize=2", Map.of());
+    assertThat(page.body()).contains("\"t0\"").contains("\"t1\"").doesNotContain("\"t2\"");
+    String token = page.body().replaceAll(".*\"next-page-token\":\"([^\"]+)\".*", "$1");
+    HttpResponse<String> next =
+        get("/v1/namespaces/paged/tables?pageSize=2&pageToken=" + token, Map.of());
+    assertThat(next.body()).contains("\"t2\"").contains("\"t3\"").doesNotContain("\"t1\"");
+    assertThat(catalog.listTables(namespace)).hasSize(5);
+  }
+
+  @Test
+  void badInputGetsClearClientErrors() throws Exception {
+    assertError(post("/v1/namespaces", "{not json"), 400, "BadRequestException");
+    assertError(post("/v1/namespaces", "{\"namespace\":[\"..\"]}"), 400, "Invalid name '..'");
+    assertError(post("/v1/namespaces", "{\"namespace\":[\"a/b\"]}"), 400, "BadRequestException");
+    assertError(
+        post("/v1/namespaces", "{\"namespace\":[\"" + "n".repeat(300) + "\"]}"),
+        400,
+        "at most 255");
+    assertError(post("/v1/namespaces", ""), 400, "Missing request body");
+    assertError(
+        post("/v1/namespaces", "{\"namespace\":[\"" + "x".repeat(70_000) + "\"]}"), 413, "");
+    assertError(get("/v1/namespaces/%2E%2E/tables", Map.of()), 400, "Invalid name '..'");
+    assertError(get("/v1/namespaces?pageSize=zero", Map.of()), 400, "pageSize");
+    assertError(get("/v1/nowhere/namespaces/x/tables/y/z", Map.of()), 404, "NotFoundException");
+    assertError(get("/v1/unknown-warehouse/namespaces", Map.of()), 404, "Warehouse does not exist");
+    assertError(get("/v1/config?warehouse=nope", Map.of()), 400, "Unknown warehouse");
+    assertError(
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + "/v1/namespaces"))
+                .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString()),
+        405,
+        "not allowed");
+  }
+
+  private static void assertError(HttpResponse<String> response, int status, String text) {
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+    assertThat(response.body()).contains("\"code\":" + status).contains(text);
+  }
+
+  private static DataFile dataFile(Table table, String name, String category) {
+    DataFiles.Builder builder =
+        DataFiles.builder(table.spec())
+            .withPath(table.location() + "/data/" + name)
+            .withFileSizeInBytes(1024)
+            .withRecordCount(10)
+            .withFormat(FileFormat.PARQUET);
+    if (category != null) {
+      builder.withPartitionPath("category=" + category);
+    }
+    return builder.build();
+  }
+
+  private static HttpResponse<String> get(String path, Map<String, String> headers)
+      throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path));
+    headers.forEach(request::header);
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> post(String path, String body) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
