@@ -452,6 +452,11 @@ public final class JdbcMetadataStore implements MetadataStore {
         });
   }
 
+  /** The connection pool, shared with the other stores kept in the same database. */
+  javax.sql.DataSource dataSource() {
+    return dataSource;
+  }
+
   @Override
   public void close() {
     dataSource.close();

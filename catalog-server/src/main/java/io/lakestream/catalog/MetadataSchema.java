@@ -35,7 +35,18 @@ final class MetadataSchema {
                   + " kind VARCHAR(16) NOT NULL,"
                   + " metadata_location VARCHAR(4096) NOT NULL,"
                   + " previous_metadata_location VARCHAR(4096),"
-                  + " PRIMARY KEY (warehouse, namespace, name))"));
+                  + " PRIMARY KEY (warehouse, namespace, name))"),
+          List.of(
+              "CREATE TABLE lakestream_idempotency ("
+                  + " idempotency_key VARCHAR(255) NOT NULL PRIMARY KEY,"
+                  + " fingerprint VARCHAR(128) NOT NULL,"
+                  + " status INTEGER,"
+                  + " headers TEXT,"
+                  + " body TEXT,"
+                  + " created_millis BIGINT NOT NULL,"
+                  + " expires_millis BIGINT NOT NULL)",
+              "CREATE INDEX lakestream_idempotency_expiry ON lakestream_idempotency"
+                  + " (expires_millis)"));
 
   private MetadataSchema() {}
 

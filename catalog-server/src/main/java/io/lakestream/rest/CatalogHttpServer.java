@@ -31,8 +31,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * readiness at {@code /ready} and Prometheus metrics at {@code /metrics}.
  *
  * <p>This class owns transport only: it turns HTTP exchanges into {@link RestRequest}s, hands them
- * to {@link IcebergRestHandlers}, and writes the {@link RestResponse} or the {@link
- * RestErrors}-mapped error back. Every error body is an Iceberg {@code ErrorResponse}.
+ * to a {@link RestHandler}, and writes the {@link RestResponse} or the {@link RestErrors}-mapped
+ * error back. Every error body is an Iceberg {@code ErrorResponse}.
  */
 public final class CatalogHttpServer implements AutoCloseable {
   /** The object mapper configured as Iceberg's REST client expects (kebab-case fields). */
@@ -52,7 +52,7 @@ public final class CatalogHttpServer implements AutoCloseable {
 
   private final Javalin app;
   private final RestRouter router = new RestRouter();
-  private final IcebergRestHandlers handlers;
+  private final RestHandler handlers;
   private final ObjectMapper mapper;
   private final ServerMetrics metrics;
   private final BooleanSupplier ready;
@@ -62,7 +62,7 @@ public final class CatalogHttpServer implements AutoCloseable {
    * @param ready whether the whole server is ready to serve (for {@code /ready})
    */
   public CatalogHttpServer(
-      IcebergRestHandlers handlers,
+      RestHandler handlers,
       ObjectMapper mapper,
       ServerMetrics metrics,
       long maxRequestBytes,
@@ -159,7 +159,9 @@ public final class CatalogHttpServer implements AutoCloseable {
       RestResponse response = handlers.handle(request);
       response.headers().forEach(ctx::header);
       ctx.status(response.status());
-      if (response.body() != null) {
+      if (response.body() instanceof byte[] raw) {
+        ctx.contentType("application/json").result(raw);
+      } else if (response.body() != null) {
         ctx.contentType("application/json").result(mapper.writeValueAsBytes(response.body()));
       }
     } catch (io.javalin.http.HttpResponseException e) {

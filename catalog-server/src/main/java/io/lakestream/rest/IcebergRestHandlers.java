@@ -42,7 +42,7 @@ import org.apache.iceberg.rest.responses.LoadTableResponse;
  * route validates its input, calls Iceberg's {@link CatalogHandlers} on the warehouse's catalog,
  * and returns the response object. Serialization and the HTTP server live elsewhere.
  */
-public final class IcebergRestHandlers {
+public final class IcebergRestHandlers implements RestHandler {
   /** Longest accepted namespace level, table or view name, in characters. */
   public static final int MAX_NAME_LENGTH = 255;
 
@@ -50,16 +50,24 @@ public final class IcebergRestHandlers {
 
   private final Warehouses warehouses;
   private final ObjectMapper mapper;
+  private final java.time.Duration idempotencyLifetime;
 
-  public IcebergRestHandlers(Warehouses warehouses, ObjectMapper mapper) {
+  /**
+   * @param idempotencyLifetime advertised in {@code /v1/config} as how long idempotency keys are
+   *     honoured
+   */
+  public IcebergRestHandlers(
+      Warehouses warehouses, ObjectMapper mapper, java.time.Duration idempotencyLifetime) {
     this.warehouses = requireNonNull(warehouses, "warehouses is null");
     this.mapper = requireNonNull(mapper, "mapper is null");
+    this.idempotencyLifetime = requireNonNull(idempotencyLifetime, "idempotencyLifetime is null");
   }
 
   /**
    * Serves one request. Exceptions propagate to the caller, which maps them with {@link
    * RestErrors}.
    */
+  @Override
   public RestResponse handle(RestRequest request) {
     if (request.route() == Route.CONFIG) {
       return config(request);
@@ -197,8 +205,16 @@ public final class IcebergRestHandlers {
             .filter(route -> route != Route.CONFIG)
             .map(Route::endpoint)
             .toList();
-    return RestResponse.ok(
-        ConfigResponse.builder().withOverride("prefix", name).withEndpoints(endpoints).build());
+    ConfigResponse response =
+        ConfigResponse.builder()
+            .withOverride("prefix", name)
+            .withEndpoints(endpoints)
+            .withIdempotencyKeyLifetime(idempotencyLifetime.toString())
+            .build();
+    // Iceberg's serializer leaves the lifetime out; the specification has it in the config.
+    com.fasterxml.jackson.databind.node.ObjectNode body = mapper.valueToTree(response);
+    body.put("idempotency-key-lifetime", idempotencyLifetime.toString());
+    return RestResponse.ok(body);
   }
 
   private RestResponse loadTable(WarehouseCatalog catalog, RestRequest request) {

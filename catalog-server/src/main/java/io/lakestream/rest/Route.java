@@ -54,6 +54,12 @@ public enum Route {
     return endpoint.httpMethod().toUpperCase(Locale.ROOT);
   }
 
+  /** Whether the route changes the catalog (and so honours idempotency keys). */
+  public boolean mutating() {
+    String method = method();
+    return (method.equals("POST") || method.equals("DELETE")) && this != REPORT_METRICS;
+  }
+
   /** The path after {@code /v1/} and the optional prefix, split into segments. */
   List<String> segments() {
     return segments;

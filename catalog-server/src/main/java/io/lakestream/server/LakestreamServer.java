@@ -3,21 +3,27 @@ package io.lakestream.server;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.catalog.JdbcIdempotencyStore;
 import io.lakestream.catalog.JdbcMetadataStore;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.catalog.MetadataCache;
-import io.lakestream.catalog.MetadataStore;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
 import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.CatalogHttpServer;
 import io.lakestream.rest.IcebergRestHandlers;
+import io.lakestream.rest.IdempotentHandler;
+import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +39,14 @@ public final class LakestreamServer implements AutoCloseable {
   private final ServerConfig config;
   private final AtomicBoolean ready = new AtomicBoolean();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private MetadataStore store;
+  private final ScheduledExecutorService housekeeping =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "lakestream-housekeeping");
+            thread.setDaemon(true);
+            return thread;
+          });
+  private JdbcMetadataStore store;
   private CatalogHttpServer http;
 
   private LakestreamServer(ServerConfig config) {
@@ -83,9 +96,20 @@ public final class LakestreamServer implements AutoCloseable {
     Warehouses warehouses =
         new Warehouses(Map.of(config.defaultWarehouse(), catalog), config.defaultWarehouse());
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
+    JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(store);
+    idempotency.purgeExpired(System.currentTimeMillis());
+    housekeeping.scheduleWithFixedDelay(
+        () -> purgeIdempotencyKeys(idempotency), 10, 10, TimeUnit.MINUTES);
+    RestHandler handler =
+        new IdempotentHandler(
+            new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
+            idempotency,
+            mapper,
+            config.idempotencyKeyLifetime(),
+            Clock.systemUTC());
     http =
         new CatalogHttpServer(
-            new IcebergRestHandlers(warehouses, mapper),
+            handler,
             mapper,
             new ServerMetrics(),
             config.maxRequestBytes(),
@@ -138,6 +162,14 @@ public final class LakestreamServer implements AutoCloseable {
                   ? "address already in use or not available"
                   : e.getMessage()),
           e);
+    }
+  }
+
+  private static void purgeIdempotencyKeys(JdbcIdempotencyStore idempotency) {
+    try {
+      idempotency.purgeExpired(System.currentTimeMillis());
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot purge expired idempotency keys", e);
     }
   }
 
@@ -197,6 +229,7 @@ public final class LakestreamServer implements AutoCloseable {
         LOG.warn("Error stopping the HTTP server", e);
       }
     }
+    housekeeping.shutdownNow();
     if (store != null) {
       store.close();
     }

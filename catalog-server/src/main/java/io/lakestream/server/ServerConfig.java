@@ -27,7 +27,8 @@ public record ServerConfig(
     int databasePoolSize,
     String defaultWarehouse,
     String warehouseLocation,
-    int metadataCacheEntries) {
+    int metadataCacheEntries,
+    Duration idempotencyKeyLifetime) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -83,6 +84,12 @@ public record ServerConfig(
           1_000_000,
           "Parsed table and view metadata files kept in memory");
 
+  public static final ConfigKey<Duration> IDEMPOTENCY_KEY_LIFETIME =
+      ConfigKey.duration(
+          "catalog.idempotency-key-lifetime",
+          Duration.ofMinutes(30),
+          "How long a mutating request's Idempotency-Key and outcome are remembered");
+
   /** Every key of the server, in the order {@code --help} lists them. */
   public static final List<ConfigKey<?>> KEYS =
       List.of(
@@ -99,7 +106,8 @@ public record ServerConfig(
           DATABASE_POOL_SIZE,
           DEFAULT_WAREHOUSE,
           WAREHOUSE_LOCATION,
-          METADATA_CACHE_ENTRIES);
+          METADATA_CACHE_ENTRIES,
+          IDEMPOTENCY_KEY_LIFETIME);
 
   public ServerConfig {
     requireNonNull(dataDirectory, "dataDirectory is null");
@@ -135,7 +143,8 @@ public record ServerConfig(
         configuration.get(DATABASE_POOL_SIZE),
         configuration.get(DEFAULT_WAREHOUSE),
         warehouseLocation,
-        configuration.get(METADATA_CACHE_ENTRIES));
+        configuration.get(METADATA_CACHE_ENTRIES),
+        configuration.get(IDEMPOTENCY_KEY_LIFETIME));
   }
 
   @Override

@@ -238,6 +238,32 @@ class RestCatalogTest {
         .containsEntry("committed", "yes");
   }
 
+  @Test
+  void retriedMutationsWithTheSameIdempotencyKeyGetTheFirstOutcome() throws Exception {
+    String create = "{\"namespace\":[\"idempotent\"]}";
+    HttpResponse<String> first = post("/v1/namespaces", create, "key-1");
+    assertThat(first.statusCode()).isEqualTo(200);
+    HttpResponse<String> retried = post("/v1/namespaces", create, "key-1");
+    assertThat(retried.statusCode()).isEqualTo(200);
+    assertThat(retried.body()).isEqualTo(first.body());
+    HttpResponse<String> fresh = post("/v1/namespaces", create, "key-2");
+    assertThat(fresh.statusCode()).isEqualTo(409);
+
+    String table =
+        "{\"name\":\"t\",\"schema\":{\"type\":\"struct\",\"schema-id\":0,\"fields\":["
+            + "{\"id\":1,\"name\":\"id\",\"type\":\"long\",\"required\":true}]}}";
+    HttpResponse<String> created = post("/v1/namespaces/idempotent/tables", table, "key-3");
+    HttpResponse<String> again = post("/v1/namespaces/idempotent/tables", table, "key-3");
+    assertThat(again.statusCode()).isEqualTo(200);
+    assertThat(again.body()).isEqualTo(created.body());
+    assertThat(again.headers().firstValue("ETag")).isEqualTo(created.headers().firstValue("ETag"));
+
+    HttpResponse<String> reused = post("/v1/namespaces", "{\"namespace\":[\"other\"]}", "key-1");
+    assertError(reused, 422, "different request");
+    assertThat(get("/v1/config", Map.of()).body())
+        .contains("\"idempotency-key-lifetime\":\"PT30M\"");
+  }
+
   private static String transaction(String firstRequirement, String secondRequirement) {
     String change =
         "{\"identifier\":{\"namespace\":[\"txn\"],\"name\":\"%s\"},\"requirements\":[%s],"
@@ -345,11 +371,18 @@ class RestCatalogTest {
   }
 
   private static HttpResponse<String> post(String path, String body) throws Exception {
-    return http.send(
+    return post(path, body, null);
+  }
+
+  private static HttpResponse<String> post(String path, String body, String idempotencyKey)
+      throws Exception {
+    HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(base + path))
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (idempotencyKey != null) {
+      request.header("Idempotency-Key", idempotencyKey);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -33,7 +33,8 @@ class ServerConfigTest {
             Map.entry("catalog.database-pool-size", "8"),
             Map.entry("catalog.default-warehouse", "default"),
             Map.entry("catalog.warehouse-location", "file:<data-dir>/warehouse"),
-            Map.entry("catalog.metadata-cache-entries", "1000"));
+            Map.entry("catalog.metadata-cache-entries", "1000"),
+            Map.entry("catalog.idempotency-key-lifetime", "30m"));
   }
 
   @Test

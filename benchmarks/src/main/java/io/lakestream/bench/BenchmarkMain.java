@@ -1,0 +1,108 @@
+package io.lakestream.bench;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Entry point of {@code bin/lakestream bench [NAME] [--quick]}: runs every benchmark, or the named
+ * one, prints each report's Markdown table to standard output and writes its JSON to {@code
+ * benchmarks/target/results/<name>.json} under the repository root given by the system property
+ * {@code lakestream.home}. Progress and errors go to standard error.
+ *
+ * <p>Exit codes: 0 when every benchmark ran, 1 when one failed (the others still run), 2 for a
+ * usage error such as an unknown benchmark name.
+ */
+public final class BenchmarkMain {
+  static final int EXIT_FAILED = 1;
+  static final int EXIT_USAGE = 2;
+  private static final String USAGE = "usage: lakestream bench [NAME] [--quick]";
+
+  private BenchmarkMain() {}
+
+  public static void main(String[] args) {
+    String home = System.getProperty("lakestream.home");
+    if (home == null || home.isBlank()) {
+      System.err.println(
+          "lakestream bench: system property lakestream.home is not set; run bin/lakestream bench");
+      System.exit(EXIT_USAGE);
+    }
+    Path root = Path.of(home).toAbsolutePath().normalize();
+    Path results = root.resolve("benchmarks").resolve("target").resolve("results");
+    System.exit(run(args, root, results, System.out, System.err));
+  }
+
+  static int run(
+      String[] args, Path lakestreamHome, Path resultsDirectory, PrintStream out, PrintStream err) {
+    RunMode mode = RunMode.FULL;
+    String name = null;
+    for (String arg : args) {
+      if (arg.equals("--quick")) {
+        mode = RunMode.QUICK;
+      } else if (arg.equals("--help") || arg.equals("-h")) {
+        out.println(USAGE);
+        out.println("benchmarks: " + names());
+        return 0;
+      } else if (arg.startsWith("-")) {
+        err.println("lakestream bench: unknown option '" + arg + "'; " + USAGE);
+        return EXIT_USAGE;
+      } else if (name != null) {
+        err.println(
+            "lakestream bench: more than one benchmark named ('"
+                + name
+                + "', '"
+                + arg
+                + "'); "
+                + USAGE);
+        return EXIT_USAGE;
+      } else {
+        name = arg;
+      }
+    }
+    List<Benchmark> selected;
+    if (name == null) {
+      selected = Benchmarks.all();
+    } else {
+      Optional<Benchmark> named = Benchmarks.named(name);
+      if (named.isEmpty()) {
+        err.println("lakestream bench: unknown benchmark '" + name + "'; known: " + names());
+        return EXIT_USAGE;
+      }
+      selected = List.of(named.get());
+    }
+
+    int exitCode = 0;
+    for (Benchmark benchmark : selected) {
+      err.printf("lakestream bench: running %s in %s mode%n", benchmark.name(), mode.displayName());
+      try {
+        List<Figure> figures = benchmark.run(new BenchmarkContext(lakestreamHome, mode, err));
+        Report report =
+            new Report(
+                benchmark.name(),
+                benchmark.workload(),
+                mode,
+                Machine.current(),
+                Instant.now(),
+                figures);
+        out.println(report.toMarkdown());
+        out.flush();
+        err.println("lakestream bench: wrote " + report.writeJson(resultsDirectory));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        err.println("lakestream bench: " + benchmark.name() + " was interrupted");
+        return EXIT_FAILED;
+      } catch (Exception e) {
+        err.println("lakestream bench: " + benchmark.name() + " failed: " + e.getMessage());
+        e.printStackTrace(err);
+        exitCode = EXIT_FAILED;
+      }
+    }
+    return exitCode;
+  }
+
+  private static String names() {
+    return String.join(", ", Benchmarks.all().stream().map(Benchmark::name).toList());
+  }
+}

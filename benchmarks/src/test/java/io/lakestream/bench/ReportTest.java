@@ -1,0 +1,77 @@
+package io.lakestream.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+  private static final Machine MACHINE =
+      new Machine(2, 8L << 30, "Test VM 25", 1L << 30, "Linux 6.1 amd64");
+
+  private final Report report =
+      new Report(
+          "startup",
+          "an empty server",
+          RunMode.FULL,
+          MACHINE,
+          Instant.parse("2025-01-02T03:04:05Z"),
+          List.of(
+              Figure.of("ready_ms", 1500, "ms", "trivial JVM", 60, Target.below(3000)),
+              Figure.of("idle_rss_mib", 320, "MiB", "idle JVM", 40, Target.below(300))));
+
+  @Test
+  void tableHasOneRowPerFigureWithItsTarget() {
+    assertThat(report.toMarkdown())
+        .contains("### startup (full mode: median of 5 measured iterations after 1 warm-up)")
+        .contains("Machine: 2 cores, 8.0 GiB memory, Test VM 25, max heap 1.0 GiB")
+        .contains("| ready_ms | 1500.0 | ms | trivial JVM | 60.0 | 25.00 | < 3000 ms: met |")
+        .contains("| idle_rss_mib | 320.0 | MiB | idle JVM | 40.0 | 8.00 | < 300 MiB: MISSED |");
+  }
+
+  @Test
+  void jsonHasTheFieldsOfTheReportFormat(@TempDir Path directory) throws Exception {
+    Path file = report.writeJson(directory);
+
+    assertThat(file).isEqualTo(directory.resolve("startup.json"));
+    JsonNode json = new ObjectMapper().readTree(file.toFile());
+    assertThat(json.path("benchmark").asText()).isEqualTo("startup");
+    assertThat(json.path("finishedAt").asText()).isEqualTo("2025-01-02T03:04:05Z");
+    assertThat(json.path("mode").asText()).isEqualTo("full");
+    assertThat(json.path("warmupIterations").asInt()).isEqualTo(1);
+    assertThat(json.path("measuredIterations").asInt()).isEqualTo(5);
+    assertThat(json.path("statistic").asText()).isEqualTo("median");
+    assertThat(json.path("machine").path("cores").asInt()).isEqualTo(2);
+    assertThat(json.path("machine").path("totalMemoryBytes").asLong()).isEqualTo(8L << 30);
+    assertThat(json.path("machine").path("maxHeapBytes").asLong()).isEqualTo(1L << 30);
+    JsonNode first = json.path("figures").get(0);
+    assertThat(first.path("name").asText()).isEqualTo("ready_ms");
+    assertThat(first.path("value").asDouble()).isEqualTo(1500);
+    assertThat(first.path("unit").asText()).isEqualTo("ms");
+    assertThat(first.path("baseline").asText()).isEqualTo("trivial JVM");
+    assertThat(first.path("baselineValue").asDouble()).isEqualTo(60);
+    assertThat(first.path("ratio").asDouble()).isEqualTo(25);
+    assertThat(first.path("target").path("below").asDouble()).isEqualTo(3000);
+    assertThat(first.path("target").path("met").asBoolean()).isTrue();
+    assertThat(json.path("figures").get(1).path("target").path("met").asBoolean()).isFalse();
+  }
+
+  @Test
+  void figureNeedsAPositiveBaseline() {
+    assertThatThrownBy(() -> Figure.of("ready_ms", 10, "ms", "nothing", 0, Target.below(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("baselineValue");
+  }
+
+  @Test
+  void medianTakesTheMiddleValue() {
+    assertThat(Median.of(List.of(5.0, 1.0, 3.0), Double::doubleValue)).isEqualTo(3.0);
+    assertThat(Median.of(List.of(4.0, 1.0, 3.0, 2.0), Double::doubleValue)).isEqualTo(2.5);
+  }
+}
