@@ -27,6 +27,7 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    configureLogging(System.getenv());
     System.exit(run(args, System.getenv(), System.out, System.err));
   }
 
@@ -62,6 +63,32 @@ public final class Main {
     log.info("Shutting down");
     server.close();
     return 0;
+  }
+
+  /**
+   * Logs go to standard output (standard error is kept for the one-line start-up errors), at {@code
+   * LAKESTREAM_LOG_LEVEL} (default info), with the chatty libraries at warn.
+   */
+  private static void configureLogging(Map<String, String> environment) {
+    setDefault("org.slf4j.simpleLogger.logFile", "System.out");
+    setDefault(
+        "org.slf4j.simpleLogger.defaultLogLevel",
+        environment.getOrDefault("LAKESTREAM_LOG_LEVEL", "info"));
+    setDefault("org.slf4j.simpleLogger.showDateTime", "true");
+    setDefault("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
+    setDefault("org.slf4j.simpleLogger.showShortLogName", "true");
+    for (String chatty :
+        new String[] {
+          "org.eclipse.jetty", "io.javalin", "com.zaxxer.hikari", "org.apache.iceberg"
+        }) {
+      setDefault("org.slf4j.simpleLogger.log." + chatty, "warn");
+    }
+  }
+
+  private static void setDefault(String property, String value) {
+    if (System.getProperty(property) == null) {
+      System.setProperty(property, value);
+    }
   }
 
   /** Parses flags into a configuration, or prints help and returns empty. */
