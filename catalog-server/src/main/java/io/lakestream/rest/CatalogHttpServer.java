@@ -12,6 +12,8 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
+import io.lakestream.auth.Authenticator;
+import io.lakestream.auth.Principal;
 import io.lakestream.metrics.ServerMetrics;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTSerializers;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 import org.apache.iceberg.rest.responses.ErrorResponseParser;
@@ -53,6 +56,8 @@ public final class CatalogHttpServer implements AutoCloseable {
   private final Javalin app;
   private final RestRouter router = new RestRouter();
   private final RestHandler handlers;
+  private final Authenticator authenticator;
+  private final OAuthTokenEndpoint tokenEndpoint;
   private final ObjectMapper mapper;
   private final ServerMetrics metrics;
   private final BooleanSupplier ready;
@@ -63,12 +68,16 @@ public final class CatalogHttpServer implements AutoCloseable {
    */
   public CatalogHttpServer(
       RestHandler handlers,
+      Authenticator authenticator,
+      OAuthTokenEndpoint tokenEndpoint,
       ObjectMapper mapper,
       ServerMetrics metrics,
       long maxRequestBytes,
       Duration stopTimeout,
       BooleanSupplier ready) {
     this.handlers = requireNonNull(handlers, "handlers is null");
+    this.authenticator = requireNonNull(authenticator, "authenticator is null");
+    this.tokenEndpoint = requireNonNull(tokenEndpoint, "tokenEndpoint is null");
     this.mapper = requireNonNull(mapper, "mapper is null");
     this.metrics = requireNonNull(metrics, "metrics is null");
     this.ready = requireNonNull(ready, "ready is null");
@@ -91,7 +100,16 @@ public final class CatalogHttpServer implements AutoCloseable {
         });
     app.get(
         "/metrics",
-        ctx -> ctx.contentType(this.metrics.contentType()).result(this.metrics.scrape()));
+        ctx -> {
+          try {
+            this.authenticator.authenticate(ctx.header("Authorization"));
+          } catch (NotAuthorizedException e) {
+            unauthorized(ctx, e);
+            return;
+          }
+          ctx.contentType(this.metrics.contentType()).result(this.metrics.scrape());
+        });
+    app.post("/v1/oauth/tokens", this::issueToken);
     for (HandlerType method :
         new HandlerType[] {
           HandlerType.GET,
@@ -137,6 +155,13 @@ public final class CatalogHttpServer implements AutoCloseable {
     String routeName = "unmatched";
     try {
       String method = ctx.method().name();
+      Principal principal;
+      try {
+        principal = authenticator.authenticate(ctx.header("Authorization"));
+      } catch (NotAuthorizedException e) {
+        unauthorized(ctx, e);
+        return;
+      }
       Optional<RestRouter.Match> match = router.match(method, ctx.path());
       if (match.isEmpty()) {
         writeError(
@@ -148,6 +173,7 @@ public final class CatalogHttpServer implements AutoCloseable {
       routeName = match.get().route().name().toLowerCase(Locale.ROOT);
       RestRequest request =
           new RestRequest(
+              principal,
               match.get().route(),
               match.get().warehouse(),
               match.get().parameters(),
@@ -171,6 +197,34 @@ public final class CatalogHttpServer implements AutoCloseable {
     } finally {
       metrics.recordRequest(routeName, ctx.statusCode(), System.nanoTime() - started);
     }
+  }
+
+  private void issueToken(Context ctx) {
+    long started = System.nanoTime();
+    OAuthTokenEndpoint.Answer answer;
+    try {
+      answer = tokenEndpoint.handle(ctx.body(), ctx.header("Authorization"));
+    } catch (io.javalin.http.HttpResponseException e) {
+      answer =
+          new OAuthTokenEndpoint.Answer(
+              e.getStatus(),
+              Map.of("error", "invalid_request", "error_description", e.getMessage()));
+    }
+    try {
+      ctx.status(answer.status())
+          .header("Cache-Control", "no-store")
+          .contentType("application/json")
+          .result(mapper.writeValueAsBytes(answer.body()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      metrics.recordRequest("oauth_tokens", ctx.statusCode(), System.nanoTime() - started);
+    }
+  }
+
+  private void unauthorized(Context ctx, NotAuthorizedException e) {
+    ctx.header("WWW-Authenticate", "Bearer realm=\"lakestream\"");
+    writeError(ctx, RestErrors.toErrorResponse(e));
   }
 
   private static String statusType(int status) {

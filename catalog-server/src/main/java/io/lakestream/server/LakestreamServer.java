@@ -3,6 +3,10 @@ package io.lakestream.server;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.auth.AuthMode;
+import io.lakestream.auth.Authenticator;
+import io.lakestream.auth.Authorizer;
+import io.lakestream.auth.TokenService;
 import io.lakestream.catalog.JdbcIdempotencyStore;
 import io.lakestream.catalog.JdbcMetadataStore;
 import io.lakestream.catalog.LocalFileIO;
@@ -10,9 +14,11 @@ import io.lakestream.catalog.MetadataCache;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
 import io.lakestream.metrics.ServerMetrics;
+import io.lakestream.rest.AuthorizingHandler;
 import io.lakestream.rest.CatalogHttpServer;
 import io.lakestream.rest.IcebergRestHandlers;
 import io.lakestream.rest.IdempotentHandler;
+import io.lakestream.rest.OAuthTokenEndpoint;
 import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import java.io.IOException;
@@ -101,15 +107,30 @@ public final class LakestreamServer implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(
         () -> purgeIdempotencyKeys(idempotency), 10, 10, TimeUnit.MINUTES);
     RestHandler handler =
-        new IdempotentHandler(
-            new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
-            idempotency,
+        new AuthorizingHandler(
+            new IdempotentHandler(
+                new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
+                idempotency,
+                mapper,
+                config.idempotencyKeyLifetime(),
+                Clock.systemUTC()),
+            new Authorizer(config.auth().grants()),
             mapper,
-            config.idempotencyKeyLifetime(),
-            Clock.systemUTC());
+            config.defaultWarehouse());
+    TokenService tokens = new TokenService(config.auth(), Clock.systemUTC());
+    Authenticator authenticator =
+        config.auth().mode() == AuthMode.OAUTH2 ? tokens : Authenticator.none();
+    if (config.auth().mode() == AuthMode.NONE && !isLoopback(config.bindAddress())) {
+      LOG.warn(
+          "Authentication is off (auth.mode=none) and the server listens on {}: anyone who can"
+              + " reach it has full access",
+          config.bindAddress());
+    }
     http =
         new CatalogHttpServer(
             handler,
+            authenticator,
+            new OAuthTokenEndpoint(tokens),
             mapper,
             new ServerMetrics(),
             config.maxRequestBytes(),
@@ -162,6 +183,14 @@ public final class LakestreamServer implements AutoCloseable {
                   ? "address already in use or not available"
                   : e.getMessage()),
           e);
+    }
+  }
+
+  private static boolean isLoopback(String address) {
+    try {
+      return java.net.InetAddress.getByName(address).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
     }
   }
 

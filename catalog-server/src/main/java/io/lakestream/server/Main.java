@@ -94,7 +94,7 @@ public final class Main {
   /** Parses flags into a configuration, or prints help and returns empty. */
   static Optional<Configuration> parse(
       String[] args, Map<String, String> environment, PrintStream out) {
-    Configuration.Builder builder = Configuration.builder(ServerConfig.KEYS);
+    Configuration.Builder builder = Configuration.builder(ServerConfig.allKeys());
     String configFile = environment.get("LAKESTREAM_CONFIG");
     Map<ConfigKey<?>, String> flags = new java.util.LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
@@ -144,7 +144,7 @@ public final class Main {
     out.println("properties), then LAKESTREAM_* environment variables, then flags; later wins.");
     out.println();
     out.println("  --config FILE   configuration file (also LAKESTREAM_CONFIG)");
-    for (ConfigKey<?> key : ServerConfig.KEYS) {
+    for (ConfigKey<?> key : ServerConfig.allKeys()) {
       out.printf(
           "  %-32s %s (default: %s)%n      file key %s, environment %s%n",
           key.flag() + " VALUE",

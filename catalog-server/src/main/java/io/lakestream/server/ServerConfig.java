@@ -2,6 +2,7 @@ package io.lakestream.server;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import java.nio.file.Path;
@@ -28,7 +29,8 @@ public record ServerConfig(
     String defaultWarehouse,
     String warehouseLocation,
     int metadataCacheEntries,
-    Duration idempotencyKeyLifetime) {
+    Duration idempotencyKeyLifetime,
+    AuthConfig auth) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -109,7 +111,15 @@ public record ServerConfig(
           METADATA_CACHE_ENTRIES,
           IDEMPOTENCY_KEY_LIFETIME);
 
+  /** Every key the server process reads: its own and those of the modules it hosts. */
+  public static List<ConfigKey<?>> allKeys() {
+    List<ConfigKey<?>> keys = new java.util.ArrayList<>(KEYS);
+    keys.addAll(AuthConfig.KEYS);
+    return List.copyOf(keys);
+  }
+
   public ServerConfig {
+    requireNonNull(auth, "auth is null");
     requireNonNull(dataDirectory, "dataDirectory is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(shutdownTimeout, "shutdownTimeout is null");
@@ -144,7 +154,8 @@ public record ServerConfig(
         configuration.get(DEFAULT_WAREHOUSE),
         warehouseLocation,
         configuration.get(METADATA_CACHE_ENTRIES),
-        configuration.get(IDEMPOTENCY_KEY_LIFETIME));
+        configuration.get(IDEMPOTENCY_KEY_LIFETIME),
+        AuthConfig.from(configuration));
   }
 
   @Override
@@ -160,6 +171,8 @@ public record ServerConfig(
         + databaseUrl.replaceAll("(?i)(password=)[^&;]*", "$1***")
         + ", defaultWarehouse="
         + defaultWarehouse
+        + ", auth="
+        + auth
         + "]";
   }
 }

@@ -61,7 +61,7 @@ class RestCatalogTest {
     server =
         LakestreamServer.start(
             ServerConfig.from(
-                Configuration.builder(ServerConfig.KEYS)
+                Configuration.builder(ServerConfig.allKeys())
                     .layer(
                         "test",
                         Map.of(

@@ -73,7 +73,7 @@ class MainTest {
             System.err);
     assertThat(exit).isZero();
     String help = out.toString(StandardCharsets.UTF_8);
-    for (var key : ServerConfig.KEYS) {
+    for (var key : ServerConfig.allKeys()) {
       assertThat(help).contains(key.flag()).contains(key.environmentVariable());
     }
   }

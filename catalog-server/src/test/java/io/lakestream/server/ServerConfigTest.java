@@ -41,7 +41,7 @@ class ServerConfigTest {
   void resolvesDerivedDefaultsAgainstTheDataDirectory() {
     ServerConfig config =
         ServerConfig.from(
-            Configuration.builder(ServerConfig.KEYS)
+            Configuration.builder(ServerConfig.allKeys())
                 .layer("test", Map.of("data-dir", "/var/lib/lakestream"))
                 .build());
     assertThat(config.dataDirectory()).isEqualTo(Path.of("/var/lib/lakestream"));
@@ -59,7 +59,7 @@ class ServerConfigTest {
   void neverPrintsThePassword() {
     ServerConfig config =
         ServerConfig.from(
-            Configuration.builder(ServerConfig.KEYS)
+            Configuration.builder(ServerConfig.allKeys())
                 .layer(
                     "test",
                     Map.of(
