@@ -14,9 +14,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.Endpoint;
 import org.apache.iceberg.rest.RESTCatalogProperties.SnapshotMode;
@@ -51,6 +53,7 @@ public final class IcebergRestHandlers implements RestHandler {
   private final Warehouses warehouses;
   private final ObjectMapper mapper;
   private final java.time.Duration idempotencyLifetime;
+  private final BytesCache loadTableResponses = new BytesCache(256);
 
   /**
    * @param idempotencyLifetime advertised in {@code /v1/config} as how long idempotency keys are
@@ -231,13 +234,41 @@ public final class IcebergRestHandlers implements RestHandler {
                   }
                 })
             .orElse(SnapshotMode.ALL);
-    LoadTableResponse response = CatalogHandlers.loadTable(catalog, table(request), mode);
-    String etag = etag(response, mode);
+    TableIdentifier identifier = table(request);
+    // One pointer read decides the version served; everything after works on that immutable
+    // metadata file, so the body, its ETag and the cached bytes always agree.
+    TableMetadata metadata =
+        catalog
+            .currentTableMetadata(identifier)
+            .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
+    String location = metadata.metadataFileLocation();
+    String etag = etag(location, mode);
     Optional<String> ifNoneMatch = request.header("If-None-Match");
     if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), etag)) {
       return new RestResponse(304, null, java.util.Map.of("ETag", etag));
     }
-    return RestResponse.ok(response).withHeader("ETag", etag);
+    byte[] body =
+        loadTableResponses.get(
+            etag,
+            () -> {
+              TableMetadata served =
+                  mode == SnapshotMode.REFS
+                      ? TableMetadata.buildFrom(metadata)
+                          .withMetadataLocation(location)
+                          .suppressHistoricalSnapshots()
+                          .build()
+                      : metadata;
+              return serialize(LoadTableResponse.builder().withTableMetadata(served).build());
+            });
+    return new RestResponse(200, body, java.util.Map.of("ETag", etag));
+  }
+
+  private byte[] serialize(Object response) {
+    try {
+      return mapper.writeValueAsBytes(response);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("Cannot serialize " + response.getClass().getSimpleName(), e);
+    }
   }
 
   private static RestResponse withTableETag(
@@ -251,9 +282,10 @@ public final class IcebergRestHandlers implements RestHandler {
    */
   static String etag(LoadTableResponse response, SnapshotMode mode) {
     String location = response.metadataLocation();
-    if (location == null) {
-      location = "staged:" + response.tableMetadata().uuid();
-    }
+    return etag(location == null ? "staged:" + response.tableMetadata().uuid() : location, mode);
+  }
+
+  static String etag(String location, SnapshotMode mode) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       digest.update(location.getBytes(StandardCharsets.UTF_8));
