@@ -43,14 +43,30 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final MetadataStore store;
   private final FileIO io;
   private final MetadataCache cache;
+  private final Map<String, String> clientStorageConfig;
 
+  /**
+   * @param clientStorageConfig file-access settings handed to clients that ask for vended
+   *     credentials; empty when clients need none (local storage)
+   */
   public WarehouseCatalog(
-      String warehouse, String location, MetadataStore store, FileIO io, MetadataCache cache) {
+      String warehouse,
+      String location,
+      MetadataStore store,
+      FileIO io,
+      MetadataCache cache,
+      Map<String, String> clientStorageConfig) {
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
     this.store = requireNonNull(store, "store is null");
     this.io = requireNonNull(io, "io is null");
     this.cache = requireNonNull(cache, "cache is null");
+    this.clientStorageConfig = Map.copyOf(clientStorageConfig);
+  }
+
+  /** Settings a client needs to read and write this warehouse's files; empty for local storage. */
+  public Map<String, String> clientStorageConfig() {
+    return clientStorageConfig;
   }
 
   @Override

@@ -23,6 +23,8 @@ import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.Endpoint;
 import org.apache.iceberg.rest.RESTCatalogProperties.SnapshotMode;
 import org.apache.iceberg.rest.RESTRequest;
+import org.apache.iceberg.rest.credentials.Credential;
+import org.apache.iceberg.rest.credentials.ImmutableCredential;
 import org.apache.iceberg.rest.requests.CommitTransactionRequest;
 import org.apache.iceberg.rest.requests.CreateNamespaceRequest;
 import org.apache.iceberg.rest.requests.CreateTableRequest;
@@ -111,14 +113,20 @@ public final class IcebergRestHandlers implements RestHandler {
             body.stageCreate()
                 ? CatalogHandlers.stageTableCreate(catalog, namespace, body)
                 : CatalogHandlers.createTable(catalog, namespace, body);
-        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+        yield withTableETag(
+            RestResponse.ok(withStorageAccess(response, catalog, request)),
+            response,
+            SnapshotMode.ALL);
       }
       case REGISTER_TABLE -> {
         RegisterTableRequest body = body(request, RegisterTableRequest.class);
         validateName(body.name());
         LoadTableResponse response =
             CatalogHandlers.registerTable(catalog, namespace(request), body);
-        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+        yield withTableETag(
+            RestResponse.ok(withStorageAccess(response, catalog, request)),
+            response,
+            SnapshotMode.ALL);
       }
       case LOAD_TABLE -> loadTable(catalog, request);
       case TABLE_EXISTS -> {
@@ -129,7 +137,10 @@ public final class IcebergRestHandlers implements RestHandler {
         LoadTableResponse response =
             CatalogHandlers.updateTable(
                 catalog, table(request), body(request, UpdateTableRequest.class));
-        yield withTableETag(RestResponse.ok(response), response, SnapshotMode.ALL);
+        yield withTableETag(
+            RestResponse.ok(withStorageAccess(response, catalog, request)),
+            response,
+            SnapshotMode.ALL);
       }
       case DROP_TABLE -> {
         boolean purge =
@@ -153,8 +164,16 @@ public final class IcebergRestHandlers implements RestHandler {
         yield RestResponse.noContent();
       }
       case TABLE_CREDENTIALS -> {
-        CatalogHandlers.tableExists(catalog, table(request));
-        yield RestResponse.ok(ImmutableLoadCredentialsResponse.builder().build());
+        TableIdentifier identifier = table(request);
+        TableMetadata metadata =
+            catalog
+                .currentTableMetadata(identifier)
+                .orElseThrow(
+                    () -> new NoSuchTableException("Table does not exist: %s", identifier));
+        ImmutableLoadCredentialsResponse.Builder credentials =
+            ImmutableLoadCredentialsResponse.builder();
+        credential(catalog, metadata.location()).ifPresent(credentials::addCredentials);
+        yield RestResponse.ok(credentials.build());
       }
       case COMMIT_TRANSACTION -> {
         CommitTransactionRequest body = body(request, CommitTransactionRequest.class);
@@ -242,7 +261,8 @@ public final class IcebergRestHandlers implements RestHandler {
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
     String location = metadata.metadataFileLocation();
-    String etag = etag(location, mode);
+    boolean vended = wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
+    String etag = etag(vended ? location + "#vended-credentials" : location, mode);
     Optional<String> ifNoneMatch = request.header("If-None-Match");
     if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), etag)) {
       return new RestResponse(304, null, java.util.Map.of("ETag", etag));
@@ -258,9 +278,49 @@ public final class IcebergRestHandlers implements RestHandler {
                           .suppressHistoricalSnapshots()
                           .build()
                       : metadata;
-              return serialize(LoadTableResponse.builder().withTableMetadata(served).build());
+              LoadTableResponse.Builder response =
+                  LoadTableResponse.builder().withTableMetadata(served);
+              if (vended) {
+                response.addAllConfig(catalog.clientStorageConfig());
+                credential(catalog, served.location()).ifPresent(response::addCredential);
+              }
+              return serialize(response.build());
             });
     return new RestResponse(200, body, java.util.Map.of("ETag", etag));
+  }
+
+  private static boolean wantsVendedCredentials(RestRequest request) {
+    return request
+        .header("X-Iceberg-Access-Delegation")
+        .map(value -> value.contains("vended-credentials"))
+        .orElse(false);
+  }
+
+  /** The storage credential for files under a table location, if the warehouse vends any. */
+  private static Optional<Credential> credential(WarehouseCatalog catalog, String tableLocation) {
+    if (catalog.clientStorageConfig().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        ImmutableCredential.builder()
+            .prefix(tableLocation)
+            .config(catalog.clientStorageConfig())
+            .build());
+  }
+
+  /** Adds file-access settings to a table response when the client asked for vended credentials. */
+  private static LoadTableResponse withStorageAccess(
+      LoadTableResponse response, WarehouseCatalog catalog, RestRequest request) {
+    if (!wantsVendedCredentials(request) || catalog.clientStorageConfig().isEmpty()) {
+      return response;
+    }
+    LoadTableResponse.Builder vended =
+        LoadTableResponse.builder()
+            .withTableMetadata(response.tableMetadata())
+            .addAllConfig(response.config())
+            .addAllConfig(catalog.clientStorageConfig());
+    credential(catalog, response.tableMetadata().location()).ifPresent(vended::addCredential);
+    return vended.build();
   }
 
   private byte[] serialize(Object response) {

@@ -9,7 +9,6 @@ import io.lakestream.auth.Authorizer;
 import io.lakestream.auth.TokenService;
 import io.lakestream.catalog.JdbcIdempotencyStore;
 import io.lakestream.catalog.JdbcMetadataStore;
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.catalog.MetadataCache;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
@@ -21,11 +20,13 @@ import io.lakestream.rest.IdempotentHandler;
 import io.lakestream.rest.OAuthTokenEndpoint;
 import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
+import io.lakestream.storage.WarehouseStorage;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -95,12 +96,48 @@ public final class LakestreamServer implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage(), e);
     }
-    String location = store.ensureWarehouse(config.defaultWarehouse(), config.warehouseLocation());
     MetadataCache cache = new MetadataCache(config.metadataCacheEntries());
-    WarehouseCatalog catalog =
-        new WarehouseCatalog(config.defaultWarehouse(), location, store, new LocalFileIO(), cache);
-    Warehouses warehouses =
-        new Warehouses(Map.of(config.defaultWarehouse(), catalog), config.defaultWarehouse());
+    Map<String, String> locations = new LinkedHashMap<>();
+    locations.put(config.defaultWarehouse(), config.warehouseLocation());
+    for (Map.Entry<String, String> extra : config.storage().warehouses().entrySet()) {
+      if (RestRouter.ROOTS.contains(extra.getKey())
+          || extra.getKey().equals(config.defaultWarehouse())) {
+        throw new StartupException(
+            "Invalid warehouse name '"
+                + extra.getKey()
+                + "' in catalog.warehouses: it is reserved or the default warehouse");
+      }
+      locations.put(extra.getKey(), extra.getValue());
+    }
+    Map<String, WarehouseCatalog> catalogs = new LinkedHashMap<>();
+    for (Map.Entry<String, String> entry : locations.entrySet()) {
+      String location = store.ensureWarehouse(entry.getKey(), entry.getValue());
+      if (!location.equals(entry.getValue())) {
+        LOG.warn(
+            "Warehouse {} keeps its recorded location {} (configured: {})",
+            entry.getKey(),
+            location,
+            entry.getValue());
+      }
+      WarehouseStorage storage;
+      try {
+        storage = WarehouseStorage.open(location, config.storage());
+      } catch (RuntimeException e) {
+        throw new StartupException(
+            "Cannot open storage of warehouse "
+                + entry.getKey()
+                + " at "
+                + location
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+      catalogs.put(
+          entry.getKey(),
+          new WarehouseCatalog(
+              entry.getKey(), location, store, storage.io(), cache, storage.clientConfig()));
+    }
+    Warehouses warehouses = new Warehouses(catalogs, config.defaultWarehouse());
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
     JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(store);
     idempotency.purgeExpired(System.currentTimeMillis());

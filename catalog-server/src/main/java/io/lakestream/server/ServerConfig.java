@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
+import io.lakestream.storage.StorageConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +31,8 @@ public record ServerConfig(
     String warehouseLocation,
     int metadataCacheEntries,
     Duration idempotencyKeyLifetime,
-    AuthConfig auth) {
+    AuthConfig auth,
+    StorageConfig storage) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -115,11 +117,13 @@ public record ServerConfig(
   public static List<ConfigKey<?>> allKeys() {
     List<ConfigKey<?>> keys = new java.util.ArrayList<>(KEYS);
     keys.addAll(AuthConfig.KEYS);
+    keys.addAll(StorageConfig.KEYS);
     return List.copyOf(keys);
   }
 
   public ServerConfig {
     requireNonNull(auth, "auth is null");
+    requireNonNull(storage, "storage is null");
     requireNonNull(dataDirectory, "dataDirectory is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(shutdownTimeout, "shutdownTimeout is null");
@@ -155,7 +159,8 @@ public record ServerConfig(
         warehouseLocation,
         configuration.get(METADATA_CACHE_ENTRIES),
         configuration.get(IDEMPOTENCY_KEY_LIFETIME),
-        AuthConfig.from(configuration));
+        AuthConfig.from(configuration),
+        StorageConfig.from(configuration));
   }
 
   @Override
@@ -173,6 +178,8 @@ public record ServerConfig(
         + defaultWarehouse
         + ", auth="
         + auth
+        + ", storage="
+        + storage
         + "]";
   }
 }

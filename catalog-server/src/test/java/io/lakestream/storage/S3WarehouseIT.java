@@ -1,0 +1,187 @@
+package io.lakestream.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.config.Configuration;
+import io.lakestream.server.LakestreamServer;
+import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.S3ProxyProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * A second warehouse on real S3-compatible storage: the server writes metadata there through
+ * Iceberg's S3FileIO, and a client that holds no storage credentials of its own writes manifests
+ * with the credentials the catalog vends.
+ */
+class S3WarehouseIT {
+  private static final String BUCKET = "lakehouse";
+
+  @TempDir static Path temp;
+  private static S3ProxyProcess s3;
+  private static S3Client s3Client;
+  private static LakestreamServer server;
+  private static String base;
+
+  @BeforeAll
+  static void start() throws Exception {
+    s3 = S3ProxyProcess.start(temp.resolve("s3"), Duration.ofSeconds(60));
+    s3Client =
+        S3Client.builder()
+            .endpointOverride(URI.create(s3.endpoint()))
+            .region(Region.US_EAST_1)
+            .forcePathStyle(true)
+            .httpClient(UrlConnectionHttpClient.create())
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(
+                        S3ProxyProcess.ACCESS_KEY, S3ProxyProcess.SECRET_KEY)))
+            .build();
+    s3Client.createBucket(request -> request.bucket(BUCKET));
+    server =
+        LakestreamServer.start(
+            ServerConfig.from(
+                Configuration.builder(ServerConfig.allKeys())
+                    .layer(
+                        "test",
+                        Map.of(
+                            "data-dir",
+                            temp.resolve("data").toString(),
+                            "http.port",
+                            "0",
+                            "catalog.warehouses",
+                            "lake=s3://" + BUCKET + "/warehouse",
+                            "s3.endpoint",
+                            s3.endpoint(),
+                            "s3.path-style-access",
+                            "true",
+                            "s3.access-key-id",
+                            S3ProxyProcess.ACCESS_KEY,
+                            "s3.secret-access-key",
+                            S3ProxyProcess.SECRET_KEY))
+                    .build()));
+    base = "http://127.0.0.1:" + server.httpPort();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+    if (s3Client != null) {
+      s3Client.close();
+    }
+    if (s3 != null) {
+      s3.close();
+    }
+  }
+
+  @Test
+  void tablesLiveInObjectStorageAndClientsWriteWithVendedCredentials() throws Exception {
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize(
+        "lake",
+        new HashMap<>(
+            Map.of(
+                "uri", base,
+                "warehouse", "lake",
+                "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
+                "client.region", "us-east-1",
+                "header.X-Iceberg-Access-Delegation", "vended-credentials")));
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    catalog.createNamespace(Namespace.of("events"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("events", "clicks");
+    Table table = catalog.createTable(identifier, schema);
+    assertThat(table.location()).isEqualTo("s3://" + BUCKET + "/warehouse/events/clicks");
+
+    table
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(PartitionSpec.unpartitioned())
+                .withPath(table.location() + "/data/a.parquet")
+                .withFileSizeInBytes(100)
+                .withRecordCount(3)
+                .withFormat(FileFormat.PARQUET)
+                .build())
+        .commit();
+
+    Table loaded = catalog.loadTable(identifier);
+    assertThat(loaded.currentSnapshot().addedDataFiles(loaded.io())).hasSize(1);
+    List<String> keys = objectKeys("warehouse/events/clicks/metadata/");
+    assertThat(keys).anyMatch(key -> key.endsWith(".metadata.json"));
+    assertThat(keys).anyMatch(key -> key.endsWith(".avro"));
+
+    HttpClient http = HttpClient.newHttpClient();
+    String path = base + "/v1/lake/namespaces/events/tables/clicks";
+    String plain =
+        http.send(
+                HttpRequest.newBuilder(URI.create(path)).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    assertThat(plain).doesNotContain(S3ProxyProcess.SECRET_KEY);
+    String credentials =
+        http.send(
+                HttpRequest.newBuilder(URI.create(path + "/credentials")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    assertThat(credentials)
+        .contains("\"prefix\":\"s3://" + BUCKET + "/warehouse/events/clicks\"")
+        .contains(S3ProxyProcess.SECRET_KEY);
+
+    assertThat(catalog.dropTable(identifier, true)).isTrue();
+    assertThat(objectKeys("warehouse/events/clicks/metadata/"))
+        .noneMatch(key -> key.endsWith(".metadata.json"));
+    catalog.close();
+  }
+
+  @Test
+  void theDefaultWarehouseStaysLocal() throws Exception {
+    HttpResponse<String> config =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/v1/config?warehouse=lake")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(config.body()).contains("\"prefix\":\"lake\"");
+    HttpResponse<String> defaults =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/v1/config")).build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(defaults.body()).contains("\"prefix\":\"default\"");
+  }
+
+  private static List<String> objectKeys(String prefix) {
+    return s3Client
+        .listObjectsV2(request -> request.bucket(BUCKET).prefix(prefix))
+        .contents()
+        .stream()
+        .map(S3Object::key)
+        .toList();
+  }
+}
