@@ -1,0 +1,176 @@
+package io.lakestream.store.log;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * One batch of the log as stored on disk and sent on the wire: a fixed header followed by an opaque
+ * payload (an Arrow IPC record batch, possibly compressed).
+ *
+ * <pre>
+ * offset  size  field
+ *  0      8     base offset (assigned by the tablet on append)
+ *  8      4     batch length: bytes after this field
+ * 12      1     magic (format version, 1)
+ * 13      8     commit timestamp (epoch milliseconds, assigned on append)
+ * 21      4     CRC-32C of every byte from offset 25 to the end of the batch
+ * 25      2     attributes: bits 0-2 compression codec, bit 3 rows carry change types
+ * 27      4     record count
+ * 31      4     schema id of the payload
+ * 35      8     writer id (-1 when the writer is not idempotent)
+ * 43      4     writer sequence of this batch
+ * 47      ...   payload
+ * </pre>
+ *
+ * <p>All integers are big-endian. The CRC covers everything after it, which is everything the
+ * tablet does not assign: the writer computes it once, the base offset and commit timestamp are
+ * stamped on append without recomputing it, and a torn or corrupted batch fails the check from the
+ * writer's memory to the reader's. Instances wrap a buffer positioned at the batch start and are
+ * not thread safe.
+ */
+public final class LogBatch {
+  public static final int HEADER_SIZE = 47;
+  public static final byte MAGIC = 1;
+  public static final long NO_WRITER = -1;
+
+  static final int BASE_OFFSET = 0;
+  static final int LENGTH = 8;
+  static final int MAGIC_OFFSET = 12;
+  static final int COMMIT_TIMESTAMP = 13;
+  static final int CRC = 21;
+  static final int ATTRIBUTES = 25;
+  static final int RECORD_COUNT = 27;
+  static final int SCHEMA_ID = 31;
+  static final int WRITER_ID = 35;
+  static final int WRITER_SEQUENCE = 43;
+
+  /** Bytes before the length field ends: base offset and length. */
+  static final int LOG_OVERHEAD = 12;
+
+  private final ByteBuffer buffer;
+
+  private LogBatch(ByteBuffer buffer) {
+    this.buffer = buffer.slice().order(ByteOrder.BIG_ENDIAN);
+  }
+
+  /** Wraps an encoded batch (the buffer from its position to its limit is exactly one batch). */
+  public static LogBatch wrap(ByteBuffer buffer) {
+    return new LogBatch(requireNonNull(buffer, "buffer is null"));
+  }
+
+  /**
+   * Encodes a new batch; the tablet assigns its base offset and commit timestamp on append.
+   *
+   * @param attributes compression codec and flags
+   */
+  public static LogBatch create(
+      int recordCount,
+      int schemaId,
+      long writerId,
+      int writerSequence,
+      short attributes,
+      ByteBuffer payload) {
+    if (recordCount <= 0) {
+      throw new IllegalArgumentException("A batch needs at least one record: " + recordCount);
+    }
+    ByteBuffer buffer =
+        ByteBuffer.allocate(HEADER_SIZE + payload.remaining()).order(ByteOrder.BIG_ENDIAN);
+    buffer.putLong(BASE_OFFSET, 0);
+    buffer.putInt(LENGTH, HEADER_SIZE - LOG_OVERHEAD + payload.remaining());
+    buffer.put(MAGIC_OFFSET, MAGIC);
+    buffer.putShort(ATTRIBUTES, attributes);
+    buffer.putInt(RECORD_COUNT, recordCount);
+    buffer.putLong(COMMIT_TIMESTAMP, 0);
+    buffer.putInt(SCHEMA_ID, schemaId);
+    buffer.putLong(WRITER_ID, writerId);
+    buffer.putInt(WRITER_SEQUENCE, writerSequence);
+    buffer.put(HEADER_SIZE, payload.duplicate(), payload.position(), payload.remaining());
+    LogBatch batch = new LogBatch(buffer);
+    buffer.putInt(CRC, batch.computeCrc());
+    return batch;
+  }
+
+  public long baseOffset() {
+    return buffer.getLong(BASE_OFFSET);
+  }
+
+  /** The offset of the batch's last record. */
+  public long lastOffset() {
+    return baseOffset() + recordCount() - 1;
+  }
+
+  /** The offset after this batch. */
+  public long nextOffset() {
+    return baseOffset() + recordCount();
+  }
+
+  /** The whole batch's size in bytes. */
+  public int sizeInBytes() {
+    return LOG_OVERHEAD + buffer.getInt(LENGTH);
+  }
+
+  public byte magic() {
+    return buffer.get(MAGIC_OFFSET);
+  }
+
+  public int storedCrc() {
+    return buffer.getInt(CRC);
+  }
+
+  public short attributes() {
+    return buffer.getShort(ATTRIBUTES);
+  }
+
+  public int recordCount() {
+    return buffer.getInt(RECORD_COUNT);
+  }
+
+  public long commitTimestamp() {
+    return buffer.getLong(COMMIT_TIMESTAMP);
+  }
+
+  public int schemaId() {
+    return buffer.getInt(SCHEMA_ID);
+  }
+
+  public long writerId() {
+    return buffer.getLong(WRITER_ID);
+  }
+
+  public int writerSequence() {
+    return buffer.getInt(WRITER_SEQUENCE);
+  }
+
+  /** The payload, without copying. */
+  public ByteBuffer payload() {
+    return buffer.duplicate().position(HEADER_SIZE).limit(sizeInBytes()).slice();
+  }
+
+  /** The encoded batch, without copying. */
+  public ByteBuffer buffer() {
+    return buffer.duplicate().position(0).limit(sizeInBytes());
+  }
+
+  /** Whether the stored CRC matches the contents. */
+  public boolean isValid() {
+    return sizeInBytes() >= HEADER_SIZE
+        && sizeInBytes() <= buffer.limit()
+        && magic() == MAGIC
+        && storedCrc() == computeCrc();
+  }
+
+  int computeCrc() {
+    CRC32C crc = new CRC32C();
+    crc.update(buffer.duplicate().position(ATTRIBUTES).limit(sizeInBytes()));
+    return (int) crc.getValue();
+  }
+
+  /** Stamps the fields the tablet assigns; they are outside the CRC. */
+  void assign(long baseOffset, long commitTimestamp) {
+    buffer.putLong(BASE_OFFSET, baseOffset);
+    buffer.putLong(COMMIT_TIMESTAMP, commitTimestamp);
+  }
+}

@@ -1,0 +1,349 @@
+package io.lakestream.store.log;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+
+/**
+ * The log of one bucket: an ordered list of {@link LogSegment}s in one directory, the last of which
+ * takes appends.
+ *
+ * <p><b>Offsets.</b> Every record has an offset; a batch of n records takes n consecutive offsets.
+ * The <em>log end offset</em> is the offset the next record will take. The <em>high watermark</em>
+ * is the end of the durable prefix: readers see only records below it, so a reader never sees a
+ * record that a crash could take back.
+ *
+ * <p><b>Durability.</b> With {@link FlushMode#FSYNC}, an append completes its {@code durable}
+ * future after a force of the segment that covers it; one force covers every append that came
+ * before it (group commit), so concurrent writers share the cost. With {@link FlushMode#OS} it
+ * completes right after the write.
+ *
+ * <p><b>Idempotence.</b> A batch that carries a writer id and the sequence the writer used before
+ * is a retry: it is not written again and the original offsets are returned. A sequence that skips
+ * ahead is refused, so a lost batch is never silently papered over.
+ *
+ * <p><b>Recovery.</b> Opening a tablet scans every segment, checks CRCs, truncates a torn tail and
+ * rebuilds writer state; every batch acknowledged before a crash is still there.
+ *
+ * <p><b>Threads.</b> Appends are serialised by the tablet's lock; reads run concurrently with
+ * appends and with each other.
+ */
+public final class LogTablet implements AutoCloseable {
+  private final Path directory;
+  private final LogConfig config;
+  private final Clock clock;
+  private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+  private final Map<Long, WriterState> writers = new HashMap<>();
+  private final Object appendLock = new Object();
+  private final Object flushLock = new Object();
+  private final List<Pending> pending = new ArrayList<>();
+  private volatile long logEndOffset;
+  private volatile long highWatermark;
+  private volatile long logStartOffset;
+  private boolean closed;
+
+  private record WriterState(int sequence, long baseOffset, long lastOffset) {}
+
+  private record Pending(long endOffset, CompletableFuture<Void> future) {}
+
+  private LogTablet(Path directory, LogConfig config, Clock clock) {
+    this.directory = requireNonNull(directory, "directory is null");
+    this.config = requireNonNull(config, "config is null");
+    this.clock = requireNonNull(clock, "clock is null");
+  }
+
+  /** Opens (recovering) or creates the tablet in a directory. */
+  public static LogTablet open(Path directory, LogConfig config, Clock clock) throws IOException {
+    Files.createDirectories(directory);
+    LogTablet tablet = new LogTablet(directory, config, clock);
+    tablet.load();
+    return tablet;
+  }
+
+  private void load() throws IOException {
+    List<Path> files;
+    try (Stream<Path> listing = Files.list(directory)) {
+      files =
+          listing.filter(path -> path.getFileName().toString().endsWith(".log")).sorted().toList();
+    }
+    for (Path file : files) {
+      LogSegment segment =
+          LogSegment.open(file, config.indexIntervalBytes(), true, this::rememberWriter);
+      if (!segments.isEmpty()
+          && segment.baseOffset() != segments.lastEntry().getValue().nextOffset()) {
+        // A segment that does not continue the log can only follow a torn tail: drop it.
+        segment.delete();
+        continue;
+      }
+      segments.put(segment.baseOffset(), segment);
+    }
+    if (segments.isEmpty()) {
+      segments.put(
+          0L, LogSegment.create(directory, 0, config.indexIntervalBytes(), clock.millis()));
+    }
+    logStartOffset = segments.firstKey();
+    logEndOffset = segments.lastEntry().getValue().nextOffset();
+    highWatermark = logEndOffset;
+  }
+
+  private void rememberWriter(LogBatch batch) {
+    if (batch.writerId() != LogBatch.NO_WRITER) {
+      writers.put(
+          batch.writerId(),
+          new WriterState(batch.writerSequence(), batch.baseOffset(), batch.lastOffset()));
+    }
+  }
+
+  /**
+   * Appends a batch.
+   *
+   * @throws InvalidBatchException if the batch is corrupt, too large or out of sequence; nothing
+   *     was written
+   */
+  public AppendResult append(LogBatch batch) throws IOException {
+    if (batch.sizeInBytes() > config.maxBatchBytes()) {
+      throw new InvalidBatchException(
+          "Batch of "
+              + batch.sizeInBytes()
+              + " bytes exceeds the limit of "
+              + config.maxBatchBytes());
+    }
+    if (!batch.isValid()) {
+      throw new InvalidBatchException("Batch failed its CRC check or has an unknown format");
+    }
+    CompletableFuture<Void> durable = new CompletableFuture<>();
+    long baseOffset;
+    synchronized (appendLock) {
+      if (closed) {
+        throw new IllegalStateException("Tablet is closed: " + directory);
+      }
+      long writerId = batch.writerId();
+      if (writerId != LogBatch.NO_WRITER) {
+        WriterState state = writers.get(writerId);
+        if (state != null && batch.writerSequence() <= state.sequence()) {
+          if (batch.writerSequence() == state.sequence()) {
+            return new AppendResult(
+                state.baseOffset(), state.lastOffset(), true, whenDurable(state.lastOffset() + 1));
+          }
+          throw new InvalidBatchException(
+              "Writer "
+                  + writerId
+                  + " sent sequence "
+                  + batch.writerSequence()
+                  + " after "
+                  + state.sequence()
+                  + ": too old to deduplicate");
+        }
+        if (state != null && batch.writerSequence() != state.sequence() + 1) {
+          throw new InvalidBatchException(
+              "Writer "
+                  + writerId
+                  + " skipped from sequence "
+                  + state.sequence()
+                  + " to "
+                  + batch.writerSequence());
+        }
+      }
+      baseOffset = logEndOffset;
+      batch.assign(baseOffset, clock.millis());
+      LogSegment active = maybeRoll(batch.sizeInBytes());
+      active.append(batch);
+      logEndOffset = batch.nextOffset();
+      rememberWriter(batch);
+      if (config.flushMode() == FlushMode.OS) {
+        highWatermark = logEndOffset;
+        durable.complete(null);
+      } else {
+        synchronized (pending) {
+          pending.add(new Pending(logEndOffset, durable));
+        }
+      }
+    }
+    if (config.flushMode() == FlushMode.FSYNC) {
+      flushPending();
+    }
+    return new AppendResult(baseOffset, batch.lastOffset(), false, durable);
+  }
+
+  private CompletableFuture<Void> whenDurable(long endOffset) {
+    if (highWatermark >= endOffset) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> future = new CompletableFuture<>();
+    synchronized (pending) {
+      pending.add(new Pending(endOffset, future));
+    }
+    return future;
+  }
+
+  private LogSegment maybeRoll(int incomingBytes) throws IOException {
+    LogSegment active = segments.lastEntry().getValue();
+    boolean full =
+        active.sizeInBytes() > 0 && active.sizeInBytes() + incomingBytes > config.segmentBytes();
+    boolean old =
+        active.sizeInBytes() > 0
+            && clock.millis() - active.createdMillis() > config.segmentAge().toMillis();
+    if (!full && !old) {
+      return active;
+    }
+    active.flush();
+    LogSegment next =
+        LogSegment.create(directory, logEndOffset, config.indexIntervalBytes(), clock.millis());
+    segments.put(next.baseOffset(), next);
+    return next;
+  }
+
+  /**
+   * Forces the log and completes every pending append it covers. Callers that arrive while a force
+   * runs wait for it and then usually find their batch already covered: that is the group commit.
+   */
+  private void flushPending() throws IOException {
+    synchronized (flushLock) {
+      long target = logEndOffset;
+      if (highWatermark < target) {
+        segments.lastEntry().getValue().flush();
+        highWatermark = Math.max(highWatermark, target);
+      }
+      List<Pending> done = new ArrayList<>();
+      synchronized (pending) {
+        pending.removeIf(
+            entry -> {
+              if (entry.endOffset() <= highWatermark) {
+                done.add(entry);
+                return true;
+              }
+              return false;
+            });
+      }
+      done.forEach(entry -> entry.future().complete(null));
+    }
+  }
+
+  /**
+   * Reads whole batches starting with the one that holds {@code offset}, up to about {@code
+   * maxBytes} (at least one batch), never past the high watermark.
+   *
+   * @return the encoded batches; empty when {@code offset} is the high watermark
+   * @throws OffsetOutOfRangeException when {@code offset} is below the log start or above the high
+   *     watermark
+   */
+  public ByteBuffer read(long offset, int maxBytes) {
+    long watermark = highWatermark;
+    if (offset < logStartOffset || offset > watermark) {
+      throw new OffsetOutOfRangeException(
+          "Offset "
+              + offset
+              + " is outside the log ["
+              + logStartOffset
+              + ", "
+              + watermark
+              + "] of "
+              + directory);
+    }
+    if (offset == watermark) {
+      return ByteBuffer.allocate(0);
+    }
+    try {
+      Map.Entry<Long, LogSegment> entry = segments.floorEntry(offset);
+      while (entry != null) {
+        LogSegment segment = entry.getValue();
+        long position = segment.positionOf(offset);
+        if (position >= 0) {
+          long end = segment.positionBefore(watermark);
+          return segment.read(position, maxBytes, end);
+        }
+        entry = segments.higherEntry(entry.getKey());
+      }
+      return ByteBuffer.allocate(0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The first offset committed at or after {@code timestamp}, or the high watermark if none. */
+  public long offsetForTimestamp(long timestamp) {
+    try {
+      for (LogSegment segment : segments.values()) {
+        long offset = segment.offsetForTimestamp(timestamp);
+        if (offset >= 0) {
+          return Math.min(offset, highWatermark);
+        }
+      }
+      return highWatermark;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Deletes whole segments that lie below {@code floorOffset} (the tiered offset; {@link
+   * Long#MAX_VALUE} when nothing tiers) and are either older than the retention time or beyond the
+   * retention size. The active segment is never deleted.
+   *
+   * @return how many segments were deleted
+   */
+  public int enforceRetention(long floorOffset) throws IOException {
+    synchronized (appendLock) {
+      int deleted = 0;
+      long total = segments.values().stream().mapToLong(LogSegment::sizeInBytes).sum();
+      long now = clock.millis();
+      while (segments.size() > 1) {
+        LogSegment oldest = segments.firstEntry().getValue();
+        boolean expired = now - oldest.maxTimestamp() > config.retention().toMillis();
+        boolean oversize = config.retentionBytes() >= 0 && total > config.retentionBytes();
+        if (oldest.nextOffset() > floorOffset || (!expired && !oversize)) {
+          break;
+        }
+        segments.remove(oldest.baseOffset());
+        total -= oldest.sizeInBytes();
+        logStartOffset = segments.firstKey();
+        oldest.delete();
+        deleted++;
+      }
+      return deleted;
+    }
+  }
+
+  public long logStartOffset() {
+    return logStartOffset;
+  }
+
+  public long logEndOffset() {
+    return logEndOffset;
+  }
+
+  public long highWatermark() {
+    return highWatermark;
+  }
+
+  public int segmentCount() {
+    return segments.size();
+  }
+
+  /** Flushes and closes every segment. Appends after close fail. */
+  @Override
+  public void close() throws IOException {
+    synchronized (appendLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      flushPending();
+      for (LogSegment segment : segments.values()) {
+        segment.close();
+      }
+    }
+  }
+}
