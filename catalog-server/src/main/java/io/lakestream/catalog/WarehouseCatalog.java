@@ -44,6 +44,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final FileIO io;
   private final MetadataCache cache;
   private final Map<String, String> clientStorageConfig;
+  private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
 
   /**
    * @param clientStorageConfig file-access settings handed to clients that ask for vended
@@ -125,11 +126,21 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     return store.listEntities(warehouse, namespace, EntityKind.TABLE);
   }
 
+  /** Runs after a table is dropped, with its last metadata (the server drops its stream data). */
+  public void onTableDropped(java.util.function.Consumer<TableMetadata> listener) {
+    this.dropListener = requireNonNull(listener, "listener is null");
+  }
+
   @Override
   public boolean dropTable(TableIdentifier identifier, boolean purge) {
     Optional<EntityPointer> dropped = store.dropEntity(warehouse, identifier, EntityKind.TABLE);
     if (dropped.isEmpty()) {
       return false;
+    }
+    try {
+      dropListener.accept(cache.table(dropped.get().metadataLocation(), io));
+    } catch (RuntimeException e) {
+      LOG.warn("Dropped table {} but its drop listener failed", identifier, e);
     }
     if (purge) {
       try {

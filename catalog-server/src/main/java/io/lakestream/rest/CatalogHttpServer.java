@@ -192,7 +192,7 @@ public final class CatalogHttpServer implements AutoCloseable {
       }
     } catch (io.javalin.http.HttpResponseException e) {
       writeError(ctx, RestErrors.error(e.getStatus(), statusType(e.getStatus()), e.getMessage()));
-    } catch (Exception e) {
+    } catch (Exception | Error e) { // an Error must still answer with an ErrorResponse
       writeError(ctx, RestErrors.toErrorResponse(e));
     } finally {
       metrics.recordRequest(routeName, ctx.statusCode(), System.nanoTime() - started);

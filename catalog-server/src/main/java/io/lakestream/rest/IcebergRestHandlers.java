@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
+import io.lakestream.stream.StreamTableProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -109,6 +110,7 @@ public final class IcebergRestHandlers implements RestHandler {
         Namespace namespace = namespace(request);
         CreateTableRequest body = body(request, CreateTableRequest.class);
         validateName(body.name());
+        StreamTableProperties.validate(body.properties(), body.schema());
         LoadTableResponse response =
             body.stageCreate()
                 ? CatalogHandlers.stageTableCreate(catalog, namespace, body)

@@ -21,6 +21,12 @@ import io.lakestream.rest.OAuthTokenEndpoint;
 import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import io.lakestream.storage.WarehouseStorage;
+import io.lakestream.store.StreamService;
+import io.lakestream.store.log.LogManager;
+import io.lakestream.store.rpc.RpcServer;
+import io.lakestream.stream.ArrowBatchProjector;
+import io.lakestream.stream.CatalogStreamAccess;
+import io.lakestream.stream.CatalogTableResolver;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -54,6 +60,8 @@ public final class LakestreamServer implements AutoCloseable {
             return thread;
           });
   private JdbcMetadataStore store;
+  private LogManager logs;
+  private RpcServer rpc;
   private CatalogHttpServer http;
 
   private LakestreamServer(ServerConfig config) {
@@ -138,11 +146,23 @@ public final class LakestreamServer implements AutoCloseable {
               entry.getKey(), location, store, storage.io(), cache, storage.clientConfig()));
     }
     Warehouses warehouses = new Warehouses(catalogs, config.defaultWarehouse());
+    try {
+      logs =
+          new LogManager(
+              config.dataDirectory().resolve("streams"), config.stream().log(), Clock.systemUTC());
+    } catch (IOException e) {
+      throw new StartupException(
+          "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
+          e);
+    }
+    catalogs.values().forEach(catalog -> catalog.onTableDropped(this::dropStream));
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
     JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(store);
     idempotency.purgeExpired(System.currentTimeMillis());
     housekeeping.scheduleWithFixedDelay(
         () -> purgeIdempotencyKeys(idempotency), 10, 10, TimeUnit.MINUTES);
+    TokenService tokens = new TokenService(config.auth(), Clock.systemUTC());
+    Authorizer authorizer = new Authorizer(config.auth().grants());
     RestHandler handler =
         new AuthorizingHandler(
             new IdempotentHandler(
@@ -151,10 +171,9 @@ public final class LakestreamServer implements AutoCloseable {
                 mapper,
                 config.idempotencyKeyLifetime(),
                 Clock.systemUTC()),
-            new Authorizer(config.auth().grants()),
+            authorizer,
             mapper,
             config.defaultWarehouse());
-    TokenService tokens = new TokenService(config.auth(), Clock.systemUTC());
     Authenticator authenticator =
         config.auth().mode() == AuthMode.OAUTH2 ? tokens : Authenticator.none();
     if (config.auth().mode() == AuthMode.NONE && !isLoopback(config.bindAddress())) {
@@ -186,6 +205,29 @@ public final class LakestreamServer implements AutoCloseable {
               + (hasCause(e, BindException.class)
                   ? "address already in use or not available"
                   : e.getMessage()),
+          e);
+    }
+    requirePortFree(config.bindAddress(), config.rpcPort(), "rpc.port");
+    rpc =
+        new RpcServer(
+            new StreamService(
+                logs,
+                new CatalogTableResolver(warehouses),
+                new CatalogStreamAccess(
+                    tokens, authorizer, config.auth().mode() == AuthMode.OAUTH2),
+                new ArrowBatchProjector()),
+            config.stream().maxRequestBytes(),
+            config.stream().maxInFlightBytes());
+    try {
+      rpc.start(config.bindAddress(), config.rpcPort());
+    } catch (Exception e) { // Netty rethrows bind failures unchecked
+      throw new StartupException(
+          "Cannot listen on "
+              + config.bindAddress()
+              + ":"
+              + config.rpcPort()
+              + " (rpc.port): "
+              + e.getMessage(),
           e);
     }
     ready.set(true);
@@ -273,6 +315,19 @@ public final class LakestreamServer implements AutoCloseable {
     return e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 
+  private void dropStream(org.apache.iceberg.TableMetadata metadata) {
+    try {
+      logs.dropTable(metadata.uuid());
+    } catch (IOException e) {
+      LOG.warn("Dropped table {} but could not delete its stream data", metadata.location(), e);
+    }
+  }
+
+  /** The port of the stream RPC. */
+  public int rpcPort() {
+    return rpc.port();
+  }
+
   /** The port the HTTP server listens on. */
   public int httpPort() {
     return http.port();
@@ -293,6 +348,16 @@ public final class LakestreamServer implements AutoCloseable {
         http.close();
       } catch (RuntimeException e) {
         LOG.warn("Error stopping the HTTP server", e);
+      }
+    }
+    if (rpc != null) {
+      rpc.close();
+    }
+    if (logs != null) {
+      try {
+        logs.close();
+      } catch (IOException e) {
+        LOG.warn("Error closing the stream store", e);
       }
     }
     housekeeping.shutdownNow();

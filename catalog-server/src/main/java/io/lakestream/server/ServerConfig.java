@@ -6,6 +6,7 @@ import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import io.lakestream.storage.StorageConfig;
+import io.lakestream.store.StreamStoreConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +33,8 @@ public record ServerConfig(
     int metadataCacheEntries,
     Duration idempotencyKeyLifetime,
     AuthConfig auth,
-    StorageConfig storage) {
+    StorageConfig storage,
+    StreamStoreConfig stream) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -45,7 +47,7 @@ public record ServerConfig(
       ConfigKey.port(
           "http.port", 8181, "Port of the Iceberg REST catalog, /health, /ready, /metrics");
   public static final ConfigKey<Integer> RPC_PORT =
-      ConfigKey.port("rpc.port", 9123, "Port of the stream RPC (served once stream tables land)");
+      ConfigKey.port("rpc.port", 9123, "Port of the stream RPC (append, fetch, offsets)");
   public static final ConfigKey<Integer> FLIGHT_PORT =
       ConfigKey.port(
           "flight.port", 32010, "Port of Arrow Flight SQL (served once union reads land)");
@@ -118,12 +120,14 @@ public record ServerConfig(
     List<ConfigKey<?>> keys = new java.util.ArrayList<>(KEYS);
     keys.addAll(AuthConfig.KEYS);
     keys.addAll(StorageConfig.KEYS);
+    keys.addAll(StreamStoreConfig.KEYS);
     return List.copyOf(keys);
   }
 
   public ServerConfig {
     requireNonNull(auth, "auth is null");
     requireNonNull(storage, "storage is null");
+    requireNonNull(stream, "stream is null");
     requireNonNull(dataDirectory, "dataDirectory is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(shutdownTimeout, "shutdownTimeout is null");
@@ -160,7 +164,8 @@ public record ServerConfig(
         configuration.get(METADATA_CACHE_ENTRIES),
         configuration.get(IDEMPOTENCY_KEY_LIFETIME),
         AuthConfig.from(configuration),
-        StorageConfig.from(configuration));
+        StorageConfig.from(configuration),
+        StreamStoreConfig.from(configuration));
   }
 
   @Override

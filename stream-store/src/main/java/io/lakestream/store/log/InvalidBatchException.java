@@ -7,7 +7,24 @@ package io.lakestream.store.log;
 public final class InvalidBatchException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final boolean sequenceError;
+
   public InvalidBatchException(String message) {
+    this(message, false);
+  }
+
+  private InvalidBatchException(String message, boolean sequenceError) {
     super(message);
+    this.sequenceError = sequenceError;
+  }
+
+  /** A writer's batch whose sequence does not follow its last one. */
+  static InvalidBatchException outOfOrder(String message) {
+    return new InvalidBatchException(message, true);
+  }
+
+  /** Whether the batch was refused for its writer sequence rather than its contents. */
+  public boolean sequenceError() {
+    return sequenceError;
   }
 }

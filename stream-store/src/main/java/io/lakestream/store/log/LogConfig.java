@@ -2,6 +2,7 @@ package io.lakestream.store.log;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.batch.LogBatch;
 import java.time.Duration;
 
 /**

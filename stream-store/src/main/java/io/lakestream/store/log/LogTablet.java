@@ -2,6 +2,7 @@ package io.lakestream.store.log;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.batch.LogBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -53,10 +54,15 @@ public final class LogTablet implements AutoCloseable {
   private volatile long highWatermark;
   private volatile long logStartOffset;
   private boolean closed;
+  private final Object flushSignal = new Object();
+  private boolean flushRequested;
+  private Thread flusher;
 
   private record WriterState(int sequence, long baseOffset, long lastOffset) {}
 
   private record Pending(long endOffset, CompletableFuture<Void> future) {}
+
+  private final List<Pending> readers = new ArrayList<>();
 
   private LogTablet(Path directory, LogConfig config, Clock clock) {
     this.directory = requireNonNull(directory, "directory is null");
@@ -69,6 +75,12 @@ public final class LogTablet implements AutoCloseable {
     Files.createDirectories(directory);
     LogTablet tablet = new LogTablet(directory, config, clock);
     tablet.load();
+    if (config.flushMode() == FlushMode.FSYNC) {
+      tablet.flusher =
+          Thread.ofVirtual()
+              .name("lakestream-flusher-" + directory.getFileName())
+              .start(tablet::flushLoop);
+    }
     return tablet;
   }
 
@@ -137,7 +149,7 @@ public final class LogTablet implements AutoCloseable {
             return new AppendResult(
                 state.baseOffset(), state.lastOffset(), true, whenDurable(state.lastOffset() + 1));
           }
-          throw new InvalidBatchException(
+          throw InvalidBatchException.outOfOrder(
               "Writer "
                   + writerId
                   + " sent sequence "
@@ -147,7 +159,7 @@ public final class LogTablet implements AutoCloseable {
                   + ": too old to deduplicate");
         }
         if (state != null && batch.writerSequence() != state.sequence() + 1) {
-          throw new InvalidBatchException(
+          throw InvalidBatchException.outOfOrder(
               "Writer "
                   + writerId
                   + " skipped from sequence "
@@ -165,6 +177,7 @@ public final class LogTablet implements AutoCloseable {
       if (config.flushMode() == FlushMode.OS) {
         highWatermark = logEndOffset;
         durable.complete(null);
+        wakeReaders();
       } else {
         synchronized (pending) {
           pending.add(new Pending(logEndOffset, durable));
@@ -172,7 +185,10 @@ public final class LogTablet implements AutoCloseable {
       }
     }
     if (config.flushMode() == FlushMode.FSYNC) {
-      flushPending();
+      synchronized (flushSignal) {
+        flushRequested = true;
+        flushSignal.notifyAll();
+      }
     }
     return new AppendResult(baseOffset, batch.lastOffset(), false, durable);
   }
@@ -206,6 +222,49 @@ public final class LogTablet implements AutoCloseable {
   }
 
   /**
+   * Runs the forces of {@link FlushMode#FSYNC}: appends only write and request a flush, so a writer
+   * can send its next batch while the previous one is forced, and every append that arrives during
+   * a force is covered by the next one.
+   */
+  private void flushLoop() {
+    while (true) {
+      synchronized (flushSignal) {
+        while (!flushRequested && !isClosed()) {
+          try {
+            flushSignal.wait();
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        if (!flushRequested && isClosed()) {
+          return;
+        }
+        flushRequested = false;
+      }
+      try {
+        flushPending();
+      } catch (IOException e) {
+        failPending(e);
+      }
+    }
+  }
+
+  private boolean isClosed() {
+    synchronized (appendLock) {
+      return closed;
+    }
+  }
+
+  private void failPending(IOException error) {
+    List<Pending> failed;
+    synchronized (pending) {
+      failed = new ArrayList<>(pending);
+      pending.clear();
+    }
+    failed.forEach(entry -> entry.future().completeExceptionally(error));
+  }
+
+  /**
    * Forces the log and completes every pending append it covers. Callers that arrive while a force
    * runs wait for it and then usually find their batch already covered: that is the group commit.
    */
@@ -229,6 +288,39 @@ public final class LogTablet implements AutoCloseable {
       }
       done.forEach(entry -> entry.future().complete(null));
     }
+    wakeReaders();
+  }
+
+  /**
+   * Completes when the high watermark passes {@code offset}, that is when a read at {@code offset}
+   * would return data; at once if it already has. Long-polling fetches wait on this.
+   */
+  public CompletableFuture<Void> awaitDataAfter(long offset) {
+    CompletableFuture<Void> future = new CompletableFuture<>();
+    synchronized (readers) {
+      if (highWatermark > offset) {
+        future.complete(null);
+      } else {
+        readers.add(new Pending(offset + 1, future));
+      }
+    }
+    return future;
+  }
+
+  private void wakeReaders() {
+    List<Pending> ready = new ArrayList<>();
+    synchronized (readers) {
+      long watermark = highWatermark;
+      readers.removeIf(
+          entry -> {
+            if (entry.endOffset() <= watermark || entry.future().isDone()) {
+              ready.add(entry);
+              return true;
+            }
+            return false;
+          });
+    }
+    ready.forEach(entry -> entry.future().complete(null));
   }
 
   /**
@@ -343,6 +435,16 @@ public final class LogTablet implements AutoCloseable {
       flushPending();
       for (LogSegment segment : segments.values()) {
         segment.close();
+      }
+    }
+    synchronized (flushSignal) {
+      flushSignal.notifyAll();
+    }
+    if (flusher != null) {
+      try {
+        flusher.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
   }

@@ -1,4 +1,4 @@
-package io.lakestream.store.log;
+package io.lakestream.client.batch;
 
 import static java.util.Objects.requireNonNull;
 
@@ -36,19 +36,19 @@ public final class LogBatch {
   public static final byte MAGIC = 1;
   public static final long NO_WRITER = -1;
 
-  static final int BASE_OFFSET = 0;
-  static final int LENGTH = 8;
-  static final int MAGIC_OFFSET = 12;
-  static final int COMMIT_TIMESTAMP = 13;
-  static final int CRC = 21;
-  static final int ATTRIBUTES = 25;
-  static final int RECORD_COUNT = 27;
-  static final int SCHEMA_ID = 31;
-  static final int WRITER_ID = 35;
-  static final int WRITER_SEQUENCE = 43;
+  public static final int BASE_OFFSET = 0;
+  public static final int LENGTH = 8;
+  public static final int MAGIC_OFFSET = 12;
+  public static final int COMMIT_TIMESTAMP = 13;
+  public static final int CRC = 21;
+  public static final int ATTRIBUTES = 25;
+  public static final int RECORD_COUNT = 27;
+  public static final int SCHEMA_ID = 31;
+  public static final int WRITER_ID = 35;
+  public static final int WRITER_SEQUENCE = 43;
 
   /** Bytes before the length field ends: base offset and length. */
-  static final int LOG_OVERHEAD = 12;
+  public static final int LOG_OVERHEAD = 12;
 
   private final ByteBuffer buffer;
 
@@ -162,14 +162,17 @@ public final class LogBatch {
         && storedCrc() == computeCrc();
   }
 
-  int computeCrc() {
+  public int computeCrc() {
     CRC32C crc = new CRC32C();
     crc.update(buffer.duplicate().position(ATTRIBUTES).limit(sizeInBytes()));
     return (int) crc.getValue();
   }
 
-  /** Stamps the fields the tablet assigns; they are outside the CRC. */
-  void assign(long baseOffset, long commitTimestamp) {
+  /**
+   * Stamps the fields the server assigns on append; they are outside the CRC. Only the log tablet
+   * calls this.
+   */
+  public void assign(long baseOffset, long commitTimestamp) {
     buffer.putLong(BASE_OFFSET, baseOffset);
     buffer.putLong(COMMIT_TIMESTAMP, commitTimestamp);
   }

@@ -1,0 +1,58 @@
+package io.lakestream.stream;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.auth.Authorizer;
+import io.lakestream.auth.Principal;
+import io.lakestream.auth.Privilege;
+import io.lakestream.auth.TokenService;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.StreamAccess;
+import io.lakestream.store.StreamTable;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.exceptions.ForbiddenException;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
+
+/** Stream RPC access with the catalog's tokens and grants: one token works on every endpoint. */
+public final class CatalogStreamAccess implements StreamAccess {
+  private final TokenService tokens;
+  private final Authorizer authorizer;
+  private final boolean required;
+
+  public CatalogStreamAccess(TokenService tokens, Authorizer authorizer, boolean required) {
+    this.tokens = requireNonNull(tokens, "tokens is null");
+    this.authorizer = requireNonNull(authorizer, "authorizer is null");
+    this.required = required;
+  }
+
+  @Override
+  public boolean authenticationRequired() {
+    return required;
+  }
+
+  @Override
+  public String authenticate(String token) {
+    try {
+      return tokens.validate(token).name();
+    } catch (NotAuthorizedException e) {
+      throw new RpcException(ErrorCode.NOT_AUTHENTICATED, e.getMessage());
+    }
+  }
+
+  @Override
+  public void check(String principal, StreamTable table, boolean write) {
+    if (!required) {
+      return;
+    }
+    try {
+      authorizer.check(
+          Principal.named(principal),
+          write ? Privilege.WRITE : Privilege.READ,
+          table.warehouse(),
+          Namespace.of(table.namespace().toArray(String[]::new)));
+    } catch (ForbiddenException e) {
+      throw new RpcException(ErrorCode.NOT_AUTHORIZED, e.getMessage());
+    }
+  }
+}

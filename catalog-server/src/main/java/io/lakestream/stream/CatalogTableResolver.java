@@ -1,0 +1,88 @@
+package io.lakestream.stream;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.catalog.NoSuchWarehouseException;
+import io.lakestream.catalog.Warehouses;
+import io.lakestream.store.StreamTable;
+import io.lakestream.store.TableResolver;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * Resolves stream tables from the catalog: a table with {@code lakestream.kind} is a stream table
+ * whose id is its Iceberg table UUID. Every call reads the current catalog pointer, so schema
+ * changes and drops are seen at once; ids seen before are remembered to find their path.
+ */
+public final class CatalogTableResolver implements TableResolver {
+  private record Path(String warehouse, List<String> namespace, String name) {}
+
+  private final Warehouses warehouses;
+  private final Map<String, Path> paths = new ConcurrentHashMap<>();
+
+  public CatalogTableResolver(Warehouses warehouses) {
+    this.warehouses = requireNonNull(warehouses, "warehouses is null");
+  }
+
+  @Override
+  public Optional<StreamTable> resolve(String warehouse, List<String> namespace, String name) {
+    String resolvedWarehouse = warehouse == null ? warehouses.defaultWarehouse() : warehouse;
+    Optional<TableMetadata> metadata;
+    try {
+      if (namespace.isEmpty()) {
+        return Optional.empty();
+      }
+      metadata =
+          warehouses
+              .catalog(resolvedWarehouse)
+              .currentTableMetadata(
+                  TableIdentifier.of(Namespace.of(namespace.toArray(String[]::new)), name));
+    } catch (NoSuchWarehouseException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+    return metadata
+        .filter(table -> table.properties().containsKey(StreamTableProperties.KIND))
+        .map(
+            table -> {
+              StreamTable stream = toStreamTable(resolvedWarehouse, namespace, name, table);
+              paths.put(stream.tableId(), new Path(resolvedWarehouse, namespace, name));
+              return stream;
+            });
+  }
+
+  @Override
+  public Optional<StreamTable> resolveById(String tableId) {
+    Path path = paths.get(tableId);
+    if (path == null) {
+      return Optional.empty();
+    }
+    return resolve(path.warehouse(), path.namespace(), path.name())
+        .filter(table -> table.tableId().equals(tableId));
+  }
+
+  private static StreamTable toStreamTable(
+      String warehouse, List<String> namespace, String name, TableMetadata metadata) {
+    Map<String, String> properties = metadata.properties();
+    String bucketKey = properties.get(StreamTableProperties.BUCKET_KEY);
+    return new StreamTable(
+        metadata.uuid(),
+        warehouse,
+        namespace,
+        name,
+        properties.get(StreamTableProperties.KIND),
+        StreamTableProperties.buckets(properties),
+        metadata.currentSchemaId(),
+        metadata.schemasById().keySet(),
+        SchemaParser.toJson(metadata.schema()),
+        bucketKey == null
+            ? List.of()
+            : Arrays.stream(bucketKey.split(",")).map(String::trim).toList());
+  }
+}

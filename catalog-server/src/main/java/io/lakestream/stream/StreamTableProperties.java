@@ -1,0 +1,66 @@
+package io.lakestream.stream;
+
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.exceptions.BadRequestException;
+
+/**
+ * The table properties that make an Iceberg table a streaming table, and their validation at
+ * creation time (so a bad value is a 400, not a later write failure).
+ */
+public final class StreamTableProperties {
+  public static final String KIND = "lakestream.kind";
+  public static final String BUCKETS = "lakestream.buckets";
+  public static final String BUCKET_KEY = "lakestream.bucket-key";
+
+  public static final String LOG = "log";
+  public static final String PRIMARY_KEY = "primary-key";
+  private static final Set<String> KINDS = Set.of(LOG, PRIMARY_KEY);
+  public static final int MAX_BUCKETS = 1024;
+
+  private StreamTableProperties() {}
+
+  /**
+   * @throws BadRequestException naming the property and the value that is wrong
+   */
+  public static void validate(Map<String, String> properties, Schema schema) {
+    String kind = properties.get(KIND);
+    if (kind == null) {
+      for (String key : properties.keySet()) {
+        if (key.startsWith("lakestream.")) {
+          throw new BadRequestException("Property %s needs %s=log or primary-key", key, KIND);
+        }
+      }
+      return;
+    }
+    if (!KINDS.contains(kind)) {
+      throw new BadRequestException("Invalid %s '%s': expected log or primary-key", KIND, kind);
+    }
+    buckets(properties);
+    String bucketKey = properties.get(BUCKET_KEY);
+    if (bucketKey != null && schema != null) {
+      for (String column : bucketKey.split(",")) {
+        if (schema.findField(column.trim()) == null) {
+          throw new BadRequestException(
+              "Invalid %s: column '%s' is not in the table schema", BUCKET_KEY, column.trim());
+        }
+      }
+    }
+  }
+
+  /** The bucket count (default 1). */
+  public static int buckets(Map<String, String> properties) {
+    String value = properties.getOrDefault(BUCKETS, "1");
+    try {
+      int buckets = Integer.parseInt(value.trim());
+      if (buckets < 1 || buckets > MAX_BUCKETS) {
+        throw new NumberFormatException();
+      }
+      return buckets;
+    } catch (NumberFormatException e) {
+      throw new BadRequestException(
+          "Invalid %s '%s': expected an integer from 1 to %d", BUCKETS, value, MAX_BUCKETS);
+    }
+  }
+}

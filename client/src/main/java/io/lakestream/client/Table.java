@@ -1,0 +1,118 @@
+package io.lakestream.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ApiKey;
+import io.lakestream.client.rpc.Messages;
+import io.lakestream.client.rpc.Messages.FetchRequest;
+import io.lakestream.client.rpc.Messages.FetchResponse;
+import io.lakestream.client.rpc.Messages.ListOffsetsRequest;
+import io.lakestream.client.rpc.Messages.ListOffsetsResponse;
+import io.lakestream.client.rpc.Messages.MetadataResponse;
+import io.lakestream.client.rpc.Messages.ProduceRequest;
+import io.lakestream.client.rpc.Messages.ProduceResponse;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A streaming table as seen through a {@link Connection}: its shape and the bucket-level operations
+ * that writers and scanners build on. Thread safe.
+ */
+public final class Table {
+  private final Connection connection;
+  private final TablePath path;
+  private final MetadataResponse metadata;
+
+  Table(Connection connection, TablePath path, MetadataResponse metadata) {
+    this.connection = requireNonNull(connection, "connection is null");
+    this.path = requireNonNull(path, "path is null");
+    this.metadata = requireNonNull(metadata, "metadata is null");
+  }
+
+  public TablePath path() {
+    return path;
+  }
+
+  /** The table's stable id (its Iceberg table UUID). */
+  public String id() {
+    return metadata.tableId();
+  }
+
+  /** {@code log} or {@code primary-key}. */
+  public String kind() {
+    return metadata.kind();
+  }
+
+  public int buckets() {
+    return metadata.buckets();
+  }
+
+  public int schemaId() {
+    return metadata.schemaId();
+  }
+
+  /** The current schema as Iceberg JSON. */
+  public String schemaJson() {
+    return metadata.schemaJson();
+  }
+
+  public List<String> bucketKey() {
+    return metadata.bucketKey();
+  }
+
+  /**
+   * Appends one encoded batch to a bucket; completes once the batch is durable, with its offsets. A
+   * batch with a writer id and the sequence of an earlier batch is a retry and is not appended
+   * twice.
+   */
+  public CompletableFuture<ProduceResponse> append(int bucket, LogBatch batch) {
+    return connection
+        .send(ApiKey.PRODUCE, new ProduceRequest(id(), bucket, batch.buffer()).encode())
+        .thenApply(ProduceResponse::decode);
+  }
+
+  /**
+   * Reads batches of a bucket from an offset.
+   *
+   * @param maxWaitMillis how long the server may wait for data when there is none yet
+   * @param projection top-level column indexes to return; empty for all
+   */
+  public CompletableFuture<FetchResponse> fetch(
+      int bucket,
+      long offset,
+      int maxBytes,
+      int maxWaitMillis,
+      int[] projection,
+      ByteBuffer filter) {
+    return connection
+        .send(
+            ApiKey.FETCH,
+            new FetchRequest(id(), bucket, offset, maxBytes, maxWaitMillis, projection, filter)
+                .encode())
+        .thenApply(FetchResponse::decode);
+  }
+
+  /** The first offset of a bucket. */
+  public long earliestOffset(int bucket) {
+    return listOffsets(bucket, Messages.EARLIEST);
+  }
+
+  /** The high watermark of a bucket: the offset the next visible record will take. */
+  public long latestOffset(int bucket) {
+    return listOffsets(bucket, Messages.LATEST);
+  }
+
+  /** The first offset committed at or after a time (epoch milliseconds). */
+  public long offsetForTimestamp(int bucket, long timestamp) {
+    return listOffsets(bucket, timestamp);
+  }
+
+  private long listOffsets(int bucket, long spec) {
+    return ListOffsetsResponse.decode(
+            connection.call(
+                ApiKey.LIST_OFFSETS, new ListOffsetsRequest(id(), bucket, spec).encode()))
+        .offset();
+  }
+}

@@ -1,0 +1,45 @@
+package io.lakestream.client.rpc;
+
+/**
+ * The requests of the stream RPC. A key's number never changes meaning; a new request gets a new
+ * number. Each request body starts at version 0; a server answers a version it does not know with
+ * {@link ErrorCode#UNSUPPORTED_VERSION}.
+ */
+public enum ApiKey {
+  /** Bearer token in, principal out; later requests on the connection act for that principal. */
+  AUTHENTICATE(0, 0),
+  /** Table path in; table id, kind, buckets and schema out. */
+  METADATA(1, 0),
+  /** Append one encoded batch to a bucket; acknowledged once durable. */
+  PRODUCE(2, 0),
+  /** Read batches of a bucket from an offset, optionally waiting for new data. */
+  FETCH(3, 0),
+  /** Earliest, latest or by-timestamp offset of a bucket. */
+  LIST_OFFSETS(4, 0);
+
+  private final short id;
+  private final short latestVersion;
+
+  ApiKey(int id, int latestVersion) {
+    this.id = (short) id;
+    this.latestVersion = (short) latestVersion;
+  }
+
+  public short id() {
+    return id;
+  }
+
+  public short latestVersion() {
+    return latestVersion;
+  }
+
+  /** The key with a wire number, or null if this build does not know it. */
+  public static ApiKey forId(short id) {
+    for (ApiKey key : values()) {
+      if (key.id == id) {
+        return key;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,52 @@
+package io.lakestream.client.rpc;
+
+/**
+ * Error codes of the stream RPC. A code's number and meaning never change; new conditions get new
+ * numbers. {@link #retriable()} tells a client whether the same request may succeed later.
+ */
+public enum ErrorCode {
+  NONE(0, false),
+  UNKNOWN_SERVER_ERROR(1, false),
+  UNKNOWN_TABLE(2, false),
+  UNKNOWN_BUCKET(3, false),
+  OFFSET_OUT_OF_RANGE(4, false),
+  INVALID_BATCH(5, false),
+  OUT_OF_ORDER_SEQUENCE(6, false),
+  NOT_AUTHENTICATED(7, false),
+  NOT_AUTHORIZED(8, false),
+  REQUEST_TOO_LARGE(9, false),
+  UNSUPPORTED_VERSION(10, false),
+  INVALID_REQUEST(11, false),
+  SCHEMA_MISMATCH(12, false),
+  STORAGE_ERROR(13, true),
+  NOT_A_LOG_TABLE(14, false),
+  SERVER_SHUTTING_DOWN(15, true),
+  /** The connection failed before a response arrived (raised by the client, never sent). */
+  NETWORK_ERROR(16, true);
+
+  private final short code;
+  private final boolean retriable;
+
+  ErrorCode(int code, boolean retriable) {
+    this.code = (short) code;
+    this.retriable = retriable;
+  }
+
+  public short code() {
+    return code;
+  }
+
+  public boolean retriable() {
+    return retriable;
+  }
+
+  /** The error of a wire code; unknown codes read as {@link #UNKNOWN_SERVER_ERROR}. */
+  public static ErrorCode forCode(short code) {
+    for (ErrorCode error : values()) {
+      if (error.code == code) {
+        return error;
+      }
+    }
+    return UNKNOWN_SERVER_ERROR;
+  }
+}

@@ -1,0 +1,277 @@
+package io.lakestream.client.rpc;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Request and response bodies of the stream RPC, version 0. Each record encodes its own body and
+ * decodes it from a buffer positioned at the body; the frame header is {@link Wire}'s.
+ */
+public final class Messages {
+  private Messages() {}
+
+  /** Special offsets for {@link ListOffsetsRequest#spec()}. */
+  public static final long EARLIEST = -2;
+
+  public static final long LATEST = -1;
+
+  public record AuthenticateRequest(String token) {
+    public AuthenticateRequest {
+      requireNonNull(token, "token is null");
+    }
+
+    public ByteBuffer encode() {
+      byte[] bytes = token.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      ByteBuffer buffer = ByteBuffer.allocate(4 + bytes.length);
+      buffer.putInt(bytes.length).put(bytes);
+      return buffer.flip();
+    }
+
+    public static AuthenticateRequest decode(ByteBuffer buffer) {
+      ByteBuffer bytes = Wire.getBytes(buffer);
+      return new AuthenticateRequest(
+          java.nio.charset.StandardCharsets.UTF_8.decode(bytes).toString());
+    }
+  }
+
+  public record AuthenticateResponse(String principal) {
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(principal));
+      Wire.putString(buffer, principal);
+      return buffer.flip();
+    }
+
+    public static AuthenticateResponse decode(ByteBuffer buffer) {
+      return new AuthenticateResponse(Wire.getString(buffer));
+    }
+  }
+
+  /** A table by its catalog path; a null warehouse is the server's default warehouse. */
+  public record MetadataRequest(String warehouse, List<String> namespace, String table) {
+    public MetadataRequest {
+      namespace = List.copyOf(namespace);
+      requireNonNull(table, "table is null");
+    }
+
+    public ByteBuffer encode() {
+      String wh = warehouse == null ? "" : warehouse;
+      int size = Wire.stringSize(wh) + 4 + Wire.stringSize(table);
+      for (String level : namespace) {
+        size += Wire.stringSize(level);
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      Wire.putString(buffer, wh);
+      buffer.putInt(namespace.size());
+      namespace.forEach(level -> Wire.putString(buffer, level));
+      Wire.putString(buffer, table);
+      return buffer.flip();
+    }
+
+    public static MetadataRequest decode(ByteBuffer buffer) {
+      String warehouse = Wire.getString(buffer);
+      int levels = buffer.getInt();
+      if (levels < 0 || levels > 64) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid namespace depth " + levels);
+      }
+      List<String> namespace = new ArrayList<>();
+      for (int i = 0; i < levels; i++) {
+        namespace.add(Wire.getString(buffer));
+      }
+      return new MetadataRequest(
+          warehouse.isEmpty() ? null : warehouse, namespace, Wire.getString(buffer));
+    }
+  }
+
+  /**
+   * @param tableId the table's stable id (its Iceberg table UUID)
+   * @param kind {@code log} or {@code primary-key}
+   * @param schemaJson the current Iceberg schema as JSON
+   */
+  public record MetadataResponse(
+      String tableId,
+      String kind,
+      int buckets,
+      int schemaId,
+      String schemaJson,
+      List<String> bucketKey) {
+    public MetadataResponse {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(kind, "kind is null");
+      requireNonNull(schemaJson, "schemaJson is null");
+      bucketKey = List.copyOf(bucketKey);
+    }
+
+    public ByteBuffer encode() {
+      byte[] schema = schemaJson.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      int size = Wire.stringSize(tableId) + Wire.stringSize(kind) + 4 + 4 + 4 + schema.length + 4;
+      for (String column : bucketKey) {
+        size += Wire.stringSize(column);
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      Wire.putString(buffer, tableId);
+      Wire.putString(buffer, kind);
+      buffer.putInt(buckets).putInt(schemaId);
+      Wire.putBytes(buffer, ByteBuffer.wrap(schema));
+      buffer.putInt(bucketKey.size());
+      bucketKey.forEach(column -> Wire.putString(buffer, column));
+      return buffer.flip();
+    }
+
+    public static MetadataResponse decode(ByteBuffer buffer) {
+      String tableId = Wire.getString(buffer);
+      String kind = Wire.getString(buffer);
+      int buckets = buffer.getInt();
+      int schemaId = buffer.getInt();
+      String schema =
+          java.nio.charset.StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
+      int keys = buffer.getInt();
+      List<String> bucketKey = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        bucketKey.add(Wire.getString(buffer));
+      }
+      return new MetadataResponse(tableId, kind, buckets, schemaId, schema, bucketKey);
+    }
+  }
+
+  /** One encoded log batch for a bucket. */
+  public record ProduceRequest(String tableId, int bucket, ByteBuffer batch) {
+    public ProduceRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(batch, "batch is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 4 + batch.remaining());
+      Wire.putString(buffer, tableId);
+      buffer.putInt(bucket);
+      Wire.putBytes(buffer, batch);
+      return buffer.flip();
+    }
+
+    public static ProduceRequest decode(ByteBuffer buffer) {
+      return new ProduceRequest(Wire.getString(buffer), buffer.getInt(), Wire.getBytes(buffer));
+    }
+  }
+
+  /**
+   * @param duplicate the batch was a retry of one already written; the offsets are the original's
+   */
+  public record ProduceResponse(long baseOffset, long lastOffset, boolean duplicate) {
+    public ByteBuffer encode() {
+      return ByteBuffer.allocate(17)
+          .putLong(baseOffset)
+          .putLong(lastOffset)
+          .put((byte) (duplicate ? 1 : 0))
+          .flip();
+    }
+
+    public static ProduceResponse decode(ByteBuffer buffer) {
+      return new ProduceResponse(buffer.getLong(), buffer.getLong(), buffer.get() == 1);
+    }
+  }
+
+  /**
+   * @param maxWaitMillis how long to wait for data when {@code offset} is the high watermark
+   * @param projection top-level column indexes to return, in order; empty for all columns
+   * @param filter encoded batch filter; empty for none
+   */
+  public record FetchRequest(
+      String tableId,
+      int bucket,
+      long offset,
+      int maxBytes,
+      int maxWaitMillis,
+      int[] projection,
+      ByteBuffer filter) {
+    public FetchRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(projection, "projection is null");
+      requireNonNull(filter, "filter is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(
+              Wire.stringSize(tableId)
+                  + 4
+                  + 8
+                  + 4
+                  + 4
+                  + 4
+                  + 4 * projection.length
+                  + 4
+                  + filter.remaining());
+      Wire.putString(buffer, tableId);
+      buffer.putInt(bucket).putLong(offset).putInt(maxBytes).putInt(maxWaitMillis);
+      Wire.putInts(buffer, projection);
+      Wire.putBytes(buffer, filter);
+      return buffer.flip();
+    }
+
+    public static FetchRequest decode(ByteBuffer buffer) {
+      return new FetchRequest(
+          Wire.getString(buffer),
+          buffer.getInt(),
+          buffer.getLong(),
+          buffer.getInt(),
+          buffer.getInt(),
+          Wire.getInts(buffer),
+          Wire.getBytes(buffer));
+    }
+  }
+
+  /**
+   * @param nextOffset where the next fetch continues: after the last batch read, even when a filter
+   *     dropped it
+   * @param batches whole encoded batches, back to back, starting with the one that holds the
+   *     requested offset
+   */
+  public record FetchResponse(
+      long highWatermark, long logStartOffset, long nextOffset, ByteBuffer batches) {
+    public FetchResponse {
+      requireNonNull(batches, "batches is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(8 + 8 + 8 + 4 + batches.remaining());
+      buffer.putLong(highWatermark).putLong(logStartOffset).putLong(nextOffset);
+      Wire.putBytes(buffer, batches);
+      return buffer.flip();
+    }
+
+    public static FetchResponse decode(ByteBuffer buffer) {
+      return new FetchResponse(
+          buffer.getLong(), buffer.getLong(), buffer.getLong(), Wire.getBytes(buffer));
+    }
+  }
+
+  /**
+   * @param spec {@link #EARLIEST}, {@link #LATEST} (the high watermark), or a timestamp in epoch
+   *     milliseconds
+   */
+  public record ListOffsetsRequest(String tableId, int bucket, long spec) {
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 8);
+      Wire.putString(buffer, tableId);
+      buffer.putInt(bucket).putLong(spec);
+      return buffer.flip();
+    }
+
+    public static ListOffsetsRequest decode(ByteBuffer buffer) {
+      return new ListOffsetsRequest(Wire.getString(buffer), buffer.getInt(), buffer.getLong());
+    }
+  }
+
+  public record ListOffsetsResponse(long offset) {
+    public ByteBuffer encode() {
+      return ByteBuffer.allocate(8).putLong(offset).flip();
+    }
+
+    public static ListOffsetsResponse decode(ByteBuffer buffer) {
+      return new ListOffsetsResponse(buffer.getLong());
+    }
+  }
+}

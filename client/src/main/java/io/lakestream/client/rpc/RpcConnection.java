@@ -1,0 +1,145 @@
+package io.lakestream.client.rpc;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One TCP connection to a Lakestream server's stream RPC. Requests are pipelined: {@link #send}
+ * writes a frame and returns at once; a reader thread completes each future when its response
+ * arrives, in whatever order the server answers.
+ *
+ * <p>Thread safe. When the connection fails, every pending and later request fails with {@link
+ * ErrorCode#NETWORK_ERROR}; the caller opens a new connection.
+ */
+public final class RpcConnection implements AutoCloseable {
+  private final Socket socket;
+  private final OutputStream out;
+  private final DataInputStream in;
+  private final Map<Integer, CompletableFuture<ByteBuffer>> pending = new ConcurrentHashMap<>();
+  private final AtomicInteger nextRequestId = new AtomicInteger();
+  private final Thread reader;
+  private volatile RpcException failure;
+
+  private RpcConnection(Socket socket) throws IOException {
+    this.socket = requireNonNull(socket, "socket is null");
+    this.out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+    this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
+    this.reader = new Thread(this::readResponses, "lakestream-rpc-reader-" + socket.getPort());
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Connects to {@code host:port}. */
+  public static RpcConnection open(String host, int port, Duration connectTimeout)
+      throws IOException {
+    Socket socket = new Socket();
+    socket.setTcpNoDelay(true);
+    socket.setKeepAlive(true);
+    socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
+    return new RpcConnection(socket);
+  }
+
+  /**
+   * Sends a request.
+   *
+   * @return the response body, or a failure with the server's {@link RpcException}
+   */
+  public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer body) {
+    CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
+    RpcException failed = failure;
+    if (failed != null) {
+      future.completeExceptionally(failed);
+      return future;
+    }
+    int requestId = nextRequestId.incrementAndGet();
+    pending.put(requestId, future);
+    ByteBuffer header = ByteBuffer.allocate(Wire.REQUEST_HEADER);
+    header.putInt(Wire.REQUEST_HEADER - 4 + body.remaining());
+    header.putShort(key.id()).putShort(key.latestVersion()).putInt(requestId);
+    try {
+      synchronized (out) {
+        out.write(header.array());
+        if (body.hasArray()) {
+          out.write(body.array(), body.arrayOffset() + body.position(), body.remaining());
+        } else {
+          byte[] copy = new byte[body.remaining()];
+          body.duplicate().get(copy);
+          out.write(copy);
+        }
+        out.flush();
+      }
+    } catch (IOException e) {
+      fail(
+          new RpcException(
+              ErrorCode.NETWORK_ERROR,
+              "Cannot send to " + socket.getRemoteSocketAddress() + ": " + e.getMessage()));
+    }
+    return future;
+  }
+
+  private void readResponses() {
+    try {
+      while (true) {
+        int length = in.readInt();
+        if (length < Wire.RESPONSE_HEADER - 4) {
+          throw new IOException("Malformed response frame of length " + length);
+        }
+        int requestId = in.readInt();
+        short code = in.readShort();
+        byte[] body = new byte[length - 6];
+        in.readFully(body);
+        CompletableFuture<ByteBuffer> future = pending.remove(requestId);
+        if (future == null) {
+          continue;
+        }
+        ErrorCode error = ErrorCode.forCode(code);
+        if (error == ErrorCode.NONE) {
+          future.complete(ByteBuffer.wrap(body));
+        } else {
+          future.completeExceptionally(
+              new RpcException(error, Wire.getString(ByteBuffer.wrap(body))));
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      fail(
+          new RpcException(
+              ErrorCode.NETWORK_ERROR,
+              "Connection to " + socket.getRemoteSocketAddress() + " failed: " + e.getMessage()));
+    }
+  }
+
+  private void fail(RpcException error) {
+    if (failure == null) {
+      failure = error;
+    }
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // Already failing; the error above is what callers see.
+    }
+    pending.values().forEach(future -> future.completeExceptionally(error));
+    pending.clear();
+  }
+
+  public boolean isOpen() {
+    return failure == null;
+  }
+
+  @Override
+  public void close() {
+    fail(new RpcException(ErrorCode.NETWORK_ERROR, "Connection closed"));
+  }
+}

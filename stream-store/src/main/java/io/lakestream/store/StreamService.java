@@ -1,0 +1,290 @@
+package io.lakestream.store;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ApiKey;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.Messages;
+import io.lakestream.client.rpc.Messages.AuthenticateRequest;
+import io.lakestream.client.rpc.Messages.AuthenticateResponse;
+import io.lakestream.client.rpc.Messages.FetchRequest;
+import io.lakestream.client.rpc.Messages.FetchResponse;
+import io.lakestream.client.rpc.Messages.ListOffsetsRequest;
+import io.lakestream.client.rpc.Messages.ListOffsetsResponse;
+import io.lakestream.client.rpc.Messages.MetadataRequest;
+import io.lakestream.client.rpc.Messages.MetadataResponse;
+import io.lakestream.client.rpc.Messages.ProduceRequest;
+import io.lakestream.client.rpc.Messages.ProduceResponse;
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.log.AppendResult;
+import io.lakestream.store.log.InvalidBatchException;
+import io.lakestream.store.log.LogManager;
+import io.lakestream.store.log.LogTablet;
+import io.lakestream.store.log.OffsetOutOfRangeException;
+import io.lakestream.store.rpc.RequestHandler;
+import io.lakestream.store.rpc.Session;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The stream RPC's requests on top of the {@link LogManager}: validates every request at the
+ * boundary (table, bucket, schema id, batch integrity, access) and maps storage failures to the one
+ * set of wire error codes.
+ */
+public final class StreamService implements RequestHandler {
+  private static final int MAX_WAIT_MILLIS = 30_000;
+
+  private final LogManager logs;
+  private final TableResolver tables;
+  private final StreamAccess access;
+  private final BatchProjector projector;
+
+  public StreamService(
+      LogManager logs, TableResolver tables, StreamAccess access, BatchProjector projector) {
+    this.logs = requireNonNull(logs, "logs is null");
+    this.tables = requireNonNull(tables, "tables is null");
+    this.access = requireNonNull(access, "access is null");
+    this.projector = requireNonNull(projector, "projector is null");
+  }
+
+  @Override
+  public CompletableFuture<ByteBuffer> handle(
+      Session session, ApiKey key, short version, ByteBuffer body) {
+    try {
+      if (version > key.latestVersion() || version < 0) {
+        throw new RpcException(
+            ErrorCode.UNSUPPORTED_VERSION,
+            key + " version " + version + " is not supported (latest " + key.latestVersion() + ")");
+      }
+      if (key != ApiKey.AUTHENTICATE
+          && access.authenticationRequired()
+          && session.principal() == null) {
+        throw new RpcException(
+            ErrorCode.NOT_AUTHENTICATED, "Authenticate with a bearer token before " + key);
+      }
+      return switch (key) {
+        case AUTHENTICATE -> authenticate(session, AuthenticateRequest.decode(body));
+        case METADATA ->
+            CompletableFuture.completedFuture(metadata(session, MetadataRequest.decode(body)));
+        case PRODUCE -> produce(session, ProduceRequest.decode(body));
+        case FETCH -> fetch(session, FetchRequest.decode(body));
+        case LIST_OFFSETS ->
+            CompletableFuture.completedFuture(
+                listOffsets(session, ListOffsetsRequest.decode(body)));
+      };
+    } catch (RpcException e) {
+      return CompletableFuture.failedFuture(e);
+    } catch (java.nio.BufferUnderflowException e) {
+      return CompletableFuture.failedFuture(
+          new RpcException(ErrorCode.INVALID_REQUEST, "Truncated " + key + " request body"));
+    }
+  }
+
+  private CompletableFuture<ByteBuffer> authenticate(Session session, AuthenticateRequest request) {
+    String principal = access.authenticate(request.token());
+    session.authenticated(principal);
+    return CompletableFuture.completedFuture(new AuthenticateResponse(principal).encode());
+  }
+
+  private ByteBuffer metadata(Session session, MetadataRequest request) {
+    StreamTable table =
+        tables
+            .resolve(request.warehouse(), request.namespace(), request.table())
+            .orElseThrow(
+                () ->
+                    new RpcException(
+                        ErrorCode.UNKNOWN_TABLE,
+                        "No stream table "
+                            + String.join(".", request.namespace())
+                            + "."
+                            + request.table()
+                            + " (it does not exist or has no lakestream.kind property)"));
+    access.check(session.principal(), table, false);
+    return new MetadataResponse(
+            table.tableId(),
+            table.kind(),
+            table.buckets(),
+            table.currentSchemaId(),
+            table.schemaJson(),
+            table.bucketKey())
+        .encode();
+  }
+
+  private StreamTable table(String tableId, int bucket) {
+    StreamTable table =
+        tables
+            .resolveById(tableId)
+            .orElseThrow(
+                () ->
+                    new RpcException(
+                        ErrorCode.UNKNOWN_TABLE, "No stream table with id " + tableId));
+    if (bucket < 0 || bucket >= table.buckets()) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_BUCKET,
+          "Table "
+              + table.displayName()
+              + " has buckets 0.."
+              + (table.buckets() - 1)
+              + ", not "
+              + bucket);
+    }
+    return table;
+  }
+
+  private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
+    StreamTable table = table(request.tableId(), request.bucket());
+    access.check(session.principal(), table, true);
+    if (!table.kind().equals("log")) {
+      throw new RpcException(
+          ErrorCode.NOT_A_LOG_TABLE,
+          "Table "
+              + table.displayName()
+              + " is a "
+              + table.kind()
+              + " table; append needs a log table");
+    }
+    ByteBuffer bytes = request.batch();
+    if (bytes.remaining() < LogBatch.HEADER_SIZE) {
+      throw new RpcException(
+          ErrorCode.INVALID_BATCH,
+          "Batch of " + bytes.remaining() + " bytes is shorter than its header");
+    }
+    LogBatch batch = LogBatch.wrap(copy(bytes));
+    if (batch.sizeInBytes() != bytes.remaining()) {
+      throw new RpcException(
+          ErrorCode.INVALID_BATCH,
+          "Batch length field says "
+              + batch.sizeInBytes()
+              + " bytes but "
+              + bytes.remaining()
+              + " arrived");
+    }
+    if (!table.schemaIds().contains(batch.schemaId())) {
+      throw new RpcException(
+          ErrorCode.SCHEMA_MISMATCH,
+          "Table "
+              + table.displayName()
+              + " has no schema "
+              + batch.schemaId()
+              + " (current "
+              + table.currentSchemaId()
+              + ")");
+    }
+    AppendResult result;
+    try {
+      result = logs.tablet(table.tableId(), request.bucket()).append(batch);
+    } catch (InvalidBatchException e) {
+      throw new RpcException(
+          e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
+          e.getMessage());
+    } catch (IOException | UncheckedIOException e) {
+      throw new RpcException(
+          ErrorCode.STORAGE_ERROR,
+          "Cannot append to " + table.displayName() + ": " + e.getMessage());
+    }
+    return result
+        .durable()
+        .handle(
+            (ignored, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    new RpcException(
+                        ErrorCode.STORAGE_ERROR,
+                        "Cannot make the batch durable: " + error.getMessage()));
+              }
+              return new ProduceResponse(
+                      result.baseOffset(), result.lastOffset(), result.duplicate())
+                  .encode();
+            });
+  }
+
+  private static ByteBuffer copy(ByteBuffer bytes) {
+    ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
+    copy.put(bytes.duplicate());
+    return copy.flip();
+  }
+
+  private CompletableFuture<ByteBuffer> fetch(Session session, FetchRequest request) {
+    StreamTable table = table(request.tableId(), request.bucket());
+    access.check(session.principal(), table, false);
+    if (request.maxBytes() <= 0) {
+      throw new RpcException(
+          ErrorCode.INVALID_REQUEST, "maxBytes must be positive: " + request.maxBytes());
+    }
+    LogTablet tablet = logs.tablet(table.tableId(), request.bucket());
+    ByteBuffer first = read(table, tablet, request);
+    int wait = Math.min(request.maxWaitMillis(), MAX_WAIT_MILLIS);
+    if (first.hasRemaining() || wait <= 0) {
+      return CompletableFuture.completedFuture(respond(table, tablet, request, first));
+    }
+    return tablet
+        .awaitDataAfter(request.offset())
+        .completeOnTimeout(null, wait, TimeUnit.MILLISECONDS)
+        .thenApply(ignored -> respond(table, tablet, request, read(table, tablet, request)));
+  }
+
+  private ByteBuffer read(StreamTable table, LogTablet tablet, FetchRequest request) {
+    try {
+      return tablet.read(request.offset(), request.maxBytes());
+    } catch (OffsetOutOfRangeException e) {
+      throw new RpcException(
+          ErrorCode.OFFSET_OUT_OF_RANGE,
+          "Cannot fetch bucket "
+              + request.bucket()
+              + " of "
+              + table.displayName()
+              + ": "
+              + e.getMessage());
+    } catch (UncheckedIOException e) {
+      throw new RpcException(
+          ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+    }
+  }
+
+  private ByteBuffer respond(
+      StreamTable table, LogTablet tablet, FetchRequest request, ByteBuffer batches) {
+    ByteBuffer projected =
+        request.projection().length == 0 && !request.filter().hasRemaining()
+            ? batches
+            : projector.apply(table, batches, request.projection(), request.filter());
+    return new FetchResponse(
+            tablet.highWatermark(),
+            tablet.logStartOffset(),
+            nextOffset(batches, request.offset()),
+            projected)
+        .encode();
+  }
+
+  private static long nextOffset(ByteBuffer batches, long requested) {
+    long next = requested;
+    int position = batches.position();
+    while (position + LogBatch.HEADER_SIZE <= batches.limit()) {
+      LogBatch batch = LogBatch.wrap(batches.slice(position, batches.limit() - position));
+      next = batch.nextOffset();
+      position += batch.sizeInBytes();
+    }
+    return next;
+  }
+
+  private ByteBuffer listOffsets(Session session, ListOffsetsRequest request) {
+    StreamTable table = table(request.tableId(), request.bucket());
+    access.check(session.principal(), table, false);
+    LogTablet tablet = logs.tablet(table.tableId(), request.bucket());
+    long offset;
+    if (request.spec() == Messages.EARLIEST) {
+      offset = tablet.logStartOffset();
+    } else if (request.spec() == Messages.LATEST) {
+      offset = tablet.highWatermark();
+    } else if (request.spec() >= 0) {
+      offset = tablet.offsetForTimestamp(request.spec());
+    } else {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid offset spec " + request.spec());
+    }
+    return new ListOffsetsResponse(offset).encode();
+  }
+}

@@ -1,0 +1,71 @@
+package io.lakestream.store;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.config.ConfigKey;
+import io.lakestream.config.Configuration;
+import io.lakestream.store.log.FlushMode;
+import io.lakestream.store.log.LogConfig;
+import java.time.Duration;
+import java.util.List;
+
+/** Settings of the stream store and its RPC endpoint. */
+public record StreamStoreConfig(LogConfig log, int maxRequestBytes, long maxInFlightBytes) {
+  public static final ConfigKey<FlushMode> FLUSH_MODE =
+      ConfigKey.choice(
+          "log.flush-mode",
+          FlushMode.class,
+          FlushMode.FSYNC,
+          "fsync: acknowledge after the batch is on disk (survives power loss); os: after the"
+              + " write to the page cache (survives a process crash only, lower latency)");
+  public static final ConfigKey<Long> SEGMENT_BYTES =
+      ConfigKey.bytes("log.segment-bytes", 256L << 20, "Size at which a log segment rolls");
+  public static final ConfigKey<Duration> SEGMENT_AGE =
+      ConfigKey.duration("log.segment-age", Duration.ofDays(1), "Age at which a log segment rolls");
+  public static final ConfigKey<Duration> RETENTION =
+      ConfigKey.duration(
+          "log.retention",
+          Duration.ofDays(7),
+          "Log segments older than this may be deleted (never above the tiered offset)");
+  public static final ConfigKey<Long> RETENTION_BYTES =
+      ConfigKey.bytes("log.retention-bytes", 0, "Per-bucket size limit of the log; 0 for none");
+  public static final ConfigKey<Long> MAX_BATCH_BYTES =
+      ConfigKey.bytes("log.max-batch-bytes", 16L << 20, "Largest accepted batch");
+  public static final ConfigKey<Long> MAX_REQUEST_BYTES =
+      ConfigKey.bytes("rpc.max-request-size", 64L << 20, "Largest accepted RPC request frame");
+  public static final ConfigKey<Long> MAX_IN_FLIGHT_BYTES =
+      ConfigKey.bytes(
+          "rpc.max-in-flight-bytes",
+          128L << 20,
+          "Unanswered request bytes per connection before the server stops reading it");
+
+  public static final List<ConfigKey<?>> KEYS =
+      List.of(
+          FLUSH_MODE,
+          SEGMENT_BYTES,
+          SEGMENT_AGE,
+          RETENTION,
+          RETENTION_BYTES,
+          MAX_BATCH_BYTES,
+          MAX_REQUEST_BYTES,
+          MAX_IN_FLIGHT_BYTES);
+
+  public StreamStoreConfig {
+    requireNonNull(log, "log is null");
+  }
+
+  public static StreamStoreConfig from(Configuration configuration) {
+    long retentionBytes = configuration.get(RETENTION_BYTES);
+    return new StreamStoreConfig(
+        new LogConfig(
+            configuration.get(SEGMENT_BYTES),
+            configuration.get(SEGMENT_AGE),
+            4096,
+            configuration.get(FLUSH_MODE),
+            (int) Math.min(Integer.MAX_VALUE, configuration.get(MAX_BATCH_BYTES)),
+            configuration.get(RETENTION),
+            retentionBytes == 0 ? -1 : retentionBytes),
+        (int) Math.min(Integer.MAX_VALUE, configuration.get(MAX_REQUEST_BYTES)),
+        configuration.get(MAX_IN_FLIGHT_BYTES));
+  }
+}

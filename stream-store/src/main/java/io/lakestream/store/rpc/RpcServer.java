@@ -1,0 +1,211 @@
+package io.lakestream.store.rpc;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.rpc.ApiKey;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.client.rpc.Wire;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.TooLongFrameException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream RPC server: length-prefixed frames over TCP (see {@link Wire}), decoded by Netty and
+ * served by a {@link RequestHandler}.
+ *
+ * <p>Requests of one connection are handed to the handler in arrival order (so a writer's batches
+ * append in the order sent) on worker threads, never on the event loop; responses go back as soon
+ * as each completes, so a slow long-poll does not hold up a produce behind it. A connection whose
+ * unanswered requests exceed {@code maxInFlightBytes} stops being read until responses drain
+ * (backpressure). Frames over {@code maxRequestBytes} close the connection after an error reply.
+ */
+public final class RpcServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
+
+  private final RequestHandler handler;
+  private final int maxRequestBytes;
+  private final long maxInFlightBytes;
+  private final EventLoopGroup boss = new NioEventLoopGroup(1);
+  private final EventLoopGroup workers = new NioEventLoopGroup(2);
+  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  private Channel channel;
+
+  public RpcServer(RequestHandler handler, int maxRequestBytes, long maxInFlightBytes) {
+    this.handler = requireNonNull(handler, "handler is null");
+    this.maxRequestBytes = maxRequestBytes;
+    this.maxInFlightBytes = maxInFlightBytes;
+  }
+
+  /** Binds and starts serving; throws if the address cannot be bound. */
+  public void start(String host, int port) throws InterruptedException {
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel socket) {
+                    socket
+                        .pipeline()
+                        .addLast(new LengthFieldBasedFrameDecoder(maxRequestBytes, 0, 4, 0, 4))
+                        .addLast(new ConnectionHandler());
+                  }
+                });
+    channel = bootstrap.bind(host, port).sync().channel();
+  }
+
+  public int port() {
+    return ((InetSocketAddress) channel.localAddress()).getPort();
+  }
+
+  private final class ConnectionHandler extends SimpleChannelInboundHandler<ByteBuf> {
+    private final Session session = new Session();
+    private final AtomicLong inFlight = new AtomicLong();
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext context, ByteBuf frame) {
+      if (frame.readableBytes() < Wire.REQUEST_HEADER - 4) {
+        reply(context, 0, ErrorCode.INVALID_REQUEST, "Request frame too short", 0);
+        context.close();
+        return;
+      }
+      short apiKey = frame.readShort();
+      short version = frame.readShort();
+      int requestId = frame.readInt();
+      byte[] body = new byte[frame.readableBytes()];
+      frame.readBytes(body);
+      long size = body.length;
+      if (inFlight.addAndGet(size) > maxInFlightBytes) {
+        context.channel().config().setAutoRead(false);
+      }
+      ApiKey key = ApiKey.forId(apiKey);
+      tail =
+          tail.thenRunAsync(
+              () -> {
+                if (key == null) {
+                  reply(
+                      context,
+                      requestId,
+                      ErrorCode.UNSUPPORTED_VERSION,
+                      "Unknown API key " + apiKey,
+                      size);
+                  return;
+                }
+                CompletableFuture<ByteBuffer> response;
+                try {
+                  response = handler.handle(session, key, version, ByteBuffer.wrap(body));
+                } catch (RuntimeException e) {
+                  response = CompletableFuture.failedFuture(e);
+                }
+                response.whenComplete(
+                    (result, error) -> {
+                      if (error == null) {
+                        replyOk(context, requestId, result, size);
+                      } else {
+                        Throwable cause =
+                            error instanceof java.util.concurrent.CompletionException
+                                    && error.getCause() != null
+                                ? error.getCause()
+                                : error;
+                        if (cause instanceof RpcException rpc) {
+                          reply(context, requestId, rpc.error(), rpc.getMessage(), size);
+                        } else {
+                          LOG.error("Unexpected failure serving {}", key, cause);
+                          reply(
+                              context,
+                              requestId,
+                              ErrorCode.UNKNOWN_SERVER_ERROR,
+                              "Internal error ("
+                                  + cause.getClass().getSimpleName()
+                                  + "); see server log",
+                              size);
+                        }
+                      }
+                    });
+              },
+              executor);
+    }
+
+    private void replyOk(ChannelHandlerContext context, int requestId, ByteBuffer body, long size) {
+      ByteBuf out = Unpooled.buffer(Wire.RESPONSE_HEADER + body.remaining());
+      out.writeInt(Wire.RESPONSE_HEADER - 4 + body.remaining());
+      out.writeInt(requestId);
+      out.writeShort(ErrorCode.NONE.code());
+      out.writeBytes(body);
+      send(context, out, size);
+    }
+
+    private void reply(
+        ChannelHandlerContext context, int requestId, ErrorCode error, String message, long size) {
+      byte[] text = (message == null ? error.name() : message).getBytes(StandardCharsets.UTF_8);
+      int length = Math.min(text.length, Short.MAX_VALUE);
+      ByteBuf out = Unpooled.buffer(Wire.RESPONSE_HEADER + 2 + length);
+      out.writeInt(Wire.RESPONSE_HEADER - 4 + 2 + length);
+      out.writeInt(requestId);
+      out.writeShort(error.code());
+      out.writeShort(length);
+      out.writeBytes(text, 0, length);
+      send(context, out, size);
+    }
+
+    private void send(ChannelHandlerContext context, ByteBuf out, long size) {
+      context.writeAndFlush(out);
+      if (inFlight.addAndGet(-size) <= maxInFlightBytes / 2
+          && !context.channel().config().isAutoRead()) {
+        context.channel().config().setAutoRead(true);
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+      if (cause instanceof TooLongFrameException) {
+        reply(
+            context,
+            0,
+            ErrorCode.REQUEST_TOO_LARGE,
+            "Request larger than " + maxRequestBytes + " bytes",
+            0);
+      } else {
+        LOG.debug("Closing RPC connection {}", context.channel().remoteAddress(), cause);
+      }
+      context.close();
+    }
+  }
+
+  /** Stops accepting, closes connections and waits briefly for in-flight work. */
+  @Override
+  public void close() {
+    if (channel != null) {
+      channel.close().syncUninterruptibly();
+    }
+    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    executor.shutdown();
+  }
+}
