@@ -13,6 +13,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -39,6 +41,16 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
  * transaction, so the database arbitrates every race. On SQLite, write transactions begin {@code
  * IMMEDIATE} (taking the write lock up front) so that two read-then-write transactions cannot
  * deadlock on lock upgrade; reads run in auto-commit mode and never block writers (WAL journal).
+ *
+ * <p>PostgreSQL runs write transactions at READ COMMITTED, where a check followed by a write is not
+ * atomic by itself. Writes that depend on a namespace lock its row: {@code FOR SHARE} to create in
+ * it, {@code FOR UPDATE} to drop it or change its properties. Inserts that lose a race on a primary
+ * key report the name as taken, and updates and deletes count their rows, since a row can vanish
+ * between the check and the write. Multi-entry swaps lock their rows in name order so that two of
+ * them cannot deadlock.
+ *
+ * <p>Listings are sorted here rather than by the database, whose collation may differ from {@link
+ * String#compareTo}, the order the REST layer's page tokens rely on.
  */
 public final class JdbcMetadataStore implements MetadataStore {
   /** Separates namespace levels in the database; cannot occur in a valid level name. */
@@ -47,11 +59,30 @@ public final class JdbcMetadataStore implements MetadataStore {
   private static final TypeReference<Map<String, String>> PROPERTIES_TYPE =
       new TypeReference<>() {};
 
+  private static final Comparator<PointerSwap> LOCK_ORDER =
+      Comparator.comparing((PointerSwap swap) -> encode(swap.identifier().namespace()))
+          .thenComparing(swap -> swap.identifier().name());
+
   private final HikariDataSource dataSource;
+  private final boolean rowLocks;
   private final ObjectMapper json = new ObjectMapper();
 
-  private JdbcMetadataStore(HikariDataSource dataSource) {
+  private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
+    this.rowLocks = rowLocks;
+  }
+
+  /** How a read inside a write transaction locks the namespace row it finds. */
+  private enum RowLock {
+    NONE(""),
+    SHARE(" FOR SHARE"),
+    UPDATE(" FOR UPDATE");
+
+    private final String clause;
+
+    RowLock(String clause) {
+      this.clause = clause;
+    }
   }
 
   /**
@@ -98,7 +129,7 @@ public final class JdbcMetadataStore implements MetadataStore {
       throw new ServiceFailureException(
           e, "Cannot open the catalog database %s: %s", redact(url), e.getMessage());
     }
-    return new JdbcMetadataStore(dataSource);
+    return new JdbcMetadataStore(dataSource, url.startsWith("jdbc:postgresql:"));
   }
 
   private static String redact(String url) {
@@ -109,18 +140,16 @@ public final class JdbcMetadataStore implements MetadataStore {
   public String ensureWarehouse(String warehouse, String location) {
     return write(
         connection -> {
-          Optional<String> existing = warehouseLocation(connection, warehouse);
-          if (existing.isPresent()) {
-            return existing.get();
-          }
+          // Servers starting together on a fresh database all insert; the losers keep the winner's.
           try (PreparedStatement insert =
               connection.prepareStatement(
-                  "INSERT INTO lakestream_warehouses (warehouse, location) VALUES (?, ?)")) {
+                  "INSERT INTO lakestream_warehouses (warehouse, location) VALUES (?, ?)"
+                      + " ON CONFLICT (warehouse) DO NOTHING")) {
             insert.setString(1, warehouse);
             insert.setString(2, location);
             insert.executeUpdate();
           }
-          return location;
+          return warehouseLocation(connection, warehouse).orElseThrow();
         });
   }
 
@@ -148,11 +177,9 @@ public final class JdbcMetadataStore implements MetadataStore {
     String propertiesJson = toJson(properties);
     write(
         connection -> {
-          if (namespaceProperties(connection, warehouse, namespace).isPresent()) {
-            throw new AlreadyExistsException("Namespace already exists: %s", namespace);
-          }
           Namespace parent = parent(namespace);
-          if (!parent.isEmpty() && namespaceProperties(connection, warehouse, parent).isEmpty()) {
+          if (!parent.isEmpty()
+              && namespaceProperties(connection, warehouse, parent, RowLock.SHARE).isEmpty()) {
             throw new NoSuchNamespaceException(
                 "Cannot create namespace %s: parent namespace %s does not exist",
                 namespace, parent);
@@ -165,7 +192,9 @@ public final class JdbcMetadataStore implements MetadataStore {
             insert.setString(2, encoded);
             insert.setString(3, encode(parent));
             insert.setString(4, propertiesJson);
-            insert.executeUpdate();
+            insertUnique(
+                insert,
+                () -> new AlreadyExistsException("Namespace already exists: %s", namespace));
           }
           return null;
         });
@@ -173,17 +202,19 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   @Override
   public Optional<Map<String, String>> loadNamespace(String warehouse, Namespace namespace) {
-    return read(connection -> namespaceProperties(connection, warehouse, namespace));
+    return read(connection -> namespaceProperties(connection, warehouse, namespace, RowLock.NONE));
   }
 
   private Optional<Map<String, String>> namespaceProperties(
-      Connection connection, String warehouse, Namespace namespace) throws SQLException {
+      Connection connection, String warehouse, Namespace namespace, RowLock lock)
+      throws SQLException {
     if (namespace.isEmpty()) {
       return Optional.empty();
     }
     try (PreparedStatement select =
         connection.prepareStatement(
-            "SELECT properties FROM lakestream_namespaces WHERE warehouse = ? AND namespace = ?")) {
+            "SELECT properties FROM lakestream_namespaces WHERE warehouse = ? AND namespace = ?"
+                + (rowLocks ? lock.clause : ""))) {
       select.setString(1, warehouse);
       select.setString(2, encode(namespace));
       try (ResultSet rows = select.executeQuery()) {
@@ -200,8 +231,7 @@ public final class JdbcMetadataStore implements MetadataStore {
           List<Namespace> children = new ArrayList<>();
           try (PreparedStatement select =
               connection.prepareStatement(
-                  "SELECT namespace FROM lakestream_namespaces WHERE warehouse = ? AND parent = ?"
-                      + " ORDER BY namespace")) {
+                  "SELECT namespace FROM lakestream_namespaces WHERE warehouse = ? AND parent = ?")) {
             select.setString(1, warehouse);
             select.setString(2, encode(parent));
             try (ResultSet rows = select.executeQuery()) {
@@ -210,13 +240,16 @@ public final class JdbcMetadataStore implements MetadataStore {
               }
             }
           }
+          // Siblings share every level but the last.
+          children.sort(Comparator.comparing(child -> child.level(child.length() - 1)));
           return children;
         });
   }
 
   private void requireNamespace(Connection connection, String warehouse, Namespace namespace)
       throws SQLException {
-    if (!namespace.isEmpty() && namespaceProperties(connection, warehouse, namespace).isEmpty()) {
+    if (!namespace.isEmpty()
+        && namespaceProperties(connection, warehouse, namespace, RowLock.NONE).isEmpty()) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", namespace);
     }
   }
@@ -226,7 +259,7 @@ public final class JdbcMetadataStore implements MetadataStore {
     String encoded = encode(namespace);
     return write(
         connection -> {
-          if (namespaceProperties(connection, warehouse, namespace).isEmpty()) {
+          if (namespaceProperties(connection, warehouse, namespace, RowLock.UPDATE).isEmpty()) {
             return false;
           }
           if (exists(
@@ -258,7 +291,7 @@ public final class JdbcMetadataStore implements MetadataStore {
     return write(
         connection -> {
           Map<String, String> properties =
-              namespaceProperties(connection, warehouse, namespace)
+              namespaceProperties(connection, warehouse, namespace, RowLock.UPDATE)
                   .orElseThrow(
                       () ->
                           new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
@@ -316,7 +349,7 @@ public final class JdbcMetadataStore implements MetadataStore {
           try (PreparedStatement select =
               connection.prepareStatement(
                   "SELECT name FROM lakestream_entities WHERE warehouse = ? AND namespace = ?"
-                      + " AND kind = ? ORDER BY name")) {
+                      + " AND kind = ?")) {
             select.setString(1, warehouse);
             select.setString(2, encode(namespace));
             select.setString(3, kind.name());
@@ -326,6 +359,7 @@ public final class JdbcMetadataStore implements MetadataStore {
               }
             }
           }
+          identifiers.sort(Comparator.comparing(TableIdentifier::name));
           return identifiers;
         });
   }
@@ -350,7 +384,7 @@ public final class JdbcMetadataStore implements MetadataStore {
             insert.setString(3, identifier.name());
             insert.setString(4, kind.name());
             insert.setString(5, metadataLocation);
-            insert.executeUpdate();
+            insertUnique(insert, () -> alreadyExists(identifier, kind));
           }
           return null;
         });
@@ -359,7 +393,8 @@ public final class JdbcMetadataStore implements MetadataStore {
   private void requireNamespaceForEntity(
       Connection connection, String warehouse, TableIdentifier identifier) throws SQLException {
     if (identifier.namespace().isEmpty()
-        || namespaceProperties(connection, warehouse, identifier.namespace()).isEmpty()) {
+        || namespaceProperties(connection, warehouse, identifier.namespace(), RowLock.SHARE)
+            .isEmpty()) {
       throw new NoSuchNamespaceException("Namespace does not exist: %s", identifier.namespace());
     }
   }
@@ -379,7 +414,7 @@ public final class JdbcMetadataStore implements MetadataStore {
                   "UPDATE lakestream_entities SET metadata_location = ?,"
                       + " previous_metadata_location = ? WHERE warehouse = ? AND namespace = ?"
                       + " AND name = ? AND kind = ? AND metadata_location = ?")) {
-            for (PointerSwap swap : swaps) {
+            for (PointerSwap swap : swaps.stream().sorted(LOCK_ORDER).toList()) {
               update.setString(1, swap.newLocation());
               update.setString(2, swap.expectedLocation());
               update.setString(3, warehouse);
@@ -415,9 +450,9 @@ public final class JdbcMetadataStore implements MetadataStore {
             delete.setString(2, encode(identifier.namespace()));
             delete.setString(3, identifier.name());
             delete.setString(4, kind.name());
-            delete.executeUpdate();
+            // A concurrent drop may have deleted the row since it was read.
+            return delete.executeUpdate() == 1 ? existing : Optional.<EntityPointer>empty();
           }
-          return existing;
         });
   }
 
@@ -428,9 +463,7 @@ public final class JdbcMetadataStore implements MetadataStore {
         connection -> {
           Optional<EntityPointer> source = entity(connection, warehouse, from);
           if (source.isEmpty() || source.get().kind() != kind) {
-            throw kind == EntityKind.VIEW
-                ? new NoSuchViewException("View does not exist: %s", from)
-                : new NoSuchTableException("Table does not exist: %s", from);
+            throw noSuchEntity(from, kind);
           }
           requireNamespaceForEntity(connection, warehouse, to);
           Optional<EntityPointer> target = entity(connection, warehouse, to);
@@ -440,16 +473,49 @@ public final class JdbcMetadataStore implements MetadataStore {
           try (PreparedStatement update =
               connection.prepareStatement(
                   "UPDATE lakestream_entities SET namespace = ?, name = ?"
-                      + " WHERE warehouse = ? AND namespace = ? AND name = ?")) {
+                      + " WHERE warehouse = ? AND namespace = ? AND name = ? AND kind = ?")) {
             update.setString(1, encode(to.namespace()));
             update.setString(2, to.name());
             update.setString(3, warehouse);
             update.setString(4, encode(from.namespace()));
             update.setString(5, from.name());
-            update.executeUpdate();
+            update.setString(6, kind.name());
+            int renamed;
+            try {
+              renamed = update.executeUpdate();
+            } catch (SQLException e) {
+              if (isConstraintViolation(e)) {
+                throw alreadyExists(to, kind);
+              }
+              throw e;
+            }
+            // A concurrent rename or drop may have moved the row since it was read.
+            if (renamed != 1) {
+              throw noSuchEntity(from, kind);
+            }
           }
           return null;
         });
+  }
+
+  private static RuntimeException noSuchEntity(TableIdentifier identifier, EntityKind kind) {
+    return kind == EntityKind.VIEW
+        ? new NoSuchViewException("View does not exist: %s", identifier)
+        : new NoSuchTableException("Table does not exist: %s", identifier);
+  }
+
+  /** Runs an insert; a concurrent insert of the same key makes it throw {@code alreadyExists}. */
+  private static void insertUnique(
+      PreparedStatement insert, Supplier<AlreadyExistsException> alreadyExists)
+      throws SQLException {
+    try {
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      if (isConstraintViolation(e)) {
+        throw alreadyExists.get();
+      }
+      throw e;
+    }
   }
 
   /** The connection pool, shared with the other stores kept in the same database. */

@@ -48,6 +48,9 @@ final class MetadataSchema {
               "CREATE INDEX lakestream_idempotency_expiry ON lakestream_idempotency"
                   + " (expires_millis)"));
 
+  /** The PostgreSQL advisory lock taken while creating the version table ("LAKESTRE"). */
+  private static final long CREATE_LOCK_KEY = 0x4C414B4553545245L;
+
   private MetadataSchema() {}
 
   /** The schema version this build writes. */
@@ -64,13 +67,25 @@ final class MetadataSchema {
    */
   static void migrate(DataSource dataSource) throws SQLException {
     try (Connection connection = dataSource.getConnection()) {
+      boolean postgres =
+          connection.getMetaData().getDatabaseProductName().equalsIgnoreCase("PostgreSQL");
+      connection.setAutoCommit(false);
       try (Statement statement = connection.createStatement()) {
+        if (postgres) {
+          // Concurrent CREATE TABLE IF NOT EXISTS of one table can fail on PostgreSQL's catalog
+          // (pg_type) unique index; the lock, held until commit, makes the second one find it.
+          statement.execute("SELECT pg_advisory_xact_lock(" + CREATE_LOCK_KEY + ")");
+        }
         statement.execute(
             "CREATE TABLE IF NOT EXISTS lakestream_schema_version (version INTEGER NOT NULL)");
+        connection.commit();
+      } catch (SQLException e) {
+        connection.rollback();
+        throw e;
       }
       while (true) {
         connection.setAutoCommit(false);
-        if (connection.getMetaData().getDatabaseProductName().equalsIgnoreCase("PostgreSQL")) {
+        if (postgres) {
           try (Statement statement = connection.createStatement()) {
             statement.execute("LOCK TABLE lakestream_schema_version IN EXCLUSIVE MODE");
           }
