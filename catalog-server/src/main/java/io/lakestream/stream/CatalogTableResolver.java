@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.catalog.NoSuchWarehouseException;
 import io.lakestream.catalog.Warehouses;
+import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.TableResolver;
 import java.util.Arrays;
@@ -26,6 +27,7 @@ public final class CatalogTableResolver implements TableResolver {
 
   private final Warehouses warehouses;
   private final Map<String, Path> paths = new ConcurrentHashMap<>();
+  private final Map<String, StreamTable> byMetadataLocation = new ConcurrentHashMap<>();
 
   public CatalogTableResolver(Warehouses warehouses) {
     this.warehouses = requireNonNull(warehouses, "warehouses is null");
@@ -51,7 +53,13 @@ public final class CatalogTableResolver implements TableResolver {
         .filter(table -> table.properties().containsKey(StreamTableProperties.KIND))
         .map(
             table -> {
-              StreamTable stream = toStreamTable(resolvedWarehouse, namespace, name, table);
+              if (byMetadataLocation.size() > 10_000) {
+                byMetadataLocation.clear();
+              }
+              StreamTable stream =
+                  byMetadataLocation.computeIfAbsent(
+                      table.metadataFileLocation(),
+                      location -> toStreamTable(resolvedWarehouse, namespace, name, table));
               paths.put(stream.tableId(), new Path(resolvedWarehouse, namespace, name));
               return stream;
             });
@@ -65,6 +73,15 @@ public final class CatalogTableResolver implements TableResolver {
     }
     return resolve(path.warehouse(), path.namespace(), path.name())
         .filter(table -> table.tableId().equals(tableId));
+  }
+
+  private static Map<Integer, String> arrowSchemas(TableMetadata metadata) {
+    Map<Integer, String> schemas = new java.util.HashMap<>();
+    metadata
+        .schemasById()
+        .forEach(
+            (id, schema) -> schemas.put(id, IcebergArrowSchemas.toArrowSchema(schema).toJson()));
+    return schemas;
   }
 
   private static StreamTable toStreamTable(
@@ -81,6 +98,7 @@ public final class CatalogTableResolver implements TableResolver {
         metadata.currentSchemaId(),
         metadata.schemasById().keySet(),
         SchemaParser.toJson(metadata.schema()),
+        arrowSchemas(metadata),
         bucketKey == null
             ? List.of()
             : Arrays.stream(bucketKey.split(",")).map(String::trim).toList());

@@ -1,5 +1,6 @@
 package io.lakestream.stream;
 
+import io.lakestream.client.arrow.IcebergArrowSchemas;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Schema;
@@ -38,6 +39,13 @@ public final class StreamTableProperties {
       throw new BadRequestException("Invalid %s '%s': expected log or primary-key", KIND, kind);
     }
     buckets(properties);
+    if (schema != null) {
+      try {
+        IcebergArrowSchemas.toArrowSchema(schema);
+      } catch (IllegalArgumentException | UnsupportedOperationException e) {
+        throw new BadRequestException("A stream table cannot have this schema: %s", e.getMessage());
+      }
+    }
     String bucketKey = properties.get(BUCKET_KEY);
     if (bucketKey != null && schema != null) {
       for (String column : bucketKey.split(",")) {

@@ -15,6 +15,7 @@ import io.lakestream.client.rpc.Messages.ProduceResponse;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A streaming table as seen through a {@link Connection}: its shape and the bucket-level operations
@@ -23,7 +24,9 @@ import java.util.concurrent.CompletableFuture;
 public final class Table {
   private final Connection connection;
   private final TablePath path;
-  private final MetadataResponse metadata;
+  private volatile MetadataResponse metadata;
+  private final java.util.Map<Integer, Schema> arrowSchemas =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   Table(Connection connection, TablePath path, MetadataResponse metadata) {
     this.connection = requireNonNull(connection, "connection is null");
@@ -60,6 +63,66 @@ public final class Table {
 
   public List<String> bucketKey() {
     return metadata.bucketKey();
+  }
+
+  /**
+   * The Arrow schema batches of a schema id were written with.
+   *
+   * @throws IllegalArgumentException for an id the table does not have (refresh the table)
+   */
+  public Schema arrowSchema(int schemaId) {
+    return arrowSchemas.computeIfAbsent(
+        schemaId,
+        id -> {
+          String json = metadata.arrowSchemas().get(id);
+          if (json == null) {
+            // A batch written after this view was taken: the table evolved, so look it up again.
+            metadata = connection.table(path).metadata;
+            json = metadata.arrowSchemas().get(id);
+          }
+          if (json == null) {
+            throw new IllegalArgumentException(
+                "Table "
+                    + path
+                    + " has no schema "
+                    + id
+                    + " (it has "
+                    + metadata.arrowSchemas().keySet()
+                    + ")");
+          }
+          try {
+            return Schema.fromJSON(json);
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException("Malformed schema " + id + " from the server", e);
+          }
+        });
+  }
+
+  /** A writer with the default options. */
+  public AppendWriter newAppendWriter() {
+    return newAppendWriter(WriterOptions.defaults());
+  }
+
+  public AppendWriter newAppendWriter(WriterOptions options) {
+    if (!kind().equals("log")) {
+      throw new IllegalStateException(
+          "Table " + path + " is a " + kind() + " table, not a log table");
+    }
+    return new AppendWriter(this, options);
+  }
+
+  /** A scanner of all columns. */
+  public LogScanner newScanner() {
+    return new LogScanner(this, List.of(), io.lakestream.client.arrow.BatchFilter.MATCH_ALL);
+  }
+
+  /**
+   * A scanner of some columns whose server skips batches that cannot match {@code filter} (rows of
+   * batches that might match are all returned: the filter prunes, it does not select).
+   */
+  public LogScanner newScanner(
+      List<String> columns, io.lakestream.client.arrow.BatchFilter filter) {
+    return new LogScanner(this, columns, filter);
   }
 
   /**

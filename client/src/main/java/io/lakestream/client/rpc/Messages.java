@@ -89,6 +89,8 @@ public final class Messages {
    * @param tableId the table's stable id (its Iceberg table UUID)
    * @param kind {@code log} or {@code primary-key}
    * @param schemaJson the current Iceberg schema as JSON
+   * @param arrowSchemas every schema the table has had, by schema id, as Arrow schema JSON: batches
+   *     carry the id of the schema they were written with
    */
   public record MetadataResponse(
       String tableId,
@@ -96,43 +98,78 @@ public final class Messages {
       int buckets,
       int schemaId,
       String schemaJson,
+      java.util.Map<Integer, String> arrowSchemas,
       List<String> bucketKey) {
     public MetadataResponse {
       requireNonNull(tableId, "tableId is null");
       requireNonNull(kind, "kind is null");
       requireNonNull(schemaJson, "schemaJson is null");
+      arrowSchemas = java.util.Map.copyOf(arrowSchemas);
       bucketKey = List.copyOf(bucketKey);
     }
 
     public ByteBuffer encode() {
-      byte[] schema = schemaJson.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      int size = Wire.stringSize(tableId) + Wire.stringSize(kind) + 4 + 4 + 4 + schema.length + 4;
-      for (String column : bucketKey) {
-        size += Wire.stringSize(column);
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+        out.writeUTF(tableId);
+        out.writeUTF(kind);
+        out.writeInt(buckets);
+        out.writeInt(schemaId);
+        writeLong(out, schemaJson);
+        out.writeInt(arrowSchemas.size());
+        for (java.util.Map.Entry<Integer, String> entry : arrowSchemas.entrySet()) {
+          out.writeInt(entry.getKey());
+          writeLong(out, entry.getValue());
+        }
+        out.writeInt(bucketKey.size());
+        for (String column : bucketKey) {
+          out.writeUTF(column);
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
       }
-      ByteBuffer buffer = ByteBuffer.allocate(size);
-      Wire.putString(buffer, tableId);
-      Wire.putString(buffer, kind);
-      buffer.putInt(buckets).putInt(schemaId);
-      Wire.putBytes(buffer, ByteBuffer.wrap(schema));
-      buffer.putInt(bucketKey.size());
-      bucketKey.forEach(column -> Wire.putString(buffer, column));
-      return buffer.flip();
+      return ByteBuffer.wrap(bytes.toByteArray());
+    }
+
+    private static void writeLong(java.io.DataOutputStream out, String text)
+        throws java.io.IOException {
+      byte[] utf8 = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      out.writeInt(utf8.length);
+      out.write(utf8);
+    }
+
+    private static String readLong(java.io.DataInputStream in) throws java.io.IOException {
+      byte[] utf8 = new byte[in.readInt()];
+      in.readFully(utf8);
+      return new String(utf8, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     public static MetadataResponse decode(ByteBuffer buffer) {
-      String tableId = Wire.getString(buffer);
-      String kind = Wire.getString(buffer);
-      int buckets = buffer.getInt();
-      int schemaId = buffer.getInt();
-      String schema =
-          java.nio.charset.StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
-      int keys = buffer.getInt();
-      List<String> bucketKey = new ArrayList<>();
-      for (int i = 0; i < keys; i++) {
-        bucketKey.add(Wire.getString(buffer));
+      byte[] bytes = new byte[buffer.remaining()];
+      buffer.get(bytes);
+      try (java.io.DataInputStream in =
+          new java.io.DataInputStream(new java.io.ByteArrayInputStream(bytes))) {
+        String tableId = in.readUTF();
+        String kind = in.readUTF();
+        int buckets = in.readInt();
+        int schemaId = in.readInt();
+        String schemaJson = readLong(in);
+        int schemas = in.readInt();
+        java.util.Map<Integer, String> arrowSchemas = new java.util.HashMap<>();
+        for (int i = 0; i < schemas; i++) {
+          arrowSchemas.put(in.readInt(), readLong(in));
+        }
+        int keys = in.readInt();
+        List<String> bucketKey = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          bucketKey.add(in.readUTF());
+        }
+        return new MetadataResponse(
+            tableId, kind, buckets, schemaId, schemaJson, arrowSchemas, bucketKey);
+      } catch (java.io.IOException e) {
+        throw new RpcException(
+            ErrorCode.INVALID_REQUEST, "Malformed metadata response: " + e.getMessage());
       }
-      return new MetadataResponse(tableId, kind, buckets, schemaId, schema, bucketKey);
     }
   }
 

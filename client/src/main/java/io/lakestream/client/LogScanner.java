@@ -1,0 +1,245 @@
+package io.lakestream.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.arrow.ArrowBatchCodec;
+import io.lakestream.client.arrow.BatchFilter;
+import io.lakestream.client.batch.BatchPayload;
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.Messages.FetchResponse;
+import io.lakestream.client.rpc.RpcException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Reads a log table's buckets from chosen offsets: {@link #subscribe} buckets, then {@link #poll}
+ * for batches as they become durable on the server. Each subscribed bucket keeps one fetch in
+ * flight (a long poll when caught up), so new rows arrive without polling delay.
+ *
+ * <p>Projection is done by the server, which sends only the requested columns' buffers; the filter
+ * lets it skip whole batches by their statistics. Not thread safe: one thread polls.
+ */
+public final class LogScanner implements AutoCloseable {
+  private static final int MAX_FETCH_BYTES = 8 << 20;
+  private static final int MAX_WAIT_MILLIS = 500;
+
+  private final Table table;
+  private final List<String> columns;
+  private final BatchFilter filter;
+  private final ByteBuffer encodedFilter;
+  private final BufferAllocator allocator = new RootAllocator();
+  private final Map<Integer, Long> positions = new HashMap<>();
+  private final Map<Integer, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
+  private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
+  private final int[] projection;
+
+  LogScanner(Table table, List<String> columns, BatchFilter filter) {
+    this.table = requireNonNull(table, "table is null");
+    this.columns = List.copyOf(columns);
+    this.filter = requireNonNull(filter, "filter is null");
+    Schema current = table.arrowSchema(table.schemaId());
+    filter.validate(current);
+    this.encodedFilter = ByteBuffer.wrap(filter.serialize());
+    this.projection =
+        this.columns.stream()
+            .mapToInt(
+                name -> {
+                  int index = indexOf(current, name);
+                  if (index < 0) {
+                    throw new IllegalArgumentException(
+                        "Table " + table.path() + " has no column " + name);
+                  }
+                  return index;
+                })
+            .toArray();
+  }
+
+  /** Where a subscription starts. */
+  public sealed interface Start {
+    record Earliest() implements Start {}
+
+    record Latest() implements Start {}
+
+    record AtOffset(long offset) implements Start {}
+
+    record AtTimestamp(long epochMillis) implements Start {}
+  }
+
+  public static Start earliest() {
+    return new Start.Earliest();
+  }
+
+  public static Start latest() {
+    return new Start.Latest();
+  }
+
+  public static Start offset(long offset) {
+    return new Start.AtOffset(offset);
+  }
+
+  public static Start timestamp(long epochMillis) {
+    return new Start.AtTimestamp(epochMillis);
+  }
+
+  /** Starts (or restarts) reading a bucket. */
+  public void subscribe(int bucket, Start start) {
+    if (bucket < 0 || bucket >= table.buckets()) {
+      throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
+    }
+    long offset;
+    if (start instanceof Start.AtOffset at) {
+      offset = at.offset();
+    } else if (start instanceof Start.AtTimestamp at) {
+      offset = table.offsetForTimestamp(bucket, at.epochMillis());
+    } else if (start instanceof Start.Latest) {
+      offset = table.latestOffset(bucket);
+    } else {
+      offset = table.earliestOffset(bucket);
+    }
+    CompletableFuture<FetchResponse> previous = fetches.remove(bucket);
+    if (previous != null) {
+      previous.cancel(false);
+    }
+    positions.put(bucket, offset);
+  }
+
+  /** The offset the next row of a bucket will have. */
+  public long position(int bucket) {
+    Long position = positions.get(bucket);
+    if (position == null) {
+      throw new IllegalStateException("Bucket " + bucket + " is not subscribed");
+    }
+    return position;
+  }
+
+  /**
+   * Returns the batches that arrived, waiting up to {@code timeout} for at least one.
+   *
+   * @return batches in offset order per bucket; the caller closes each
+   * @throws RpcException when the server refuses a fetch (for example an offset below the log start
+   *     after retention)
+   */
+  public List<ScanBatch> poll(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<ScanBatch> batches = new ArrayList<>();
+    while (true) {
+      long remaining = deadline - System.nanoTime();
+      int wait =
+          (int) Math.max(0, Math.min(MAX_WAIT_MILLIS, TimeUnit.NANOSECONDS.toMillis(remaining)));
+      for (Map.Entry<Integer, Long> entry : positions.entrySet()) {
+        fetches.computeIfAbsent(
+            entry.getKey(),
+            bucket ->
+                table.fetch(
+                    bucket, entry.getValue(), MAX_FETCH_BYTES, wait, projection, encodedFilter));
+      }
+      if (fetches.isEmpty()) {
+        return batches;
+      }
+      CompletableFuture<Object> any =
+          CompletableFuture.anyOf(fetches.values().toArray(CompletableFuture[]::new));
+      try {
+        any.get(
+            Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining) + MAX_WAIT_MILLIS),
+            TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        return batches;
+      } catch (ExecutionException ignored) {
+        // The failing fetch is reported below.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return batches;
+      }
+      for (Integer bucket : new ArrayList<>(fetches.keySet())) {
+        CompletableFuture<FetchResponse> fetch = fetches.get(bucket);
+        if (!fetch.isDone()) {
+          continue;
+        }
+        fetches.remove(bucket);
+        FetchResponse response = Connection.await(fetch);
+        decode(bucket, response, batches);
+        positions.put(bucket, Math.max(positions.get(bucket), response.nextOffset()));
+      }
+      if (!batches.isEmpty() || System.nanoTime() >= deadline) {
+        return batches;
+      }
+    }
+  }
+
+  private void decode(int bucket, FetchResponse response, List<ScanBatch> into) {
+    ByteBuffer bytes = response.batches();
+    long position = positions.get(bucket);
+    while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
+      int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
+      LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
+      bytes.position(bytes.position() + size);
+      if (batch.nextOffset() <= position) {
+        continue;
+      }
+      Schema schema = schemaFor(batch.schemaId());
+      ScanBatch scanned =
+          new ScanBatch(
+              bucket,
+              batch.baseOffset(),
+              batch.schemaId(),
+              batch.commitTimestamp(),
+              ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), schema, allocator));
+      into.add(scanned);
+    }
+  }
+
+  private Schema schemaFor(int schemaId) {
+    return projectedSchemas.computeIfAbsent(
+        schemaId,
+        id -> {
+          Schema written = table.arrowSchema(id);
+          if (projection.length == 0) {
+            return written;
+          }
+          return ArrowBatchCodec.projectSchema(written, projectionFor(written));
+        });
+  }
+
+  /** The requested columns that exist in a batch's schema, in request order. */
+  int[] projectionFor(Schema written) {
+    return columns.stream()
+        .mapToInt(name -> indexOf(written, name))
+        .filter(index -> index >= 0)
+        .toArray();
+  }
+
+  /** The position of a top-level column, or -1. */
+  public static int indexOf(Schema schema, String name) {
+    List<Field> fields = schema.getFields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).getName().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  public BatchFilter filter() {
+    return filter;
+  }
+
+  /** Stops fetching and releases memory; batches already returned stay valid until closed. */
+  @Override
+  public void close() {
+    fetches.values().forEach(fetch -> fetch.cancel(false));
+    fetches.clear();
+    positions.clear();
+  }
+}

@@ -1,0 +1,74 @@
+package io.lakestream.client;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+
+/**
+ * Rows of one log batch returned by {@link LogScanner#poll}: an Arrow root with the scanned
+ * columns, and the offset of its first row. The caller owns the root and must {@link #close()} the
+ * batch.
+ *
+ * @param bucket the bucket the rows come from
+ * @param baseOffset the offset of the first row; row i has offset {@code baseOffset + i}
+ * @param schemaId the schema the batch was written with
+ */
+public record ScanBatch(
+    int bucket, long baseOffset, int schemaId, long commitTimestamp, VectorSchemaRoot root)
+    implements AutoCloseable {
+  public ScanBatch {
+    requireNonNull(root, "root is null");
+  }
+
+  public int rowCount() {
+    return root.getRowCount();
+  }
+
+  /**
+   * The rows as values (Arrow's Java objects: Long, Integer, Double, Text, ...), for convenience.
+   */
+  public List<Object[]> rows() {
+    List<Object[]> rows = new ArrayList<>(root.getRowCount());
+    List<FieldVector> vectors = root.getFieldVectors();
+    for (int row = 0; row < root.getRowCount(); row++) {
+      Object[] values = new Object[vectors.size()];
+      for (int column = 0; column < values.length; column++) {
+        Object value = vectors.get(column).getObject(row);
+        values[column] =
+            value instanceof org.apache.arrow.vector.util.Text text ? text.toString() : value;
+      }
+      rows.add(values);
+    }
+    return rows;
+  }
+
+  /**
+   * The rows as values of the given columns, by name; a column the batch does not have (it was
+   * written before the column was added) reads as null.
+   */
+  public List<Object[]> rows(List<String> columns) {
+    List<Object[]> rows = new ArrayList<>(root.getRowCount());
+    FieldVector[] vectors = new FieldVector[columns.size()];
+    for (int i = 0; i < vectors.length; i++) {
+      vectors[i] = root.getVector(columns.get(i));
+    }
+    for (int row = 0; row < root.getRowCount(); row++) {
+      Object[] values = new Object[vectors.length];
+      for (int column = 0; column < values.length; column++) {
+        Object value = vectors[column] == null ? null : vectors[column].getObject(row);
+        values[column] =
+            value instanceof org.apache.arrow.vector.util.Text text ? text.toString() : value;
+      }
+      rows.add(values);
+    }
+    return rows;
+  }
+
+  @Override
+  public void close() {
+    root.close();
+  }
+}
