@@ -111,6 +111,7 @@ public final class StreamService implements RequestHandler {
             table.buckets(),
             table.currentSchemaId(),
             table.schemaJson(),
+            table.arrowSchemas(),
             table.bucketKey())
         .encode();
   }

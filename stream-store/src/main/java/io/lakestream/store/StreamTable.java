@@ -14,6 +14,7 @@ import java.util.Set;
  * @param kind {@code log} or {@code primary-key}
  * @param schemaIds every schema id the table has had; batches of other ids are refused
  * @param schemaJson the current schema as Iceberg JSON
+ * @param arrowSchemas every schema by id, as Arrow schema JSON
  */
 public record StreamTable(
     String tableId,
@@ -25,6 +26,7 @@ public record StreamTable(
     int currentSchemaId,
     Set<Integer> schemaIds,
     String schemaJson,
+    java.util.Map<Integer, String> arrowSchemas,
     List<String> bucketKey) {
   public StreamTable {
     requireNonNull(tableId, "tableId is null");
@@ -34,6 +36,7 @@ public record StreamTable(
     requireNonNull(kind, "kind is null");
     schemaIds = Set.copyOf(schemaIds);
     requireNonNull(schemaJson, "schemaJson is null");
+    arrowSchemas = java.util.Map.copyOf(arrowSchemas);
     bucketKey = List.copyOf(bucketKey);
     if (buckets < 1) {
       throw new IllegalArgumentException("A stream table needs at least one bucket: " + buckets);
