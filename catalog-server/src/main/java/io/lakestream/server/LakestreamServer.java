@@ -156,6 +156,7 @@ public final class LakestreamServer implements AutoCloseable {
           e);
     }
     catalogs.values().forEach(catalog -> catalog.onTableDropped(this::dropStream));
+    housekeeping.scheduleWithFixedDelay(this::enforceLogRetention, 1, 1, TimeUnit.MINUTES);
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
     JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(store);
     idempotency.purgeExpired(System.currentTimeMillis());
@@ -313,6 +314,17 @@ public final class LakestreamServer implements AutoCloseable {
       return "a file is in the way";
     }
     return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  private void enforceLogRetention() {
+    try {
+      int deleted = logs.enforceRetention();
+      if (deleted > 0) {
+        LOG.info("Log retention deleted {} segments", deleted);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Log retention failed", e);
+    }
   }
 
   private void dropStream(org.apache.iceberg.TableMetadata metadata) {

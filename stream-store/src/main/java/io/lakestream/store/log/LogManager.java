@@ -67,6 +67,19 @@ public final class LogManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Applies retention to every open tablet; nothing tiers yet, so no floor holds segments back.
+   *
+   * @return how many segments were deleted
+   */
+  public int enforceRetention() throws IOException {
+    int deleted = 0;
+    for (LogTablet tablet : tablets.values()) {
+      deleted += tablet.enforceRetention(Long.MAX_VALUE);
+    }
+    return deleted;
+  }
+
   public LogConfig config() {
     return config;
   }

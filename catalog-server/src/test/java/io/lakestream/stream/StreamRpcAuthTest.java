@@ -1,0 +1,140 @@
+package io.lakestream.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.client.Connection;
+import io.lakestream.client.Table;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.config.Configuration;
+import io.lakestream.server.LakestreamServer;
+import io.lakestream.server.ServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The stream RPC takes the catalog's tokens and enforces its grants. */
+class StreamRpcAuthTest {
+  @TempDir static Path data;
+  private static LakestreamServer server;
+  private static String base;
+
+  @BeforeAll
+  static void start() {
+    server =
+        LakestreamServer.start(
+            ServerConfig.from(
+                Configuration.builder(ServerConfig.allKeys())
+                    .layer(
+                        "test",
+                        Map.of(
+                            "data-dir", data.toString(),
+                            "http.port", "0",
+                            "rpc.port", "0",
+                            "auth.mode", "oauth2",
+                            "auth.clients", "writer:w-secret,reader:r-secret",
+                            "auth.grants", "writer:write:default,reader:read:default"))
+                    .build()));
+    base = "http://127.0.0.1:" + server.httpPort();
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize(
+        "lakestream",
+        new HashMap<>(
+            Map.of(
+                "uri",
+                base,
+                "credential",
+                "writer:w-secret",
+                "oauth2-server-uri",
+                base + "/v1/oauth/tokens",
+                "io-impl",
+                LocalFileIO.class.getName())));
+    catalog.createNamespace(Namespace.of("secure"), new HashMap<>());
+    catalog.createTable(
+        TableIdentifier.of("secure", "events"),
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "log")));
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  private static String token(String client, String secret) throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/v1/oauth/tokens"))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "grant_type=client_credentials&client_id="
+                                + client
+                                + "&client_secret="
+                                + secret))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body().replaceAll(".*\"access_token\":\"([^\"]+)\".*", "$1");
+  }
+
+  private static LogBatch batch(Table table) {
+    return LogBatch.create(
+        1, table.schemaId(), LogBatch.NO_WRITER, 0, (short) 0, ByteBuffer.wrap(new byte[] {1}));
+  }
+
+  @Test
+  void connectionsWithoutAValidTokenAreRefused() {
+    try (Connection anonymous = Connection.open("127.0.0.1", server.rpcPort(), null)) {
+      assertThatThrownBy(() -> anonymous.table(TablePath.of("secure.events")))
+          .isInstanceOf(RpcException.class)
+          .extracting(e -> ((RpcException) e).error())
+          .isEqualTo(ErrorCode.NOT_AUTHENTICATED);
+    }
+    assertThatThrownBy(() -> Connection.open("127.0.0.1", server.rpcPort(), "forged.token.value"))
+        .isInstanceOf(RpcException.class)
+        .extracting(e -> ((RpcException) e).error())
+        .isEqualTo(ErrorCode.NOT_AUTHENTICATED);
+  }
+
+  @Test
+  void grantsDecideWhoMayReadAndWrite() throws Exception {
+    try (Connection reader =
+        Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+      Table table = reader.table(TablePath.of("secure.events"));
+      assertThat(table.latestOffset(0)).isGreaterThanOrEqualTo(0);
+      ExecutionException refused =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              ExecutionException.class, () -> table.append(0, batch(table)).get());
+      assertThat(((RpcException) refused.getCause()).error()).isEqualTo(ErrorCode.NOT_AUTHORIZED);
+    }
+    try (Connection writer =
+        Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"))) {
+      Table table = writer.table(TablePath.of("secure.events"));
+      long before = table.latestOffset(0);
+      assertThat(table.append(0, batch(table)).get().baseOffset()).isEqualTo(before);
+    }
+  }
+}
