@@ -59,13 +59,7 @@ public record BatchFilter(List<ColumnPredicate> predicates) {
     for (ColumnPredicate predicate : predicates) {
       if (predicate.column() >= fields.size()) {
         throw new IllegalArgumentException(
-            "Predicate "
-                + predicate
-                + " names column "
-                + predicate.column()
-                + " but the schema has "
-                + fields.size()
-                + " columns");
+            "Cannot check " + predicate + ": the schema has " + fields.size() + " columns");
       }
       if (predicate.op().takesLiteral()) {
         Field field = fields.get(predicate.column());

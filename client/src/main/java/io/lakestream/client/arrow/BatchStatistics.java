@@ -85,13 +85,7 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
     requireNonNull(predicate, "predicate is null");
     if (predicate.column() >= columns.size()) {
       throw new IllegalArgumentException(
-          "Predicate "
-              + predicate
-              + " names column "
-              + predicate.column()
-              + " but the batch has "
-              + columns.size()
-              + " columns");
+          "Cannot check " + predicate + ": the batch has " + columns.size() + " columns");
     }
     return columns.get(predicate.column()).mightMatch(predicate, rowCount);
   }

@@ -262,10 +262,10 @@ public final class ColumnStats {
             + predicate.column()
             + " ("
             + kind
-            + " statistics) with literal "
-            + predicate
-            + " of type "
-            + literal.getClass().getSimpleName());
+            + " statistics) with the "
+            + literal.getClass().getSimpleName()
+            + " literal of "
+            + predicate);
   }
 
   private static int compare(Object bound, Object literal) {

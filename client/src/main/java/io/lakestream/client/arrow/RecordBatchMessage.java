@@ -25,6 +25,8 @@ final class RecordBatchMessage {
 
   private static final int CONTINUATION_MARKER = 0xFFFFFFFF;
   private static final int PREFIX_LENGTH = 8;
+  // FieldNode and Buffer are both structs of two longs.
+  private static final int STRUCT_LENGTH = 16;
 
   private final ByteBuffer bytes;
   private final int bodyStart;
@@ -130,6 +132,20 @@ final class RecordBatchMessage {
     }
 
     int nodeCount = batch.nodesLength();
+    int bufferCount = batch.buffersLength();
+    // Vector lengths are not verified by flatbuffers; bound them before allocating arrays.
+    if (nodeCount < 0
+        || bufferCount < 0
+        || (long) (nodeCount + (long) bufferCount) * STRUCT_LENGTH > metadata.remaining()) {
+      throw invalid(
+          "declares "
+              + nodeCount
+              + " field nodes and "
+              + bufferCount
+              + " buffers in "
+              + metadata.remaining()
+              + " bytes of metadata");
+    }
     long[] nodeLengths = new long[nodeCount];
     long[] nodeNullCounts = new long[nodeCount];
     FieldNode node = new FieldNode();
@@ -146,7 +162,6 @@ final class RecordBatchMessage {
       }
     }
 
-    int bufferCount = batch.buffersLength();
     long[] bufferOffsets = new long[bufferCount];
     long[] bufferLengths = new long[bufferCount];
     Buffer buffer = new Buffer();

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.Channels;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.RootAllocator;
@@ -210,6 +211,34 @@ class ArrowBatchCodecTest {
         }
       }
       assertThat(failures).isPositive();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Compression.class)
+  void randomlyCorruptedMessagesFailOnlyWithTheTypedException(Compression compression) {
+    try (VectorSchemaRoot root = TestBatches.mixed(allocator, 64)) {
+      byte[] message = ArrowBatchCodec.encode(root, compression).array();
+      Random random = new Random(compression.ordinal());
+      for (int attempt = 0; attempt < 1000; attempt++) {
+        byte[] corrupt = message.clone();
+        for (int flips = 1 + random.nextInt(4); flips > 0; flips--) {
+          corrupt[random.nextInt(corrupt.length)] = (byte) random.nextInt(256);
+        }
+        // Either the batch still decodes (e.g. a value byte changed) or the failure is typed;
+        // any other exception, or a leak found by tearDown, fails the test.
+        try {
+          decode(corrupt).close();
+        } catch (InvalidBatchFormatException expected) {
+          assertThat(expected.getMessage()).startsWith("Record batch");
+        }
+        try {
+          ArrowBatchCodec.project(
+              ByteBuffer.wrap(corrupt), TestBatches.mixedSchema(), new int[] {5, 2});
+        } catch (InvalidBatchFormatException expected) {
+          assertThat(expected.getMessage()).startsWith("Record batch");
+        }
+      }
     }
   }
 

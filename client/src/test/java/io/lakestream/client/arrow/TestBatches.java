@@ -56,6 +56,11 @@ final class TestBatches {
   }
 
   static VectorSchemaRoot w1(BufferAllocator allocator, int rows, long seed) {
+    return w1(allocator, rows, seed, 0);
+  }
+
+  /** A W1 batch whose b0..b4 follow on from row {@code firstRow} of the stream. */
+  static VectorSchemaRoot w1(BufferAllocator allocator, int rows, long seed, long firstRow) {
     Random random = new Random(seed);
     VectorSchemaRoot root = VectorSchemaRoot.create(w1Schema(), allocator);
     root.allocateNew();
@@ -65,7 +70,7 @@ final class TestBatches {
       Float8Vector doubles = (Float8Vector) root.getVector("d" + column);
       VarCharVector strings = (VarCharVector) root.getVector("s" + column);
       for (int row = 0; row < rows; row++) {
-        longs.setSafe(row, 1_700_000_000_000L + row * 1000L + random.nextInt(1000));
+        longs.setSafe(row, 1_700_000_000_000L + (firstRow + row) * 1000L + random.nextInt(1000));
         ints.setSafe(row, random.nextInt(100_000));
         doubles.setSafe(row, random.nextDouble() * 1000);
         strings.setSafe(row, asciiString(random, 16 + random.nextInt(9)));
