@@ -11,7 +11,7 @@ ENV LAKESTREAM_DATA_DIR=/var/lib/lakestream \
     LAKESTREAM_BIND=0.0.0.0
 VOLUME /var/lib/lakestream
 EXPOSE 8181 9123 32010
-ENTRYPOINT ["java", "-Xms64m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", \
+ENTRYPOINT ["java", "-Xms256m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", \
             "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", \
             "--add-opens=java.base/java.nio=ALL-UNNAMED", \
             "-cp", "/opt/lakestream/lib/*", "io.lakestream.server.Main"]

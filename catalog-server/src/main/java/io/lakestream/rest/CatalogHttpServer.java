@@ -87,6 +87,7 @@ public final class CatalogHttpServer implements AutoCloseable {
               config.showJavalinBanner = false;
               config.startupWatcherEnabled = false;
               config.http.maxRequestSize = maxRequestBytes;
+              config.http.generateEtags = false;
               config.jetty.modifyServer(server -> server.setStopTimeout(stopTimeout.toMillis()));
             });
     app.get("/health", ctx -> ctx.contentType("application/json").result("{\"status\":\"up\"}"));
