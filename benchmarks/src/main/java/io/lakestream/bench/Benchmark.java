@@ -18,7 +18,9 @@ import java.util.List;
  *   <li>{@link #run} cleans up after itself whether it returns or throws: every process it started
  *       is stopped, every temporary file deleted, and it never touches a process it did not start;
  *   <li>{@link #run} never decides whether a figure is good enough. It reports the value, its
- *       baseline and its target; judging is left to the reader of the report.
+ *       baseline and its target; judging is left to the reader of the report. Faults are not
+ *       figures being good or bad: a full-mode run that saw failed requests or lost writes throws
+ *       {@link FaultedRunException} with its figures, fault counts among them.
  * </ul>
  *
  * <p>Benchmarks run one at a time; an implementation need not be thread safe.
@@ -36,6 +38,7 @@ public interface Benchmark {
   /**
    * Runs the benchmark and returns its figures, at least one, in the order the report lists them.
    *
+   * @throws FaultedRunException when the run finished but saw faults that fail it
    * @throws Exception when the workload cannot be run (a process failed to start, a deadline
    *     passed); the message says what went wrong, with any output of the processes involved
    */

@@ -1,5 +1,6 @@
 package io.lakestream.bench;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -13,7 +14,8 @@ import java.util.Optional;
  * {@code lakestream.home}. Progress and errors go to standard error.
  *
  * <p>Exit codes: 0 when every benchmark ran, 1 when one failed (the others still run), 2 for a
- * usage error such as an unknown benchmark name.
+ * usage error such as an unknown benchmark name. A benchmark that ran but saw faults ({@link
+ * FaultedRunException}) still gets its report printed and written, and counts as failed.
  */
 public final class BenchmarkMain {
   static final int EXIT_FAILED = 1;
@@ -77,18 +79,19 @@ public final class BenchmarkMain {
     for (Benchmark benchmark : selected) {
       err.printf("lakestream bench: running %s in %s mode%n", benchmark.name(), mode.displayName());
       try {
-        List<Figure> figures = benchmark.run(new BenchmarkContext(lakestreamHome, mode, err));
-        Report report =
-            new Report(
-                benchmark.name(),
-                benchmark.workload(),
-                mode,
-                Machine.current(),
-                Instant.now(),
-                figures);
-        out.println(report.toMarkdown());
-        out.flush();
-        err.println("lakestream bench: wrote " + report.writeJson(resultsDirectory));
+        List<Figure> figures;
+        String fault = null;
+        try {
+          figures = benchmark.run(new BenchmarkContext(lakestreamHome, mode, err));
+        } catch (FaultedRunException e) {
+          figures = e.figures();
+          fault = e.getMessage();
+        }
+        report(benchmark, mode, figures, resultsDirectory, out, err);
+        if (fault != null) {
+          err.println("lakestream bench: " + benchmark.name() + " failed: " + fault);
+          exitCode = EXIT_FAILED;
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         err.println("lakestream bench: " + benchmark.name() + " was interrupted");
@@ -100,6 +103,27 @@ public final class BenchmarkMain {
       }
     }
     return exitCode;
+  }
+
+  private static void report(
+      Benchmark benchmark,
+      RunMode mode,
+      List<Figure> figures,
+      Path resultsDirectory,
+      PrintStream out,
+      PrintStream err)
+      throws IOException {
+    Report report =
+        new Report(
+            benchmark.name(),
+            benchmark.workload(),
+            mode,
+            Machine.current(),
+            Instant.now(),
+            figures);
+    out.println(report.toMarkdown());
+    out.flush();
+    err.println("lakestream bench: wrote " + report.writeJson(resultsDirectory));
   }
 
   private static String names() {

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /** Every benchmark {@code bin/lakestream bench} knows, in the order it runs them. */
 final class Benchmarks {
-  private static final List<Benchmark> ALL = List.of(new StartupBenchmark());
+  private static final List<Benchmark> ALL =
+      List.of(new StartupBenchmark(), new RestCatalogBenchmark(), new LogAppendScanBenchmark());
 
   private Benchmarks() {}
 

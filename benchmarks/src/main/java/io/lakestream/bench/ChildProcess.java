@@ -68,6 +68,18 @@ final class ChildProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * CPU time the process has used so far, user and system, as the operating system accounts it (in
+   * clock ticks, so with a granularity of about 10 ms).
+   */
+  Duration cpuTime() {
+    return process
+        .toHandle()
+        .info()
+        .totalCpuDuration()
+        .orElseThrow(() -> failure("has no CPU time the operating system reports"));
+  }
+
   /** The command name the kernel reports for the process ({@code Name:} in /proc/PID/status). */
   String commandName() throws IOException {
     return statusField("Name");

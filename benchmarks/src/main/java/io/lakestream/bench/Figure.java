@@ -9,9 +9,12 @@ import java.util.Optional;
  * machine (see {@code BENCHMARKS.md}).
  *
  * <p>{@code value} and {@code baselineValue} are in the same {@code unit} and are medians over the
- * measured iterations. {@code ratio} is {@code value / baselineValue}: for a time or a size, a
- * ratio of 30 means Lakestream costs thirty times what the baseline does. Values are finite and not
- * negative; baseline values are positive, so the ratio is always defined.
+ * measured iterations, except for counts of faults (failed requests, lost commits), which are
+ * totals over every iteration so that a single fault shows; their baseline then says what the count
+ * is out of. {@code ratio} is {@code value / baselineValue}: for a time or a size, a ratio of 30
+ * means Lakestream costs thirty times what the baseline does; for a throughput, a ratio of 30 means
+ * Lakestream does thirty times as much. Values are finite and not negative; baseline values are
+ * positive, so the ratio is always defined.
  *
  * @param name snake_case identifier ending in its unit, stable across runs, e.g. {@code ready_ms}
  * @param value the measured median
@@ -63,5 +66,12 @@ public record Figure(
         baselineValue,
         value / baselineValue,
         Optional.of(requireNonNull(target, "target is null")));
+  }
+
+  /** A figure reported beside its baseline but judged against no target. */
+  public static Figure withoutTarget(
+      String name, double value, String unit, String baseline, double baselineValue) {
+    return new Figure(
+        name, value, unit, baseline, baselineValue, value / baselineValue, Optional.empty());
   }
 }

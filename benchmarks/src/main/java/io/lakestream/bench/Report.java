@@ -22,8 +22,9 @@ import java.util.Locale;
  * {@code statistic} (always {@code median}), {@code machine} ({@code cores}, {@code
  * totalMemoryBytes}, {@code jvm}, {@code maxHeapBytes}, {@code os}) and {@code figures}, an array
  * in report order of objects with {@code name}, {@code value}, {@code unit}, {@code baseline},
- * {@code baselineValue}, {@code ratio} and, for a figure with a target, {@code target} ({@code
- * below}, {@code met}). Field names are stable; new fields may be added.
+ * {@code baselineValue}, {@code ratio} and, for a figure with a target, {@code target}: {@code
+ * below} (a bound on the value) or {@code ratioAtLeast} (a bound on the ratio), and {@code met}.
+ * Field names are stable; new fields may be added.
  *
  * @param benchmark the benchmark's name, also the JSON file's name
  * @param workload the benchmark's workload description
@@ -88,12 +89,8 @@ public record Report(
                   .target()
                   .map(
                       target ->
-                          String.format(
-                              Locale.ROOT,
-                              "< %s %s: %s",
-                              plain(target.upperBound()),
-                              figure.unit(),
-                              target.isMetBy(figure.value()) ? "met" : "MISSED"))
+                          target.describe(figure.unit())
+                              + (target.isMetBy(figure) ? ": met" : ": MISSED"))
                   .orElse("none")));
     }
     return text.toString();
@@ -129,8 +126,8 @@ public record Report(
           .ifPresent(
               target -> {
                 ObjectNode targetJson = figureJson.putObject("target");
-                targetJson.put("below", target.upperBound());
-                targetJson.put("met", target.isMetBy(figure.value()));
+                targetJson.put(target.kind().jsonKey(), target.bound());
+                targetJson.put("met", target.isMetBy(figure));
               });
     }
     return json;
@@ -164,11 +161,5 @@ public record Report(
 
   private static String gibibytes(long bytes) {
     return String.format(Locale.ROOT, "%.1f GiB", bytes / (double) (1L << 30));
-  }
-
-  private static String plain(double number) {
-    return number == Math.rint(number)
-        ? Long.toString((long) number)
-        : String.format(Locale.ROOT, "%s", number);
   }
 }

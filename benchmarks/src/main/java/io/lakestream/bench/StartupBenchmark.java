@@ -1,22 +1,13 @@
 package io.lakestream.bench;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Start-up time and idle memory of the packaged server, launched the way an operator does: {@code
@@ -36,18 +27,6 @@ import java.util.stream.Stream;
  * this is checked.
  */
 final class StartupBenchmark implements Benchmark {
-  // The launcher's default heap and its JVM_FLAGS, given to the baseline JVMs as well.
-  private static final String SERVER_HEAP = "4g";
-  private static final List<String> LAUNCHER_JVM_FLAGS =
-      List.of(
-          "-Xms64m",
-          "-Xmx" + SERVER_HEAP,
-          "-XX:+UseG1GC",
-          "-XX:+ExitOnOutOfMemoryError",
-          "--enable-native-access=ALL-UNNAMED",
-          "--sun-misc-unsafe-memory-access=allow",
-          "--add-opens=java.base/java.nio=ALL-UNNAMED");
-
   private static final Duration IDLE_PERIOD = Duration.ofSeconds(3);
   private static final Duration START_DEADLINE = Duration.ofSeconds(60);
   private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
@@ -65,7 +44,7 @@ final class StartupBenchmark implements Benchmark {
   @Override
   public String workload() {
     return "bin/lakestream server (LAKESTREAM_NO_BUILD=1, default configuration, -Xmx"
-        + SERVER_HEAP
+        + LakestreamLauncher.SERVER_HEAP
         + ") on an empty data directory; idle RSS read "
         + IDLE_PERIOD.toSeconds()
         + " s after one /health request";
@@ -73,10 +52,7 @@ final class StartupBenchmark implements Benchmark {
 
   @Override
   public List<Figure> run(BenchmarkContext context) throws Exception {
-    Path launcher = context.lakestreamHome().resolve("bin").resolve("lakestream");
-    if (!Files.isExecutable(launcher)) {
-      throw new IllegalStateException("No executable launcher at " + launcher);
-    }
+    Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     try (HttpClient http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -107,41 +83,21 @@ final class StartupBenchmark implements Benchmark {
   private record ServerSample(double readyMillis, double idleRssMib) {}
 
   private static Sample measure(Path launcher, HttpClient http) throws Exception {
-    Path work = Files.createTempDirectory("lakestream-bench-startup-");
-    try {
+    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-startup-")) {
+      Path work = directory.path();
       double trivialJvmExitMillis = timeTrivialJvmExit(work);
       ServerSample server = measureServer(launcher, http, work);
       double idleJvmRssMib = measureIdleJvm(work);
       return new Sample(
           server.readyMillis(), server.idleRssMib(), trivialJvmExitMillis, idleJvmRssMib);
-    } finally {
-      deleteRecursively(work);
     }
   }
 
   private static ServerSample measureServer(Path launcher, HttpClient http, Path work)
       throws Exception {
-    int[] ports = freePorts(3);
+    int[] ports = FreePorts.onLoopback(3);
     ProcessBuilder builder =
-        new ProcessBuilder(
-            launcher.toString(),
-            "server",
-            "--data-dir",
-            work.resolve("data").toString(),
-            "--bind",
-            "127.0.0.1",
-            "--http-port",
-            Integer.toString(ports[0]),
-            "--rpc-port",
-            Integer.toString(ports[1]),
-            "--flight-port",
-            Integer.toString(ports[2]));
-    Map<String, String> environment = builder.environment();
-    // Settings from the caller's environment would change what is measured.
-    environment.keySet().removeIf(name -> name.startsWith("LAKESTREAM_"));
-    environment.put("LAKESTREAM_NO_BUILD", "1");
-    environment.put("LAKESTREAM_HEAP", SERVER_HEAP);
-    environment.put("JAVA_HOME", System.getProperty("java.home"));
+        LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
     URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
 
     try (ChildProcess server =
@@ -150,9 +106,9 @@ final class StartupBenchmark implements Benchmark {
           "GET /ready answering 200",
           START_DEADLINE,
           POLL_INTERVAL,
-          () -> answersOk(http, base.resolve("/ready")));
+          () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
       double readyMillis = server.millisSinceStart();
-      if (!answersOk(http, base.resolve("/health"))) {
+      if (!HttpProbes.answersOk(http, base.resolve("/health"), REQUEST_TIMEOUT)) {
         throw server.failure("was ready but GET /health did not answer 200");
       }
       server.stayAliveFor(IDLE_PERIOD);
@@ -201,7 +157,7 @@ final class StartupBenchmark implements Benchmark {
   private static ProcessBuilder baselineJvm(String mode) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(LAUNCHER_JVM_FLAGS);
+    command.addAll(LakestreamLauncher.JVM_FLAGS);
     command.add("-cp");
     command.add(codeLocation(BaselineJvm.class).toString());
     command.add(BaselineJvm.class.getName());
@@ -214,47 +170,6 @@ final class StartupBenchmark implements Benchmark {
       return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException("Cannot locate the class path entry of " + type, e);
-    }
-  }
-
-  private static boolean answersOk(HttpClient http, URI uri) throws InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build();
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  private static int[] freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>(count);
-    try {
-      int[] ports = new int[count];
-      for (int i = 0; i < count; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        sockets.add(socket);
-        ports[i] = socket.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket socket : sockets) {
-        socket.close();
-      }
-    }
-  }
-
-  private static void deleteRecursively(Path root) throws IOException {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              path -> {
-                try {
-                  Files.delete(path);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
     }
   }
 }

@@ -1,21 +1,71 @@
 package io.lakestream.bench;
 
+import static java.util.Objects.requireNonNull;
+
+import java.util.Locale;
+
 /**
- * The goal a figure is judged against: the figure should stay strictly below {@code upperBound}, in
- * the figure's own unit. A missed target is reported, never thrown.
+ * The goal a figure is judged against. A missed target is reported, never thrown.
+ *
+ * <p>Two kinds: {@link #below} bounds the figure's value from above, in the figure's own unit (a
+ * time, a size, a count of faults); {@link #ratioAtLeast} asks that the figure's ratio to its
+ * baseline reach a bound (a throughput that should be some multiple of the baseline's).
+ *
+ * @param kind what is compared and how
+ * @param bound the bound, positive and finite
  */
-public record Target(double upperBound) {
+public record Target(Kind kind, double bound) {
   public Target {
-    if (!Double.isFinite(upperBound) || upperBound <= 0) {
-      throw new IllegalArgumentException("upperBound must be positive and finite: " + upperBound);
+    requireNonNull(kind, "kind is null");
+    if (!Double.isFinite(bound) || bound <= 0) {
+      throw new IllegalArgumentException("bound must be positive and finite: " + bound);
     }
   }
 
+  /** The figure's value should stay strictly below {@code upperBound}. */
   public static Target below(double upperBound) {
-    return new Target(upperBound);
+    return new Target(Kind.VALUE_BELOW, upperBound);
   }
 
-  public boolean isMetBy(double value) {
-    return value < upperBound;
+  /** The figure's ratio to its baseline should be at least {@code lowerBound}. */
+  public static Target ratioAtLeast(double lowerBound) {
+    return new Target(Kind.RATIO_AT_LEAST, lowerBound);
+  }
+
+  public boolean isMetBy(Figure figure) {
+    return switch (kind) {
+      case VALUE_BELOW -> figure.value() < bound;
+      case RATIO_AT_LEAST -> figure.ratio() >= bound;
+    };
+  }
+
+  /** The target as the report shows it, e.g. {@code < 3000 ms} or {@code ratio >= 10}. */
+  public String describe(String unit) {
+    return switch (kind) {
+      case VALUE_BELOW -> "< " + plain(bound) + " " + unit;
+      case RATIO_AT_LEAST -> "ratio >= " + plain(bound);
+    };
+  }
+
+  private static String plain(double number) {
+    return number == Math.rint(number)
+        ? Long.toString((long) number)
+        : String.format(Locale.ROOT, "%s", number);
+  }
+
+  /** What a target compares, and how; the name is the target's key in the JSON report. */
+  public enum Kind {
+    VALUE_BELOW("below"),
+    RATIO_AT_LEAST("ratioAtLeast");
+
+    private final String jsonKey;
+
+    Kind(String jsonKey) {
+      this.jsonKey = jsonKey;
+    }
+
+    public String jsonKey() {
+      return jsonKey;
+    }
   }
 }

@@ -52,9 +52,10 @@ class BenchmarkQuickModeTest {
     for (JsonNode figure : figures) {
       String figureName = figure.path("name").asText();
       assertThat(figureName).isNotBlank();
-      assertThat(figure.path("value").asDouble()).as(figureName).isPositive();
+      // Counts of faults (failed requests, lost commits) are zero when all is well.
+      assertThat(figure.path("value").asDouble()).as(figureName).isNotNegative();
       assertThat(figure.path("baselineValue").asDouble()).as(figureName).isPositive();
-      assertThat(figure.path("ratio").asDouble()).as(figureName).isPositive();
+      assertThat(figure.path("ratio").asDouble()).as(figureName).isNotNegative();
       assertThat(figure.path("unit").asText()).as(figureName).isNotBlank();
       assertThat(figure.path("baseline").asText()).as(figureName).isNotBlank();
       assertThat(table).contains("| " + figureName + " |");

@@ -63,6 +63,36 @@ class ReportTest {
   }
 
   @Test
+  void ratioTargetsAndUntargetedFiguresAreReported(@TempDir Path directory) throws Exception {
+    Report throughput =
+        new Report(
+            "rest-catalog",
+            "one table",
+            RunMode.FULL,
+            MACHINE,
+            Instant.parse("2025-01-02T03:04:05Z"),
+            List.of(
+                Figure.of(
+                    "load_table_rps", 5000, "req/s", "reference", 500, Target.ratioAtLeast(10)),
+                Figure.of(
+                    "commits_per_s", 30, "commits/s", "reference", 20, Target.ratioAtLeast(2)),
+                Figure.withoutTarget("load_table_p50_ms", 2, "ms", "reference", 8)));
+
+    assertThat(throughput.toMarkdown())
+        .contains(
+            "| load_table_rps | 5000.0 | req/s | reference | 500.0 | 10.00 | ratio >= 10: met |")
+        .contains(
+            "| commits_per_s | 30.0 | commits/s | reference | 20.0 | 1.50 | ratio >= 2: MISSED |")
+        .contains("| load_table_p50_ms | 2.0 | ms | reference | 8.0 | 0.25 | none |");
+    JsonNode figures =
+        new ObjectMapper().readTree(throughput.writeJson(directory).toFile()).path("figures");
+    assertThat(figures.get(0).path("target").path("ratioAtLeast").asDouble()).isEqualTo(10);
+    assertThat(figures.get(0).path("target").path("met").asBoolean()).isTrue();
+    assertThat(figures.get(1).path("target").path("met").asBoolean()).isFalse();
+    assertThat(figures.get(2).has("target")).isFalse();
+  }
+
+  @Test
   void figureNeedsAPositiveBaseline() {
     assertThatThrownBy(() -> Figure.of("ready_ms", 10, "ms", "nothing", 0, Target.below(1)))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,600 @@
+package io.lakestream.bench;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.LogScanner;
+import io.lakestream.client.ScanBatch;
+import io.lakestream.client.Table;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.client.arrow.BatchFilter;
+import io.lakestream.client.arrow.Compression;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Workload W1 on a log table of one bucket, through the packaged server and the Java client.
+ *
+ * <p>Each iteration starts {@code bin/lakestream server} on an empty data directory, creates two W1
+ * log tables through the REST catalog, and:
+ *
+ * <ul>
+ *   <li>appends the rows from one client (8192-row batches, fsync on) to {@code bench.w1}
+ *       uncompressed and to {@code bench.w1_zstd} with ZSTD, timing first append to {@code flush()}
+ *       return. Baseline: raw {@code FileChannel.write} + {@code force(false)} of the same number
+ *       of bytes as the server's {@code streams} directory grew by, in as many writes as batches;
+ *   <li>scans {@code bench.w1} fully and projected to {@code b0, s0}, touching both columns of
+ *       every row. Baseline of the full scan: a loopback socket copy of as many bytes as the table
+ *       has on disk; baseline of the projected scan: the full scan;
+ *   <li>measures freshness: a thread polls a scanner at the latest offset while single rows are
+ *       appended and flushed one at a time; the figure is the time from {@code flush()} return to
+ *       the row's arrival. Baseline: the append-to-ack time of the same rows;
+ *   <li>reports the on-disk size per million rows (baseline: the rows' raw size in row form) and
+ *       the server's VmRSS at the end (baseline: this benchmark client JVM's VmRSS).
+ * </ul>
+ */
+final class LogAppendScanBenchmark implements Benchmark {
+  private static final int QUICK_ROWS = 50_000;
+  private static final int FULL_ROWS = 1_000_000;
+  private static final int QUICK_FRESHNESS_SAMPLES = 20;
+  private static final int FULL_FRESHNESS_SAMPLES = 200;
+  private static final int BATCH_ROWS = 8192;
+  private static final int DISTINCT_ROWS = 4096;
+  private static final long SEED = 20_260_101L;
+
+  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
+  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
+  private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration SCAN_DEADLINE = Duration.ofSeconds(300);
+  private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+
+  private static final double FRESHNESS_P99_TARGET_MS = 10;
+  private static final double PROJECTED_RATIO_TARGET = 5;
+
+  private static final Schema W1_SCHEMA = w1Schema();
+  private static final List<String> PROJECTION = List.of("b0", "s0");
+
+  @Override
+  public String name() {
+    return "log-append-scan";
+  }
+
+  @Override
+  public String workload() {
+    return "W1 wide events, "
+        + FULL_ROWS
+        + " rows (quick mode "
+        + QUICK_ROWS
+        + "), log table with 1 bucket, one client, 8192-row batches, fsync on; "
+        + FULL_FRESHNESS_SAMPLES
+        + " freshness samples (quick mode "
+        + QUICK_FRESHNESS_SAMPLES
+        + ")";
+  }
+
+  @Override
+  public List<Figure> run(BenchmarkContext context) throws Exception {
+    boolean quick = context.mode() == RunMode.QUICK;
+    int rows = quick ? QUICK_ROWS : FULL_ROWS;
+    int freshnessSamples = quick ? QUICK_FRESHNESS_SAMPLES : FULL_FRESHNESS_SAMPLES;
+    Path launcher = LakestreamLauncher.find(context.lakestreamHome());
+    Object[][] pool = rowPool();
+    List<Sample> samples =
+        context.iterate(() -> measure(context, launcher, pool, rows, freshnessSamples));
+    String rawBaseline =
+        String.format(
+            java.util.Locale.ROOT,
+            "raw FileChannel.write+force of same bytes (%.1f MB/s uncompressed, %.1f MB/s ZSTD)",
+            Median.of(samples, s -> s.rawMegabytesPerSecond),
+            Median.of(samples, s -> s.rawZstdMegabytesPerSecond));
+    return List.of(
+        Figure.withoutTarget(
+            "append_rows_per_s",
+            Median.of(samples, s -> s.appendRowsPerSecond),
+            "rows/s",
+            rawBaseline + ", as rows/s; target >= 600000 rows/s",
+            Median.of(samples, s -> s.rawRowsPerSecond)),
+        Figure.withoutTarget(
+            "append_rows_per_s_zstd",
+            Median.of(samples, s -> s.appendZstdRowsPerSecond),
+            "rows/s",
+            "raw FileChannel.write+force of same ZSTD bytes, as rows/s; target >= 400000 rows/s",
+            Median.of(samples, s -> s.rawZstdRowsPerSecond)),
+        Figure.withoutTarget(
+            "scan_rows_per_s",
+            Median.of(samples, s -> s.scanRowsPerSecond),
+            "rows/s",
+            "loopback socket copy of the table's disk bytes, as rows/s; target >= 1500000 rows/s",
+            Median.of(samples, s -> s.socketRowsPerSecond)),
+        Figure.of(
+            "projected_scan_rows_per_s",
+            Median.of(samples, s -> s.projectedScanRowsPerSecond),
+            "rows/s",
+            "full scan (all 20 columns)",
+            Median.of(samples, s -> s.scanRowsPerSecond),
+            Target.ratioAtLeast(PROJECTED_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "freshness_ms_p50",
+            Median.of(samples, s -> s.freshnessP50),
+            "ms",
+            "append-to-ack p50",
+            positive(Median.of(samples, s -> s.ackP50))),
+        Figure.of(
+            "freshness_ms_p99",
+            Median.of(samples, s -> s.freshnessP99),
+            "ms",
+            "append-to-ack p99",
+            positive(Median.of(samples, s -> s.ackP99)),
+            Target.below(FRESHNESS_P99_TARGET_MS)),
+        Figure.withoutTarget(
+            "freshness_ms_max",
+            Median.of(samples, s -> s.freshnessMax),
+            "ms",
+            "append-to-ack max",
+            positive(Median.of(samples, s -> s.ackMax))),
+        Figure.withoutTarget(
+            "disk_bytes_per_million_rows",
+            Median.of(samples, s -> s.diskBytesPerMillion),
+            "bytes",
+            "raw row-form size of the same rows",
+            Median.of(samples, s -> s.rawBytesPerMillion)),
+        Figure.withoutTarget(
+            "disk_bytes_per_million_rows_zstd",
+            Median.of(samples, s -> s.diskZstdBytesPerMillion),
+            "bytes",
+            "raw row-form size of the same rows",
+            Median.of(samples, s -> s.rawBytesPerMillion)),
+        Figure.withoutTarget(
+            "server_rss_mib",
+            Median.of(samples, s -> s.serverRssMib),
+            "MiB",
+            "benchmark client JVM VmRSS",
+            Median.of(samples, s -> s.clientRssMib)));
+  }
+
+  private static double positive(double value) {
+    return Math.max(value, 0.001);
+  }
+
+  /** One iteration's measurements. */
+  private static final class Sample {
+    double appendRowsPerSecond;
+    double appendZstdRowsPerSecond;
+    double rawRowsPerSecond;
+    double rawZstdRowsPerSecond;
+    double rawMegabytesPerSecond;
+    double rawZstdMegabytesPerSecond;
+    double scanRowsPerSecond;
+    double projectedScanRowsPerSecond;
+    double socketRowsPerSecond;
+    double freshnessP50;
+    double freshnessP99;
+    double freshnessMax;
+    double ackP50;
+    double ackP99;
+    double ackMax;
+    double diskBytesPerMillion;
+    double diskZstdBytesPerMillion;
+    double rawBytesPerMillion;
+    double serverRssMib;
+    double clientRssMib;
+  }
+
+  private static Sample measure(
+      BenchmarkContext context, Path launcher, Object[][] pool, int rows, int freshnessSamples)
+      throws Exception {
+    Sample sample = new Sample();
+    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-log-");
+        HttpClient http =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(REQUEST_TIMEOUT)
+                .build()) {
+      Path work = directory.path();
+      Path data = work.resolve("data");
+      Path streams = data.resolve("streams");
+      int[] ports = FreePorts.onLoopback(3);
+      ProcessBuilder builder =
+          LakestreamLauncher.server(launcher, data, ports[0], ports[1], ports[2]);
+      URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
+      try (ChildProcess server =
+          ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
+        server.awaitCondition(
+            "GET /ready answering 200",
+            START_DEADLINE,
+            POLL_INTERVAL,
+            () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
+        createTables(base);
+        try (Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
+          Table plain = connection.table(TablePath.of("bench.w1"));
+          Table zstd = connection.table(TablePath.of("bench.w1_zstd"));
+          int batches = (rows + BATCH_ROWS - 1) / BATCH_ROWS;
+
+          long before = directorySize(streams);
+          sample.appendRowsPerSecond = append(plain, Compression.NONE, pool, rows);
+          long plainBytes = directorySize(streams) - before;
+          context
+              .progress()
+              .printf("    append uncompressed: %.0f rows/s%n", sample.appendRowsPerSecond);
+
+          before = directorySize(streams);
+          sample.appendZstdRowsPerSecond = append(zstd, Compression.ZSTD, pool, rows);
+          long zstdBytes = directorySize(streams) - before;
+          context
+              .progress()
+              .printf("    append ZSTD: %.0f rows/s%n", sample.appendZstdRowsPerSecond);
+
+          double rawSeconds = rawWriteSeconds(work.resolve("raw.log"), plainBytes, batches);
+          sample.rawRowsPerSecond = rows / rawSeconds;
+          sample.rawMegabytesPerSecond = plainBytes / rawSeconds / 1e6;
+          double rawZstdSeconds = rawWriteSeconds(work.resolve("raw-zstd.log"), zstdBytes, batches);
+          sample.rawZstdRowsPerSecond = rows / rawZstdSeconds;
+          sample.rawZstdMegabytesPerSecond = zstdBytes / rawZstdSeconds / 1e6;
+
+          sample.diskBytesPerMillion = plainBytes * 1e6 / rows;
+          sample.diskZstdBytesPerMillion = zstdBytes * 1e6 / rows;
+          sample.rawBytesPerMillion = rawRowBytes(pool, rows) * 1e6 / rows;
+
+          long end = plain.latestOffset(0);
+          sample.scanRowsPerSecond = scan(plain.newScanner(), end);
+          sample.projectedScanRowsPerSecond =
+              scan(plain.newScanner(PROJECTION, BatchFilter.MATCH_ALL), end);
+          sample.socketRowsPerSecond = rows / loopbackCopySeconds(plainBytes);
+          context
+              .progress()
+              .printf(
+                  "    scan full: %.0f rows/s, projected: %.0f rows/s%n",
+                  sample.scanRowsPerSecond, sample.projectedScanRowsPerSecond);
+
+          freshness(plain, pool, freshnessSamples, sample);
+        }
+        sample.serverRssMib = server.residentMemoryMib();
+        sample.clientRssMib = clientRssMib();
+        int exitCode = server.terminate(EXIT_DEADLINE);
+        if (exitCode != 0) {
+          throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
+        }
+      }
+    }
+    return sample;
+  }
+
+  private static void createTables(URI base) throws IOException {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogProperties.URI, base.toString());
+    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    properties.put("rest-metrics-reporting-enabled", "false");
+    try (RESTCatalog catalog = new RESTCatalog()) {
+      catalog.initialize("lakestream", properties);
+      catalog.createNamespace(Namespace.of("bench"));
+      for (String name : List.of("w1", "w1_zstd")) {
+        Map<String, String> tableProperties = new HashMap<>();
+        tableProperties.put("lakestream.kind", "log");
+        tableProperties.put("lakestream.buckets", "1");
+        catalog
+            .buildTable(TableIdentifier.of("bench", name), W1_SCHEMA)
+            .withPartitionSpec(PartitionSpec.unpartitioned())
+            .withProperties(tableProperties)
+            .create();
+      }
+    }
+  }
+
+  /** Appends {@code rows} rows and returns rows/s from the first append to flush() return. */
+  private static double append(Table table, Compression compression, Object[][] pool, int rows) {
+    WriterOptions options =
+        WriterOptions.defaults().withBatchRows(BATCH_ROWS).withCompression(compression);
+    try (AppendWriter writer = table.newAppendWriter(options)) {
+      long start = System.nanoTime();
+      for (int i = 0; i < rows; i++) {
+        Object[] row = pool[i % DISTINCT_ROWS];
+        row[0] = (long) i;
+        writer.append(row);
+      }
+      writer.flush();
+      long nanos = System.nanoTime() - start;
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  /** Scans from the earliest offset to {@code end}, touching b0 and s0 of every row; rows/s. */
+  private static double scan(LogScanner scanner, long end) {
+    try (scanner) {
+      long start = System.nanoTime();
+      long deadline = start + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long rows = 0;
+      long checksum = 0;
+      while (scanner.position(0) < end) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "scan reached offset " + scanner.position(0) + " of " + end + " before its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            VectorSchemaRoot root = batch.root();
+            BigIntVector b0 = (BigIntVector) root.getVector("b0");
+            VarCharVector s0 = (VarCharVector) root.getVector("s0");
+            int count = root.getRowCount();
+            for (int i = 0; i < count; i++) {
+              checksum += b0.get(i) + s0.get(i).length;
+            }
+            rows += count;
+          }
+        }
+      }
+      long nanos = System.nanoTime() - start;
+      if (rows < end || checksum == 42) {
+        throw new IllegalStateException("scan returned " + rows + " rows, expected " + end);
+      }
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  private static void freshness(Table table, Object[][] pool, int samples, Sample sample)
+      throws Exception {
+    LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    try (LogScanner scanner = table.newScanner(PROJECTION, BatchFilter.MATCH_ALL)) {
+      scanner.subscribe(0, LogScanner.latest());
+      long first = table.latestOffset(0);
+      Thread poller =
+          Thread.ofPlatform()
+              .name("freshness-poller")
+              .daemon()
+              .start(
+                  () -> {
+                    try {
+                      while (!stop.get()) {
+                        for (ScanBatch batch : scanner.poll(Duration.ofMillis(50))) {
+                          long now = System.nanoTime();
+                          try (batch) {
+                            for (int i = 0; i < batch.rowCount(); i++) {
+                              arrivals.add(new long[] {batch.baseOffset() + i, now});
+                            }
+                          }
+                        }
+                      }
+                    } catch (Throwable t) {
+                      failure.set(t);
+                    }
+                  });
+      // Let the poller reach its first poll at the latest offset.
+      Thread.sleep(200);
+      double[] freshness = new double[samples];
+      double[] ack = new double[samples];
+      try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
+        for (int n = 0; n < samples; n++) {
+          Object[] row = pool[n % DISTINCT_ROWS];
+          row[0] = (long) n;
+          long appendStart = System.nanoTime();
+          writer.append(row);
+          writer.flush();
+          long acked = System.nanoTime();
+          long expected = first + n;
+          long[] arrival;
+          do {
+            arrival = arrivals.poll(10, TimeUnit.SECONDS);
+            if (arrival == null) {
+              Throwable t = failure.get();
+              throw new IllegalStateException(
+                  "freshness row at offset " + expected + " never arrived", t);
+            }
+          } while (arrival[0] < expected);
+          freshness[n] = Math.max(0, arrival[1] - acked) / 1e6;
+          ack[n] = (acked - appendStart) / 1e6;
+        }
+      } finally {
+        stop.set(true);
+        poller.join(5000);
+      }
+      Arrays.sort(freshness);
+      Arrays.sort(ack);
+      sample.freshnessP50 = percentile(freshness, 0.50);
+      sample.freshnessP99 = percentile(freshness, 0.99);
+      sample.freshnessMax = freshness[freshness.length - 1];
+      sample.ackP50 = percentile(ack, 0.50);
+      sample.ackP99 = percentile(ack, 0.99);
+      sample.ackMax = ack[ack.length - 1];
+    }
+  }
+
+  /** Nearest-rank percentile of sorted values. */
+  private static double percentile(double[] sorted, double fraction) {
+    int rank = (int) Math.ceil(fraction * sorted.length);
+    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+  }
+
+  /** Seconds to write {@code bytes} in {@code batches} writes, each followed by force(false). */
+  private static double rawWriteSeconds(Path file, long bytes, int batches) throws IOException {
+    int perBatch = (int) Math.max(1, bytes / batches);
+    ByteBuffer buffer = ByteBuffer.allocateDirect(perBatch);
+    new SplittableRandom(SEED).ints(perBatch, 0, 256).forEach(b -> buffer.put((byte) b));
+    try (FileChannel channel =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      long start = System.nanoTime();
+      for (int i = 0; i < batches; i++) {
+        buffer.clear();
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+        channel.force(false);
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Files.deleteIfExists(file);
+      return seconds;
+    }
+  }
+
+  /** Seconds to copy {@code bytes} from one loopback socket to another, 1 MiB writes. */
+  private static double loopbackCopySeconds(long bytes) throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread writer =
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    try (Socket socket =
+                            new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
+                        OutputStream out = socket.getOutputStream()) {
+                      byte[] chunk = new byte[1 << 20];
+                      long left = bytes;
+                      while (left > 0) {
+                        int n = (int) Math.min(chunk.length, left);
+                        out.write(chunk, 0, n);
+                        left -= n;
+                      }
+                    } catch (Throwable t) {
+                      failure.set(t);
+                    }
+                  });
+      long start = System.nanoTime();
+      try (Socket socket = listener.accept();
+          InputStream in = socket.getInputStream()) {
+        byte[] chunk = new byte[1 << 20];
+        long read = 0;
+        int n;
+        while ((n = in.read(chunk)) > 0) {
+          read += n;
+        }
+        if (read != bytes && failure.get() != null) {
+          throw new IllegalStateException("loopback copy failed", failure.get());
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      writer.join(5000);
+      return Math.max(seconds, 1e-6);
+    }
+  }
+
+  private static long directorySize(Path directory) throws IOException {
+    if (!Files.exists(directory)) {
+      return 0;
+    }
+    try (Stream<Path> paths = Files.walk(directory)) {
+      return paths
+          .filter(Files::isRegularFile)
+          .mapToLong(
+              file -> {
+                try {
+                  return Files.size(file);
+                } catch (IOException e) {
+                  return 0; // deleted while walking
+                }
+              })
+          .sum();
+    }
+  }
+
+  private static double clientRssMib() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        String value = line.substring("VmRSS:".length()).trim();
+        return Long.parseLong(value.substring(0, value.indexOf(' '))) / 1024.0;
+      }
+    }
+    throw new IOException("no VmRSS in /proc/self/status");
+  }
+
+  /** Bytes of the rows in row form: 8 per long and double, 4 per int, UTF-8 length of strings. */
+  private static long rawRowBytes(Object[][] pool, int rows) {
+    long total = 0;
+    for (int i = 0; i < rows; i++) {
+      for (Object value : pool[i % DISTINCT_ROWS]) {
+        total +=
+            switch (value) {
+              case Long l -> 8;
+              case Double d -> 8;
+              case Integer n -> 4;
+              case String s -> s.getBytes(StandardCharsets.UTF_8).length;
+              default -> 0;
+            };
+      }
+    }
+    return total;
+  }
+
+  /** W1 rows generated from the seed; b0 is overwritten with the row number when appended. */
+  private static Object[][] rowPool() {
+    SplittableRandom random = new SplittableRandom(SEED);
+    Object[][] pool = new Object[DISTINCT_ROWS][];
+    for (int r = 0; r < DISTINCT_ROWS; r++) {
+      Object[] row = new Object[20];
+      for (int c = 0; c < 5; c++) {
+        row[c] = random.nextLong();
+        row[5 + c] = random.nextInt();
+        row[10 + c] = random.nextDouble() * 1e6;
+        row[15 + c] = asciiString(random);
+      }
+      pool[r] = row;
+    }
+    return pool;
+  }
+
+  private static String asciiString(SplittableRandom random) {
+    int length = 16 + random.nextInt(9);
+    char[] chars = new char[length];
+    for (int i = 0; i < length; i++) {
+      chars[i] = (char) ('a' + random.nextInt(26));
+    }
+    return new String(chars);
+  }
+
+  private static Schema w1Schema() {
+    List<Types.NestedField> fields = new ArrayList<>();
+    int id = 1;
+    String[] prefixes = {"b", "i", "d", "s"};
+    Type[] types = {
+      Types.LongType.get(), Types.IntegerType.get(), Types.DoubleType.get(), Types.StringType.get()
+    };
+    for (int t = 0; t < prefixes.length; t++) {
+      for (int c = 0; c < 5; c++) {
+        fields.add(Types.NestedField.optional(id++, prefixes[t] + c, types[t]));
+      }
+    }
+    return new Schema(fields);
+  }
+}
