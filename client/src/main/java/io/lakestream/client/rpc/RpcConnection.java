@@ -66,6 +66,11 @@ public final class RpcConnection implements AutoCloseable {
     }
     int requestId = nextRequestId.incrementAndGet();
     pending.put(requestId, future);
+    if (failure != null && pending.remove(requestId) != null) {
+      // The connection failed while this request was being registered.
+      future.completeExceptionally(failure);
+      return future;
+    }
     ByteBuffer header = ByteBuffer.allocate(Wire.REQUEST_HEADER);
     header.putInt(Wire.REQUEST_HEADER - 4 + body.remaining());
     header.putShort(key.id()).putShort(key.latestVersion()).putInt(requestId);
@@ -130,8 +135,12 @@ public final class RpcConnection implements AutoCloseable {
     } catch (IOException ignored) {
       // Already failing; the error above is what callers see.
     }
-    pending.values().forEach(future -> future.completeExceptionally(error));
-    pending.clear();
+    for (Integer requestId : pending.keySet()) {
+      CompletableFuture<ByteBuffer> future = pending.remove(requestId);
+      if (future != null) {
+        future.completeExceptionally(error);
+      }
+    }
   }
 
   public boolean isOpen() {
