@@ -31,9 +31,11 @@ import java.util.stream.Stream;
  * before it (group commit), so concurrent writers share the cost. With {@link FlushMode#OS} it
  * completes right after the write.
  *
- * <p><b>Idempotence.</b> A batch that carries a writer id and the sequence the writer used before
- * is a retry: it is not written again and the original offsets are returned. A sequence that skips
- * ahead is refused, so a lost batch is never silently papered over.
+ * <p><b>Idempotence.</b> A batch that carries a writer id and a sequence the writer used for one of
+ * its last {@value #DEDUPLICATION_WINDOW} batches is a retry: it is not written again and the
+ * original offsets are returned, so a writer may keep that many batches in flight per bucket and
+ * still retry all of them after a lost connection or a crash. A sequence that skips ahead is
+ * refused, so a lost batch is never silently papered over.
  *
  * <p><b>Recovery.</b> Opening a tablet scans every segment, checks CRCs, truncates a torn tail and
  * rebuilds writer state; every batch acknowledged before a crash is still there.
@@ -46,7 +48,11 @@ public final class LogTablet implements AutoCloseable {
   private final LogConfig config;
   private final Clock clock;
   private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
-  private final Map<Long, WriterState> writers = new HashMap<>();
+  private final Map<Long, java.util.ArrayDeque<WriterState>> writers = new HashMap<>();
+
+  /** How many of a writer's latest batches are remembered for deduplicating retries. */
+  static final int DEDUPLICATION_WINDOW = 5;
+
   private final Object appendLock = new Object();
   private final Object flushLock = new Object();
   private final List<Pending> pending = new ArrayList<>();
@@ -112,9 +118,13 @@ public final class LogTablet implements AutoCloseable {
 
   private void rememberWriter(LogBatch batch) {
     if (batch.writerId() != LogBatch.NO_WRITER) {
-      writers.put(
-          batch.writerId(),
+      java.util.ArrayDeque<WriterState> recent =
+          writers.computeIfAbsent(batch.writerId(), id -> new java.util.ArrayDeque<>());
+      recent.addLast(
           new WriterState(batch.writerSequence(), batch.baseOffset(), batch.lastOffset()));
+      if (recent.size() > DEDUPLICATION_WINDOW) {
+        recent.removeFirst();
+      }
     }
   }
 
@@ -143,11 +153,17 @@ public final class LogTablet implements AutoCloseable {
       }
       long writerId = batch.writerId();
       if (writerId != LogBatch.NO_WRITER) {
-        WriterState state = writers.get(writerId);
+        java.util.ArrayDeque<WriterState> recent = writers.get(writerId);
+        WriterState state = recent == null ? null : recent.peekLast();
         if (state != null && batch.writerSequence() <= state.sequence()) {
-          if (batch.writerSequence() == state.sequence()) {
-            return new AppendResult(
-                state.baseOffset(), state.lastOffset(), true, whenDurable(state.lastOffset() + 1));
+          for (WriterState earlier : recent) {
+            if (earlier.sequence() == batch.writerSequence()) {
+              return new AppendResult(
+                  earlier.baseOffset(),
+                  earlier.lastOffset(),
+                  true,
+                  whenDurable(earlier.lastOffset() + 1));
+            }
           }
           throw InvalidBatchException.outOfOrder(
               "Writer "
@@ -156,7 +172,9 @@ public final class LogTablet implements AutoCloseable {
                   + batch.writerSequence()
                   + " after "
                   + state.sequence()
-                  + ": too old to deduplicate");
+                  + ": older than the last "
+                  + DEDUPLICATION_WINDOW
+                  + " batches, too old to deduplicate");
         }
         if (state != null && batch.writerSequence() != state.sequence() + 1) {
           throw InvalidBatchException.outOfOrder(

@@ -106,6 +106,29 @@ class LogTabletTest {
   }
 
   @Test
+  void retriesOfAnyOfTheLastFiveBatchesGetTheirOriginalOffsets() throws Exception {
+    try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      List<AppendResult> originals = new ArrayList<>();
+      for (int sequence = 0; sequence < 7; sequence++) {
+        originals.add(tablet.append(batch("s" + sequence, 2, 9, sequence)));
+      }
+      for (int sequence = 2; sequence < 7; sequence++) {
+        AppendResult retry = tablet.append(batch("s" + sequence, 2, 9, sequence));
+        assertThat(retry.duplicate()).isTrue();
+        assertThat(retry.baseOffset()).isEqualTo(originals.get(sequence).baseOffset());
+      }
+      assertThatThrownBy(() -> tablet.append(batch("s1", 2, 9, 1)))
+          .isInstanceOf(InvalidBatchException.class)
+          .hasMessageContaining("too old to deduplicate");
+      assertThat(tablet.logEndOffset()).isEqualTo(14);
+    }
+    try (LogTablet reopened = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      assertThat(reopened.append(batch("s3", 2, 9, 3)).baseOffset()).isEqualTo(6);
+      assertThat(reopened.append(batch("s7", 1, 9, 7)).duplicate()).isFalse();
+    }
+  }
+
+  @Test
   void corruptOrOversizedBatchesAreRefusedWhole() throws Exception {
     try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
       LogBatch corrupt = batch("payload", 1);
