@@ -373,6 +373,7 @@ final class LogAppendScanBenchmark implements Benchmark {
     LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    java.util.concurrent.CountDownLatch polling = new java.util.concurrent.CountDownLatch(1);
     try (LogScanner scanner = table.newScanner(PROJECTION, BatchFilter.MATCH_ALL)) {
       scanner.subscribe(0, LogScanner.latest());
       long first = table.latestOffset(0);
@@ -383,6 +384,7 @@ final class LogAppendScanBenchmark implements Benchmark {
               .start(
                   () -> {
                     try {
+                      polling.countDown();
                       while (!stop.get()) {
                         for (ScanBatch batch : scanner.poll(Duration.ofMillis(50))) {
                           long now = System.nanoTime();
@@ -397,8 +399,9 @@ final class LogAppendScanBenchmark implements Benchmark {
                       failure.set(t);
                     }
                   });
-      // Let the poller reach its first poll at the latest offset.
-      Thread.sleep(200);
+      if (!polling.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        throw new IllegalStateException("The freshness poller did not start");
+      }
       double[] freshness = new double[samples];
       double[] ack = new double[samples];
       try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
