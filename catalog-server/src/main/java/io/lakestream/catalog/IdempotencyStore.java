@@ -2,19 +2,22 @@ package io.lakestream.catalog;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Durable record of mutating requests by their client-chosen {@code Idempotency-Key}, so that a
  * client retrying after a lost response gets the first outcome instead of a conflict.
  *
- * <p>A key moves through two states: <em>claimed</em> (the first request is being served) and
- * <em>completed</em> (its response is stored). Records expire after the lifetime the server
- * advertises; an expired key is free again. Claims survive restarts; a claim whose request never
- * completed (the server died mid-request) is abandoned after the lifetime too, because the outcome
- * of that request is unknown and replaying "success" would be a lie.
+ * <p>A key moves through two states: <em>claimed</em> (a request with it changed the catalog and
+ * its response is not stored yet) and <em>completed</em> (its response is stored). A claim is
+ * recorded in the same database transaction as the request's change ({@link #runClaiming}), so the
+ * happy path costs no transaction of its own besides storing the response. Records expire after the
+ * lifetime the server advertises; an expired key is free again. A claim whose response was never
+ * stored (the server died after the change) stays claimed until it expires, because replaying
+ * "success" without the response, or running the request again, would both be wrong.
  *
- * <p>Implementations are thread safe and safe across server processes sharing a database: exactly
- * one of several concurrent claims of a new key succeeds.
+ * <p>Implementations are thread safe and safe across server processes sharing a database: of
+ * several concurrent requests with one new key, at most one commits a change.
  */
 public interface IdempotencyStore {
 
@@ -25,30 +28,40 @@ public interface IdempotencyStore {
     }
   }
 
-  /** What a claim found. */
-  sealed interface Claim {}
+  /**
+   * A key used before; {@code fingerprint} tells whether for the same request, {@code outcome} is
+   * empty while that request is still being served.
+   */
+  record Existing(String fingerprint, Optional<Outcome> outcome) {}
 
-  /** The key is new (or expired) and now belongs to the caller, who must {@link #complete} it. */
-  record Claimed() implements Claim {}
-
-  /** The key was used before; {@code fingerprint} tells whether for the same request. */
-  record Existing(String fingerprint, Optional<Outcome> outcome) implements Claim {}
+  /** The unexpired record of a key at {@code nowMillis}, if there is one. Reads only. */
+  Optional<Existing> find(String key, long nowMillis);
 
   /**
-   * Claims a key for a request.
+   * Runs a request's work so that the first catalog transaction it commits also records {@code
+   * claim} (then {@link IdempotencyClaim#recorded()} is true). Work that commits no change records
+   * nothing.
    *
-   * @param fingerprint identifies the request (route, path, body digest); at most 128 characters
-   * @param nowMillis the current time
-   * @param lifetimeMillis how long the record is kept
+   * @throws KeyClaimedException if another request recorded the key first; the transaction that
+   *     would have recorded it was rolled back
    */
-  Claim claim(String key, String fingerprint, long nowMillis, long lifetimeMillis);
+  <T> T runClaiming(IdempotencyClaim claim, Supplier<T> work);
 
-  /** Stores the outcome of a claimed key. */
-  void complete(String key, Outcome outcome);
-
-  /** Releases a claim whose request failed in a way that must not be replayed (a server fault). */
-  void release(String key);
+  /**
+   * Stores the outcome of a request. A recorded claim becomes completed; for an unrecorded claim
+   * (the request changed nothing) a completed record is created unless the key is taken.
+   *
+   * @return false if another request holds the key, whose record is kept
+   */
+  boolean complete(IdempotencyClaim claim, Outcome outcome);
 
   /** Deletes records expired before {@code nowMillis}; returns how many. */
   int purgeExpired(long nowMillis);
+
+  /** Another request recorded the key while this one ran; this one's change was rolled back. */
+  final class KeyClaimedException extends RuntimeException {
+    public KeyClaimedException(String key) {
+      super("Idempotency-Key " + key + " was claimed by a concurrent request", null, false, false);
+    }
+  }
 }

@@ -11,10 +11,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.apache.iceberg.exceptions.ServiceFailureException;
 
-/** {@link IdempotencyStore} in the catalog database, beside the {@link JdbcMetadataStore}. */
+/**
+ * {@link IdempotencyStore} in the catalog database, beside the {@link JdbcMetadataStore}, whose
+ * write transactions record the claims ({@link #runClaiming}).
+ */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {};
 
@@ -26,18 +30,110 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
-  public Claim claim(String key, String fingerprint, long nowMillis, long lifetimeMillis) {
+  public Optional<Existing> find(String key, long nowMillis) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement select =
+            connection.prepareStatement(
+                "SELECT fingerprint, status, headers, body FROM lakestream_idempotency"
+                    + " WHERE idempotency_key = ? AND expires_millis > ?")) {
+      select.setString(1, key);
+      select.setLong(2, nowMillis);
+      try (ResultSet rows = select.executeQuery()) {
+        if (!rows.next()) {
+          return Optional.empty();
+        }
+        int status = rows.getInt(2);
+        Optional<Outcome> outcome =
+            rows.wasNull()
+                ? Optional.empty()
+                : Optional.of(new Outcome(status, headers(rows.getString(3)), rows.getString(4)));
+        return Optional.of(new Existing(rows.getString(1), outcome));
+      }
+    } catch (SQLException e) {
+      throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
+    }
+  }
+
+  @Override
+  public <T> T runClaiming(IdempotencyClaim claim, Supplier<T> work) {
+    return ScopedValue.where(IdempotencyClaim.CURRENT, claim).call(work::get);
+  }
+
+  /**
+   * Records a claim inside the caller's transaction; an expired record of the key gives way.
+   *
+   * @throws KeyClaimedException if the key has an unexpired record
+   */
+  static void insertClaim(Connection connection, IdempotencyClaim claim) throws SQLException {
+    deleteExpired(connection, claim);
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, created_millis,"
+                + " expires_millis) VALUES (?, ?, ?, ?)")) {
+      insert.setString(1, claim.key());
+      insert.setString(2, claim.fingerprint());
+      insert.setLong(3, claim.createdMillis());
+      insert.setLong(4, claim.expiresMillis());
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      if (isConstraintViolation(e)) {
+        throw new KeyClaimedException(claim.key());
+      }
+      throw e;
+    }
+  }
+
+  private static void deleteExpired(Connection connection, IdempotencyClaim claim)
+      throws SQLException {
+    try (PreparedStatement delete =
+        connection.prepareStatement(
+            "DELETE FROM lakestream_idempotency WHERE idempotency_key = ? AND expires_millis <= ?")) {
+      delete.setString(1, claim.key());
+      delete.setLong(2, claim.createdMillis());
+      delete.executeUpdate();
+    }
+  }
+
+  @Override
+  public boolean complete(IdempotencyClaim claim, Outcome outcome) {
     try (Connection connection = dataSource.getConnection()) {
+      if (claim.recorded()) {
+        try (PreparedStatement update =
+            connection.prepareStatement(
+                "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
+                    + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL")) {
+          update.setInt(1, outcome.status());
+          update.setString(2, toJson(outcome.headers()));
+          update.setString(3, outcome.body());
+          update.setString(4, claim.key());
+          update.setString(5, claim.fingerprint());
+          update.executeUpdate();
+          return true;
+        }
+      }
       connection.setAutoCommit(false);
       try {
-        Claim claim = claim(connection, key, fingerprint, nowMillis, lifetimeMillis);
+        deleteExpired(connection, claim);
+        try (PreparedStatement insert =
+            connection.prepareStatement(
+                "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
+                    + " headers, body, created_millis, expires_millis)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+          insert.setString(1, claim.key());
+          insert.setString(2, claim.fingerprint());
+          insert.setInt(3, outcome.status());
+          insert.setString(4, toJson(outcome.headers()));
+          insert.setString(5, outcome.body());
+          insert.setLong(6, claim.createdMillis());
+          insert.setLong(7, claim.expiresMillis());
+          insert.executeUpdate();
+        }
         connection.commit();
-        return claim;
+        return true;
       } catch (SQLException e) {
         connection.rollback();
         if (isConstraintViolation(e)) {
-          // Another process claimed the key between our read and insert.
-          return new Existing(fingerprint, Optional.empty());
+          return false;
         }
         throw e;
       }
@@ -46,80 +142,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private Claim claim(
-      Connection connection, String key, String fingerprint, long nowMillis, long lifetimeMillis)
-      throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "SELECT fingerprint, status, headers, body, expires_millis FROM lakestream_idempotency"
-                + " WHERE idempotency_key = ?")) {
-      select.setString(1, key);
-      try (ResultSet rows = select.executeQuery()) {
-        if (rows.next() && rows.getLong(5) > nowMillis) {
-          int status = rows.getInt(2);
-          Optional<Outcome> outcome =
-              rows.wasNull()
-                  ? Optional.empty()
-                  : Optional.of(new Outcome(status, headers(rows.getString(3)), rows.getString(4)));
-          return new Existing(rows.getString(1), outcome);
-        }
-      }
-    }
-    try (PreparedStatement delete =
-        connection.prepareStatement(
-            "DELETE FROM lakestream_idempotency WHERE idempotency_key = ?")) {
-      delete.setString(1, key);
-      delete.executeUpdate();
-    }
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, created_millis,"
-                + " expires_millis) VALUES (?, ?, ?, ?)")) {
-      insert.setString(1, key);
-      insert.setString(2, fingerprint);
-      insert.setLong(3, nowMillis);
-      insert.setLong(4, nowMillis + lifetimeMillis);
-      insert.executeUpdate();
-    }
-    return new Claimed();
-  }
-
-  @Override
-  public void complete(String key, Outcome outcome) {
-    update(
-        "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
-            + " WHERE idempotency_key = ?",
-        statement -> {
-          statement.setInt(1, outcome.status());
-          statement.setString(2, toJson(outcome.headers()));
-          statement.setString(3, outcome.body());
-          statement.setString(4, key);
-        });
-  }
-
-  @Override
-  public void release(String key) {
-    update(
-        "DELETE FROM lakestream_idempotency WHERE idempotency_key = ? AND status IS NULL",
-        statement -> statement.setString(1, key));
-  }
-
   @Override
   public int purgeExpired(long nowMillis) {
-    return update(
-        "DELETE FROM lakestream_idempotency WHERE expires_millis <= ?",
-        statement -> statement.setLong(1, nowMillis));
-  }
-
-  private interface Binder {
-    void bind(PreparedStatement statement) throws SQLException;
-  }
-
-  private int update(String sql, Binder binder) {
     try (Connection connection = dataSource.getConnection();
-        PreparedStatement statement = connection.prepareStatement(sql)) {
-      binder.bind(statement);
-      return statement.executeUpdate();
+        PreparedStatement delete =
+            connection.prepareStatement(
+                "DELETE FROM lakestream_idempotency WHERE expires_millis <= ?")) {
+      delete.setLong(1, nowMillis);
+      return delete.executeUpdate();
     } catch (SQLException e) {
       throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
     }

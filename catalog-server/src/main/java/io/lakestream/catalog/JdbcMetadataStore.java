@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -63,9 +64,18 @@ public final class JdbcMetadataStore implements MetadataStore {
       Comparator.comparing((PointerSwap swap) -> encode(swap.identifier().namespace()))
           .thenComparing(swap -> swap.identifier().name());
 
+  private static final String INSERT_ENTITY =
+      "INSERT INTO lakestream_entities (warehouse, namespace, name, kind, metadata_location,"
+          + " previous_metadata_location) VALUES (?, ?, ?, ?, ?, NULL)";
+
+  private static final String SELECT_ENTITY =
+      "SELECT kind, metadata_location, previous_metadata_location FROM lakestream_entities"
+          + " WHERE warehouse = ? AND namespace = ? AND name = ?";
+
   private final HikariDataSource dataSource;
   private final boolean rowLocks;
   private final ObjectMapper json = new ObjectMapper();
+  private final Map<Connection, PreparedStatement> pointerSelects = new ConcurrentHashMap<>();
 
   private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
@@ -313,27 +323,65 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   @Override
   public Optional<EntityPointer> loadEntity(String warehouse, TableIdentifier identifier) {
-    return read(connection -> entity(connection, warehouse, identifier));
+    return read(
+        connection -> {
+          PreparedStatement select = pointerSelect(connection);
+          bindEntityKey(select, warehouse, identifier);
+          try (ResultSet rows = select.executeQuery()) {
+            return pointer(rows);
+          }
+        });
+  }
+
+  /**
+   * The pointer SELECT of a pooled connection, prepared once per physical connection: loadTable
+   * runs it for every request, and SQLite compiles a statement on every prepare. The statement is
+   * used only by the thread that holds the connection.
+   */
+  private PreparedStatement pointerSelect(Connection pooled) throws SQLException {
+    Connection physical = pooled.unwrap(Connection.class);
+    PreparedStatement select = pointerSelects.get(physical);
+    if (select == null) {
+      // Connections the pool has retired leave together with their statements.
+      pointerSelects.keySet().removeIf(JdbcMetadataStore::isClosed);
+      select = physical.prepareStatement(SELECT_ENTITY);
+      pointerSelects.put(physical, select);
+    }
+    return select;
+  }
+
+  private static boolean isClosed(Connection connection) {
+    try {
+      return connection.isClosed();
+    } catch (SQLException e) {
+      return true;
+    }
   }
 
   private static Optional<EntityPointer> entity(
       Connection connection, String warehouse, TableIdentifier identifier) throws SQLException {
-    try (PreparedStatement select =
-        connection.prepareStatement(
-            "SELECT kind, metadata_location, previous_metadata_location FROM lakestream_entities"
-                + " WHERE warehouse = ? AND namespace = ? AND name = ?")) {
-      select.setString(1, warehouse);
-      select.setString(2, encode(identifier.namespace()));
-      select.setString(3, identifier.name());
+    try (PreparedStatement select = connection.prepareStatement(SELECT_ENTITY)) {
+      bindEntityKey(select, warehouse, identifier);
       try (ResultSet rows = select.executeQuery()) {
-        if (!rows.next()) {
-          return Optional.empty();
-        }
-        return Optional.of(
-            new EntityPointer(
-                EntityKind.valueOf(rows.getString(1)), rows.getString(2), rows.getString(3)));
+        return pointer(rows);
       }
     }
+  }
+
+  private static void bindEntityKey(
+      PreparedStatement select, String warehouse, TableIdentifier identifier) throws SQLException {
+    select.setString(1, warehouse);
+    select.setString(2, encode(identifier.namespace()));
+    select.setString(3, identifier.name());
+  }
+
+  private static Optional<EntityPointer> pointer(ResultSet rows) throws SQLException {
+    if (!rows.next()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new EntityPointer(
+            EntityKind.valueOf(rows.getString(1)), rows.getString(2), rows.getString(3)));
   }
 
   @Override
@@ -374,20 +422,26 @@ public final class JdbcMetadataStore implements MetadataStore {
           if (existing.isPresent()) {
             throw alreadyExists(identifier, existing.get().kind());
           }
-          try (PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO lakestream_entities (warehouse, namespace, name, kind,"
-                      + " metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, ?,"
-                      + " NULL)")) {
-            insert.setString(1, warehouse);
-            insert.setString(2, encode(identifier.namespace()));
-            insert.setString(3, identifier.name());
-            insert.setString(4, kind.name());
-            insert.setString(5, metadataLocation);
+          try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTITY)) {
+            bindEntity(insert, warehouse, identifier, kind, metadataLocation);
             insertUnique(insert, () -> alreadyExists(identifier, kind));
           }
           return null;
         });
+  }
+
+  private static void bindEntity(
+      PreparedStatement insert,
+      String warehouse,
+      TableIdentifier identifier,
+      EntityKind kind,
+      String metadataLocation)
+      throws SQLException {
+    insert.setString(1, warehouse);
+    insert.setString(2, encode(identifier.namespace()));
+    insert.setString(3, identifier.name());
+    insert.setString(4, kind.name());
+    insert.setString(5, metadataLocation);
   }
 
   private void requireNamespaceForEntity(
@@ -410,11 +464,16 @@ public final class JdbcMetadataStore implements MetadataStore {
     write(
         connection -> {
           try (PreparedStatement update =
-              connection.prepareStatement(
-                  "UPDATE lakestream_entities SET metadata_location = ?,"
-                      + " previous_metadata_location = ? WHERE warehouse = ? AND namespace = ?"
-                      + " AND name = ? AND kind = ? AND metadata_location = ?")) {
+                  connection.prepareStatement(
+                      "UPDATE lakestream_entities SET metadata_location = ?,"
+                          + " previous_metadata_location = ? WHERE warehouse = ? AND namespace = ?"
+                          + " AND name = ? AND kind = ? AND metadata_location = ?");
+              PreparedStatement insert = connection.prepareStatement(INSERT_ENTITY)) {
             for (PointerSwap swap : swaps.stream().sorted(LOCK_ORDER).toList()) {
+              if (swap.creates()) {
+                create(connection, warehouse, swap, insert);
+                continue;
+              }
               update.setString(1, swap.newLocation());
               update.setString(2, swap.expectedLocation());
               update.setString(3, warehouse);
@@ -431,6 +490,30 @@ public final class JdbcMetadataStore implements MetadataStore {
           }
           return null;
         });
+  }
+
+  /** The create of a multi-entry swap: a taken name is a failed requirement, not a 409 create. */
+  private void create(
+      Connection connection, String warehouse, PointerSwap swap, PreparedStatement insert)
+      throws SQLException {
+    requireNamespaceForEntity(connection, warehouse, swap.identifier());
+    Supplier<CommitFailedException> taken =
+        () ->
+            new CommitFailedException(
+                "Cannot create %s: a table or view with that name already exists",
+                swap.identifier());
+    if (entity(connection, warehouse, swap.identifier()).isPresent()) {
+      throw taken.get();
+    }
+    bindEntity(insert, warehouse, swap.identifier(), swap.kind(), swap.newLocation());
+    try {
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      if (isConstraintViolation(e)) {
+        throw taken.get();
+      }
+      throw e;
+    }
   }
 
   @Override
@@ -526,6 +609,7 @@ public final class JdbcMetadataStore implements MetadataStore {
   @Override
   public void close() {
     dataSource.close();
+    pointerSelects.clear();
   }
 
   private static boolean exists(Connection connection, String sql, String... parameters)
@@ -585,38 +669,51 @@ public final class JdbcMetadataStore implements MetadataStore {
   }
 
   /**
-   * Runs work in one transaction. Iceberg exceptions thrown by the work roll it back and pass
-   * through; a failure of the commit itself leaves the outcome unknown.
+   * Runs work in one transaction, together with the idempotency claim of the request being served
+   * if it has not been recorded yet. Iceberg exceptions thrown by the work roll it back and pass
+   * through; any failure of the database makes the outcome unknown.
    */
   private <T> T write(SqlWork<T> work) {
-    Connection connection;
+    IdempotencyClaim claim =
+        IdempotencyClaim.CURRENT.isBound() && !IdempotencyClaim.CURRENT.get().recorded()
+            ? IdempotencyClaim.CURRENT.get()
+            : null;
+    T result;
+    try (Connection connection = dataSource.getConnection()) {
+      result = commit(connection, work, claim);
+    } catch (SQLException e) {
+      throw new CommitStateUnknownException(
+          "Catalog database failed during a change: " + e.getMessage(), e);
+    }
+    if (claim != null) {
+      claim.markRecorded();
+    }
+    return result;
+  }
+
+  private static <T> T commit(Connection connection, SqlWork<T> work, IdempotencyClaim claim)
+      throws SQLException {
+    T result;
     try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      throw new ServiceFailureException(e, "Catalog database unavailable: %s", e.getMessage());
-    }
-    try (connection) {
       connection.setAutoCommit(false);
-      T result;
+      result = work.run(connection);
+      if (claim != null) {
+        JdbcIdempotencyStore.insertClaim(connection, claim);
+      }
+    } catch (SQLException | RuntimeException e) {
       try {
-        result = work.run(connection);
-      } catch (SQLException | RuntimeException e) {
         connection.rollback();
-        if (e instanceof SQLException sql && isConstraintViolation(sql)) {
-          throw new CommitFailedException(
-              sql, "Concurrent change to the same catalog entry: %s", sql.getMessage());
-        }
-        throw e;
+      } catch (SQLException rollback) {
+        e.addSuppressed(rollback);
       }
-      try {
-        connection.commit();
-      } catch (SQLException e) {
-        throw new CommitStateUnknownException(e);
+      if (e instanceof SQLException sql && isConstraintViolation(sql)) {
+        throw new CommitFailedException(
+            sql, "Concurrent change to the same catalog entry: %s", sql.getMessage());
       }
-      return result;
-    } catch (SQLException e) {
-      throw new ServiceFailureException(e, "Catalog database write failed: %s", e.getMessage());
+      throw e;
     }
+    connection.commit();
+    return result;
   }
 
   private static boolean isConstraintViolation(SQLException e) {

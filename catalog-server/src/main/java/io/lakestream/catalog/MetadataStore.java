@@ -24,10 +24,13 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
  * <p><b>Atomicity.</b> Every mutating method is one database transaction: it happens entirely or
  * not at all. A method that throws one of the documented Iceberg exceptions has changed nothing.
  *
- * <p><b>Failure.</b> If the database cannot be reached or a transaction's outcome cannot be known
- * (the connection dropped during commit), a mutating method throws {@link
- * CommitStateUnknownException}; the caller must not assume either outcome. Read methods throw
- * {@link org.apache.iceberg.exceptions.ServiceFailureException} when the database fails.
+ * <p><b>Failure.</b> When a mutating method cannot finish because of the database (it cannot be
+ * reached, the connection drops, or the commit itself fails), it throws {@link
+ * CommitStateUnknownException}: the change may or may not have been applied, as in Iceberg's {@code
+ * TableOperations.commit}. The caller must assume neither outcome; in particular it must not delete
+ * metadata files the change refers to. Only the documented Iceberg exceptions, such as {@link
+ * CommitFailedException}, mean that nothing changed. Read methods throw {@link
+ * org.apache.iceberg.exceptions.ServiceFailureException} when the database fails.
  *
  * <p><b>Concurrency.</b> Implementations are thread safe, and several server processes may share
  * one store (PostgreSQL): the guarantees above hold across processes because they rest on the
@@ -106,10 +109,13 @@ public interface MetadataStore extends AutoCloseable {
       String warehouse, TableIdentifier identifier, EntityKind kind, String metadataLocation);
 
   /**
-   * Applies every swap or none, in one transaction.
+   * Applies every swap or none, in one transaction. A swap that {@linkplain PointerSwap#creates()
+   * creates} its entry needs an existing namespace and a name that no table or view has.
    *
-   * @throws CommitFailedException if any entry is missing, of another kind, or no longer points at
-   *     its expected location; nothing changed
+   * @throws CommitFailedException if any entry is missing, of another kind, no longer points at its
+   *     expected location, or already exists when it is to be created; nothing changed
+   * @throws NoSuchNamespaceException if the namespace of an entry to create does not exist; nothing
+   *     changed
    */
   void swap(String warehouse, List<PointerSwap> swaps);
 

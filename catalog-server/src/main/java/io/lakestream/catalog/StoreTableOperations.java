@@ -84,18 +84,19 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     requestRefresh();
   }
 
-  /**
-   * Whether a commit certainly did not happen, so that its new metadata file can be deleted. An
-   * unknown outcome keeps the file: the catalog may point at it.
-   */
   /** Writes the metadata file of a commit and returns its location, without committing it. */
   String writeMetadata(TableMetadata metadata) {
     return writeNewMetadataIfRequired(false, metadata);
   }
 
+  /**
+   * Whether a commit certainly did not happen, so that its new metadata file can be deleted. An
+   * unknown outcome keeps the file: the catalog may point at it.
+   */
   static boolean isDefiniteFailure(RuntimeException e) {
     return e instanceof CommitFailedException
         || e instanceof AlreadyExistsException
-        || e instanceof NoSuchNamespaceException;
+        || e instanceof NoSuchNamespaceException
+        || e instanceof IdempotencyStore.KeyClaimedException;
   }
 }

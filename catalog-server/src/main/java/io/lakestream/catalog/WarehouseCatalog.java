@@ -163,9 +163,16 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    * its current metadata and every new metadata file is written first, then all pointers swap in
    * one database transaction. Either every table changes or none does.
    *
-   * @throws CommitFailedException if a requirement fails or a table changed concurrently; nothing
-   *     changed
-   * @throws NoSuchTableException if a table does not exist
+   * <p>A change whose requirements include {@code assert-create} creates its table: its updates
+   * apply to empty metadata, and the table must not exist when the transaction commits. This is how
+   * Iceberg clients create tables inside a transaction.
+   *
+   * @throws CommitFailedException if a requirement fails, a table changed concurrently or a table
+   *     to create exists; nothing changed
+   * @throws NoSuchTableException if a table to change does not exist
+   * @throws NoSuchNamespaceException if the namespace of a table to create does not exist
+   * @throws CommitStateUnknownException if the database failed while committing; the new metadata
+   *     files are kept, since the catalog may point at them
    */
   public void commitTransaction(List<UpdateTableRequest> changes) {
     Set<TableIdentifier> seen = new HashSet<>();
@@ -183,34 +190,77 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         }
         StoreTableOperations operations = (StoreTableOperations) newTableOps(identifier);
         TableMetadata base = operations.refresh();
-        if (base == null) {
-          throw new NoSuchTableException("Table does not exist: %s", identifier);
-        }
         for (UpdateRequirement requirement : change.requirements()) {
           requirement.validate(base);
         }
-        TableMetadata.Builder builder = TableMetadata.buildFrom(base);
-        for (MetadataUpdate update : change.updates()) {
-          update.applyTo(builder);
+        boolean creates =
+            change.requirements().stream()
+                .anyMatch(
+                    requirement ->
+                        requirement instanceof UpdateRequirement.AssertTableDoesNotExist);
+        if (base == null && !creates) {
+          throw new NoSuchTableException("Table does not exist: %s", identifier);
         }
-        TableMetadata updated = builder.build();
-        if (updated.changes().isEmpty()) {
+        TableMetadata updated = creates ? created(identifier, change) : updated(base, change);
+        if (!creates && updated.changes().isEmpty()) {
           continue;
         }
         String location = operations.writeMetadata(updated);
         written.add(location);
         swaps.add(
-            new PointerSwap(identifier, EntityKind.TABLE, base.metadataFileLocation(), location));
-      }
-      if (!swaps.isEmpty()) {
-        store.swap(warehouse, swaps);
+            creates
+                ? PointerSwap.create(identifier, EntityKind.TABLE, location)
+                : new PointerSwap(
+                    identifier, EntityKind.TABLE, base.metadataFileLocation(), location));
       }
     } catch (RuntimeException e) {
-      if (!(e instanceof CommitStateUnknownException)) {
+      written.forEach(io::deleteFile);
+      throw e;
+    }
+    if (swaps.isEmpty()) {
+      return;
+    }
+    try {
+      store.swap(warehouse, swaps);
+    } catch (RuntimeException e) {
+      if (StoreTableOperations.isDefiniteFailure(e)) {
         written.forEach(io::deleteFile);
       }
       throw e;
     }
+  }
+
+  private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {
+    TableMetadata.Builder builder = TableMetadata.buildFrom(base);
+    for (MetadataUpdate update : change.updates()) {
+      update.applyTo(builder);
+    }
+    return builder.build();
+  }
+
+  /** The first metadata of a table created in a transaction: its updates on empty metadata. */
+  private static TableMetadata created(TableIdentifier identifier, UpdateTableRequest change) {
+    TableMetadata.Builder builder =
+        change.updates().stream()
+            .filter(update -> update instanceof MetadataUpdate.UpgradeFormatVersion)
+            .map(update -> ((MetadataUpdate.UpgradeFormatVersion) update).formatVersion())
+            .findFirst()
+            .map(TableMetadata::buildFromEmpty)
+            .orElseGet(TableMetadata::buildFromEmpty);
+    for (MetadataUpdate update : change.updates()) {
+      update.applyTo(builder);
+    }
+    TableMetadata metadata;
+    try {
+      metadata = builder.build();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new BadRequestException("Cannot create %s: %s", identifier, e.getMessage());
+    }
+    if (metadata.location() == null || metadata.schemas().isEmpty()) {
+      throw new BadRequestException(
+          "Cannot create %s: the changes must set a location and a schema", identifier);
+    }
+    return metadata;
   }
 
   @Override

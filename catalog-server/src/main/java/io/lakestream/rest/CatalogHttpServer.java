@@ -15,6 +15,10 @@ import io.javalin.http.HandlerType;
 import io.lakestream.auth.Authenticator;
 import io.lakestream.auth.Principal;
 import io.lakestream.metrics.ServerMetrics;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -23,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.zip.GZIPOutputStream;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTSerializers;
 import org.apache.iceberg.rest.responses.ErrorResponse;
@@ -53,7 +58,11 @@ public final class CatalogHttpServer implements AutoCloseable {
     return mapper;
   }
 
+  private static final String GZIP_ETAG_SUFFIX = "--gzip";
+  private static final int MIN_GZIP_BYTES = 1500;
+
   private final Javalin app;
+  private final BytesCache gzipBodies = new BytesCache(256);
   private final RestRouter router = new RestRouter();
   private final RestHandler handlers;
   private final Authenticator authenticator;
@@ -184,12 +193,13 @@ public final class CatalogHttpServer implements AutoCloseable {
                   ? new byte[0]
                   : ctx.bodyAsBytes());
       RestResponse response = handlers.handle(request);
-      response.headers().forEach(ctx::header);
       ctx.status(response.status());
       if (response.body() instanceof byte[] raw) {
-        ctx.contentType("application/json").result(raw);
+        write(ctx, response.headers(), raw);
       } else if (response.body() != null) {
-        ctx.contentType("application/json").result(mapper.writeValueAsBytes(response.body()));
+        write(ctx, response.headers(), mapper.writeValueAsBytes(response.body()));
+      } else {
+        response.headers().forEach(ctx::header);
       }
     } catch (io.javalin.http.HttpResponseException e) {
       writeError(ctx, RestErrors.error(e.getStatus(), statusType(e.getStatus()), e.getMessage()));
@@ -198,6 +208,58 @@ public final class CatalogHttpServer implements AutoCloseable {
     } finally {
       metrics.recordRequest(routeName, ctx.statusCode(), System.nanoTime() - started);
     }
+  }
+
+  /**
+   * Writes a JSON body straight to Jetty with its length, without Javalin's result stream (which
+   * copies it in chunks and compresses it again for every request). A body that names its content
+   * with an ETag (loadTable) is compressed once per content for clients that accept gzip; its ETag
+   * then carries the {@value #GZIP_ETAG_SUFFIX} suffix, since a strong ETag names one encoding.
+   */
+  private void write(Context ctx, Map<String, String> headers, byte[] body) throws IOException {
+    String etag = headers.get("ETag");
+    byte[] sent = body;
+    if (etag != null && body.length >= MIN_GZIP_BYTES && acceptsGzip(ctx)) {
+      sent = gzipBodies.get(etag, () -> gzip(body));
+      headers.forEach(
+          (name, value) -> ctx.header(name, name.equals("ETag") ? gzipETag(value) : value));
+      ctx.header("Content-Encoding", "gzip");
+    } else {
+      headers.forEach(ctx::header);
+    }
+    if (etag != null) {
+      ctx.header("Vary", "Accept-Encoding");
+    }
+    HttpServletResponse servletResponse = ctx.res();
+    servletResponse.setContentType("application/json");
+    servletResponse.setContentLength(sent.length);
+    servletResponse.getOutputStream().write(sent);
+  }
+
+  private static boolean acceptsGzip(Context ctx) {
+    String accepted = ctx.header("Accept-Encoding");
+    return accepted != null && accepted.toLowerCase(Locale.ROOT).contains("gzip");
+  }
+
+  private static byte[] gzip(byte[] body) {
+    ByteArrayOutputStream compressed = new ByteArrayOutputStream(body.length / 4);
+    try (GZIPOutputStream out = new GZIPOutputStream(compressed, 8192)) {
+      out.write(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return compressed.toByteArray();
+  }
+
+  private static String gzipETag(String etag) {
+    return etag.endsWith("\"")
+        ? etag.substring(0, etag.length() - 1) + GZIP_ETAG_SUFFIX + "\""
+        : etag;
+  }
+
+  /** If-None-Match as the handlers know the ETags: without the gzip suffix. */
+  private static String withoutGzipSuffix(String ifNoneMatch) {
+    return ifNoneMatch.replace(GZIP_ETAG_SUFFIX + "\"", "\"");
   }
 
   private void issueToken(Context ctx) {
@@ -247,6 +309,7 @@ public final class CatalogHttpServer implements AutoCloseable {
   private static Map<String, String> headers(Context ctx) {
     Map<String, String> headers = new HashMap<>();
     ctx.headerMap().forEach((name, value) -> headers.put(name.toLowerCase(Locale.ROOT), value));
+    headers.computeIfPresent("if-none-match", (name, value) -> withoutGzipSuffix(value));
     return headers;
   }
 

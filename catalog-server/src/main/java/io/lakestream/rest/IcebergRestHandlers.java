@@ -179,6 +179,11 @@ public final class IcebergRestHandlers implements RestHandler {
       }
       case COMMIT_TRANSACTION -> {
         CommitTransactionRequest body = body(request, CommitTransactionRequest.class);
+        for (UpdateTableRequest change : body.tableChanges()) {
+          if (change.identifier() != null) {
+            validateIdentifier(change.identifier());
+          }
+        }
         catalog.commitTransaction(body.tableChanges());
         yield RestResponse.noContent();
       }

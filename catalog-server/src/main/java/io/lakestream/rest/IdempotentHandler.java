@@ -4,9 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.catalog.IdempotencyClaim;
 import io.lakestream.catalog.IdempotencyStore;
-import io.lakestream.catalog.IdempotencyStore.Claimed;
 import io.lakestream.catalog.IdempotencyStore.Existing;
+import io.lakestream.catalog.IdempotencyStore.KeyClaimedException;
 import io.lakestream.catalog.IdempotencyStore.Outcome;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
@@ -28,7 +30,12 @@ import org.apache.iceberg.rest.responses.ErrorResponseParser;
  *
  * <p>Successes and client errors (4xx) are stored; server faults (5xx) are not, so a retry after a
  * fault runs again. Reusing a key for a different request is a 422. A repeat that arrives while the
- * first is still running gets a 503, which clients retry.
+ * first is still running gets a 503, which clients retry, or the first one's outcome.
+ *
+ * <p>The key is claimed in the same database transaction as the request's change (see {@link
+ * IdempotencyStore#runClaiming}) rather than in one of its own before it: a commit costs one extra
+ * transaction (storing the outcome), not two, and still at most one of several concurrent repeats
+ * commits its change.
  */
 public final class IdempotentHandler implements RestHandler {
   public static final String HEADER = "Idempotency-Key";
@@ -67,49 +74,71 @@ public final class IdempotentHandler implements RestHandler {
     }
     String fingerprint = fingerprint(request);
     long now = clock.millis();
-    IdempotencyStore.Claim claim = store.claim(key, fingerprint, now, lifetime.toMillis());
-    if (claim instanceof Existing existing) {
-      if (!existing.fingerprint().equals(fingerprint)) {
-        return error(
-            RestErrors.error(
-                422,
-                "UnprocessableEntityException",
-                "Idempotency-Key " + key + " was already used for a different request"));
-      }
-      if (existing.outcome().isEmpty()) {
-        throw new ServiceUnavailableException(
-            "A request with Idempotency-Key %s is still in progress; retry later", key);
-      }
-      Outcome outcome = existing.outcome().get();
-      return new RestResponse(
-          outcome.status(),
-          outcome.body() == null ? null : outcome.body().getBytes(StandardCharsets.UTF_8),
-          outcome.headers());
+    Optional<Existing> existing = store.find(key, now);
+    if (existing.isPresent()) {
+      return replay(key, fingerprint, existing.get());
     }
-    if (!(claim instanceof Claimed)) {
-      throw new IllegalStateException("Unknown claim " + claim);
-    }
+    IdempotencyClaim claim = new IdempotencyClaim(key, fingerprint, now, lifetime.toMillis());
     RestResponse response;
+    Outcome outcome;
     try {
-      response = delegate.handle(request);
+      response = store.runClaiming(claim, () -> delegate.handle(request));
+      byte[] body = serialize(response.body());
+      response = new RestResponse(response.status(), body, response.headers());
+      outcome =
+          new Outcome(
+              response.status(),
+              response.headers(),
+              body == null ? null : new String(body, StandardCharsets.UTF_8));
+    } catch (KeyClaimedException e) {
+      return replayConcurrent(key, fingerprint, now);
     } catch (RuntimeException e) {
       ErrorResponse error = RestErrors.toErrorResponse(e);
       if (error.code() >= 500) {
-        store.release(key);
+        // Not stored: a retry runs again, unless this request's change committed, in which case
+        // its claim stays until it expires (running it again or replaying a success would lie).
         throw e;
       }
       String body = ErrorResponseParser.toJson(error);
-      store.complete(key, new Outcome(error.code(), Map.of(), body));
-      return new RestResponse(error.code(), body.getBytes(StandardCharsets.UTF_8), Map.of());
+      response = new RestResponse(error.code(), body.getBytes(StandardCharsets.UTF_8), Map.of());
+      outcome = new Outcome(error.code(), Map.of(), body);
     }
-    byte[] body = serialize(response.body());
-    store.complete(
-        key,
-        new Outcome(
-            response.status(),
-            response.headers(),
-            body == null ? null : new String(body, StandardCharsets.UTF_8)));
-    return new RestResponse(response.status(), body, response.headers());
+    if (!store.complete(claim, outcome)) {
+      // A concurrent repeat committed while this one changed nothing: its outcome is the key's.
+      return replayConcurrent(key, fingerprint, now);
+    }
+    return response;
+  }
+
+  private RestResponse replayConcurrent(String key, String fingerprint, long now) {
+    Existing existing =
+        store
+            .find(key, now)
+            .orElseThrow(
+                () ->
+                    new ServiceUnavailableException(
+                        "A request with Idempotency-Key %s is still in progress; retry later",
+                        key));
+    return replay(key, fingerprint, existing);
+  }
+
+  private static RestResponse replay(String key, String fingerprint, Existing existing) {
+    if (!existing.fingerprint().equals(fingerprint)) {
+      return error(
+          RestErrors.error(
+              422,
+              "UnprocessableEntityException",
+              "Idempotency-Key " + key + " was already used for a different request"));
+    }
+    if (existing.outcome().isEmpty()) {
+      throw new ServiceUnavailableException(
+          "A request with Idempotency-Key %s is still in progress; retry later", key);
+    }
+    Outcome outcome = existing.outcome().get();
+    return new RestResponse(
+        outcome.status(),
+        outcome.body() == null ? null : outcome.body().getBytes(StandardCharsets.UTF_8),
+        outcome.headers());
   }
 
   private static RestResponse error(ErrorResponse error) {

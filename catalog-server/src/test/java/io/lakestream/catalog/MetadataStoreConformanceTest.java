@@ -19,10 +19,12 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.NamespaceNotEmptyException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NoSuchViewException;
+import org.apache.iceberg.exceptions.ServiceFailureException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -384,6 +386,86 @@ abstract class MetadataStoreConformanceTest {
         .contains("file:/orders/v2");
     assertThat(store.loadEntity(WAREHOUSE, REVENUE).map(EntityPointer::metadataLocation))
         .contains("file:/revenue/v2");
+  }
+
+  @Test
+  void multiEntrySwapCreatesEntriesAllOrNothing() {
+    store.createNamespace(WAREHOUSE, SALES, Map.of());
+    store.createEntity(WAREHOUSE, ORDERS, EntityKind.TABLE, "file:/orders/v1.json");
+    PointerSwap moveOrders =
+        new PointerSwap(ORDERS, EntityKind.TABLE, "file:/orders/v1.json", "file:/orders/v2");
+
+    // A name taken by a table or a view fails the whole swap.
+    store.createEntity(WAREHOUSE, TableIdentifier.of(SALES, "taken"), EntityKind.VIEW, "file:/v");
+    assertThatThrownBy(
+            () ->
+                store.swap(
+                    WAREHOUSE,
+                    List.of(
+                        moveOrders,
+                        PointerSwap.create(
+                            TableIdentifier.of(SALES, "taken"), EntityKind.TABLE, "file:/t"))))
+        .isInstanceOf(CommitFailedException.class);
+    assertThatThrownBy(
+            () ->
+                store.swap(
+                    WAREHOUSE,
+                    List.of(
+                        moveOrders,
+                        PointerSwap.create(ORDERS, EntityKind.TABLE, "file:/orders/other"))))
+        .isInstanceOf(CommitFailedException.class);
+    assertThatThrownBy(
+            () ->
+                store.swap(
+                    WAREHOUSE,
+                    List.of(
+                        moveOrders,
+                        PointerSwap.create(
+                            TableIdentifier.of(ARCHIVE, "old"), EntityKind.TABLE, "file:/o"))))
+        .isInstanceOf(NoSuchNamespaceException.class);
+    assertThat(store.loadEntity(WAREHOUSE, ORDERS))
+        .contains(new EntityPointer(EntityKind.TABLE, "file:/orders/v1.json", null));
+    assertThat(store.loadEntity(WAREHOUSE, TableIdentifier.of(ARCHIVE, "old"))).isEmpty();
+
+    store.swap(
+        WAREHOUSE,
+        List.of(moveOrders, PointerSwap.create(REVENUE, EntityKind.TABLE, "file:/revenue/v1")));
+    assertThat(store.loadEntity(WAREHOUSE, ORDERS).map(EntityPointer::metadataLocation))
+        .contains("file:/orders/v2");
+    assertThat(store.loadEntity(WAREHOUSE, REVENUE))
+        .contains(new EntityPointer(EntityKind.TABLE, "file:/revenue/v1", null));
+    assertThat(store.listEntities(WAREHOUSE, SALES, EntityKind.TABLE))
+        .containsExactly(ORDERS, REVENUE);
+  }
+
+  /**
+   * A store whose database cannot be reached cannot know whether a change happened (Iceberg's
+   * commit-state-unknown), so callers keep the files the change refers to.
+   */
+  @Test
+  void changesOnAnUnreachableDatabaseHaveAnUnknownOutcome() {
+    store.createNamespace(WAREHOUSE, SALES, Map.of());
+    store.createEntity(WAREHOUSE, ORDERS, EntityKind.TABLE, "file:/orders/v1.json");
+    MetadataStore unreachable = open(database);
+    unreachable.close();
+
+    assertThatThrownBy(
+            () ->
+                unreachable.swap(
+                    WAREHOUSE,
+                    List.of(
+                        new PointerSwap(
+                            ORDERS, EntityKind.TABLE, "file:/orders/v1.json", "file:/v2"))))
+        .isInstanceOf(CommitStateUnknownException.class);
+    assertThatThrownBy(
+            () -> unreachable.createEntity(WAREHOUSE, REVENUE, EntityKind.TABLE, "file:/r"))
+        .isInstanceOf(CommitStateUnknownException.class);
+    assertThatThrownBy(() -> unreachable.createNamespace(WAREHOUSE, ARCHIVE, Map.of()))
+        .isInstanceOf(CommitStateUnknownException.class);
+    assertThatThrownBy(() -> unreachable.loadEntity(WAREHOUSE, ORDERS))
+        .isInstanceOf(ServiceFailureException.class);
+    assertThat(store.loadEntity(WAREHOUSE, ORDERS).map(EntityPointer::metadataLocation))
+        .contains("file:/orders/v1.json");
   }
 
   @Test

@@ -7,23 +7,31 @@ import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.server.ServerConfig;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.GZIPInputStream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetadataUpdate;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateRequirement;
+import org.apache.iceberg.UpdateRequirements;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -32,6 +40,9 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NoSuchViewException;
 import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.rest.requests.CommitTransactionRequest;
+import org.apache.iceberg.rest.requests.CommitTransactionRequestParser;
+import org.apache.iceberg.rest.requests.UpdateTableRequest;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.view.View;
 import org.junit.jupiter.api.AfterAll;
@@ -238,6 +249,75 @@ class RestCatalogTest {
         .containsEntry("committed", "yes");
   }
 
+  /**
+   * Iceberg clients create a table inside a multi-table transaction with the changes of a new
+   * table's metadata and an {@code assert-create} requirement.
+   */
+  @Test
+  void multiTableTransactionCreatesTablesAllOrNothing() throws Exception {
+    Namespace namespace = Namespace.of("txn_create");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier existing = TableIdentifier.of(namespace, "existing");
+    Table table = catalog.createTable(existing, SCHEMA);
+    TableIdentifier created = TableIdentifier.of(namespace, "created");
+    TableIdentifier never = TableIdentifier.of(namespace, "never");
+
+    HttpResponse<String> failing =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(never, data.resolve("never").toString()),
+                setProperty(existing, table.schema().schemaId() + 1)));
+    assertError(failing, 409, "CommitFailedException");
+    assertThat(catalog.tableExists(never)).isFalse();
+    HttpResponse<String> duplicate =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(existing, data.resolve("again").toString()),
+                setProperty(existing, table.schema().schemaId())));
+    assertError(duplicate, 409, "CommitFailedException");
+    assertThat(catalog.loadTable(existing).properties()).doesNotContainKey("committed");
+
+    HttpResponse<String> passing =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(created, data.resolve("created").toString()),
+                setProperty(existing, table.schema().schemaId())));
+    assertThat(passing.statusCode()).as(passing.body()).isEqualTo(204);
+    Table loaded = catalog.loadTable(created);
+    assertThat(loaded.schema().asStruct()).isEqualTo(SCHEMA.asStruct());
+    assertThat(loaded.location()).isEqualTo(data.resolve("created").toString());
+    assertThat(loaded.properties()).containsEntry("owner", "transaction");
+    assertThat(catalog.loadTable(existing).properties()).containsEntry("committed", "yes");
+    assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
+  }
+
+  private static UpdateTableRequest createChange(TableIdentifier identifier, String location) {
+    List<MetadataUpdate> updates =
+        TableMetadata.newTableMetadata(
+                SCHEMA,
+                PartitionSpec.unpartitioned(),
+                SortOrder.unsorted(),
+                location,
+                Map.of("owner", "transaction"))
+            .changes();
+    return UpdateTableRequest.create(
+        identifier, UpdateRequirements.forCreateTable(updates), updates);
+  }
+
+  private static UpdateTableRequest setProperty(TableIdentifier identifier, int schemaId) {
+    return UpdateTableRequest.create(
+        identifier,
+        List.of(new UpdateRequirement.AssertCurrentSchemaID(schemaId)),
+        List.of(new MetadataUpdate.SetProperties(Map.of("committed", "yes"))));
+  }
+
+  private static String commitTransaction(UpdateTableRequest... changes) {
+    return CommitTransactionRequestParser.toJson(new CommitTransactionRequest(List.of(changes)));
+  }
+
   @Test
   void retriedMutationsWithTheSameIdempotencyKeyGetTheFirstOutcome() throws Exception {
     String create = "{\"namespace\":[\"idempotent\"]}";
@@ -300,6 +380,30 @@ class RestCatalogTest {
         .isPresent()
         .get()
         .isNotEqualTo(changed.headers().firstValue("ETag").orElseThrow());
+  }
+
+  @Test
+  void loadTableIsGzippedForClientsThatAcceptIt() throws Exception {
+    catalog.createNamespace(Namespace.of("gzip"), new HashMap<>());
+    catalog.createTable(TableIdentifier.of("gzip", "t"), SCHEMA);
+    HttpResponse<String> plain = get("/v1/namespaces/gzip/tables/t", Map.of());
+    HttpRequest gzipRequest =
+        HttpRequest.newBuilder(URI.create(base + "/v1/namespaces/gzip/tables/t"))
+            .header("Accept-Encoding", "gzip")
+            .build();
+    HttpResponse<byte[]> gzipped = http.send(gzipRequest, HttpResponse.BodyHandlers.ofByteArray());
+
+    assertThat(gzipped.statusCode()).isEqualTo(200);
+    assertThat(gzipped.headers().firstValue("Content-Encoding")).contains("gzip");
+    assertThat(gzipped.body().length).isLessThan(plain.body().length);
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped.body()))) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(plain.body());
+    }
+    String plainETag = plain.headers().firstValue("ETag").orElseThrow();
+    String gzipETag = gzipped.headers().firstValue("ETag").orElseThrow();
+    assertThat(gzipETag).isNotEqualTo(plainETag);
+    assertThat(get("/v1/namespaces/gzip/tables/t", Map.of("If-None-Match", gzipETag)).statusCode())
+        .isEqualTo(304);
   }
 
   @Test
