@@ -4,9 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,22 +16,20 @@ import org.apache.iceberg.catalog.TableIdentifier;
  * loadTable URI and wait for the whole response before sending the next, for a warm-up period and
  * then a measured period.
  *
- * <p>Requests are plain HTTP/1.1 through {@link HttpClient}, with keep-alive and without {@code
- * Accept-Encoding}, so neither server compresses; the body is read and discarded. Only requests
- * started in the measured period count towards throughput and latency; every request of both
- * periods counts towards errors, which are responses other than 200 and requests that failed or
- * timed out.
+ * <p>Requests are plain HTTP/1.1 through {@link KeepAliveHttpGet}, one kept-alive connection per
+ * thread and without {@code Accept-Encoding}, so neither server compresses; every body byte is read
+ * and discarded. Both servers get the same client. Only requests started in the measured period
+ * count towards throughput and latency; every request of both periods counts towards errors, which
+ * are responses other than 200 and requests that failed or timed out.
  */
 final class LoadTableLoad {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-  private final HttpClient http;
   private final int threads;
   private final Duration warmup;
   private final Duration measured;
 
-  LoadTableLoad(HttpClient http, int threads, Duration warmup, Duration measured) {
-    this.http = requireNonNull(http, "http is null");
+  LoadTableLoad(int threads, Duration warmup, Duration measured) {
     this.threads = threads;
     this.warmup = requireNonNull(warmup, "warmup is null");
     this.measured = requireNonNull(measured, "measured is null");
@@ -50,19 +45,13 @@ final class LoadTableLoad {
   /** Runs the load against the loadTable URI of {@code table} and returns what was measured. */
   Result run(CatalogUnderTest catalog, TableIdentifier table) throws InterruptedException {
     URI uri = catalog.loadTableUri(table);
-    HttpRequest request =
-        HttpRequest.newBuilder(uri)
-            .GET()
-            .timeout(REQUEST_TIMEOUT)
-            .header("Accept", "application/json")
-            .build();
     CountDownLatch start = new CountDownLatch(1);
     long measuredFrom = System.nanoTime() + warmup.toNanos();
     long measuredUntil = measuredFrom + measured.toNanos();
     List<Client> clients = new ArrayList<>(threads);
     List<Thread> started = new ArrayList<>(threads);
     for (int i = 0; i < threads; i++) {
-      Client client = new Client(request, start, measuredFrom, measuredUntil);
+      Client client = new Client(uri, start, measuredFrom, measuredUntil);
       clients.add(client);
       started.add(Thread.ofPlatform().name("load-table-" + i).start(client));
     }
@@ -141,7 +130,7 @@ final class LoadTableLoad {
 
   /** One client thread; its fields are read by the coordinating thread after {@code join}. */
   private final class Client implements Runnable {
-    private final HttpRequest request;
+    private final KeepAliveHttpGet http;
     private final CountDownLatch start;
     private final long measuredFrom;
     private final long measuredUntil;
@@ -151,8 +140,8 @@ final class LoadTableLoad {
     private int latencyCount;
     private Throwable failure;
 
-    Client(HttpRequest request, CountDownLatch start, long measuredFrom, long measuredUntil) {
-      this.request = request;
+    Client(URI uri, CountDownLatch start, long measuredFrom, long measuredUntil) {
+      this.http = new KeepAliveHttpGet(uri, (int) REQUEST_TIMEOUT.toMillis());
       this.start = start;
       this.measuredFrom = measuredFrom;
       this.measuredUntil = measuredUntil;
@@ -181,13 +170,17 @@ final class LoadTableLoad {
         failure = e;
       } catch (RuntimeException | Error e) {
         failure = e;
+      } finally {
+        http.close();
       }
     }
 
-    private boolean send() throws InterruptedException {
+    private boolean send() {
       try {
-        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-      } catch (IOException e) {
+        KeepAliveHttpGet.Response response = http.send();
+        return response.status() == 200 && response.bodyBytes() > 0;
+      } catch (IOException | NumberFormatException e) {
+        http.close();
         return false;
       }
     }

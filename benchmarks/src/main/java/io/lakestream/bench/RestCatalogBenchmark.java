@@ -73,7 +73,8 @@ final class RestCatalogBenchmark implements Benchmark {
     Sizes full = Sizes.of(RunMode.FULL);
     return String.format(
         Locale.ROOT,
-        "one table with %d fast appends; loadTable: %d threads of raw HTTP GETs, %d s measured"
+        "one table with %d fast appends; loadTable: %d threads of raw keep-alive HTTP/1.1 GETs"
+            + " (full body read), %d s measured"
             + " after %d s warm-up; commits: %d writers x %d fast appends to a new table, conflicts"
             + " retried by Iceberg's client. Lakestream (bin/lakestream server, defaults) vs"
             + " Iceberg's RESTCatalogServer (JdbcCatalog on a SQLite file, 1 connection,"
@@ -139,7 +140,7 @@ final class RestCatalogBenchmark implements Benchmark {
           for (CatalogUnderTest catalog : List.of(lakestream, reference)) {
             prepare(catalog, sizes.setupCommits(), http, progress);
           }
-          Rounds rounds = new Rounds(lakestream, reference, http, sizes, progress);
+          Rounds rounds = new Rounds(lakestream, reference, sizes, progress);
           List<Sample> samples = context.iterate(rounds::next);
           List<Figure> figures = figures(samples, rounds.lakestreamFaults);
           if (context.mode() == RunMode.FULL
@@ -325,14 +326,13 @@ final class RestCatalogBenchmark implements Benchmark {
     Rounds(
         CatalogUnderTest lakestream,
         CatalogUnderTest reference,
-        HttpClient http,
         Sizes sizes,
         PrintStream progress) {
       this.lakestream = lakestream;
       this.reference = reference;
       this.sizes = sizes;
       this.progress = progress;
-      this.load = new LoadTableLoad(http, LOAD_THREADS, sizes.warmup(), sizes.measured());
+      this.load = new LoadTableLoad(LOAD_THREADS, sizes.warmup(), sizes.measured());
     }
 
     Sample next() throws Exception {
