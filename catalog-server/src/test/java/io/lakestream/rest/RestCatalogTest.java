@@ -395,7 +395,7 @@ class RestCatalogTest {
 
     assertThat(gzipped.statusCode()).isEqualTo(200);
     assertThat(gzipped.headers().firstValue("Content-Encoding")).contains("gzip");
-    assertThat(gzipped.body().length).isLessThan(plain.body().length);
+    assertThat(gzipped.body().length).isLessThan(plain.body().length());
     try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped.body()))) {
       assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(plain.body());
     }
