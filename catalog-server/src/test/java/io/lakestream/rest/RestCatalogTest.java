@@ -385,7 +385,11 @@ class RestCatalogTest {
   @Test
   void loadTableIsGzippedForClientsThatAcceptIt() throws Exception {
     catalog.createNamespace(Namespace.of("gzip"), new HashMap<>());
-    catalog.createTable(TableIdentifier.of("gzip", "t"), SCHEMA);
+    // Big enough to be worth compressing (a new table's metadata alone is not).
+    catalog
+        .buildTable(TableIdentifier.of("gzip", "t"), SCHEMA)
+        .withProperty("comment", "gzip ".repeat(1000))
+        .create();
     HttpResponse<String> plain = get("/v1/namespaces/gzip/tables/t", Map.of());
     HttpRequest gzipRequest =
         HttpRequest.newBuilder(URI.create(base + "/v1/namespaces/gzip/tables/t"))
