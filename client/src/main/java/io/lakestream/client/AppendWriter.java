@@ -4,35 +4,29 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.BatchStatistics;
-import io.lakestream.client.batch.BatchPayload;
+import io.lakestream.client.arrow.ByteSink;
 import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.RpcException;
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.DateDayVector;
-import org.apache.arrow.vector.DecimalVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.Float8Vector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.TimeStampMicroTZVector;
-import org.apache.arrow.vector.TimeStampMicroVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.iceberg.util.BucketUtil;
@@ -45,7 +39,15 @@ import org.apache.iceberg.util.BucketUtil;
  * client places a key alike), or round-robin by batch when the table has none. Each writer has a
  * random writer id and a sequence per bucket, so a batch resent after a lost response is stored
  * once. {@link #flush()} sends everything pending and waits for every acknowledgement; a failed
- * batch fails the next {@code flush()} or {@code close()} with the server's typed error.
+ * batch fails the next {@code append}, {@code flush()} or {@code close()} with the server's typed
+ * error.
+ *
+ * <p>The appending thread only stores values into column vectors. A full batch is handed to the
+ * writer's sender thread, which computes its statistics, encodes (and compresses) it and sends it,
+ * so encoding overlaps with building the next batch. At most {@link WriterOptions#maxInFlight()}
+ * batches are handed off and not yet acknowledged; beyond that, appends wait (backpressure).
+ * Batches are sent in the order they were handed off, so each bucket's sequence reaches the server
+ * in order.
  *
  * <p>Thread safe; rows appended by one thread to one bucket keep their order.
  */
@@ -58,20 +60,21 @@ public final class AppendWriter implements AutoCloseable {
   private final BufferAllocator allocator = new RootAllocator();
   private final Bucket[] buckets;
   private final Semaphore inFlight;
+  private final ConcurrentLinkedQueue<RowBatch> freeBatches = new ConcurrentLinkedQueue<>();
   private final List<CompletableFuture<ProduceResponse>> unacknowledged = new ArrayList<>();
+  private final AtomicReference<RpcException> failure = new AtomicReference<>();
+  private final ExecutorService sender =
+      Executors.newSingleThreadExecutor(daemon("lakestream-writer-sender"));
   private final ScheduledExecutorService lingerTimer =
-      Executors.newSingleThreadScheduledExecutor(
-          runnable -> {
-            Thread thread = new Thread(runnable, "lakestream-writer-linger");
-            thread.setDaemon(true);
-            return thread;
-          });
-  private int nextRoundRobin;
-  private RpcException failure;
+      Executors.newSingleThreadScheduledExecutor(daemon("lakestream-writer-linger"));
+  private int roundRobin;
+  private int openRoundRobin = -1;
+  private boolean closed;
 
-  private final class Bucket {
+  private static final class Bucket {
     private final int index;
-    private VectorSchemaRoot root;
+    private RowBatch open;
+    private long generation;
     private int sequence;
     private ScheduledFuture<?> linger;
 
@@ -93,6 +96,14 @@ public final class AppendWriter implements AutoCloseable {
     this.inFlight = new Semaphore(options.maxInFlight());
   }
 
+  private static ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
   /** The writer id its batches carry. */
   public long writerId() {
     return writerId;
@@ -102,6 +113,10 @@ public final class AppendWriter implements AutoCloseable {
    * Appends one row, with a value per column of the table's current schema in order (null for a
    * null). Values: Long, Integer, Double, Float, String, Boolean, byte[], BigDecimal, LocalDate
    * (date), and Long microseconds for timestamps.
+   *
+   * @throws IllegalArgumentException or ClassCastException for a row that does not fit the schema;
+   *     the row is not appended and the writer stays usable
+   * @throws RpcException when an earlier batch failed
    */
   public void append(Object... values) {
     if (values.length != schema.getFields().size()) {
@@ -116,35 +131,40 @@ public final class AppendWriter implements AutoCloseable {
     }
     synchronized (this) {
       throwIfFailed();
+      checkOpen();
       Bucket bucket = buckets[bucketFor(values)];
-      if (bucket.root == null) {
-        bucket.root = VectorSchemaRoot.create(schema, allocator);
-        bucket.root.allocateNew();
-        bucket.linger =
-            lingerTimer.schedule(
-                () -> sendBucket(bucket, true), options.linger().toNanos(), TimeUnit.NANOSECONDS);
+      if (bucket.open == null) {
+        open(bucket);
       }
-      int row = bucket.root.getRowCount();
-      for (int column = 0; column < values.length; column++) {
-        set(bucket.root.getVector(column), row, values[column]);
+      bucket.open.add(values);
+      if (bucket.open.isFull()) {
+        handOff(bucket);
       }
-      bucket.root.setRowCount(row + 1);
-      if (row + 1 >= options.batchRows()) {
-        send(bucket);
-      }
+    }
+  }
+
+  private void open(Bucket bucket) {
+    RowBatch batch = freeBatches.poll();
+    bucket.open = batch != null ? batch : new RowBatch(schema, options.batchRows());
+    long generation = ++bucket.generation;
+    bucket.linger =
+        lingerTimer.schedule(
+            () -> lingerExpired(bucket, generation),
+            options.linger().toNanos(),
+            TimeUnit.NANOSECONDS);
+    if (keyColumns.length == 0) {
+      openRoundRobin = bucket.index;
     }
   }
 
   private int bucketFor(Object[] values) {
     if (keyColumns.length == 0) {
       // Round-robin by batch: stay on the bucket that has an open batch.
-      for (Bucket bucket : buckets) {
-        if (bucket.root != null) {
-          return bucket.index;
-        }
+      if (openRoundRobin >= 0) {
+        return openRoundRobin;
       }
-      nextRoundRobin = (nextRoundRobin + 1) % buckets.length;
-      return nextRoundRobin;
+      roundRobin = (roundRobin + 1) % buckets.length;
+      return roundRobin;
     }
     int hash = 0;
     for (int column : keyColumns) {
@@ -172,114 +192,167 @@ public final class AppendWriter implements AutoCloseable {
     return value.hashCode();
   }
 
-  private static void set(FieldVector vector, int row, Object value) {
-    if (value == null) {
-      vector.setNull(row);
-      return;
-    }
-    if (vector instanceof BigIntVector v) {
-      v.setSafe(row, ((Number) value).longValue());
-    } else if (vector instanceof IntVector v) {
-      v.setSafe(row, ((Number) value).intValue());
-    } else if (vector instanceof Float8Vector v) {
-      v.setSafe(row, ((Number) value).doubleValue());
-    } else if (vector instanceof Float4Vector v) {
-      v.setSafe(row, ((Number) value).floatValue());
-    } else if (vector instanceof VarCharVector v) {
-      v.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
-    } else if (vector instanceof BitVector v) {
-      v.setSafe(row, ((Boolean) value) ? 1 : 0);
-    } else if (vector instanceof VarBinaryVector v) {
-      v.setSafe(row, (byte[]) value);
-    } else if (vector instanceof DecimalVector v) {
-      v.setSafe(row, (BigDecimal) value);
-    } else if (vector instanceof DateDayVector v) {
-      v.setSafe(row, (int) ((java.time.LocalDate) value).toEpochDay());
-    } else if (vector instanceof TimeStampMicroTZVector v) {
-      v.setSafe(row, ((Number) value).longValue());
-    } else if (vector instanceof TimeStampMicroVector v) {
-      v.setSafe(row, ((Number) value).longValue());
-    } else {
-      throw new IllegalArgumentException(
-          "Unsupported column type " + vector.getField().getType() + " of " + vector.getName());
-    }
-  }
-
   /**
    * Appends a whole Arrow batch to one bucket as it is (its schema must be the table's current
-   * schema); the caller keeps ownership of {@code root}.
+   * schema). The batch is encoded before this returns, so the caller keeps ownership of {@code
+   * root} and may reuse it at once.
+   *
+   * @return completes when the batch is durable, with its offsets
    */
   public CompletableFuture<ProduceResponse> append(int bucket, VectorSchemaRoot root) {
+    if (!root.getSchema().equals(schema)) {
+      throw new IllegalArgumentException(
+          "Batch schema differs from the current schema of " + table.path());
+    }
+    if (bucket < 0 || bucket >= buckets.length) {
+      throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
+    }
+    if (root.getRowCount() == 0) {
+      throw new IllegalArgumentException("Cannot append a batch without rows");
+    }
+    ByteBuffer encoded = encode(root);
+    int rows = root.getRowCount();
     synchronized (this) {
       throwIfFailed();
-      if (!root.getSchema().equals(schema)) {
-        throw new IllegalArgumentException(
-            "Batch schema differs from the current schema of " + table.path());
+      checkOpen();
+      Bucket target = buckets[bucket];
+      // Rows appended to this bucket before this batch go first.
+      if (target.open != null) {
+        handOff(target);
       }
-      return sendRoot(buckets[bucket], root);
+      return submit(target, rows, () -> encoded);
     }
   }
 
-  private void sendBucket(Bucket bucket, boolean fromLinger) {
+  private void lingerExpired(Bucket bucket, long generation) {
     synchronized (this) {
-      if (bucket.root != null && (!fromLinger || bucket.root.getRowCount() > 0)) {
-        send(bucket);
+      if (!closed && bucket.open != null && bucket.generation == generation) {
+        handOff(bucket);
       }
     }
   }
 
-  private void send(Bucket bucket) {
-    VectorSchemaRoot root = bucket.root;
-    bucket.root = null;
+  /** Hands the bucket's open batch to the sender; waits while too many batches are in flight. */
+  private void handOff(Bucket bucket) {
+    RowBatch batch = bucket.open;
+    bucket.open = null;
     if (bucket.linger != null) {
       bucket.linger.cancel(false);
       bucket.linger = null;
     }
-    try {
-      sendRoot(bucket, root);
-    } finally {
-      root.close();
+    if (openRoundRobin == bucket.index) {
+      openRoundRobin = -1;
     }
+    if (batch.rowCount() == 0) {
+      recycle(batch);
+      return;
+    }
+    submit(
+        bucket,
+        batch.rowCount(),
+        () -> {
+          try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            batch.writeTo(root);
+            return encode(root);
+          } finally {
+            recycle(batch);
+          }
+        });
   }
 
-  private CompletableFuture<ProduceResponse> sendRoot(Bucket bucket, VectorSchemaRoot root) {
-    byte[] statistics = BatchStatistics.compute(root).serialize();
-    LogBatch batch =
-        LogBatch.create(
-            root.getRowCount(),
-            table.schemaId(),
-            writerId,
-            bucket.sequence++,
-            (short) options.compression().ordinal(),
-            BatchPayload.encode(statistics, ArrowBatchCodec.encode(root, options.compression())));
+  /** Queues one batch for the sender; the caller holds this writer's lock. */
+  private CompletableFuture<ProduceResponse> submit(
+      Bucket bucket, int rows, Supplier<ByteBuffer> payload) {
     inFlight.acquireUninterruptibly();
-    CompletableFuture<ProduceResponse> ack = table.append(bucket.index, batch);
+    int sequence = bucket.sequence++;
+    CompletableFuture<ProduceResponse> result = new CompletableFuture<>();
     unacknowledged.removeIf(done -> done.isDone() && !done.isCompletedExceptionally());
-    unacknowledged.add(ack);
+    unacknowledged.add(result);
+    try {
+      sender.execute(() -> send(bucket.index, sequence, rows, payload, result));
+    } catch (RejectedExecutionException e) {
+      inFlight.release();
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  /** On the sender thread: frames the payload as a log batch and sends it. */
+  private void send(
+      int bucket,
+      int sequence,
+      int rows,
+      Supplier<ByteBuffer> payload,
+      CompletableFuture<ProduceResponse> result) {
+    CompletableFuture<ProduceResponse> ack;
+    try {
+      LogBatch batch =
+          LogBatch.createInPlace(
+              payload.get(),
+              rows,
+              table.schemaId(),
+              writerId,
+              sequence,
+              (short) options.compression().ordinal());
+      ack = table.append(bucket, batch);
+    } catch (RuntimeException e) {
+      ack = CompletableFuture.failedFuture(e);
+    }
     ack.whenComplete(
         (response, error) -> {
           inFlight.release();
-          if (error != null) {
-            synchronized (this) {
-              if (failure == null) {
-                failure =
-                    error.getCause() instanceof RpcException rpc
-                        ? rpc
-                        : error instanceof RpcException rpc2
-                            ? rpc2
-                            : new RpcException(
-                                io.lakestream.client.rpc.ErrorCode.UNKNOWN_SERVER_ERROR,
-                                String.valueOf(error));
-              }
-            }
+          if (error == null) {
+            result.complete(response);
+          } else {
+            RpcException rpc = asRpcException(error);
+            failure.compareAndSet(null, rpc);
+            result.completeExceptionally(rpc);
           }
         });
-    return ack;
+  }
+
+  /**
+   * Statistics and Arrow message of a root, behind room for the batch header: the buffer is
+   * positioned at 0 and ready for {@link LogBatch#createInPlace}.
+   */
+  private ByteBuffer encode(VectorSchemaRoot root) {
+    byte[] statistics = BatchStatistics.compute(root).serialize();
+    ByteSink out =
+        new ByteSink(
+            LogBatch.HEADER_SIZE + 4 + statistics.length + ArrowBatchCodec.estimatedSize(root));
+    out.skip(LogBatch.HEADER_SIZE);
+    out.writeInt(statistics.length);
+    out.write(statistics, 0, statistics.length);
+    ArrowBatchCodec.encode(root, options.compression(), out);
+    return out.buffer();
+  }
+
+  private void recycle(RowBatch batch) {
+    batch.reset();
+    freeBatches.add(batch);
+  }
+
+  private static RpcException asRpcException(Throwable error) {
+    Throwable cause =
+        error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause()
+            : error;
+    if (cause instanceof RpcException rpc) {
+      return rpc;
+    }
+    return new RpcException(ErrorCode.UNKNOWN_SERVER_ERROR, String.valueOf(cause));
   }
 
   private void throwIfFailed() {
-    if (failure != null) {
-      throw failure;
+    RpcException failed = failure.get();
+    if (failed != null) {
+      throw failed;
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("Writer for " + table.path() + " is closed");
     }
   }
 
@@ -288,8 +361,8 @@ public final class AppendWriter implements AutoCloseable {
     List<CompletableFuture<ProduceResponse>> waiting;
     synchronized (this) {
       for (Bucket bucket : buckets) {
-        if (bucket.root != null) {
-          send(bucket);
+        if (bucket.open != null) {
+          handOff(bucket);
         }
       }
       waiting = new ArrayList<>(unacknowledged);
@@ -299,31 +372,34 @@ public final class AppendWriter implements AutoCloseable {
       try {
         Connection.await(ack);
       } catch (RpcException e) {
-        synchronized (this) {
-          failure = failure == null ? e : failure;
-        }
+        failure.compareAndSet(null, e);
       }
     }
-    synchronized (this) {
-      throwIfFailed();
-    }
+    throwIfFailed();
   }
 
-  /** Flushes, then releases the writer's memory. */
+  /** Flushes, then releases the writer's threads and memory. */
   @Override
   public void close() {
     try {
       flush();
     } finally {
-      lingerTimer.shutdownNow();
       synchronized (this) {
+        closed = true;
         for (Bucket bucket : buckets) {
-          if (bucket.root != null) {
-            bucket.root.close();
-            bucket.root = null;
-          }
+          bucket.open = null;
         }
       }
+      lingerTimer.shutdownNow();
+      sender.shutdown();
+      try {
+        if (!sender.awaitTermination(30, TimeUnit.SECONDS)) {
+          sender.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      freeBatches.clear();
       allocator.close();
     }
   }

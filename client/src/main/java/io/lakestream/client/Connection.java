@@ -82,8 +82,8 @@ public final class Connection implements AutoCloseable {
     return new Table(this, path, MetadataResponse.decode(response));
   }
 
-  CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer body) {
-    return rpc.send(key, body);
+  CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer... parts) {
+    return rpc.send(key, parts);
   }
 
   /** Sends a request and waits for its response, unwrapping the server's typed error. */

@@ -131,8 +131,9 @@ public final class Table {
    * twice.
    */
   public CompletableFuture<ProduceResponse> append(int bucket, LogBatch batch) {
+    ProduceRequest request = new ProduceRequest(id(), bucket, batch.buffer());
     return connection
-        .send(ApiKey.PRODUCE, new ProduceRequest(id(), bucket, batch.buffer()).encode())
+        .send(ApiKey.PRODUCE, request.encodePrefix(), request.batch())
         .thenApply(ProduceResponse::decode);
   }
 

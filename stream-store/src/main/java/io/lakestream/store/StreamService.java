@@ -155,7 +155,8 @@ public final class StreamService implements RequestHandler {
           ErrorCode.INVALID_BATCH,
           "Batch of " + bytes.remaining() + " bytes is shorter than its header");
     }
-    LogBatch batch = LogBatch.wrap(copy(bytes));
+    // The request body is this request's own copy of the frame, so the batch may live in it.
+    LogBatch batch = LogBatch.wrap(bytes.slice());
     if (batch.sizeInBytes() != bytes.remaining()) {
       throw new RpcException(
           ErrorCode.INVALID_BATCH,
@@ -202,12 +203,6 @@ public final class StreamService implements RequestHandler {
                       result.baseOffset(), result.lastOffset(), result.duplicate())
                   .encode();
             });
-  }
-
-  private static ByteBuffer copy(ByteBuffer bytes) {
-    ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
-    copy.put(bytes.duplicate());
-    return copy.flip();
   }
 
   private CompletableFuture<ByteBuffer> fetch(Session session, FetchRequest request) {

@@ -2,11 +2,9 @@ package io.lakestream.client.arrow;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -77,7 +75,21 @@ public final class ArrowBatchCodec {
    */
   public static ByteBuffer encode(VectorSchemaRoot root, Compression compression) {
     requireNonNull(root, "root is null");
+    ByteSink out = new ByteSink(estimatedSize(root));
+    encode(root, compression, out);
+    return ByteBuffer.wrap(out.toByteArray());
+  }
+
+  /**
+   * Encodes like {@link #encode(VectorSchemaRoot, Compression)} but appends the message to {@code
+   * out}, so a caller can frame it without another copy.
+   *
+   * @throws UncheckedIOException if {@code out} fails
+   */
+  public static void encode(VectorSchemaRoot root, Compression compression, ByteSink out) {
+    requireNonNull(root, "root is null");
     requireNonNull(compression, "compression is null");
+    requireNonNull(out, "out is null");
     BatchLayout.of(root.getSchema());
     for (FieldVector vector : root.getFieldVectors()) {
       if (vector.getValueCount() != root.getRowCount()) {
@@ -95,14 +107,19 @@ public final class ArrowBatchCodec {
     try (ArrowRecordBatch batch =
         new VectorUnloader(root, /* includeNullCount= */ true, codec, /* alignBuffers= */ true)
             .getRecordBatch()) {
-      ByteArrayOutputStream out =
-          new ByteArrayOutputStream((int) Math.min(Integer.MAX_VALUE, batch.computeBodyLength()));
-      MessageSerializer.serialize(
-          new WriteChannel(Channels.newChannel(out)), batch, IpcOption.DEFAULT);
-      return ByteBuffer.wrap(out.toByteArray());
+      MessageSerializer.serialize(new WriteChannel(out), batch, IpcOption.DEFAULT);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write to an in-memory stream", e);
+      throw new UncheckedIOException("Cannot write an encoded record batch", e);
     }
+  }
+
+  /** About the size of the uncompressed message of a root: its buffers plus room for metadata. */
+  public static int estimatedSize(VectorSchemaRoot root) {
+    long size = 1024;
+    for (FieldVector vector : root.getFieldVectors()) {
+      size += vector.getBufferSize() + 64L * (1 + vector.getChildrenFromFields().size());
+    }
+    return (int) Math.min(Integer.MAX_VALUE - 64, size);
   }
 
   /**

@@ -78,8 +78,34 @@ public final class LogBatch {
     }
     ByteBuffer buffer =
         ByteBuffer.allocate(HEADER_SIZE + payload.remaining()).order(ByteOrder.BIG_ENDIAN);
+    buffer.put(HEADER_SIZE, payload.duplicate(), payload.position(), payload.remaining());
+    return createInPlace(buffer, recordCount, schemaId, writerId, writerSequence, attributes);
+  }
+
+  /**
+   * Makes a batch of a buffer whose first {@link #HEADER_SIZE} bytes are left for the header and
+   * whose remaining bytes up to its limit are the payload: writes the header and CRC in place, so
+   * an encoder can write the payload straight after room for the header without copying it again.
+   *
+   * @param buffer positioned at 0; becomes the batch's buffer
+   */
+  public static LogBatch createInPlace(
+      ByteBuffer buffer,
+      int recordCount,
+      int schemaId,
+      long writerId,
+      int writerSequence,
+      short attributes) {
+    if (recordCount <= 0) {
+      throw new IllegalArgumentException("A batch needs at least one record: " + recordCount);
+    }
+    if (buffer.position() != 0 || buffer.limit() < HEADER_SIZE) {
+      throw new IllegalArgumentException("Buffer has no room for a batch header");
+    }
+    buffer.order(ByteOrder.BIG_ENDIAN);
+    int payloadSize = buffer.limit() - HEADER_SIZE;
     buffer.putLong(BASE_OFFSET, 0);
-    buffer.putInt(LENGTH, HEADER_SIZE - LOG_OVERHEAD + payload.remaining());
+    buffer.putInt(LENGTH, HEADER_SIZE - LOG_OVERHEAD + payloadSize);
     buffer.put(MAGIC_OFFSET, MAGIC);
     buffer.putShort(ATTRIBUTES, attributes);
     buffer.putInt(RECORD_COUNT, recordCount);
@@ -87,7 +113,6 @@ public final class LogBatch {
     buffer.putInt(SCHEMA_ID, schemaId);
     buffer.putLong(WRITER_ID, writerId);
     buffer.putInt(WRITER_SEQUENCE, writerSequence);
-    buffer.put(HEADER_SIZE, payload.duplicate(), payload.position(), payload.remaining());
     LogBatch batch = new LogBatch(buffer);
     buffer.putInt(CRC, batch.computeCrc());
     return batch;

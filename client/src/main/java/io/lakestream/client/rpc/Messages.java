@@ -188,6 +188,18 @@ public final class Messages {
       return buffer.flip();
     }
 
+    /**
+     * The encoding up to the batch bytes: sending this and then {@link #batch()} is the same as
+     * sending {@link #encode()}, without copying the batch.
+     */
+    public ByteBuffer encodePrefix() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 4);
+      Wire.putString(buffer, tableId);
+      buffer.putInt(bucket);
+      buffer.putInt(batch.remaining());
+      return buffer.flip();
+    }
+
     public static ProduceRequest decode(ByteBuffer buffer) {
       return new ProduceRequest(Wire.getString(buffer), buffer.getInt(), Wire.getBytes(buffer));
     }

@@ -58,6 +58,16 @@ public final class RpcConnection implements AutoCloseable {
    * @return the response body, or a failure with the server's {@link RpcException}
    */
   public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer body) {
+    return send(key, new ByteBuffer[] {body});
+  }
+
+  /**
+   * Sends a request whose body is the concatenation of {@code parts}, written one after another
+   * without joining them first.
+   *
+   * @return the response body, or a failure with the server's {@link RpcException}
+   */
+  public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer... parts) {
     CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
     RpcException failed = failure;
     if (failed != null) {
@@ -71,18 +81,24 @@ public final class RpcConnection implements AutoCloseable {
       future.completeExceptionally(failure);
       return future;
     }
+    int bodySize = 0;
+    for (ByteBuffer part : parts) {
+      bodySize += part.remaining();
+    }
     ByteBuffer header = ByteBuffer.allocate(Wire.REQUEST_HEADER);
-    header.putInt(Wire.REQUEST_HEADER - 4 + body.remaining());
+    header.putInt(Wire.REQUEST_HEADER - 4 + bodySize);
     header.putShort(key.id()).putShort(key.latestVersion()).putInt(requestId);
     try {
       synchronized (out) {
         out.write(header.array());
-        if (body.hasArray()) {
-          out.write(body.array(), body.arrayOffset() + body.position(), body.remaining());
-        } else {
-          byte[] copy = new byte[body.remaining()];
-          body.duplicate().get(copy);
-          out.write(copy);
+        for (ByteBuffer part : parts) {
+          if (part.hasArray()) {
+            out.write(part.array(), part.arrayOffset() + part.position(), part.remaining());
+          } else {
+            byte[] copy = new byte[part.remaining()];
+            part.duplicate().get(copy);
+            out.write(copy);
+          }
         }
         out.flush();
       }

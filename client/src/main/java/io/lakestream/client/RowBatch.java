@@ -1,0 +1,442 @@
+package io.lakestream.client;
+
+import java.math.BigDecimal;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.TimeStampMicroTZVector;
+import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * One bucket's batch of rows, gathered column by column into plain Java arrays. The appending
+ * thread only checks and stores values (strings are kept as references); turning the columns into
+ * Arrow vectors, which encodes strings and copies each column in bulk, happens later on the
+ * writer's sender thread ({@link #writeTo}). A batch is reused after it is sent; {@link #reset()}
+ * keeps its arrays, so a writer in steady state allocates little per row.
+ *
+ * <p>Not thread safe; the writer hands a batch from the appending thread to its sender thread.
+ */
+final class RowBatch {
+  private final Schema schema;
+  private final Column[] columns;
+  private final int capacity;
+  private int rows;
+
+  RowBatch(Schema schema, int capacity) {
+    this.schema = schema;
+    this.capacity = capacity;
+    List<Field> fields = schema.getFields();
+    this.columns = new Column[fields.size()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = Column.of(fields.get(i), capacity);
+    }
+  }
+
+  /**
+   * Adds a row; the caller checked its arity and that the batch is not full.
+   *
+   * @throws IllegalArgumentException for a value the column cannot hold; the batch is unchanged
+   */
+  void add(Object[] values) {
+    int row = rows;
+    for (int column = 0; column < values.length; column++) {
+      Object value = values[column];
+      if (value == null) {
+        columns[column].setNull(row);
+      } else if (!columns[column].store(row, value)) {
+        for (int undo = 0; undo <= column; undo++) {
+          columns[undo].clearNull(row);
+        }
+        throw new IllegalArgumentException(
+            "Column "
+                + schema.getFields().get(column).getName()
+                + " of type "
+                + schema.getFields().get(column).getType()
+                + " cannot hold a "
+                + value.getClass().getName());
+      }
+    }
+    rows = row + 1;
+  }
+
+  int rowCount() {
+    return rows;
+  }
+
+  boolean isFull() {
+    return rows >= capacity;
+  }
+
+  /** Fills a new root of the batch's schema with its rows; the root's vectors must be empty. */
+  void writeTo(VectorSchemaRoot root) {
+    List<FieldVector> vectors = root.getFieldVectors();
+    for (int i = 0; i < columns.length; i++) {
+      columns[i].writeTo(vectors.get(i), rows);
+    }
+    root.setRowCount(rows);
+  }
+
+  /** Empties the batch for reuse, keeping its arrays. */
+  void reset() {
+    for (Column column : columns) {
+      column.reset(rows);
+    }
+    rows = 0;
+  }
+
+  /** The values of one column and which of them are null. */
+  private abstract static class Column {
+    private long[] nulls = new long[0];
+    private boolean anyNull;
+
+    static Column of(Field field, int capacity) {
+      ArrowType type = field.getType();
+      if (type instanceof ArrowType.Int integer && integer.getIsSigned()) {
+        if (integer.getBitWidth() == 64) {
+          return new LongColumn(capacity);
+        }
+        if (integer.getBitWidth() == 32) {
+          return new IntColumn(capacity, false);
+        }
+      } else if (type instanceof ArrowType.Timestamp timestamp
+          && timestamp.getUnit() == TimeUnit.MICROSECOND) {
+        return new LongColumn(capacity);
+      } else if (type instanceof ArrowType.FloatingPoint floating
+          && floating.getPrecision() == FloatingPointPrecision.DOUBLE) {
+        return new DoubleColumn(capacity);
+      } else if (type instanceof ArrowType.Date date && date.getUnit() == DateUnit.DAY) {
+        return new IntColumn(capacity, true);
+      } else if (type instanceof ArrowType.Utf8) {
+        return new BytesColumn(capacity, false);
+      } else if (type instanceof ArrowType.Binary) {
+        return new BytesColumn(capacity, true);
+      }
+      return new ObjectColumn(capacity, acceptorFor(type));
+    }
+
+    /** Which values a column of a less common type takes; unknown types take none. */
+    private static Predicate<Object> acceptorFor(ArrowType type) {
+      if (type instanceof ArrowType.FloatingPoint) {
+        return value -> value instanceof Number;
+      }
+      if (type instanceof ArrowType.Bool) {
+        return value -> value instanceof Boolean;
+      }
+      if (type instanceof ArrowType.Decimal decimal) {
+        return value ->
+            value instanceof BigDecimal number
+                && number.scale() == decimal.getScale()
+                && number.precision() <= decimal.getPrecision();
+      }
+      return value -> false;
+    }
+
+    final void setNull(int row) {
+      if (nulls.length <= row >>> 6) {
+        nulls = Arrays.copyOf(nulls, Math.max((row >>> 6) + 1, nulls.length * 2));
+      }
+      nulls[row >>> 6] |= 1L << row;
+      anyNull = true;
+      clearValue(row);
+    }
+
+    final void clearNull(int row) {
+      if (anyNull && nulls.length > row >>> 6) {
+        nulls[row >>> 6] &= ~(1L << row);
+      }
+      clearValue(row);
+    }
+
+    final boolean isNull(int row) {
+      return anyNull && (nulls[row >>> 6] & (1L << row)) != 0;
+    }
+
+    void reset(int rows) {
+      if (anyNull) {
+        Arrays.fill(nulls, 0);
+        anyNull = false;
+      }
+    }
+
+    /** Stores a non-null value, or returns false if the column cannot hold it. */
+    abstract boolean store(int row, Object value);
+
+    /** Forgets a value stored at {@code row} (so no reference outlives the row). */
+    void clearValue(int row) {}
+
+    abstract void writeTo(FieldVector vector, int rows);
+
+    /** Sets the validity bits of {@code rows} rows: all valid, then clears the nulls. */
+    final void writeValidity(FieldVector vector, int rows) {
+      ArrowBuf validity = vector.getValidityBuffer();
+      int bytes = BitVectorHelper.getValidityBufferSize(rows);
+      validity.setOne(0, bytes);
+      if (rows % 8 != 0) {
+        validity.setByte(bytes - 1, (1 << (rows % 8)) - 1);
+      }
+      if (anyNull) {
+        for (int row = 0; row < rows; row++) {
+          if (isNull(row)) {
+            BitVectorHelper.unsetBit(validity, row);
+          }
+        }
+      }
+    }
+  }
+
+  private static final class LongColumn extends Column {
+    private final long[] values;
+
+    LongColumn(int capacity) {
+      values = new long[capacity];
+    }
+
+    @Override
+    boolean store(int row, Object value) {
+      if (value instanceof Number number) {
+        values[row] = number.longValue();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    void writeTo(FieldVector vector, int rows) {
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      fixed.allocateNew(rows);
+      writeValidity(vector, rows);
+      fixed
+          .getDataBuffer()
+          .nioBuffer(0, rows * 8)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asLongBuffer()
+          .put(values, 0, rows);
+    }
+  }
+
+  private static final class IntColumn extends Column {
+    private final int[] values;
+    private final boolean date;
+
+    IntColumn(int capacity, boolean date) {
+      this.values = new int[capacity];
+      this.date = date;
+    }
+
+    @Override
+    boolean store(int row, Object value) {
+      if (!date && value instanceof Number number) {
+        values[row] = number.intValue();
+        return true;
+      }
+      if (date && value instanceof LocalDate day) {
+        values[row] = (int) day.toEpochDay();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    void writeTo(FieldVector vector, int rows) {
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      fixed.allocateNew(rows);
+      writeValidity(vector, rows);
+      fixed
+          .getDataBuffer()
+          .nioBuffer(0, rows * 4)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asIntBuffer()
+          .put(values, 0, rows);
+    }
+  }
+
+  private static final class DoubleColumn extends Column {
+    private final double[] values;
+
+    DoubleColumn(int capacity) {
+      values = new double[capacity];
+    }
+
+    @Override
+    boolean store(int row, Object value) {
+      if (value instanceof Number number) {
+        values[row] = number.doubleValue();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    void writeTo(FieldVector vector, int rows) {
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      fixed.allocateNew(rows);
+      writeValidity(vector, rows);
+      fixed
+          .getDataBuffer()
+          .nioBuffer(0, rows * 8)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asDoubleBuffer()
+          .put(values, 0, rows);
+    }
+  }
+
+  /** Strings (kept as references until written) and byte arrays. */
+  private static final class BytesColumn extends Column {
+    private final Object[] values;
+    private final int[] offsets;
+    private final boolean binary;
+    private byte[] data = new byte[1024];
+
+    BytesColumn(int capacity, boolean binary) {
+      this.values = new Object[capacity];
+      this.offsets = new int[capacity + 1];
+      this.binary = binary;
+    }
+
+    @Override
+    boolean store(int row, Object value) {
+      if (binary ? value instanceof byte[] : value instanceof CharSequence) {
+        values[row] = value;
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    void clearValue(int row) {
+      values[row] = null;
+    }
+
+    @Override
+    void reset(int rows) {
+      super.reset(rows);
+      Arrays.fill(values, 0, rows, null);
+    }
+
+    @Override
+    void writeTo(FieldVector vector, int rows) {
+      int size = 0;
+      for (int row = 0; row < rows; row++) {
+        offsets[row] = size;
+        Object value = values[row];
+        if (value != null) {
+          byte[] bytes =
+              value instanceof byte[] raw ? raw : value.toString().getBytes(StandardCharsets.UTF_8);
+          if (size + bytes.length > data.length) {
+            data = Arrays.copyOf(data, Math.max(size + bytes.length, data.length * 2));
+          }
+          System.arraycopy(bytes, 0, data, size, bytes.length);
+          size += bytes.length;
+        }
+      }
+      offsets[rows] = size;
+      BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
+      variable.allocateNew(Math.max(size, 1), rows);
+      writeValidity(vector, rows);
+      variable
+          .getOffsetBuffer()
+          .nioBuffer(0, (rows + 1) * 4)
+          .order(ByteOrder.LITTLE_ENDIAN)
+          .asIntBuffer()
+          .put(offsets, 0, rows + 1);
+      variable.getDataBuffer().setBytes(0, data, 0, size);
+      variable.setLastSet(rows - 1);
+    }
+  }
+
+  /** Any other type: values kept as objects and set through the vector's own setters. */
+  private static final class ObjectColumn extends Column {
+    private final Object[] values;
+    private final Predicate<Object> accepts;
+
+    ObjectColumn(int capacity, Predicate<Object> accepts) {
+      this.values = new Object[capacity];
+      this.accepts = accepts;
+    }
+
+    @Override
+    boolean store(int row, Object value) {
+      if (!accepts.test(value)) {
+        return false;
+      }
+      values[row] = value;
+      return true;
+    }
+
+    @Override
+    void clearValue(int row) {
+      values[row] = null;
+    }
+
+    @Override
+    void reset(int rows) {
+      super.reset(rows);
+      Arrays.fill(values, 0, rows, null);
+    }
+
+    @Override
+    void writeTo(FieldVector vector, int rows) {
+      vector.setInitialCapacity(rows);
+      vector.allocateNew();
+      for (int row = 0; row < rows; row++) {
+        Object value = values[row];
+        if (value != null) {
+          set(vector, row, value);
+        }
+      }
+    }
+
+    private static void set(FieldVector vector, int row, Object value) {
+      if (vector instanceof Float4Vector v) {
+        v.setSafe(row, ((Number) value).floatValue());
+      } else if (vector instanceof BitVector v) {
+        v.setSafe(row, ((Boolean) value) ? 1 : 0);
+      } else if (vector instanceof DecimalVector v) {
+        v.setSafe(row, (BigDecimal) value);
+      } else if (vector instanceof BigIntVector v) {
+        v.setSafe(row, ((Number) value).longValue());
+      } else if (vector instanceof IntVector v) {
+        v.setSafe(row, ((Number) value).intValue());
+      } else if (vector instanceof Float8Vector v) {
+        v.setSafe(row, ((Number) value).doubleValue());
+      } else if (vector instanceof DateDayVector v) {
+        v.setSafe(row, (int) ((LocalDate) value).toEpochDay());
+      } else if (vector instanceof TimeStampMicroTZVector v) {
+        v.setSafe(row, ((Number) value).longValue());
+      } else if (vector instanceof TimeStampMicroVector v) {
+        v.setSafe(row, ((Number) value).longValue());
+      } else if (vector instanceof VarCharVector v) {
+        v.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
+      } else if (vector instanceof VarBinaryVector v) {
+        v.setSafe(row, (byte[]) value);
+      } else {
+        throw new IllegalArgumentException(
+            "Unsupported column type " + vector.getField().getType() + " of " + vector.getName());
+      }
+    }
+  }
+}
