@@ -4,15 +4,20 @@ import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.arrow.BatchStatistics;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
-import io.lakestream.client.batch.BatchPayload;
+import io.lakestream.client.arrow.ProjectionPlan;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.BatchProjector;
 import io.lakestream.store.StreamTable;
-import java.io.ByteArrayOutputStream;
+import io.lakestream.store.log.LogSlice;
+import io.lakestream.store.rpc.ResponseBody;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,20 +25,31 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * Projection and filter pushdown for fetched Arrow batches.
+ * Projection and filter pushdown for fetched Arrow batches, without reading their rows.
  *
- * <p>Projection indexes name columns of the table's current schema; each batch keeps those of them
- * that its own schema has (matched by name), in request order, cut out of the Arrow message buffer
- * by buffer without decoding a value. A filter is checked against a batch's statistics and drops
- * the batch only when no row can match; batches written with an older schema are kept, since their
- * statistics are laid out by that schema.
+ * <p>For each batch the projector reads only its start: the header, the statistics and the Arrow
+ * metadata (a few hundred bytes, 4 KiB in one read). A filter is checked against the statistics and
+ * drops the batch only when no row can match; batches written with an older schema are kept, since
+ * their statistics are laid out by that schema. A projection keeps the requested columns of the
+ * table's current schema that the batch's own schema has (matched by name), in request order: the
+ * response carries a new header and new Arrow metadata, then each kept column buffer as a range of
+ * the segment file, sent by the socket straight from the page cache. Compressed buffers are kept as
+ * they are, since Arrow compresses each buffer on its own.
  */
 public final class ArrowBatchProjector implements BatchProjector {
+  private static final int HEAD_READ = 4096;
+  private static final int PAYLOAD_START = LogBatch.HEADER_SIZE + 4;
+  private static final ByteBuffer ZEROS = ByteBuffer.allocate(8);
+
   private final Map<String, Schema> schemas = new ConcurrentHashMap<>();
 
   @Override
-  public ByteBuffer apply(
-      StreamTable table, ByteBuffer batches, int[] projection, ByteBuffer filter) {
+  public void apply(
+      StreamTable table,
+      LogSlice slice,
+      int[] projection,
+      ByteBuffer filter,
+      ResponseBody.Builder out) {
     Schema current = schema(table, table.currentSchemaId());
     BatchFilter batchFilter;
     try {
@@ -59,44 +75,95 @@ public final class ArrowBatchProjector implements BatchProjector {
       }
       names[i] = fields.get(projection[i]).getName();
     }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(batches.remaining());
-    ByteBuffer cursor = batches.duplicate();
-    while (cursor.remaining() >= LogBatch.HEADER_SIZE) {
-      int size = LogBatch.LOG_OVERHEAD + cursor.getInt(cursor.position() + LogBatch.LENGTH);
-      LogBatch batch = LogBatch.wrap(cursor.slice(cursor.position(), size));
-      cursor.position(cursor.position() + size);
-      ByteBuffer payload = batch.payload();
-      if (!batchFilter.predicates().isEmpty()
-          && batch.schemaId() == table.currentSchemaId()
-          && !BatchStatistics.parse(BatchPayload.statistics(payload)).mightMatch(batchFilter)) {
-        continue;
+    FileChannel channel = slice.channel();
+    long[] boundaries = slice.boundaries();
+    try {
+      for (int i = 0; i < slice.batchCount(); i++) {
+        long position = boundaries[i];
+        long size = boundaries[i + 1] - position;
+        ByteBuffer head = read(channel, position, (int) Math.min(size, HEAD_READ));
+        LogBatch header = LogBatch.wrap(head);
+        int statisticsLength = head.getInt(LogBatch.HEADER_SIZE);
+        int messageStart = PAYLOAD_START + statisticsLength;
+        if (statisticsLength < 0 || messageStart + 8L > size) {
+          throw new IOException("Batch at " + position + " has a corrupt statistics length");
+        }
+        if (messageStart + 8 > head.limit()) {
+          head = read(channel, position, messageStart + 8);
+        }
+        int metadataEnd =
+            messageStart + 8 + ArrowBatchCodec.metadataLength(head.slice(messageStart, 8));
+        if (metadataEnd > size) {
+          throw new IOException("Batch at " + position + " has corrupt Arrow metadata");
+        }
+        if (metadataEnd > head.limit()) {
+          head = read(channel, position, metadataEnd);
+        }
+        if (!batchFilter.predicates().isEmpty()
+            && header.schemaId() == table.currentSchemaId()
+            && !BatchStatistics.parse(head.slice(PAYLOAD_START, statisticsLength))
+                .mightMatch(batchFilter)) {
+          continue;
+        }
+        if (projection.length == 0) {
+          out.add(channel, position, size);
+        } else {
+          project(
+              table, header, head, messageStart, metadataEnd, size, names, channel, position, out);
+        }
       }
-      ByteBuffer kept =
-          projection.length == 0 ? batch.buffer() : project(table, batch, payload, names);
-      write(out, kept);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return ByteBuffer.wrap(out.toByteArray());
   }
 
-  private ByteBuffer project(
-      StreamTable table, LogBatch batch, ByteBuffer payload, String[] names) {
-    Schema written = schema(table, batch.schemaId());
+  private void project(
+      StreamTable table,
+      LogBatch header,
+      ByteBuffer head,
+      int messageStart,
+      int metadataEnd,
+      long batchSize,
+      String[] names,
+      FileChannel channel,
+      long position,
+      ResponseBody.Builder out) {
+    Schema written = schema(table, header.schemaId());
     int[] columns =
         java.util.Arrays.stream(names)
             .mapToInt(name -> indexOf(written, name))
             .filter(index -> index >= 0)
             .toArray();
-    ByteBuffer message = ArrowBatchCodec.project(BatchPayload.message(payload), written, columns);
-    LogBatch projected =
-        LogBatch.create(
-            batch.recordCount(),
-            batch.schemaId(),
-            batch.writerId(),
-            batch.writerSequence(),
-            batch.attributes(),
-            BatchPayload.encode(new byte[0], message));
-    projected.assign(batch.baseOffset(), batch.commitTimestamp());
-    return projected.buffer();
+    ProjectionPlan plan =
+        ArrowBatchCodec.planProjection(
+            head.slice(messageStart, metadataEnd - messageStart),
+            batchSize - messageStart,
+            written,
+            columns);
+    ByteBuffer metadata = plan.metadata();
+    ByteBuffer start = ByteBuffer.allocate(PAYLOAD_START + metadata.remaining());
+    start.put(LogBatch.rewrittenHeader(head, 4 + (int) plan.messageSize()));
+    start.putInt(0); // no statistics: they describe columns the reader did not ask for
+    start.put(metadata);
+    out.add(start.flip());
+    long messagePosition = position + messageStart;
+    for (int b = 0; b < plan.bufferCount(); b++) {
+      out.add(channel, messagePosition + plan.sourceOffset(b), plan.length(b));
+      if (plan.padding(b) > 0) {
+        out.add(ZEROS.duplicate().limit(plan.padding(b)));
+      }
+    }
+  }
+
+  private static ByteBuffer read(FileChannel channel, long position, int length)
+      throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
+    while (buffer.hasRemaining()) {
+      if (channel.read(buffer, position + buffer.position()) < 0) {
+        throw new EOFException("Log segment ends inside a batch at " + position);
+      }
+    }
+    return buffer.flip();
   }
 
   private static int indexOf(Schema schema, String name) {
@@ -125,15 +192,5 @@ public final class ArrowBatchProjector implements BatchProjector {
             throw new IllegalStateException("Malformed Arrow schema of " + table.displayName(), e);
           }
         });
-  }
-
-  private static void write(ByteArrayOutputStream out, ByteBuffer bytes) {
-    if (bytes.hasArray()) {
-      out.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
-    } else {
-      byte[] copy = new byte[bytes.remaining()];
-      bytes.duplicate().get(copy);
-      out.write(copy, 0, copy.length);
-    }
   }
 }

@@ -169,8 +169,17 @@ public final class LogScanner implements AutoCloseable {
         }
         fetches.remove(bucket);
         FetchResponse response = Connection.await(fetch);
+        long position = positions.get(bucket);
+        long next = Math.max(position, response.nextOffset());
+        if (next > position) {
+          // Ask for what follows before decoding this, so the server reads while we decode.
+          fetches.put(
+              bucket,
+              table.fetch(
+                  bucket, next, MAX_FETCH_BYTES, MAX_WAIT_MILLIS, projection, encodedFilter));
+        }
         decode(bucket, response, batches);
-        positions.put(bucket, Math.max(positions.get(bucket), response.nextOffset()));
+        positions.put(bucket, next);
       }
       if (!batches.isEmpty() || System.nanoTime() >= deadline) {
         return batches;

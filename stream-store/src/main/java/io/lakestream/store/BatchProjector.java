@@ -1,17 +1,28 @@
 package io.lakestream.store;
 
+import io.lakestream.store.log.LogSlice;
+import io.lakestream.store.rpc.ResponseBody;
 import java.nio.ByteBuffer;
 
 /**
  * Rewrites fetched batches for a reader: keeps only the requested columns of each batch's payload
- * and drops batches whose statistics show they cannot match the filter. Thread safe.
+ * and drops batches whose statistics show they cannot match the filter. It reads only the start of
+ * each batch (header, statistics, Arrow metadata) and sends the kept column buffers as ranges of
+ * the segment file. Thread safe.
  */
 public interface BatchProjector {
   /**
-   * @param batches encoded batches, back to back
+   * Adds the rewritten batches of {@code slice} to {@code out}, back to back, with their headers'
+   * offsets unchanged.
+   *
    * @param projection top-level column indexes to keep, in order; empty for all
    * @param filter encoded filter; empty for none
-   * @return the rewritten batches, back to back, with their headers' offsets unchanged
+   * @throws java.io.UncheckedIOException if the segment cannot be read
    */
-  ByteBuffer apply(StreamTable table, ByteBuffer batches, int[] projection, ByteBuffer filter);
+  void apply(
+      StreamTable table,
+      LogSlice slice,
+      int[] projection,
+      ByteBuffer filter,
+      ResponseBody.Builder out);
 }

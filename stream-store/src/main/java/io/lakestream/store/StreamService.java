@@ -20,9 +20,11 @@ import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.log.AppendResult;
 import io.lakestream.store.log.InvalidBatchException;
 import io.lakestream.store.log.LogManager;
+import io.lakestream.store.log.LogSlice;
 import io.lakestream.store.log.LogTablet;
 import io.lakestream.store.log.OffsetOutOfRangeException;
 import io.lakestream.store.rpc.RequestHandler;
+import io.lakestream.store.rpc.ResponseBody;
 import io.lakestream.store.rpc.Session;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,7 +55,7 @@ public final class StreamService implements RequestHandler {
   }
 
   @Override
-  public CompletableFuture<ByteBuffer> handle(
+  public CompletableFuture<ResponseBody> handle(
       Session session, ApiKey key, short version, ByteBuffer body) {
     try {
       if (version > key.latestVersion() || version < 0) {
@@ -68,14 +70,15 @@ public final class StreamService implements RequestHandler {
             ErrorCode.NOT_AUTHENTICATED, "Authenticate with a bearer token before " + key);
       }
       return switch (key) {
-        case AUTHENTICATE -> authenticate(session, AuthenticateRequest.decode(body));
+        case AUTHENTICATE -> bytes(authenticate(session, AuthenticateRequest.decode(body)));
         case METADATA ->
-            CompletableFuture.completedFuture(metadata(session, MetadataRequest.decode(body)));
-        case PRODUCE -> produce(session, ProduceRequest.decode(body));
+            CompletableFuture.completedFuture(
+                ResponseBody.of(metadata(session, MetadataRequest.decode(body))));
+        case PRODUCE -> bytes(produce(session, ProduceRequest.decode(body)));
         case FETCH -> fetch(session, FetchRequest.decode(body));
         case LIST_OFFSETS ->
             CompletableFuture.completedFuture(
-                listOffsets(session, ListOffsetsRequest.decode(body)));
+                ResponseBody.of(listOffsets(session, ListOffsetsRequest.decode(body))));
       };
     } catch (RpcException e) {
       return CompletableFuture.failedFuture(e);
@@ -83,6 +86,10 @@ public final class StreamService implements RequestHandler {
       return CompletableFuture.failedFuture(
           new RpcException(ErrorCode.INVALID_REQUEST, "Truncated " + key + " request body"));
     }
+  }
+
+  private static CompletableFuture<ResponseBody> bytes(CompletableFuture<ByteBuffer> response) {
+    return response.thenApply(ResponseBody::of);
   }
 
   private CompletableFuture<ByteBuffer> authenticate(Session session, AuthenticateRequest request) {
@@ -205,7 +212,7 @@ public final class StreamService implements RequestHandler {
             });
   }
 
-  private CompletableFuture<ByteBuffer> fetch(Session session, FetchRequest request) {
+  private CompletableFuture<ResponseBody> fetch(Session session, FetchRequest request) {
     StreamTable table = table(request.tableId(), request.bucket());
     access.check(session.principal(), table, false);
     if (request.maxBytes() <= 0) {
@@ -213,20 +220,20 @@ public final class StreamService implements RequestHandler {
           ErrorCode.INVALID_REQUEST, "maxBytes must be positive: " + request.maxBytes());
     }
     LogTablet tablet = logs.tablet(table.tableId(), request.bucket());
-    ByteBuffer first = read(table, tablet, request);
+    LogSlice first = slice(table, tablet, request);
     int wait = Math.min(request.maxWaitMillis(), MAX_WAIT_MILLIS);
-    if (first.hasRemaining() || wait <= 0) {
+    if (!first.isEmpty() || wait <= 0) {
       return CompletableFuture.completedFuture(respond(table, tablet, request, first));
     }
     return tablet
         .awaitDataAfter(request.offset())
         .completeOnTimeout(null, wait, TimeUnit.MILLISECONDS)
-        .thenApply(ignored -> respond(table, tablet, request, read(table, tablet, request)));
+        .thenApply(ignored -> respond(table, tablet, request, slice(table, tablet, request)));
   }
 
-  private ByteBuffer read(StreamTable table, LogTablet tablet, FetchRequest request) {
+  private LogSlice slice(StreamTable table, LogTablet tablet, FetchRequest request) {
     try {
-      return tablet.read(request.offset(), request.maxBytes());
+      return tablet.slice(request.offset(), request.maxBytes());
     } catch (OffsetOutOfRangeException e) {
       throw new RpcException(
           ErrorCode.OFFSET_OUT_OF_RANGE,
@@ -242,29 +249,36 @@ public final class StreamService implements RequestHandler {
     }
   }
 
-  private ByteBuffer respond(
-      StreamTable table, LogTablet tablet, FetchRequest request, ByteBuffer batches) {
-    ByteBuffer projected =
-        request.projection().length == 0 && !request.filter().hasRemaining()
-            ? batches
-            : projector.apply(table, batches, request.projection(), request.filter());
-    return new FetchResponse(
+  /**
+   * The fetch response: the batches go out as a range of the segment file when they are sent whole,
+   * or as the projector's pieces otherwise.
+   */
+  private ResponseBody respond(
+      StreamTable table, LogTablet tablet, FetchRequest request, LogSlice slice) {
+    ResponseBody.Builder batches = ResponseBody.builder();
+    if (!slice.isEmpty()) {
+      if (request.projection().length == 0 && !request.filter().hasRemaining()) {
+        batches.add(slice.channel(), slice.start(), slice.size());
+      } else {
+        try {
+          projector.apply(table, slice, request.projection(), request.filter(), batches);
+        } catch (UncheckedIOException e) {
+          throw new RpcException(
+              ErrorCode.STORAGE_ERROR,
+              "Cannot read " + table.displayName() + ": " + e.getMessage());
+        }
+      }
+    }
+    if (batches.size() > Integer.MAX_VALUE - 64) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, "Fetch response too large");
+    }
+    ByteBuffer prefix =
+        FetchResponse.encodePrefix(
             tablet.highWatermark(),
             tablet.logStartOffset(),
-            nextOffset(batches, request.offset()),
-            projected)
-        .encode();
-  }
-
-  private static long nextOffset(ByteBuffer batches, long requested) {
-    long next = requested;
-    int position = batches.position();
-    while (position + LogBatch.HEADER_SIZE <= batches.limit()) {
-      LogBatch batch = LogBatch.wrap(batches.slice(position, batches.limit() - position));
-      next = batch.nextOffset();
-      position += batch.sizeInBytes();
-    }
-    return next;
+            slice.nextOffset(),
+            (int) batches.size());
+    return ResponseBody.builder().add(prefix).add(batches.build()).build();
   }
 
   private ByteBuffer listOffsets(Session session, ListOffsetsRequest request) {

@@ -217,6 +217,36 @@ public final class ArrowBatchCodec {
   }
 
   /**
+   * Plans the projection of a message that is not in memory: {@code head} holds the start of a
+   * message of {@code messageSize} bytes, at least its 8-byte prefix and its metadata (the first 4
+   * KiB usually do). The plan says which byte ranges of the original message to send, and gives the
+   * new metadata; nothing of the body is read.
+   *
+   * @throws InvalidBatchFormatException if the head is not the start of a record batch message of
+   *     {@code schema}, or is too short to hold its metadata
+   * @throws IllegalArgumentException if a column index is out of range or repeated
+   */
+  public static ProjectionPlan planProjection(
+      ByteBuffer head, long messageSize, Schema schema, int[] topLevelColumns) {
+    requireNonNull(head, "head is null");
+    BatchLayout layout = BatchLayout.of(schema);
+    checkColumns(topLevelColumns, layout.columnCount());
+    RecordBatchMessage parsed = RecordBatchMessage.parseHead(head, messageSize);
+    parsed.checkFits(layout);
+    return parsed.plan(layout, topLevelColumns);
+  }
+
+  /**
+   * The metadata length a message declares in its prefix (bytes 4..7), so a reader of a message's
+   * head knows how much of it to read: the prefix and metadata take {@code 8 + metadataLength}.
+   */
+  public static int metadataLength(ByteBuffer prefix) {
+    return prefix.order() == java.nio.ByteOrder.LITTLE_ENDIAN
+        ? prefix.getInt(prefix.position() + 4)
+        : Integer.reverseBytes(prefix.getInt(prefix.position() + 4));
+  }
+
+  /**
    * The schema of a message made by {@link #project}: the selected fields in the given order, with
    * the schema's custom metadata.
    *

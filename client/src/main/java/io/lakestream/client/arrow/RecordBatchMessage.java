@@ -58,10 +58,29 @@ final class RecordBatchMessage {
 
   /** Parses the remaining bytes of {@code input}, which must be exactly one message. */
   static RecordBatchMessage parse(ByteBuffer input) {
+    return parse(input, input.remaining());
+  }
+
+  /**
+   * Parses the start of a message of {@code size} bytes: {@code head} holds at least its prefix and
+   * metadata. The result describes the whole message but holds only {@code head}, so it can plan a
+   * projection ({@link #plan}) but not read the body.
+   */
+  static RecordBatchMessage parseHead(ByteBuffer head, long size) {
+    return parse(head, size);
+  }
+
+  private static RecordBatchMessage parse(ByteBuffer input, long size) {
     ByteBuffer bytes = input.slice().order(ByteOrder.LITTLE_ENDIAN);
-    int size = bytes.remaining();
-    if (size < PREFIX_LENGTH) {
-      throw invalid("is truncated: " + size + " bytes, the prefix alone needs " + PREFIX_LENGTH);
+    if (size < bytes.remaining()) {
+      throw invalid("is shorter than the bytes given for it");
+    }
+    if (size < PREFIX_LENGTH || bytes.remaining() < PREFIX_LENGTH) {
+      throw invalid(
+          "is truncated: "
+              + Math.min(size, bytes.remaining())
+              + " bytes, the prefix alone needs "
+              + PREFIX_LENGTH);
     }
     int marker = bytes.getInt(0);
     if (marker != CONTINUATION_MARKER) {
@@ -73,18 +92,18 @@ final class RecordBatchMessage {
     if (metadataLength <= 0) {
       throw invalid("declares a metadata length of " + metadataLength);
     }
-    if (metadataLength > size - PREFIX_LENGTH) {
+    if (metadataLength > Math.min(size, bytes.remaining()) - PREFIX_LENGTH) {
       throw invalid(
           "is truncated: the metadata needs "
               + metadataLength
               + " bytes but only "
-              + (size - PREFIX_LENGTH)
+              + (Math.min(size, bytes.remaining()) - PREFIX_LENGTH)
               + " remain");
     }
     int bodyStart = PREFIX_LENGTH + metadataLength;
     ByteBuffer metadata = bytes.slice(PREFIX_LENGTH, metadataLength).order(ByteOrder.LITTLE_ENDIAN);
     try {
-      return parseMetadata(bytes, metadata, bodyStart);
+      return parseMetadata(bytes, size, metadata, bodyStart);
     } catch (InvalidBatchFormatException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -95,7 +114,7 @@ final class RecordBatchMessage {
   }
 
   private static RecordBatchMessage parseMetadata(
-      ByteBuffer bytes, ByteBuffer metadata, int bodyStart) {
+      ByteBuffer bytes, long size, ByteBuffer metadata, int bodyStart) {
     Message message = Message.getRootAsMessage(metadata);
     if (message.version() != MetadataVersion.V5) {
       throw invalid("has metadata version " + nameOf(MetadataVersion.names, message.version()));
@@ -107,7 +126,7 @@ final class RecordBatchMessage {
               + " message, not a RecordBatch message");
     }
     long bodyLength = message.bodyLength();
-    long available = bytes.remaining() - (long) bodyStart;
+    long available = size - bodyStart;
     if (bodyLength < 0 || bodyLength > available) {
       throw invalid(
           "is truncated: the body needs "
@@ -286,6 +305,29 @@ final class RecordBatchMessage {
    * valid because Arrow compresses every buffer separately.
    */
   ByteBuffer project(BatchLayout layout, int[] columns) {
+    ProjectionPlan plan = plan(layout, columns);
+    if (plan.messageSize() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "Projected message would be " + plan.messageSize() + " bytes");
+    }
+    ByteBuffer out = ByteBuffer.allocate((int) plan.messageSize());
+    out.put(plan.metadata());
+    for (int i = 0; i < plan.bufferCount(); i++) {
+      out.put(
+          bytes
+              .duplicate()
+              .position((int) plan.sourceOffset(i))
+              .limit((int) (plan.sourceOffset(i) + plan.length(i))));
+      out.position(out.position() + plan.padding(i));
+    }
+    return out.position(0);
+  }
+
+  /**
+   * How to build the message with only the given columns of the layout, in the given order: new
+   * metadata, then each kept buffer of this message at an 8-byte boundary of the new body.
+   */
+  ProjectionPlan plan(BatchLayout layout, int[] columns) {
     int nodeCount = 0;
     int bufferCount = 0;
     for (int column : columns) {
@@ -294,9 +336,10 @@ final class RecordBatchMessage {
     }
     long[] newNodeLengths = new long[nodeCount];
     long[] newNullCounts = new long[nodeCount];
-    int[] sourceBuffers = new int[bufferCount];
+    long[] sourceOffsets = new long[bufferCount];
     long[] newOffsets = new long[bufferCount];
     long[] newLengths = new long[bufferCount];
+    int[] paddings = new int[bufferCount];
     int node = 0;
     int buffer = 0;
     long bodyLength = 0;
@@ -307,10 +350,12 @@ final class RecordBatchMessage {
         node++;
       }
       for (int i = layout.firstBuffer(column); i < layout.firstBuffer(column + 1); i++) {
-        sourceBuffers[buffer] = i;
+        sourceOffsets[buffer] = bodyStart + bufferOffsets[i];
         newOffsets[buffer] = bodyLength;
         newLengths[buffer] = bufferLengths[i];
-        bodyLength = align8(bodyLength + bufferLengths[i]);
+        long end = bodyLength + bufferLengths[i];
+        bodyLength = align8(end);
+        paddings[buffer] = (int) (bodyLength - end);
         buffer++;
       }
     }
@@ -318,24 +363,14 @@ final class RecordBatchMessage {
     ByteBuffer metadata =
         writeMetadata(rowCount, newNodeLengths, newNullCounts, newOffsets, newLengths, bodyLength);
     int paddedMetadataLength = (int) align8(PREFIX_LENGTH + metadata.remaining()) - PREFIX_LENGTH;
-    long total = PREFIX_LENGTH + paddedMetadataLength + bodyLength;
-    if (total > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("Projected message would be " + total + " bytes");
-    }
-    ByteBuffer out = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
-    out.putInt(CONTINUATION_MARKER);
-    out.putInt(paddedMetadataLength);
-    out.put(metadata);
-    int newBodyStart = PREFIX_LENGTH + paddedMetadataLength;
-    for (int i = 0; i < bufferCount; i++) {
-      int source = sourceBuffers[i];
-      out.put(
-          newBodyStart + (int) newOffsets[i],
-          bytes,
-          bodyStart + (int) bufferOffsets[source],
-          (int) bufferLengths[source]);
-    }
-    return out.position(0).order(ByteOrder.BIG_ENDIAN);
+    ByteBuffer head =
+        ByteBuffer.allocate(PREFIX_LENGTH + paddedMetadataLength).order(ByteOrder.LITTLE_ENDIAN);
+    head.putInt(CONTINUATION_MARKER);
+    head.putInt(paddedMetadataLength);
+    head.put(metadata);
+    head.position(0).order(ByteOrder.BIG_ENDIAN);
+    return new ProjectionPlan(
+        head, sourceOffsets, newLengths, paddings, head.remaining() + bodyLength);
   }
 
   private ByteBuffer writeMetadata(

@@ -118,6 +118,22 @@ public final class LogBatch {
     return batch;
   }
 
+  /**
+   * The header of a stored batch whose payload a server replaced with {@code payloadSize} other
+   * bytes (a projection) that it sends without reading: every field as in {@code header}, the
+   * length for the new payload, and a CRC of 0, since the server checked the stored batch and
+   * cannot cover bytes it never reads.
+   *
+   * @param header at least the first {@link #HEADER_SIZE} bytes of the stored batch
+   */
+  public static ByteBuffer rewrittenHeader(ByteBuffer header, int payloadSize) {
+    ByteBuffer copy = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
+    copy.put(0, header, header.position(), HEADER_SIZE);
+    copy.putInt(LENGTH, HEADER_SIZE - LOG_OVERHEAD + payloadSize);
+    copy.putInt(CRC, 0);
+    return copy;
+  }
+
   public long baseOffset() {
     return buffer.getLong(BASE_OFFSET);
   }

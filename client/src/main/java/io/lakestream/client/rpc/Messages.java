@@ -291,6 +291,20 @@ public final class Messages {
       return buffer.flip();
     }
 
+    /**
+     * The encoding up to the batch bytes, for a server that sends {@code batchesSize} bytes of
+     * batches after it without joining them.
+     */
+    public static ByteBuffer encodePrefix(
+        long highWatermark, long logStartOffset, long nextOffset, int batchesSize) {
+      return ByteBuffer.allocate(8 + 8 + 8 + 4)
+          .putLong(highWatermark)
+          .putLong(logStartOffset)
+          .putLong(nextOffset)
+          .putInt(batchesSize)
+          .flip();
+    }
+
     public static FetchResponse decode(ByteBuffer buffer) {
       return new FetchResponse(
           buffer.getLong(), buffer.getLong(), buffer.getLong(), Wire.getBytes(buffer));

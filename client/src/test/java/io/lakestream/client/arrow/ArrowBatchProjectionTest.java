@@ -117,6 +117,44 @@ class ArrowBatchProjectionTest {
   }
 
   @Test
+  void aPlanFromTheMessageHeadAssemblesTheSameBytesAsProject() {
+    Schema schema = TestBatches.mixedSchema();
+    try (VectorSchemaRoot root = TestBatches.mixed(allocator, 77)) {
+      for (Compression compression : Compression.values()) {
+        ByteBuffer message = ArrowBatchCodec.encode(root, compression);
+        int[] columns = {6, 0, 3};
+        int metadataEnd = 8 + ArrowBatchCodec.metadataLength(message);
+        ByteBuffer head = message.slice(0, metadataEnd);
+        ProjectionPlan plan =
+            ArrowBatchCodec.planProjection(head, message.remaining(), schema, columns);
+
+        ByteBuffer assembled = ByteBuffer.allocate((int) plan.messageSize());
+        assembled.put(plan.metadata());
+        for (int i = 0; i < plan.bufferCount(); i++) {
+          assembled.put(message.slice((int) plan.sourceOffset(i), (int) plan.length(i)));
+          assembled.put(new byte[plan.padding(i)]);
+        }
+        assertThat(assembled.flip())
+            .as("%s", compression)
+            .isEqualTo(ArrowBatchCodec.project(message, schema, columns));
+      }
+    }
+  }
+
+  @Test
+  void aPlanNeedsTheWholeMetadataInItsHead() {
+    Schema schema = TestBatches.mixedSchema();
+    try (VectorSchemaRoot root = TestBatches.mixed(allocator, 5)) {
+      ByteBuffer message = ArrowBatchCodec.encode(root, Compression.NONE);
+      ByteBuffer cut = message.slice(0, 8 + ArrowBatchCodec.metadataLength(message) - 1);
+      assertThatThrownBy(
+              () -> ArrowBatchCodec.planProjection(cut, message.remaining(), schema, new int[] {0}))
+          .isInstanceOf(InvalidBatchFormatException.class)
+          .hasMessageStartingWith("Record batch message is truncated: the metadata needs");
+    }
+  }
+
+  @Test
   void rejectsBadColumnSelections() {
     Schema schema = TestBatches.mixedSchema();
     try (VectorSchemaRoot root = TestBatches.mixed(allocator, 5)) {

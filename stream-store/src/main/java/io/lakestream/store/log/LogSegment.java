@@ -262,6 +262,38 @@ public final class LogSegment implements AutoCloseable {
   }
 
   /**
+   * Locates whole batches from {@code position} up to about {@code maxBytes} (at least one batch),
+   * ending at or before {@code endPosition}, reading only their headers.
+   */
+  LogSlice slice(long position, int maxBytes, long endPosition, long offset) throws IOException {
+    long end = Math.min(endPosition, size);
+    if (position >= end) {
+      return LogSlice.empty(offset);
+    }
+    ByteBuffer header = ByteBuffer.allocate(LogBatch.HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
+    long[] boundaries = new long[16];
+    int count = 0;
+    long cursor = position;
+    long nextOffset = offset;
+    boundaries[count++] = cursor;
+    while (cursor < end) {
+      header.clear();
+      readFully(header, cursor);
+      long next = cursor + LogBatch.LOG_OVERHEAD + header.getInt(LogBatch.LENGTH);
+      if (next > end || (cursor > position && next - position > maxBytes)) {
+        break;
+      }
+      nextOffset = LogBatch.wrap(header.flip()).nextOffset();
+      cursor = next;
+      if (count == boundaries.length) {
+        boundaries = java.util.Arrays.copyOf(boundaries, count * 2);
+      }
+      boundaries[count++] = cursor;
+    }
+    return new LogSlice(channel, java.util.Arrays.copyOf(boundaries, count), nextOffset);
+  }
+
+  /**
    * The position after the batch that ends at {@code offset} (exclusive), for reads bounded by a
    * watermark.
    */

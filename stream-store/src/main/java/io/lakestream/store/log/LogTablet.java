@@ -382,6 +382,45 @@ public final class LogTablet implements AutoCloseable {
     }
   }
 
+  /**
+   * Locates, without reading them, the whole batches that {@link #read} would return.
+   *
+   * @return an empty slice when {@code offset} is the high watermark
+   * @throws OffsetOutOfRangeException when {@code offset} is below the log start or above the high
+   *     watermark
+   */
+  public LogSlice slice(long offset, int maxBytes) {
+    long watermark = highWatermark;
+    if (offset < logStartOffset || offset > watermark) {
+      throw new OffsetOutOfRangeException(
+          "Offset "
+              + offset
+              + " is outside the log ["
+              + logStartOffset
+              + ", "
+              + watermark
+              + "] of "
+              + directory);
+    }
+    if (offset == watermark) {
+      return LogSlice.empty(offset);
+    }
+    try {
+      Map.Entry<Long, LogSegment> entry = segments.floorEntry(offset);
+      while (entry != null) {
+        LogSegment segment = entry.getValue();
+        long position = segment.positionOf(offset);
+        if (position >= 0) {
+          return segment.slice(position, maxBytes, segment.positionBefore(watermark), offset);
+        }
+        entry = segments.higherEntry(entry.getKey());
+      }
+      return LogSlice.empty(offset);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The first offset committed at or after {@code timestamp}, or the high watermark if none. */
   public long offsetForTimestamp(long timestamp) {
     try {

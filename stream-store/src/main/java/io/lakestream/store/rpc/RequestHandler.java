@@ -11,5 +11,6 @@ import java.util.concurrent.CompletableFuture;
  * code to send; any other failure is sent as an unknown server error.
  */
 public interface RequestHandler {
-  CompletableFuture<ByteBuffer> handle(Session session, ApiKey key, short version, ByteBuffer body);
+  CompletableFuture<ResponseBody> handle(
+      Session session, ApiKey key, short version, ByteBuffer body);
 }

@@ -14,14 +14,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FileRegion;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.AbstractReferenceCounted;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -117,7 +121,7 @@ public final class RpcServer implements AutoCloseable {
                       size);
                   return;
                 }
-                CompletableFuture<ByteBuffer> response;
+                CompletableFuture<ResponseBody> response;
                 try {
                   response = handler.handle(session, key, version, ByteBuffer.wrap(body));
                 } catch (RuntimeException e) {
@@ -152,13 +156,36 @@ public final class RpcServer implements AutoCloseable {
               executor);
     }
 
-    private void replyOk(ChannelHandlerContext context, int requestId, ByteBuffer body, long size) {
-      ByteBuf out = Unpooled.buffer(Wire.RESPONSE_HEADER + body.remaining());
-      out.writeInt(Wire.RESPONSE_HEADER - 4 + body.remaining());
-      out.writeInt(requestId);
-      out.writeShort(ErrorCode.NONE.code());
-      out.writeBytes(body);
-      send(context, out, size);
+    private void replyOk(
+        ChannelHandlerContext context, int requestId, ResponseBody body, long size) {
+      long length = Wire.RESPONSE_HEADER - 4L + body.size();
+      if (length > Integer.MAX_VALUE) {
+        reply(context, requestId, ErrorCode.UNKNOWN_SERVER_ERROR, "Response too large", size);
+        return;
+      }
+      ByteBuf header = Unpooled.buffer(Wire.RESPONSE_HEADER);
+      header.writeInt((int) length);
+      header.writeInt(requestId);
+      header.writeShort(ErrorCode.NONE.code());
+      // All parts in one event-loop task, so no other response lands between them.
+      Runnable write =
+          () -> {
+            context.write(header);
+            for (Object part : body.parts()) {
+              if (part instanceof ByteBuffer bytes) {
+                context.write(Unpooled.wrappedBuffer(bytes));
+              } else {
+                context.write(new RangeRegion((ResponseBody.FileRange) part));
+              }
+            }
+            context.flush();
+          };
+      if (context.channel().eventLoop().inEventLoop()) {
+        write.run();
+      } else {
+        context.channel().eventLoop().execute(write);
+      }
+      released(context, size);
     }
 
     private void reply(
@@ -176,6 +203,10 @@ public final class RpcServer implements AutoCloseable {
 
     private void send(ChannelHandlerContext context, ByteBuf out, long size) {
       context.writeAndFlush(out);
+      released(context, size);
+    }
+
+    private void released(ChannelHandlerContext context, long size) {
       if (inFlight.addAndGet(-size) <= maxInFlightBytes / 2
           && !context.channel().config().isAutoRead()) {
         context.channel().config().setAutoRead(true);
@@ -195,6 +226,83 @@ public final class RpcServer implements AutoCloseable {
         LOG.debug("Closing RPC connection {}", context.channel().remoteAddress(), cause);
       }
       context.close();
+    }
+  }
+
+  /**
+   * A file range as a Netty file region: sent with {@code transferTo} (sendfile), so its bytes
+   * never enter the heap. The channel belongs to the log segment and is not closed when the region
+   * is released.
+   */
+  private static final class RangeRegion extends AbstractReferenceCounted implements FileRegion {
+    private final ResponseBody.FileRange range;
+    private long transferred;
+
+    RangeRegion(ResponseBody.FileRange range) {
+      this.range = range;
+    }
+
+    @Override
+    public long position() {
+      return range.position();
+    }
+
+    @Override
+    @Deprecated
+    public long transfered() {
+      return transferred;
+    }
+
+    @Override
+    public long transferred() {
+      return transferred;
+    }
+
+    @Override
+    public long count() {
+      return range.count();
+    }
+
+    @Override
+    public long transferTo(WritableByteChannel target, long position) throws IOException {
+      long remaining = range.count() - position;
+      if (remaining <= 0) {
+        return 0;
+      }
+      long written = range.channel().transferTo(range.position() + position, remaining, target);
+      if (written > 0) {
+        transferred += written;
+      } else if (written == 0 && range.channel().size() < range.position() + range.count()) {
+        throw new IOException("Log segment shrank below a range being sent");
+      }
+      return written;
+    }
+
+    @Override
+    public RangeRegion retain() {
+      super.retain();
+      return this;
+    }
+
+    @Override
+    public RangeRegion retain(int increment) {
+      super.retain(increment);
+      return this;
+    }
+
+    @Override
+    public RangeRegion touch() {
+      return this;
+    }
+
+    @Override
+    public RangeRegion touch(Object hint) {
+      return this;
+    }
+
+    @Override
+    protected void deallocate() {
+      // The segment owns the channel.
     }
   }
 
