@@ -12,9 +12,9 @@ import io.lakestream.store.BatchProjector;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.log.LogSlice;
 import io.lakestream.store.rpc.ResponseBody;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -27,17 +27,16 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * Projection and filter pushdown for fetched Arrow batches, without reading their rows.
  *
- * <p>For each batch the projector reads only its start: the header, the statistics and the Arrow
- * metadata (a few hundred bytes, 4 KiB in one read). A filter is checked against the statistics and
+ * <p>The stored batches are mapped into memory, so for each batch only its start is touched: the
+ * header, the statistics and the Arrow metadata. A filter is checked against the statistics and
  * drops the batch only when no row can match; batches written with an older schema are kept, since
  * their statistics are laid out by that schema. A projection keeps the requested columns of the
  * table's current schema that the batch's own schema has (matched by name), in request order: the
- * response carries a new header and new Arrow metadata, then each kept column buffer as a range of
- * the segment file, sent by the socket straight from the page cache. Compressed buffers are kept as
- * they are, since Arrow compresses each buffer on its own.
+ * response carries a new header and new Arrow metadata, then each kept column buffer as a view of
+ * the mapped file, gathered by the socket write straight from the page cache. Compressed buffers
+ * are kept as they are, since Arrow compresses each buffer on its own.
  */
 public final class ArrowBatchProjector implements BatchProjector {
-  private static final int HEAD_READ = 4096;
   private static final int PAYLOAD_START = LogBatch.HEADER_SIZE + 4;
   private static final ByteBuffer ZEROS = ByteBuffer.allocate(8);
 
@@ -75,58 +74,59 @@ public final class ArrowBatchProjector implements BatchProjector {
       }
       names[i] = fields.get(projection[i]).getName();
     }
-    FileChannel channel = slice.channel();
-    long[] boundaries = slice.boundaries();
+    // Map the stored batches: heads and kept buffers are then views of the page cache, and the
+    // socket write gathers them without a read call per buffer. Unmapped once the response is sent.
+    Arena arena = Arena.ofShared();
+    out.onRelease(arena::close);
+    ByteBuffer mapped;
     try {
-      for (int i = 0; i < slice.batchCount(); i++) {
-        long position = boundaries[i];
-        long size = boundaries[i + 1] - position;
-        ByteBuffer head = read(channel, position, (int) Math.min(size, HEAD_READ));
-        LogBatch header = LogBatch.wrap(head);
-        int statisticsLength = head.getInt(LogBatch.HEADER_SIZE);
-        int messageStart = PAYLOAD_START + statisticsLength;
-        if (statisticsLength < 0 || messageStart + 8L > size) {
-          throw new IOException("Batch at " + position + " has a corrupt statistics length");
-        }
-        if (messageStart + 8 > head.limit()) {
-          head = read(channel, position, messageStart + 8);
-        }
-        int metadataEnd =
-            messageStart + 8 + ArrowBatchCodec.metadataLength(head.slice(messageStart, 8));
-        if (metadataEnd > size) {
-          throw new IOException("Batch at " + position + " has corrupt Arrow metadata");
-        }
-        if (metadataEnd > head.limit()) {
-          head = read(channel, position, metadataEnd);
-        }
-        if (!batchFilter.predicates().isEmpty()
-            && header.schemaId() == table.currentSchemaId()
-            && !BatchStatistics.parse(head.slice(PAYLOAD_START, statisticsLength))
-                .mightMatch(batchFilter)) {
-          continue;
-        }
-        if (projection.length == 0) {
-          out.add(channel, position, size);
-        } else {
-          project(
-              table, header, head, messageStart, metadataEnd, size, names, channel, position, out);
-        }
-      }
+      mapped =
+          slice
+              .channel()
+              .map(FileChannel.MapMode.READ_ONLY, slice.start(), slice.size(), arena)
+              .asByteBuffer();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+    long[] boundaries = slice.boundaries();
+    for (int i = 0; i < slice.batchCount(); i++) {
+      int position = (int) (boundaries[i] - slice.start());
+      int size = (int) (boundaries[i + 1] - boundaries[i]);
+      ByteBuffer batch = mapped.slice(position, size).order(ByteOrder.BIG_ENDIAN);
+      LogBatch header = LogBatch.wrap(batch);
+      int statisticsLength = batch.getInt(LogBatch.HEADER_SIZE);
+      int messageStart = PAYLOAD_START + statisticsLength;
+      if (statisticsLength < 0 || messageStart + 8L > size) {
+        throw new UncheckedIOException(
+            new IOException("Batch at " + boundaries[i] + " has a corrupt statistics length"));
+      }
+      long metadataEnd =
+          messageStart + 8L + ArrowBatchCodec.metadataLength(batch.slice(messageStart, 8));
+      if (metadataEnd > size) {
+        throw new UncheckedIOException(
+            new IOException("Batch at " + boundaries[i] + " has corrupt Arrow metadata"));
+      }
+      if (!batchFilter.predicates().isEmpty()
+          && header.schemaId() == table.currentSchemaId()
+          && !BatchStatistics.parse(batch.slice(PAYLOAD_START, statisticsLength))
+              .mightMatch(batchFilter)) {
+        continue;
+      }
+      if (projection.length == 0) {
+        out.add(batch);
+      } else {
+        project(table, header, batch, messageStart, (int) metadataEnd, names, out);
+      }
     }
   }
 
   private void project(
       StreamTable table,
       LogBatch header,
-      ByteBuffer head,
+      ByteBuffer batch,
       int messageStart,
       int metadataEnd,
-      long batchSize,
       String[] names,
-      FileChannel channel,
-      long position,
       ResponseBody.Builder out) {
     Schema written = schema(table, header.schemaId());
     int[] columns =
@@ -136,34 +136,22 @@ public final class ArrowBatchProjector implements BatchProjector {
             .toArray();
     ProjectionPlan plan =
         ArrowBatchCodec.planProjection(
-            head.slice(messageStart, metadataEnd - messageStart),
-            batchSize - messageStart,
+            batch.slice(messageStart, metadataEnd - messageStart),
+            batch.limit() - messageStart,
             written,
             columns);
     ByteBuffer metadata = plan.metadata();
     ByteBuffer start = ByteBuffer.allocate(PAYLOAD_START + metadata.remaining());
-    start.put(LogBatch.rewrittenHeader(head, 4 + (int) plan.messageSize()));
+    start.put(LogBatch.rewrittenHeader(batch, 4 + (int) plan.messageSize()));
     start.putInt(0); // no statistics: they describe columns the reader did not ask for
     start.put(metadata);
     out.add(start.flip());
-    long messagePosition = position + messageStart;
     for (int b = 0; b < plan.bufferCount(); b++) {
-      out.add(channel, messagePosition + plan.sourceOffset(b), plan.length(b));
+      out.add(batch.slice(messageStart + (int) plan.sourceOffset(b), (int) plan.length(b)));
       if (plan.padding(b) > 0) {
         out.add(ZEROS.duplicate().limit(plan.padding(b)));
       }
     }
-  }
-
-  private static ByteBuffer read(FileChannel channel, long position, int length)
-      throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
-    while (buffer.hasRemaining()) {
-      if (channel.read(buffer, position + buffer.position()) < 0) {
-        throw new EOFException("Log segment ends inside a batch at " + position);
-      }
-    }
-    return buffer.flip();
   }
 
   private static int indexOf(Schema schema, String name) {

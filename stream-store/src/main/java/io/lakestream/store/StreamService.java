@@ -40,6 +40,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class StreamService implements RequestHandler {
   private static final int MAX_WAIT_MILLIS = 30_000;
+  // A projected or filtered fetch looks at most this many times maxBytes of stored batches.
+  private static final int MAX_EXAMINED_PER_SENT = 16;
 
   private final LogManager logs;
   private final TableResolver tables;
@@ -256,16 +258,42 @@ public final class StreamService implements RequestHandler {
   private ResponseBody respond(
       StreamTable table, LogTablet tablet, FetchRequest request, LogSlice slice) {
     ResponseBody.Builder batches = ResponseBody.builder();
+    long nextOffset = slice.nextOffset();
     if (!slice.isEmpty()) {
       if (request.projection().length == 0 && !request.filter().hasRemaining()) {
         batches.add(slice.channel(), slice.start(), slice.size());
       } else {
-        try {
-          projector.apply(table, slice, request.projection(), request.filter(), batches);
-        } catch (UncheckedIOException e) {
-          throw new RpcException(
-              ErrorCode.STORAGE_ERROR,
-              "Cannot read " + table.displayName() + ": " + e.getMessage());
+        // maxBytes bounds what is sent: keep going while projection and filter shrink the batches
+        // so much that the response is still small, up to a bound on what is looked at.
+        long examined = 0;
+        long examineLimit = (long) request.maxBytes() * MAX_EXAMINED_PER_SENT;
+        while (true) {
+          try {
+            projector.apply(table, slice, request.projection(), request.filter(), batches);
+          } catch (RuntimeException e) {
+            batches.build().release();
+            if (e instanceof UncheckedIOException) {
+              throw new RpcException(
+                  ErrorCode.STORAGE_ERROR,
+                  "Cannot read " + table.displayName() + ": " + e.getMessage());
+            }
+            throw e;
+          }
+          examined += slice.size();
+          nextOffset = slice.nextOffset();
+          if (batches.size() >= request.maxBytes() / 2 || examined >= examineLimit) {
+            break;
+          }
+          LogSlice more;
+          try {
+            more = tablet.slice(nextOffset, request.maxBytes());
+          } catch (OffsetOutOfRangeException e) {
+            break; // retention moved the log start; the next fetch reports it
+          }
+          if (more.isEmpty()) {
+            break;
+          }
+          slice = more;
         }
       }
     }
@@ -274,10 +302,7 @@ public final class StreamService implements RequestHandler {
     }
     ByteBuffer prefix =
         FetchResponse.encodePrefix(
-            tablet.highWatermark(),
-            tablet.logStartOffset(),
-            slice.nextOffset(),
-            (int) batches.size());
+            tablet.highWatermark(), tablet.logStartOffset(), nextOffset, (int) batches.size());
     return ResponseBody.builder().add(prefix).add(batches.build()).build();
   }
 

@@ -27,14 +27,30 @@ public final class ResponseBody {
 
   private final List<Object> parts;
   private final long size;
+  private final List<AutoCloseable> resources;
 
-  private ResponseBody(List<Object> parts, long size) {
+  private ResponseBody(List<Object> parts, long size, List<AutoCloseable> resources) {
     this.parts = parts;
     this.size = size;
+    this.resources = resources;
   }
 
   public static ResponseBody of(ByteBuffer bytes) {
-    return new ResponseBody(List.of(bytes), bytes.remaining());
+    return new ResponseBody(List.of(bytes), bytes.remaining(), List.of());
+  }
+
+  /**
+   * Releases what the parts' memory depends on (for example a file mapping); called once the body
+   * is written or given up. Failures to release are ignored: the bytes are already sent.
+   */
+  public void release() {
+    for (AutoCloseable resource : resources) {
+      try {
+        resource.close();
+      } catch (Exception ignored) {
+        // Nothing a reader can do about it.
+      }
+    }
   }
 
   public static Builder builder() {
@@ -53,7 +69,14 @@ public final class ResponseBody {
   /** Collects parts; adjacent small buffers are kept apart, which the socket write gathers. */
   public static final class Builder {
     private final List<Object> parts = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
     private long size;
+
+    /** Closes {@code resource} once the body is written (or dropped). */
+    public Builder onRelease(AutoCloseable resource) {
+      resources.add(resource);
+      return this;
+    }
 
     public Builder add(ByteBuffer bytes) {
       if (bytes.hasRemaining()) {
@@ -74,6 +97,7 @@ public final class ResponseBody {
     /** Appends every part of {@code body}. */
     public Builder add(ResponseBody body) {
       parts.addAll(body.parts);
+      resources.addAll(body.resources);
       size += body.size;
       return this;
     }
@@ -83,7 +107,7 @@ public final class ResponseBody {
     }
 
     public ResponseBody build() {
-      return new ResponseBody(List.copyOf(parts), size);
+      return new ResponseBody(List.copyOf(parts), size, List.copyOf(resources));
     }
   }
 }

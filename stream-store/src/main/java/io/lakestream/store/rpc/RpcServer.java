@@ -160,6 +160,7 @@ public final class RpcServer implements AutoCloseable {
         ChannelHandlerContext context, int requestId, ResponseBody body, long size) {
       long length = Wire.RESPONSE_HEADER - 4L + body.size();
       if (length > Integer.MAX_VALUE) {
+        body.release();
         reply(context, requestId, ErrorCode.UNKNOWN_SERVER_ERROR, "Response too large", size);
         return;
       }
@@ -178,12 +179,17 @@ public final class RpcServer implements AutoCloseable {
                 context.write(new RangeRegion((ResponseBody.FileRange) part));
               }
             }
-            context.flush();
+            // Completes once every part is written, or failed with the connection.
+            context.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(done -> body.release());
           };
       if (context.channel().eventLoop().inEventLoop()) {
         write.run();
       } else {
-        context.channel().eventLoop().execute(write);
+        try {
+          context.channel().eventLoop().execute(write);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          body.release();
+        }
       }
       released(context, size);
     }
