@@ -496,7 +496,7 @@ public final class IcebergRestHandlers implements RestHandler {
     validateName(identifier.name());
   }
 
-  private static void validateNamespace(Namespace namespace) {
+  public static void validateNamespace(Namespace namespace) {
     if (namespace.isEmpty()) {
       throw new BadRequestException("Invalid namespace: it has no levels");
     }
@@ -514,7 +514,7 @@ public final class IcebergRestHandlers implements RestHandler {
    * Names become path segments of table locations, so they may not escape their parent: no {@code
    * /}, {@code \}, control characters, {@code .} or {@code ..}.
    */
-  static void validateName(String name) {
+  public static void validateName(String name) {
     if (name == null || name.isEmpty()) {
       throw new BadRequestException("Invalid name: it is empty");
     }

@@ -27,6 +27,7 @@ import io.lakestream.store.rpc.RpcServer;
 import io.lakestream.stream.ArrowBatchProjector;
 import io.lakestream.stream.CatalogStreamAccess;
 import io.lakestream.stream.CatalogTableResolver;
+import io.lakestream.stream.StreamAdmin;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -209,14 +210,16 @@ public final class LakestreamServer implements AutoCloseable {
           e);
     }
     requirePortFree(config.bindAddress(), config.rpcPort(), "rpc.port");
+    CatalogStreamAccess streamAccess =
+        new CatalogStreamAccess(tokens, authorizer, config.auth().mode() == AuthMode.OAUTH2);
     rpc =
         new RpcServer(
             new StreamService(
                 logs,
                 new CatalogTableResolver(warehouses),
-                new CatalogStreamAccess(
-                    tokens, authorizer, config.auth().mode() == AuthMode.OAUTH2),
-                new ArrowBatchProjector()),
+                streamAccess,
+                new ArrowBatchProjector(),
+                new StreamAdmin(warehouses, streamAccess)),
             config.stream().maxRequestBytes(),
             config.stream().maxInFlightBytes());
     try {

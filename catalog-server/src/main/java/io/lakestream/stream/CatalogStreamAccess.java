@@ -10,6 +10,7 @@ import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.StreamAccess;
 import io.lakestream.store.StreamTable;
+import java.util.List;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
@@ -42,6 +43,12 @@ public final class CatalogStreamAccess implements StreamAccess {
 
   @Override
   public void check(String principal, StreamTable table, boolean write) {
+    checkNamespace(principal, table.warehouse(), table.namespace(), write);
+  }
+
+  @Override
+  public void checkNamespace(
+      String principal, String warehouse, List<String> namespace, boolean write) {
     if (!required) {
       return;
     }
@@ -49,8 +56,8 @@ public final class CatalogStreamAccess implements StreamAccess {
       authorizer.check(
           Principal.named(principal),
           write ? Privilege.WRITE : Privilege.READ,
-          table.warehouse(),
-          Namespace.of(table.namespace().toArray(String[]::new)));
+          warehouse,
+          Namespace.of(namespace.toArray(String[]::new)));
     } catch (ForbiddenException e) {
       throw new RpcException(ErrorCode.NOT_AUTHORIZED, e.getMessage());
     }

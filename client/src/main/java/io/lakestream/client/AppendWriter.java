@@ -13,6 +13,8 @@ import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -49,9 +51,28 @@ import org.apache.iceberg.util.BucketUtil;
  * Batches are sent in the order they were handed off, so each bucket's sequence reaches the server
  * in order.
  *
+ * <p><b>Retries.</b> A batch whose outcome is in doubt (the connection failed before its response,
+ * or the server answered a retriable error) is resent as it was, with the same writer id and
+ * sequence, up to {@value #MAX_SEND_ATTEMPTS} attempts in all; the {@link Connection} reconnects
+ * underneath. The server stores a resent batch once and answers with the original offsets. Resends
+ * go out in the order the batches were first sent, before any newer batch, and a newer batch the
+ * server refused as out of sequence because an older one of its bucket was lost is resent after it.
+ * Since the server remembers a writer's last 5 sequences per bucket, at most {@value
+ * #MAX_IN_FLIGHT_PER_BUCKET} batches of one bucket are in flight at once. Only when the attempts
+ * run out does the batch fail, and with it the writer.
+ *
  * <p>Thread safe; rows appended by one thread to one bucket keep their order.
  */
 public final class AppendWriter implements AutoCloseable {
+  /** Sends of one batch (the first and its resends) before the writer gives up on it. */
+  static final int MAX_SEND_ATTEMPTS = 6;
+
+  /** Unacknowledged batches per bucket: the server deduplicates retries of a writer's last 5. */
+  static final int MAX_IN_FLIGHT_PER_BUCKET = 5;
+
+  private static final long FIRST_RETRY_BACKOFF_MILLIS = 50;
+  private static final long MAX_RETRY_BACKOFF_MILLIS = 2_000;
+
   private final Table table;
   private final WriterOptions options;
   private final Schema schema;
@@ -67,6 +88,12 @@ public final class AppendWriter implements AutoCloseable {
       Executors.newSingleThreadExecutor(daemon("lakestream-writer-sender"));
   private final ScheduledExecutorService lingerTimer =
       Executors.newSingleThreadScheduledExecutor(daemon("lakestream-writer-linger"));
+
+  /** Batches sent and not yet acknowledged, and the subset in doubt; by send order. */
+  private final NavigableMap<Long, Sent> outstanding = new TreeMap<>();
+
+  private final NavigableMap<Long, Sent> inDoubt = new TreeMap<>();
+  private long nextOrdinal;
   private int roundRobin;
   private int openRoundRobin = -1;
   private boolean closed;
@@ -77,9 +104,26 @@ public final class AppendWriter implements AutoCloseable {
     private long generation;
     private int sequence;
     private ScheduledFuture<?> linger;
+    private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT_PER_BUCKET);
 
     Bucket(int index) {
       this.index = index;
+    }
+  }
+
+  /** A framed batch on its way to the server; resent as is while its outcome is in doubt. */
+  private static final class Sent {
+    private final long ordinal;
+    private final Bucket bucket;
+    private final LogBatch batch;
+    private final CompletableFuture<ProduceResponse> result;
+    private int attempts;
+
+    Sent(long ordinal, Bucket bucket, LogBatch batch, CompletableFuture<ProduceResponse> result) {
+      this.ordinal = ordinal;
+      this.bucket = bucket;
+      this.batch = batch;
+      this.result = result;
     }
   }
 
@@ -264,29 +308,34 @@ public final class AppendWriter implements AutoCloseable {
   private CompletableFuture<ProduceResponse> submit(
       Bucket bucket, int rows, Supplier<ByteBuffer> payload) {
     inFlight.acquireUninterruptibly();
+    bucket.inFlight.acquireUninterruptibly();
     int sequence = bucket.sequence++;
     CompletableFuture<ProduceResponse> result = new CompletableFuture<>();
     unacknowledged.removeIf(done -> done.isDone() && !done.isCompletedExceptionally());
     unacknowledged.add(result);
     try {
-      sender.execute(() -> send(bucket.index, sequence, rows, payload, result));
+      sender.execute(() -> send(bucket, sequence, rows, payload, result));
     } catch (RejectedExecutionException e) {
       inFlight.release();
+      bucket.inFlight.release();
       result.completeExceptionally(e);
     }
     return result;
   }
 
-  /** On the sender thread: frames the payload as a log batch and sends it. */
+  /**
+   * On the sender thread: frames the payload as a log batch and sends it, after the batches in
+   * doubt.
+   */
   private void send(
-      int bucket,
+      Bucket bucket,
       int sequence,
       int rows,
       Supplier<ByteBuffer> payload,
       CompletableFuture<ProduceResponse> result) {
-    CompletableFuture<ProduceResponse> ack;
+    LogBatch batch;
     try {
-      LogBatch batch =
+      batch =
           LogBatch.createInPlace(
               payload.get(),
               rows,
@@ -294,21 +343,124 @@ public final class AppendWriter implements AutoCloseable {
               writerId,
               sequence,
               (short) options.compression().ordinal());
-      ack = table.append(bucket, batch);
+    } catch (RuntimeException e) {
+      fail(bucket, result, asRpcException(e));
+      return;
+    }
+    Sent sent = new Sent(nextOrdinal++, bucket, batch, result);
+    synchronized (outstanding) {
+      outstanding.put(sent.ordinal, sent);
+    }
+    try {
+      // After a broken connection, its batches' failures are in by the time the new one is up.
+      table.connection().reconnectIfBroken();
+    } catch (RpcException e) {
+      // The send below fails the same way and the batch is retried.
+    }
+    resendInDoubt();
+    transmit(sent);
+  }
+
+  /** On the sender thread: resends the batches in doubt, oldest first. */
+  private void resendInDoubt() {
+    List<Sent> resend;
+    synchronized (outstanding) {
+      resend = new ArrayList<>(inDoubt.values());
+      inDoubt.clear();
+    }
+    if (resend.isEmpty()) {
+      return;
+    }
+    int attempts = resend.stream().mapToInt(sent -> sent.attempts).max().getAsInt();
+    long backoff =
+        Math.min(MAX_RETRY_BACKOFF_MILLIS, FIRST_RETRY_BACKOFF_MILLIS << Math.min(attempts, 10));
+    try {
+      Thread.sleep(backoff);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    resend.forEach(this::transmit);
+  }
+
+  private void transmit(Sent sent) {
+    sent.attempts++;
+    CompletableFuture<ProduceResponse> ack;
+    try {
+      ack = table.append(sent.bucket.index, sent.batch);
     } catch (RuntimeException e) {
       ack = CompletableFuture.failedFuture(e);
     }
-    ack.whenComplete(
-        (response, error) -> {
-          inFlight.release();
-          if (error == null) {
-            result.complete(response);
-          } else {
-            RpcException rpc = asRpcException(error);
-            failure.compareAndSet(null, rpc);
-            result.completeExceptionally(rpc);
-          }
-        });
+    ack.whenComplete((response, error) -> acknowledged(sent, response, error));
+  }
+
+  private void acknowledged(Sent sent, ProduceResponse response, Throwable error) {
+    if (error == null) {
+      synchronized (outstanding) {
+        outstanding.remove(sent.ordinal);
+      }
+      release(sent.bucket);
+      sent.result.complete(response);
+      return;
+    }
+    RpcException rpc = asRpcException(error);
+    boolean retry;
+    synchronized (outstanding) {
+      retry =
+          sent.attempts < MAX_SEND_ATTEMPTS
+              && (rpc.error().retriable()
+                  || (rpc.error() == ErrorCode.OUT_OF_ORDER_SEQUENCE && olderUnacknowledged(sent)));
+      if (retry) {
+        inDoubt.put(sent.ordinal, sent);
+      } else {
+        outstanding.remove(sent.ordinal);
+      }
+    }
+    if (retry) {
+      try {
+        sender.execute(this::resendInDoubt);
+        return;
+      } catch (RejectedExecutionException e) {
+        synchronized (outstanding) {
+          inDoubt.remove(sent.ordinal);
+          outstanding.remove(sent.ordinal);
+        }
+      }
+    }
+    if (sent.attempts > 1) {
+      rpc =
+          new RpcException(
+              rpc.error(),
+              "Batch of bucket "
+                  + sent.bucket.index
+                  + " of "
+                  + table.path()
+                  + " failed after "
+                  + sent.attempts
+                  + " attempts: "
+                  + rpc.getMessage());
+    }
+    fail(sent.bucket, sent.result, rpc);
+  }
+
+  /** Whether a batch sent before this one to the same bucket still waits for its outcome. */
+  private boolean olderUnacknowledged(Sent sent) {
+    for (Sent older : outstanding.headMap(sent.ordinal, false).values()) {
+      if (older.bucket == sent.bucket) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void fail(Bucket bucket, CompletableFuture<ProduceResponse> result, RpcException error) {
+    release(bucket);
+    failure.compareAndSet(null, error);
+    result.completeExceptionally(error);
+  }
+
+  private void release(Bucket bucket) {
+    inFlight.release();
+    bucket.inFlight.release();
   }
 
   /**

@@ -30,10 +30,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Projection is done by the server, which sends only the requested columns' buffers; the filter
  * lets it skip whole batches by their statistics. Not thread safe: one thread polls.
+ *
+ * <p>A fetch that fails with a retriable error (the connection broke, for example because the
+ * server restarted) is issued again from the bucket's position, on a new connection if need be;
+ * nothing is skipped or read twice. Only after {@value #MAX_FETCH_ATTEMPTS} failures in a row of
+ * one bucket does {@link #poll} throw.
  */
 public final class LogScanner implements AutoCloseable {
   private static final int MAX_FETCH_BYTES = 8 << 20;
   private static final int MAX_WAIT_MILLIS = 500;
+
+  /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
+  static final int MAX_FETCH_ATTEMPTS = 6;
 
   private final Table table;
   private final List<String> columns;
@@ -43,6 +51,7 @@ public final class LogScanner implements AutoCloseable {
   private final Map<Integer, Long> positions = new HashMap<>();
   private final Map<Integer, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
+  private final Map<Integer, Integer> failedFetches = new HashMap<>();
   private final int[] projection;
 
   LogScanner(Table table, List<String> columns, BatchFilter filter) {
@@ -108,6 +117,7 @@ public final class LogScanner implements AutoCloseable {
     } else {
       offset = table.earliestOffset(bucket);
     }
+    failedFetches.remove(bucket);
     CompletableFuture<FetchResponse> previous = fetches.remove(bucket);
     if (previous != null) {
       previous.cancel(false);
@@ -168,7 +178,19 @@ public final class LogScanner implements AutoCloseable {
           continue;
         }
         fetches.remove(bucket);
-        FetchResponse response = Connection.await(fetch);
+        FetchResponse response;
+        try {
+          response = Connection.await(fetch);
+        } catch (RpcException e) {
+          int failures = failedFetches.merge(bucket, 1, Integer::sum);
+          if (!e.error().retriable() || failures >= MAX_FETCH_ATTEMPTS) {
+            failedFetches.remove(bucket);
+            throw e;
+          }
+          // Issued again from the same position by the next round.
+          continue;
+        }
+        failedFetches.remove(bucket);
         long position = positions.get(bucket);
         long next = Math.max(position, response.nextOffset());
         if (next > position) {

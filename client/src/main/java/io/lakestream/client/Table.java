@@ -34,6 +34,10 @@ public final class Table {
     this.metadata = requireNonNull(metadata, "metadata is null");
   }
 
+  Connection connection() {
+    return connection;
+  }
+
   public TablePath path() {
     return path;
   }

@@ -1,6 +1,7 @@
 package io.lakestream.store;
 
 import io.lakestream.client.rpc.RpcException;
+import java.util.List;
 
 /**
  * Authentication and authorization of stream RPC connections, with the same tokens and grants as
@@ -22,6 +23,14 @@ public interface StreamAccess {
    */
   void check(String principal, StreamTable table, boolean write);
 
+  /**
+   * The same check on a namespace, for creating, dropping and listing its tables.
+   *
+   * @param namespace the namespace levels; empty for the whole warehouse
+   * @throws RpcException with {@code NOT_AUTHORIZED} when the principal may not read (or write)
+   */
+  void checkNamespace(String principal, String warehouse, List<String> namespace, boolean write);
+
   /** Everything allowed: authentication off. */
   static StreamAccess open() {
     return new StreamAccess() {
@@ -37,6 +46,10 @@ public interface StreamAccess {
 
       @Override
       public void check(String principal, StreamTable table, boolean write) {}
+
+      @Override
+      public void checkNamespace(
+          String principal, String warehouse, List<String> namespace, boolean write) {}
     };
   }
 }

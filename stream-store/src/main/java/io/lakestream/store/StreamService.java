@@ -47,13 +47,19 @@ public final class StreamService implements RequestHandler {
   private final TableResolver tables;
   private final StreamAccess access;
   private final BatchProjector projector;
+  private final TableAdmin admin;
 
   public StreamService(
-      LogManager logs, TableResolver tables, StreamAccess access, BatchProjector projector) {
+      LogManager logs,
+      TableResolver tables,
+      StreamAccess access,
+      BatchProjector projector,
+      TableAdmin admin) {
     this.logs = requireNonNull(logs, "logs is null");
     this.tables = requireNonNull(tables, "tables is null");
     this.access = requireNonNull(access, "access is null");
     this.projector = requireNonNull(projector, "projector is null");
+    this.admin = requireNonNull(admin, "admin is null");
   }
 
   @Override
@@ -81,6 +87,9 @@ public final class StreamService implements RequestHandler {
         case LIST_OFFSETS ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(listOffsets(session, ListOffsetsRequest.decode(body))));
+        case CREATE_NAMESPACE, CREATE_TABLE, DROP_TABLE, LIST_TABLES ->
+            CompletableFuture.completedFuture(
+                ResponseBody.of(admin.handle(session.principal(), key, body)));
       };
     } catch (RpcException e) {
       return CompletableFuture.failedFuture(e);

@@ -15,7 +15,15 @@ public enum ApiKey {
   /** Read batches of a bucket from an offset, optionally waiting for new data. */
   FETCH(3, 0),
   /** Earliest, latest or by-timestamp offset of a bucket. */
-  LIST_OFFSETS(4, 0);
+  LIST_OFFSETS(4, 0),
+  /** Creates a namespace in a warehouse. */
+  CREATE_NAMESPACE(5, 0),
+  /** Creates a table from an Iceberg schema, partition spec and properties; table id out. */
+  CREATE_TABLE(6, 0),
+  /** Drops a table and, for a streaming table, its stream data. */
+  DROP_TABLE(7, 0),
+  /** The names of a namespace's tables. */
+  LIST_TABLES(8, 0);
 
   private final short id;
   private final short latestVersion;

@@ -22,7 +22,13 @@ public enum ErrorCode {
   NOT_A_LOG_TABLE(14, false),
   SERVER_SHUTTING_DOWN(15, true),
   /** The connection failed before a response arrived (raised by the client, never sent). */
-  NETWORK_ERROR(16, true);
+  NETWORK_ERROR(16, true),
+  /** A table or namespace of that name already exists. */
+  ALREADY_EXISTS(17, false),
+  /** The namespace (or warehouse) does not exist. */
+  UNKNOWN_NAMESPACE(18, false),
+  /** A table definition the catalog refuses: its schema, partition spec or properties. */
+  INVALID_TABLE_DEFINITION(19, false);
 
   private final short code;
   private final boolean retriable;

@@ -1,0 +1,224 @@
+package io.lakestream.client.rpc;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Request and response bodies of the stream RPC's catalog requests ({@link ApiKey#CREATE_NAMESPACE}
+ * to {@link ApiKey#LIST_TABLES}), version 0. A namespace is encoded as {@code string warehouse (""
+ * = default) | int32 levels | string level...}, as in {@link Messages.MetadataRequest}.
+ */
+public final class AdminMessages {
+  private static final int MAX_LEVELS = 64;
+  private static final int MAX_PROPERTIES = 10_000;
+
+  private AdminMessages() {}
+
+  /** A namespace by warehouse (null for the server's default) and levels. */
+  public record NamespaceRequest(String warehouse, List<String> namespace) {
+    public NamespaceRequest {
+      namespace = List.copyOf(namespace);
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(namespaceSize(warehouse, namespace));
+      putNamespace(buffer, warehouse, namespace);
+      return buffer.flip();
+    }
+
+    public static NamespaceRequest decode(ByteBuffer buffer) {
+      String warehouse = getWarehouse(buffer);
+      return new NamespaceRequest(warehouse, getLevels(buffer));
+    }
+  }
+
+  /**
+   * @param schemaJson the table's Iceberg schema as JSON (Iceberg's {@code SchemaParser} format)
+   * @param partitionSpecJson the partition spec as Iceberg JSON, or empty for an unpartitioned
+   *     table
+   * @param properties table properties, including the {@code lakestream.} ones
+   */
+  public record CreateTableRequest(
+      String warehouse,
+      List<String> namespace,
+      String table,
+      String schemaJson,
+      String partitionSpecJson,
+      Map<String, String> properties) {
+    public CreateTableRequest {
+      namespace = List.copyOf(namespace);
+      requireNonNull(table, "table is null");
+      requireNonNull(schemaJson, "schemaJson is null");
+      requireNonNull(partitionSpecJson, "partitionSpecJson is null");
+      properties = Map.copyOf(properties);
+    }
+
+    public ByteBuffer encode() {
+      byte[] schema = schemaJson.getBytes(StandardCharsets.UTF_8);
+      byte[] spec = partitionSpecJson.getBytes(StandardCharsets.UTF_8);
+      int size =
+          namespaceSize(warehouse, namespace)
+              + Wire.stringSize(table)
+              + 4
+              + schema.length
+              + 4
+              + spec.length
+              + 4;
+      for (Map.Entry<String, String> property : properties.entrySet()) {
+        size += Wire.stringSize(property.getKey()) + Wire.stringSize(property.getValue());
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      putNamespace(buffer, warehouse, namespace);
+      Wire.putString(buffer, table);
+      buffer.putInt(schema.length).put(schema);
+      buffer.putInt(spec.length).put(spec);
+      buffer.putInt(properties.size());
+      properties.forEach(
+          (key, value) -> {
+            Wire.putString(buffer, key);
+            Wire.putString(buffer, value);
+          });
+      return buffer.flip();
+    }
+
+    public static CreateTableRequest decode(ByteBuffer buffer) {
+      String warehouse = getWarehouse(buffer);
+      List<String> namespace = getLevels(buffer);
+      String table = Wire.getString(buffer);
+      String schema = StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
+      String spec = StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
+      int count = buffer.getInt();
+      if (count < 0 || count > MAX_PROPERTIES) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid property count " + count);
+      }
+      Map<String, String> properties = new LinkedHashMap<>();
+      for (int i = 0; i < count; i++) {
+        properties.put(Wire.getString(buffer), Wire.getString(buffer));
+      }
+      return new CreateTableRequest(warehouse, namespace, table, schema, spec, properties);
+    }
+  }
+
+  /**
+   * @param tableId the new table's id (its Iceberg table UUID)
+   */
+  public record CreateTableResponse(String tableId) {
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId));
+      Wire.putString(buffer, tableId);
+      return buffer.flip();
+    }
+
+    public static CreateTableResponse decode(ByteBuffer buffer) {
+      return new CreateTableResponse(Wire.getString(buffer));
+    }
+  }
+
+  /**
+   * @param purge also delete the table's data and metadata files
+   */
+  public record DropTableRequest(
+      String warehouse, List<String> namespace, String table, boolean purge) {
+    public DropTableRequest {
+      namespace = List.copyOf(namespace);
+      requireNonNull(table, "table is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(namespaceSize(warehouse, namespace) + Wire.stringSize(table) + 1);
+      putNamespace(buffer, warehouse, namespace);
+      Wire.putString(buffer, table);
+      buffer.put((byte) (purge ? 1 : 0));
+      return buffer.flip();
+    }
+
+    public static DropTableRequest decode(ByteBuffer buffer) {
+      String warehouse = getWarehouse(buffer);
+      List<String> namespace = getLevels(buffer);
+      return new DropTableRequest(warehouse, namespace, Wire.getString(buffer), buffer.get() == 1);
+    }
+  }
+
+  /**
+   * @param dropped false when there was no such table
+   */
+  public record DropTableResponse(boolean dropped) {
+    public ByteBuffer encode() {
+      return ByteBuffer.allocate(1).put((byte) (dropped ? 1 : 0)).flip();
+    }
+
+    public static DropTableResponse decode(ByteBuffer buffer) {
+      return new DropTableResponse(buffer.get() == 1);
+    }
+  }
+
+  /**
+   * @param tables the names of the namespace's tables, sorted
+   */
+  public record ListTablesResponse(List<String> tables) {
+    public ListTablesResponse {
+      tables = List.copyOf(tables);
+    }
+
+    public ByteBuffer encode() {
+      int size = 4;
+      for (String table : tables) {
+        size += Wire.stringSize(table);
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      buffer.putInt(tables.size());
+      tables.forEach(table -> Wire.putString(buffer, table));
+      return buffer.flip();
+    }
+
+    public static ListTablesResponse decode(ByteBuffer buffer) {
+      int count = buffer.getInt();
+      if (count < 0 || count > buffer.remaining() / 2) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid table count " + count);
+      }
+      List<String> tables = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        tables.add(Wire.getString(buffer));
+      }
+      return new ListTablesResponse(tables);
+    }
+  }
+
+  private static int namespaceSize(String warehouse, List<String> namespace) {
+    int size = Wire.stringSize(warehouse == null ? "" : warehouse) + 4;
+    for (String level : namespace) {
+      size += Wire.stringSize(level);
+    }
+    return size;
+  }
+
+  private static void putNamespace(ByteBuffer buffer, String warehouse, List<String> namespace) {
+    Wire.putString(buffer, warehouse == null ? "" : warehouse);
+    buffer.putInt(namespace.size());
+    namespace.forEach(level -> Wire.putString(buffer, level));
+  }
+
+  private static String getWarehouse(ByteBuffer buffer) {
+    String warehouse = Wire.getString(buffer);
+    return warehouse.isEmpty() ? null : warehouse;
+  }
+
+  private static List<String> getLevels(ByteBuffer buffer) {
+    int levels = buffer.getInt();
+    if (levels < 0 || levels > MAX_LEVELS) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid namespace depth " + levels);
+    }
+    List<String> namespace = new ArrayList<>(levels);
+    for (int i = 0; i < levels; i++) {
+      namespace.add(Wire.getString(buffer));
+    }
+    return namespace;
+  }
+}
