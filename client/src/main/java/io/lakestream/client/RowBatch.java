@@ -67,7 +67,7 @@ final class RowBatch {
       Object value = values[column];
       if (value == null) {
         columns[column].setNull(row);
-      } else if (!columns[column].store(row, value)) {
+      } else if (!store(columns[column], row, value)) {
         for (int undo = 0; undo <= column; undo++) {
           columns[undo].clearNull(row);
         }
@@ -81,6 +81,42 @@ final class RowBatch {
       }
     }
     rows = row + 1;
+  }
+
+  /**
+   * Stores a value, dispatching on the column's kind so that the common kinds need no virtual call
+   * (a row's columns are of several classes, which would make {@code Column.store} megamorphic).
+   */
+  private static boolean store(Column column, int row, Object value) {
+    switch (column.kind) {
+      case Column.LONG:
+        if (value instanceof Long number) {
+          ((LongColumn) column).values[row] = number;
+          return true;
+        }
+        break;
+      case Column.INT:
+        if (value instanceof Integer number) {
+          ((IntColumn) column).values[row] = number;
+          return true;
+        }
+        break;
+      case Column.DOUBLE:
+        if (value instanceof Double number) {
+          ((DoubleColumn) column).values[row] = number;
+          return true;
+        }
+        break;
+      case Column.STRING:
+        if (value instanceof String) {
+          ((BytesColumn) column).values[row] = value;
+          return true;
+        }
+        break;
+      default:
+        break;
+    }
+    return column.store(row, value);
   }
 
   int rowCount() {
@@ -110,8 +146,19 @@ final class RowBatch {
 
   /** The values of one column and which of them are null. */
   private abstract static class Column {
+    static final int OTHER = 0;
+    static final int LONG = 1;
+    static final int INT = 2;
+    static final int DOUBLE = 3;
+    static final int STRING = 4;
+
+    final int kind;
     private long[] nulls = new long[0];
     private boolean anyNull;
+
+    Column(int kind) {
+      this.kind = kind;
+    }
 
     static Column of(Field field, int capacity) {
       ArrowType type = field.getType();
@@ -209,9 +256,10 @@ final class RowBatch {
   }
 
   private static final class LongColumn extends Column {
-    private final long[] values;
+    final long[] values;
 
     LongColumn(int capacity) {
+      super(LONG);
       values = new long[capacity];
     }
 
@@ -239,10 +287,11 @@ final class RowBatch {
   }
 
   private static final class IntColumn extends Column {
-    private final int[] values;
+    final int[] values;
     private final boolean date;
 
     IntColumn(int capacity, boolean date) {
+      super(date ? OTHER : INT);
       this.values = new int[capacity];
       this.date = date;
     }
@@ -275,9 +324,10 @@ final class RowBatch {
   }
 
   private static final class DoubleColumn extends Column {
-    private final double[] values;
+    final double[] values;
 
     DoubleColumn(int capacity) {
+      super(DOUBLE);
       values = new double[capacity];
     }
 
@@ -306,12 +356,13 @@ final class RowBatch {
 
   /** Strings (kept as references until written) and byte arrays. */
   private static final class BytesColumn extends Column {
-    private final Object[] values;
+    final Object[] values;
     private final int[] offsets;
     private final boolean binary;
     private byte[] data = new byte[1024];
 
     BytesColumn(int capacity, boolean binary) {
+      super(binary ? OTHER : STRING);
       this.values = new Object[capacity];
       this.offsets = new int[capacity + 1];
       this.binary = binary;
@@ -374,6 +425,7 @@ final class RowBatch {
     private final Predicate<Object> accepts;
 
     ObjectColumn(int capacity, Predicate<Object> accepts) {
+      super(OTHER);
       this.values = new Object[capacity];
       this.accepts = accepts;
     }
