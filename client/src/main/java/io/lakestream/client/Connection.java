@@ -226,13 +226,19 @@ public final class Connection implements AutoCloseable {
 
   /** Sends a request on the open socket, reconnecting first if the last one failed. */
   CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer... parts) {
+    return send(key, null, parts);
+  }
+
+  /** Like {@link #send(ApiKey, ByteBuffer...)}, reading the response into arrays it supplies. */
+  CompletableFuture<ByteBuffer> send(
+      ApiKey key, java.util.function.IntFunction<byte[]> bodyArrays, ByteBuffer... parts) {
     RpcConnection current;
     try {
       current = connected();
     } catch (RpcException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return current.send(key, parts);
+    return current.send(key, bodyArrays, parts);
   }
 
   /** Sends a request and waits for its response, unwrapping the server's typed error. */

@@ -39,6 +39,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
 public final class LogScanner implements AutoCloseable {
   private static final int MAX_FETCH_BYTES = 8 << 20;
   private static final int MAX_WAIT_MILLIS = 500;
+  // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
+  private static final int RESPONSE_ARRAY_BYTES = MAX_FETCH_BYTES + (1 << 20);
+  private static final int MAX_SPARE_ARRAYS = 2;
 
   /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
   static final int MAX_FETCH_ATTEMPTS = 6;
@@ -51,6 +54,7 @@ public final class LogScanner implements AutoCloseable {
   private final Map<Integer, Long> positions = new HashMap<>();
   private final Map<Integer, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
+  private final java.util.ArrayDeque<byte[]> spareArrays = new java.util.ArrayDeque<>();
   private final Map<Integer, Integer> failedFetches = new HashMap<>();
   private final int[] projection;
 
@@ -153,7 +157,13 @@ public final class LogScanner implements AutoCloseable {
             entry.getKey(),
             bucket ->
                 table.fetch(
-                    bucket, entry.getValue(), MAX_FETCH_BYTES, wait, projection, encodedFilter));
+                    bucket,
+                    entry.getValue(),
+                    MAX_FETCH_BYTES,
+                    wait,
+                    projection,
+                    encodedFilter,
+                    this::responseArray));
       }
       if (fetches.isEmpty()) {
         return batches;
@@ -198,13 +208,45 @@ public final class LogScanner implements AutoCloseable {
           fetches.put(
               bucket,
               table.fetch(
-                  bucket, next, MAX_FETCH_BYTES, MAX_WAIT_MILLIS, projection, encodedFilter));
+                  bucket,
+                  next,
+                  MAX_FETCH_BYTES,
+                  MAX_WAIT_MILLIS,
+                  projection,
+                  encodedFilter,
+                  this::responseArray));
         }
         decode(bucket, response, batches);
         positions.put(bucket, next);
+        recycle(response.batches());
       }
       if (!batches.isEmpty() || System.nanoTime() >= deadline) {
         return batches;
+      }
+    }
+  }
+
+  /**
+   * An array for a fetch response, on the connection's reader thread: a recycled one when it is
+   * large enough. Decoding copies the batches out, so a response's array is free again right after;
+   * reusing it keeps large short-lived arrays (which the garbage collector handles poorly) away.
+   */
+  private byte[] responseArray(int size) {
+    synchronized (spareArrays) {
+      byte[] spare = spareArrays.poll();
+      if (spare != null && spare.length >= size) {
+        return spare;
+      }
+    }
+    return new byte[Math.max(size, RESPONSE_ARRAY_BYTES)];
+  }
+
+  private void recycle(ByteBuffer batches) {
+    if (batches.hasArray() && batches.array().length >= RESPONSE_ARRAY_BYTES) {
+      synchronized (spareArrays) {
+        if (spareArrays.size() < MAX_SPARE_ARRAYS) {
+          spareArrays.add(batches.array());
+        }
       }
     }
   }

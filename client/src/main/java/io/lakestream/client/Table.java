@@ -154,9 +154,22 @@ public final class Table {
       int maxWaitMillis,
       int[] projection,
       ByteBuffer filter) {
+    return fetch(bucket, offset, maxBytes, maxWaitMillis, projection, filter, null);
+  }
+
+  /** A fetch whose response is read into arrays from {@code bodyArrays} (null for new ones). */
+  CompletableFuture<FetchResponse> fetch(
+      int bucket,
+      long offset,
+      int maxBytes,
+      int maxWaitMillis,
+      int[] projection,
+      ByteBuffer filter,
+      java.util.function.IntFunction<byte[]> bodyArrays) {
     return connection
         .send(
             ApiKey.FETCH,
+            bodyArrays,
             new FetchRequest(id(), bucket, offset, maxBytes, maxWaitMillis, projection, filter)
                 .encode())
         .thenApply(FetchResponse::decode);

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 
 /**
  * One TCP connection to a Lakestream server's stream RPC. Requests are pipelined: {@link #send}
@@ -28,7 +29,11 @@ public final class RpcConnection implements AutoCloseable {
   private final Socket socket;
   private final OutputStream out;
   private final DataInputStream in;
-  private final Map<Integer, CompletableFuture<ByteBuffer>> pending = new ConcurrentHashMap<>();
+  private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
+
+  /** A request waiting for its response, and where its response body is to be read into. */
+  private record Pending(CompletableFuture<ByteBuffer> future, IntFunction<byte[]> bodyArrays) {}
+
   private final AtomicInteger nextRequestId = new AtomicInteger();
   private final Thread reader;
   private volatile RpcException failure;
@@ -68,6 +73,16 @@ public final class RpcConnection implements AutoCloseable {
    * @return the response body, or a failure with the server's {@link RpcException}
    */
   public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer... parts) {
+    return send(key, null, parts);
+  }
+
+  /**
+   * Sends a request whose response body is read into an array from {@code bodyArrays} (called on
+   * the reader thread with the body's size; it may hand out a larger array to reuse), so a caller
+   * that is done with a response before the next one can recycle its memory. Null for new arrays.
+   */
+  public CompletableFuture<ByteBuffer> send(
+      ApiKey key, IntFunction<byte[]> bodyArrays, ByteBuffer... parts) {
     CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
     RpcException failed = failure;
     if (failed != null) {
@@ -75,7 +90,7 @@ public final class RpcConnection implements AutoCloseable {
       return future;
     }
     int requestId = nextRequestId.incrementAndGet();
-    pending.put(requestId, future);
+    pending.put(requestId, new Pending(future, bodyArrays));
     if (failure != null && pending.remove(requestId) != null) {
       // The connection failed while this request was being registered.
       future.completeExceptionally(failure);
@@ -120,18 +135,24 @@ public final class RpcConnection implements AutoCloseable {
         }
         int requestId = in.readInt();
         short code = in.readShort();
-        byte[] body = new byte[length - 6];
-        in.readFully(body);
-        CompletableFuture<ByteBuffer> future = pending.remove(requestId);
-        if (future == null) {
+        int size = length - 6;
+        Pending waiting = pending.remove(requestId);
+        byte[] body =
+            waiting == null || waiting.bodyArrays() == null
+                ? new byte[size]
+                : waiting.bodyArrays().apply(size);
+        in.readFully(body, 0, size);
+        if (waiting == null) {
           continue;
         }
         ErrorCode error = ErrorCode.forCode(code);
         if (error == ErrorCode.NONE) {
-          future.complete(ByteBuffer.wrap(body));
+          waiting.future().complete(ByteBuffer.wrap(body, 0, size));
         } else {
-          future.completeExceptionally(
-              new RpcException(error, Wire.getString(ByteBuffer.wrap(body))));
+          waiting
+              .future()
+              .completeExceptionally(
+                  new RpcException(error, Wire.getString(ByteBuffer.wrap(body, 0, size))));
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -152,9 +173,9 @@ public final class RpcConnection implements AutoCloseable {
       // Already failing; the error above is what callers see.
     }
     for (Integer requestId : pending.keySet()) {
-      CompletableFuture<ByteBuffer> future = pending.remove(requestId);
-      if (future != null) {
-        future.completeExceptionally(error);
+      Pending waiting = pending.remove(requestId);
+      if (waiting != null) {
+        waiting.future().completeExceptionally(error);
       }
     }
   }
