@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -22,8 +23,9 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {};
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final DataSource dataSource;
-  private final ObjectMapper json = new ObjectMapper();
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
@@ -60,20 +62,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Records a claim inside the caller's transaction; an expired record of the key gives way.
+   * Records a claim inside the caller's transaction, completed with {@code answer} unless that is
+   * null; an expired record of the key gives way.
    *
    * @throws KeyClaimedException if the key has an unexpired record
    */
-  static void insertClaim(Connection connection, IdempotencyClaim claim) throws SQLException {
+  static void insertClaim(Connection connection, IdempotencyClaim claim, Outcome answer)
+      throws SQLException {
     deleteExpired(connection, claim);
     try (PreparedStatement insert =
         connection.prepareStatement(
-            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, created_millis,"
-                + " expires_millis) VALUES (?, ?, ?, ?)")) {
+            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status, headers,"
+                + " body, created_millis, expires_millis) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
       insert.setString(1, claim.key());
       insert.setString(2, claim.fingerprint());
-      insert.setLong(3, claim.createdMillis());
-      insert.setLong(4, claim.expiresMillis());
+      if (answer == null) {
+        insert.setNull(3, Types.INTEGER);
+        insert.setNull(4, Types.VARCHAR);
+        insert.setNull(5, Types.VARCHAR);
+      } else {
+        insert.setInt(3, answer.status());
+        insert.setString(4, toJson(answer.headers()));
+        insert.setString(5, answer.body());
+      }
+      insert.setLong(6, claim.createdMillis());
+      insert.setLong(7, claim.expiresMillis());
       insert.executeUpdate();
     } catch (SQLException e) {
       if (isConstraintViolation(e)) {
@@ -155,20 +168,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private String toJson(Map<String, String> headers) {
+  private static String toJson(Map<String, String> headers) {
     try {
-      return json.writeValueAsString(headers);
+      return JSON.writeValueAsString(headers);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private Map<String, String> headers(String text) {
+  private static Map<String, String> headers(String text) {
     if (text == null) {
       return Map.of();
     }
     try {
-      return json.readValue(text, HEADERS_TYPE);
+      return JSON.readValue(text, HEADERS_TYPE);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("Corrupt idempotency record", e);
     }

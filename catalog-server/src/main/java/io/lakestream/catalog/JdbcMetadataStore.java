@@ -670,35 +670,38 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   /**
    * Runs work in one transaction, together with the idempotency claim of the request being served
-   * if it has not been recorded yet. Iceberg exceptions thrown by the work roll it back and pass
-   * through; any failure of the database makes the outcome unknown.
+   * if it has not been recorded yet, and the answer that request prepared for this change, if any.
+   * Iceberg exceptions thrown by the work roll it back and pass through; any failure of the
+   * database makes the outcome unknown.
    */
   private <T> T write(SqlWork<T> work) {
-    IdempotencyClaim claim =
-        IdempotencyClaim.CURRENT.isBound() && !IdempotencyClaim.CURRENT.get().recorded()
-            ? IdempotencyClaim.CURRENT.get()
-            : null;
+    IdempotencyClaim claim = IdempotencyClaim.unrecorded().orElse(null);
+    IdempotencyStore.Outcome answer = claim == null ? null : claim.takePreparedAnswer();
     T result;
     try (Connection connection = dataSource.getConnection()) {
-      result = commit(connection, work, claim);
+      result = commit(connection, work, claim, answer);
     } catch (SQLException e) {
       throw new CommitStateUnknownException(
           "Catalog database failed during a change: " + e.getMessage(), e);
     }
     if (claim != null) {
-      claim.markRecorded();
+      claim.markRecorded(answer);
     }
     return result;
   }
 
-  private static <T> T commit(Connection connection, SqlWork<T> work, IdempotencyClaim claim)
+  private static <T> T commit(
+      Connection connection,
+      SqlWork<T> work,
+      IdempotencyClaim claim,
+      IdempotencyStore.Outcome answer)
       throws SQLException {
     T result;
     try {
       connection.setAutoCommit(false);
       result = work.run(connection);
       if (claim != null) {
-        JdbcIdempotencyStore.insertClaim(connection, claim);
+        JdbcIdempotencyStore.insertClaim(connection, claim, answer);
       }
     } catch (SQLException | RuntimeException e) {
       try {

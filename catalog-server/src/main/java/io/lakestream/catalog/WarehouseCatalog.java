@@ -178,6 +178,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     Set<TableIdentifier> seen = new HashSet<>();
     List<String> written = new ArrayList<>();
     List<PointerSwap> swaps = new ArrayList<>();
+    List<TableMetadata> committed = new ArrayList<>();
     try {
       for (UpdateTableRequest change : changes) {
         TableIdentifier identifier = change.identifier();
@@ -205,8 +206,10 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         if (!creates && updated.changes().isEmpty()) {
           continue;
         }
-        String location = operations.writeMetadata(updated);
+        TableMetadata file = operations.writeMetadata(updated);
+        String location = file.metadataFileLocation();
         written.add(location);
+        committed.add(file);
         swaps.add(
             creates
                 ? PointerSwap.create(identifier, EntityKind.TABLE, location)
@@ -220,6 +223,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     if (swaps.isEmpty()) {
       return;
     }
+    IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(null));
     try {
       store.swap(warehouse, swaps);
     } catch (RuntimeException e) {
@@ -228,6 +232,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       }
       throw e;
     }
+    committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file));
   }
 
   private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {

@@ -136,13 +136,11 @@ public final class IcebergRestHandlers implements RestHandler {
         yield RestResponse.noContent();
       }
       case UPDATE_TABLE -> {
-        LoadTableResponse response =
-            CatalogHandlers.updateTable(
-                catalog, table(request), body(request, UpdateTableRequest.class));
-        yield withTableETag(
-            RestResponse.ok(withStorageAccess(response, catalog, request)),
-            response,
-            SnapshotMode.ALL);
+        TableIdentifier identifier = table(request);
+        UpdateTableRequest body = body(request, UpdateTableRequest.class);
+        IdempotentHandler.answerOnCommit(committed -> tableResponse(committed, catalog, request));
+        LoadTableResponse response = CatalogHandlers.updateTable(catalog, identifier, body);
+        yield tableResponse(response.tableMetadata(), catalog, request);
       }
       case DROP_TABLE -> {
         boolean purge =
@@ -184,6 +182,7 @@ public final class IcebergRestHandlers implements RestHandler {
             validateIdentifier(change.identifier());
           }
         }
+        IdempotentHandler.answerOnCommit(committed -> RestResponse.noContent());
         catalog.commitTransaction(body.tableChanges());
         yield RestResponse.noContent();
       }
@@ -336,6 +335,14 @@ public final class IcebergRestHandlers implements RestHandler {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException("Cannot serialize " + response.getClass().getSimpleName(), e);
     }
+  }
+
+  /** The answer of a table commit: the committed metadata, with its ETag. */
+  private static RestResponse tableResponse(
+      TableMetadata committed, WarehouseCatalog catalog, RestRequest request) {
+    LoadTableResponse response = LoadTableResponse.builder().withTableMetadata(committed).build();
+    return withTableETag(
+        RestResponse.ok(withStorageAccess(response, catalog, request)), response, SnapshotMode.ALL);
   }
 
   private static RestResponse withTableETag(

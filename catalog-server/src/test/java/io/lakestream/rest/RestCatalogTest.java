@@ -344,6 +344,63 @@ class RestCatalogTest {
         .contains("\"idempotency-key-lifetime\":\"PT30M\"");
   }
 
+  /**
+   * A keyed table commit stores its answer with the commit itself: a retry gets the same body and
+   * ETag, and that body is the metadata a reader of the committed file gets (here a gzipped file,
+   * which the server parses from the bytes it wrote rather than reading them back).
+   */
+  @Test
+  void keyedTableCommitAnswersWithTheCommittedFileAndReplaysIt() throws Exception {
+    catalog.createNamespace(Namespace.of("keyed"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("keyed", "t");
+    Table table =
+        catalog
+            .buildTable(identifier, SCHEMA)
+            .withProperty("write.metadata.compression-codec", "gzip")
+            .create();
+    String path = "/v1/namespaces/keyed/tables/t";
+    String commit =
+        org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+            UpdateTableRequest.create(
+                identifier,
+                List.of(new UpdateRequirement.AssertCurrentSchemaID(table.schema().schemaId())),
+                List.of(new MetadataUpdate.SetProperties(Map.of("keyed", "yes")))));
+
+    HttpResponse<String> first = post(path, commit, "commit-key-1");
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    HttpResponse<String> retried = post(path, commit, "commit-key-1");
+    assertThat(retried.statusCode()).isEqualTo(200);
+    assertThat(retried.body()).isEqualTo(first.body());
+    assertThat(retried.headers().firstValue("ETag"))
+        .isPresent()
+        .isEqualTo(first.headers().firstValue("ETag"));
+    assertError(post(path, commit.replace("yes", "no"), "commit-key-1"), 422, "different request");
+
+    org.apache.iceberg.rest.responses.LoadTableResponse answered =
+        org.apache.iceberg.rest.responses.LoadTableResponseParser.fromJson(first.body());
+    String location = answered.metadataLocation();
+    assertThat(location).endsWith(".gz.metadata.json");
+    assertThat(
+            ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier))
+                .operations()
+                .current()
+                .metadataFileLocation())
+        .isEqualTo(location);
+    TableMetadata onDisk = org.apache.iceberg.TableMetadataParser.read(new LocalFileIO(), location);
+    assertThat(org.apache.iceberg.TableMetadataParser.toJson(answered.tableMetadata()))
+        .isEqualTo(org.apache.iceberg.TableMetadataParser.toJson(onDisk));
+    assertThat(onDisk.properties()).containsEntry("keyed", "yes");
+    assertThat(get(path, Map.of()).body())
+        .isEqualTo(
+            new String(
+                CatalogHttpServer.icebergMapper()
+                    .writeValueAsBytes(
+                        org.apache.iceberg.rest.responses.LoadTableResponse.builder()
+                            .withTableMetadata(onDisk)
+                            .build()),
+                StandardCharsets.UTF_8));
+  }
+
   private static String transaction(String firstRequirement, String secondRequirement) {
     String change =
         "{\"identifier\":{\"namespace\":[\"txn\"],\"name\":\"%s\"},\"requirements\":[%s],"
