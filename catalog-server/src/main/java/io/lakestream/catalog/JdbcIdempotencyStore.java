@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.apache.iceberg.exceptions.ServiceFailureException;
@@ -26,9 +27,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final DataSource dataSource;
+  private final Lock writeLock;
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
+    this.writeLock = metadataStore.writeLock();
   }
 
   @Override
@@ -109,6 +112,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   @Override
   public boolean complete(IdempotencyClaim claim, Outcome outcome) {
+    writeLock.lock();
     try (Connection connection = dataSource.getConnection()) {
       if (claim.recorded()) {
         try (PreparedStatement update =
@@ -152,11 +156,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       }
     } catch (SQLException e) {
       throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
+    } finally {
+      writeLock.unlock();
     }
   }
 
   @Override
   public int purgeExpired(long nowMillis) {
+    writeLock.lock();
     try (Connection connection = dataSource.getConnection();
         PreparedStatement delete =
             connection.prepareStatement(
@@ -165,6 +172,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       return delete.executeUpdate();
     } catch (SQLException e) {
       throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
+    } finally {
+      writeLock.unlock();
     }
   }
 

@@ -25,6 +25,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   private final TableIdentifier identifier;
   private final CapturingFileIO io;
   private final MetadataCache cache;
+  private final CommitValidator validator;
   private String committedLocation;
 
   StoreTableOperations(
@@ -32,12 +33,14 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       String warehouse,
       TableIdentifier identifier,
       FileIO io,
-      MetadataCache cache) {
+      MetadataCache cache,
+      CommitValidator validator) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
     this.io = new CapturingFileIO(requireNonNull(io, "io is null"));
     this.cache = requireNonNull(cache, "cache is null");
+    this.validator = requireNonNull(validator, "validator is null");
   }
 
   @Override
@@ -75,6 +78,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   @Override
   protected void doCommit(TableMetadata base, TableMetadata metadata) {
     boolean creating = base == null;
+    validator.validate(base, metadata);
     TableMetadata written = written(writeNewMetadataIfRequired(creating, metadata));
     String newLocation = written.metadataFileLocation();
     IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(written));

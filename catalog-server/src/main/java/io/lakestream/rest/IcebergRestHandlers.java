@@ -56,7 +56,8 @@ public final class IcebergRestHandlers implements RestHandler {
   private final Warehouses warehouses;
   private final ObjectMapper mapper;
   private final java.time.Duration idempotencyLifetime;
-  private final BytesCache loadTableResponses = new BytesCache(256);
+  private final ResponseCache<LoadedTableKey, LoadedTable> loadTableResponses =
+      new ResponseCache<>(256);
 
   /**
    * @param idempotencyLifetime advertised in {@code /v1/config} as how long idempotency keys are
@@ -139,7 +140,9 @@ public final class IcebergRestHandlers implements RestHandler {
         TableIdentifier identifier = table(request);
         UpdateTableRequest body = body(request, UpdateTableRequest.class);
         IdempotentHandler.answerOnCommit(committed -> tableResponse(committed, catalog, request));
-        LoadTableResponse response = CatalogHandlers.updateTable(catalog, identifier, body);
+        LoadTableResponse response =
+            catalog.commitExclusively(
+                identifier, () -> CatalogHandlers.updateTable(catalog, identifier, body));
         yield tableResponse(response.tableMetadata(), catalog, request);
       }
       case DROP_TABLE -> {
@@ -268,14 +271,9 @@ public final class IcebergRestHandlers implements RestHandler {
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
     String location = metadata.metadataFileLocation();
     boolean vended = wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
-    String etag = etag(vended ? location + "#vended-credentials" : location, mode);
-    Optional<String> ifNoneMatch = request.header("If-None-Match");
-    if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), etag)) {
-      return new RestResponse(304, null, java.util.Map.of("ETag", etag));
-    }
-    byte[] body =
+    LoadedTable loaded =
         loadTableResponses.get(
-            etag,
+            new LoadedTableKey(location, mode, vended),
             () -> {
               TableMetadata served =
                   mode == SnapshotMode.REFS
@@ -290,10 +288,22 @@ public final class IcebergRestHandlers implements RestHandler {
                 response.addAllConfig(catalog.clientStorageConfig());
                 credential(catalog, served.location()).ifPresent(response::addCredential);
               }
-              return serialize(response.build());
+              return new LoadedTable(
+                  etag(vended ? location + "#vended-credentials" : location, mode),
+                  serialize(response.build()));
             });
-    return new RestResponse(200, body, java.util.Map.of("ETag", etag));
+    Optional<String> ifNoneMatch = request.header("If-None-Match");
+    if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), loaded.etag())) {
+      return new RestResponse(304, null, java.util.Map.of("ETag", loaded.etag()));
+    }
+    return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
   }
+
+  /** What a loadTable answer depends on besides the warehouse's fixed storage settings. */
+  private record LoadedTableKey(String metadataLocation, SnapshotMode mode, boolean vended) {}
+
+  /** A serialized loadTable answer and its ETag. */
+  private record LoadedTable(String etag, byte[] body) {}
 
   private static boolean wantsVendedCredentials(RestRequest request) {
     return request

@@ -294,6 +294,129 @@ class RestCatalogTest {
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
   }
 
+  /** Tables created in a transaction get the stream-property checks of the create route. */
+  @Test
+  void multiTableTransactionValidatesStreamPropertiesOfCreatedTables() throws Exception {
+    Namespace namespace = Namespace.of("txn_stream_create");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier other = TableIdentifier.of(namespace, "other");
+    Table table = catalog.createTable(other, SCHEMA);
+    TableIdentifier stream = TableIdentifier.of(namespace, "stream");
+
+    HttpResponse<String> badKind =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream, data.resolve("stream").toString(), Map.of("lakestream.kind", "queue")),
+                setProperty(other, table.schema().schemaId())));
+    assertError(
+        badKind, 400, "Cannot commit txn_stream_create.stream: Invalid lakestream.kind 'queue'");
+    HttpResponse<String> badKey =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream,
+                    data.resolve("stream").toString(),
+                    Map.of("lakestream.kind", "log", "lakestream.bucket-key", "missing"))));
+    assertError(badKey, 400, "column 'missing' is not in the table schema");
+    HttpResponse<String> withoutKind =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream, data.resolve("stream").toString(), Map.of("lakestream.buckets", "4"))));
+    assertError(withoutKind, 400, "needs lakestream.kind");
+    assertThat(catalog.tableExists(stream)).isFalse();
+    assertThat(catalog.loadTable(other).properties()).doesNotContainKey("committed");
+
+    HttpResponse<String> good =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream,
+                    data.resolve("stream").toString(),
+                    Map.of("lakestream.kind", "log", "lakestream.buckets", "4"))));
+    assertThat(good.statusCode()).as(good.body()).isEqualTo(204);
+    assertThat(catalog.loadTable(stream).properties()).containsEntry("lakestream.buckets", "4");
+  }
+
+  /**
+   * A commit that changes {@code lakestream.*} properties of an existing table is checked the same
+   * way in a transaction and in a single-table commit; commits that leave them alone are not.
+   */
+  @Test
+  void streamPropertyChangesAreValidatedInTransactionsAndSingleTableCommits() throws Exception {
+    Namespace namespace = Namespace.of("stream_updates");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of(namespace, "events");
+    Table table =
+        catalog.createTable(
+            identifier,
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of("lakestream.kind", "log", "lakestream.buckets", "2"));
+
+    HttpResponse<String> inTransaction =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(new MetadataUpdate.SetProperties(Map.of("lakestream.buckets", "0"))))));
+    assertError(
+        inTransaction,
+        400,
+        "Cannot commit stream_updates.events: Invalid lakestream.buckets '0': expected an integer"
+            + " from 1 to 1024");
+    HttpResponse<String> single =
+        post(
+            "/v1/namespaces/stream_updates/tables/events",
+            org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(
+                        new MetadataUpdate.SetProperties(Map.of("lakestream.kind", "queue"))))));
+    assertError(single, 400, "Invalid lakestream.kind 'queue'");
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "many").commit())
+        .isInstanceOf(org.apache.iceberg.exceptions.BadRequestException.class)
+        .hasMessageContaining("Invalid lakestream.buckets 'many'");
+    assertThat(catalog.loadTable(identifier).properties())
+        .containsEntry("lakestream.kind", "log")
+        .containsEntry("lakestream.buckets", "2");
+
+    table.refresh();
+    table.updateProperties().set("owner", "ops").commit();
+    HttpResponse<String> valid =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(new MetadataUpdate.SetProperties(Map.of("lakestream.buckets", "3"))))));
+    assertThat(valid.statusCode()).as(valid.body()).isEqualTo(204);
+    assertThat(catalog.loadTable(identifier).properties())
+        .containsEntry("lakestream.buckets", "3")
+        .containsEntry("owner", "ops");
+  }
+
+  private static UpdateTableRequest createChange(
+      TableIdentifier identifier, String location, Map<String, String> properties) {
+    Map<String, String> all = new HashMap<>(properties);
+    all.put("owner", "transaction");
+    List<MetadataUpdate> updates =
+        TableMetadata.newTableMetadata(
+                SCHEMA, PartitionSpec.unpartitioned(), SortOrder.unsorted(), location, all)
+            .changes();
+    return UpdateTableRequest.create(
+        identifier, UpdateRequirements.forCreateTable(updates), updates);
+  }
+
   private static UpdateTableRequest createChange(TableIdentifier identifier, String location) {
     List<MetadataUpdate> updates =
         TableMetadata.newTableMetadata(
