@@ -10,8 +10,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -28,6 +34,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   private final DataSource dataSource;
   private final Lock writeLock;
+  private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
@@ -110,55 +117,114 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Completions are group-committed: each is queued, and whoever next holds the write lock
+   * stores every queued completion in one transaction. On SQLite, completions that arrive while a
+   * transaction holds the lock (a commit, or another batch) therefore share one fsync of the log
+   * instead of taking one each; each returns once its own batch is durable.
+   */
   @Override
   public boolean complete(IdempotencyClaim claim, Outcome outcome) {
+    Completion mine = new Completion(claim, outcome, new CompletableFuture<>());
+    completions.add(mine);
     writeLock.lock();
-    try (Connection connection = dataSource.getConnection()) {
-      if (claim.recorded()) {
-        try (PreparedStatement update =
-            connection.prepareStatement(
-                "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
-                    + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL")) {
-          update.setInt(1, outcome.status());
-          update.setString(2, toJson(outcome.headers()));
-          update.setString(3, outcome.body());
-          update.setString(4, claim.key());
-          update.setString(5, claim.fingerprint());
-          update.executeUpdate();
-          return true;
-        }
+    try {
+      if (!mine.stored().isDone()) {
+        storeQueuedCompletions();
       }
-      connection.setAutoCommit(false);
-      try {
-        deleteExpired(connection, claim);
-        try (PreparedStatement insert =
-            connection.prepareStatement(
-                "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
-                    + " headers, body, created_millis, expires_millis)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-          insert.setString(1, claim.key());
-          insert.setString(2, claim.fingerprint());
-          insert.setInt(3, outcome.status());
-          insert.setString(4, toJson(outcome.headers()));
-          insert.setString(5, outcome.body());
-          insert.setLong(6, claim.createdMillis());
-          insert.setLong(7, claim.expiresMillis());
-          insert.executeUpdate();
-        }
-        connection.commit();
-        return true;
-      } catch (SQLException e) {
-        connection.rollback();
-        if (isConstraintViolation(e)) {
-          return false;
-        }
-        throw e;
-      }
-    } catch (SQLException e) {
-      throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
     } finally {
       writeLock.unlock();
     }
+    try {
+      return mine.stored().join();
+    } catch (CompletionException e) {
+      throw (RuntimeException) e.getCause();
+    }
+  }
+
+  /** An outcome waiting to be stored, and whether it was (false: another request has the key). */
+  private record Completion(
+      IdempotencyClaim claim, Outcome outcome, CompletableFuture<Boolean> stored) {}
+
+  private void storeQueuedCompletions() {
+    List<Completion> batch = new ArrayList<>();
+    for (Completion next = completions.poll(); next != null; next = completions.poll()) {
+      batch.add(next);
+    }
+    if (batch.isEmpty()) {
+      return; // another thread took this one's completion into its batch
+    }
+    List<Boolean> stored = new ArrayList<>(batch.size());
+    try (Connection connection = dataSource.getConnection()) {
+      connection.setAutoCommit(false);
+      try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
+                      + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL");
+          PreparedStatement deleteExpired =
+              connection.prepareStatement(
+                  "DELETE FROM lakestream_idempotency WHERE idempotency_key = ?"
+                      + " AND expires_millis <= ?");
+          PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
+                      + " headers, body, created_millis, expires_millis)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING")) {
+        for (Completion completion : batch) {
+          stored.add(store(completion, update, deleteExpired, insert));
+        }
+        connection.commit();
+      } catch (SQLException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      }
+    } catch (SQLException | RuntimeException e) {
+      RuntimeException failure =
+          e instanceof SQLException
+              ? new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage())
+              : (RuntimeException) e;
+      batch.forEach(completion -> completion.stored().completeExceptionally(failure));
+      return;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).stored().complete(stored.get(i));
+    }
+  }
+
+  /**
+   * Stores one completion: a recorded claim becomes completed; an unrecorded one is inserted
+   * completed unless the key has an unexpired record.
+   */
+  private static boolean store(
+      Completion completion,
+      PreparedStatement update,
+      PreparedStatement deleteExpired,
+      PreparedStatement insert)
+      throws SQLException {
+    IdempotencyClaim claim = completion.claim();
+    Outcome outcome = completion.outcome();
+    if (claim.recorded()) {
+      update.setInt(1, outcome.status());
+      update.setString(2, toJson(outcome.headers()));
+      update.setString(3, outcome.body());
+      update.setString(4, claim.key());
+      update.setString(5, claim.fingerprint());
+      update.executeUpdate();
+      return true;
+    }
+    deleteExpired.setString(1, claim.key());
+    deleteExpired.setLong(2, claim.createdMillis());
+    deleteExpired.executeUpdate();
+    insert.setString(1, claim.key());
+    insert.setString(2, claim.fingerprint());
+    insert.setInt(3, outcome.status());
+    insert.setString(4, toJson(outcome.headers()));
+    insert.setString(5, outcome.body());
+    insert.setLong(6, claim.createdMillis());
+    insert.setLong(7, claim.expiresMillis());
+    return insert.executeUpdate() == 1;
   }
 
   @Override

@@ -105,6 +105,57 @@ class JdbcIdempotencyStoreTest {
     assertThat(repeat.recorded()).isFalse();
   }
 
+  /**
+   * Completions that queue behind the write lock are stored together; of two requests completing
+   * one new key, exactly one stores its outcome.
+   */
+  @Test
+  void queuedCompletionsAreStoredTogetherAndKeysStayUnique() throws Exception {
+    List<IdempotencyClaim> claims =
+        List.of(
+            new IdempotencyClaim("key-5", "request-e", 1_000, LIFETIME),
+            new IdempotencyClaim("key-6", "request-f", 1_000, LIFETIME),
+            new IdempotencyClaim("key-5", "request-g", 1_000, LIFETIME));
+    List<java.util.concurrent.CompletableFuture<Boolean>> results = new java.util.ArrayList<>();
+    List<Thread> threads = new java.util.ArrayList<>();
+    store.writeLock().lock();
+    try {
+      for (IdempotencyClaim claim : claims) {
+        java.util.concurrent.CompletableFuture<Boolean> result =
+            new java.util.concurrent.CompletableFuture<>();
+        results.add(result);
+        threads.add(
+            Thread.ofPlatform()
+                .start(
+                    () ->
+                        result.complete(
+                            keys.complete(
+                                claim, new Outcome(409, Map.of(), claim.fingerprint())))));
+      }
+      long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+      while (threads.stream().anyMatch(thread -> thread.getState() != Thread.State.WAITING)
+          && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(threads).allMatch(thread -> thread.getState() == Thread.State.WAITING);
+    } finally {
+      store.writeLock().unlock();
+    }
+    for (Thread thread : threads) {
+      thread.join();
+    }
+
+    assertThat(results.get(1).get()).isTrue();
+    assertThat(List.of(results.get(0).get(), results.get(2).get()))
+        .containsExactlyInAnyOrder(true, false);
+    String winner = results.get(0).get() ? "request-e" : "request-g";
+    IdempotencyStore.Existing key5 = keys.find("key-5", 2_000).orElseThrow();
+    assertThat(key5.fingerprint()).isEqualTo(winner);
+    assertThat(key5.outcome().orElseThrow().body()).isEqualTo(winner);
+    assertThat(keys.find("key-6", 2_000).orElseThrow().outcome().orElseThrow().status())
+        .isEqualTo(409);
+  }
+
   private Void swap(String expected, String next) {
     IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(null));
     store.swap(WAREHOUSE, List.of(new PointerSwap(ORDERS, EntityKind.TABLE, expected, next)));

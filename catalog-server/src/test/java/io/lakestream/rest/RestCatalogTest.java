@@ -524,6 +524,58 @@ class RestCatalogTest {
                 StandardCharsets.UTF_8));
   }
 
+  /**
+   * Concurrent repeats of one keyed commit without requirements: the change commits once, and every
+   * repeat answers with its outcome (or 503, which clients retry).
+   */
+  @Test
+  void concurrentRepeatsOfAKeyedCommitCommitOnce() throws Exception {
+    catalog.createNamespace(Namespace.of("repeats"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("repeats", "t");
+    catalog.createTable(identifier, SCHEMA);
+    int before =
+        ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier))
+            .operations()
+            .current()
+            .previousFiles()
+            .size();
+    String commit =
+        org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+            UpdateTableRequest.create(
+                identifier,
+                List.of(),
+                List.of(new MetadataUpdate.SetProperties(Map.of("repeated", "once")))));
+
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> repeats =
+        new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      repeats.add(
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return post("/v1/namespaces/repeats/tables/t", commit, "repeat-key");
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              }));
+    }
+    List<HttpResponse<String>> answers =
+        repeats.stream().map(java.util.concurrent.CompletableFuture::join).toList();
+
+    assertThat(answers).allSatisfy(answer -> assertThat(answer.statusCode()).isIn(200, 503));
+    List<String> bodies =
+        answers.stream()
+            .filter(answer -> answer.statusCode() == 200)
+            .map(HttpResponse::body)
+            .toList();
+    assertThat(bodies).isNotEmpty();
+    assertThat(new java.util.HashSet<>(bodies)).hasSize(1);
+    TableMetadata after =
+        ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier)).operations().current();
+    assertThat(after.previousFiles()).hasSize(before + 1);
+    assertThat(after.properties()).containsEntry("repeated", "once");
+  }
+
   private static String transaction(String firstRequirement, String secondRequirement) {
     String change =
         "{\"identifier\":{\"namespace\":[\"txn\"],\"name\":\"%s\"},\"requirements\":[%s],"
