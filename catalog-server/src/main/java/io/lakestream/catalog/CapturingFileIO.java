@@ -11,11 +11,12 @@ import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 
 /**
- * A {@link FileIO} that keeps a copy of the bytes of the last file written through it, available
- * once the file is closed (and so, with the delegate's guarantees, in place). The table operations
- * of one request use it to parse the metadata file they just wrote from the very bytes a later
- * reader of the file gets, instead of reading the file back. Not thread safe: one per table
- * operations object.
+ * A {@link FileIO} that keeps a copy of the bytes of the last table metadata file ({@code
+ * *.metadata.json}) written through it, available once the file is closed (and so, with the
+ * delegate's guarantees, in place). Other files pass through uncopied. The table operations of one
+ * request use it to parse the metadata file they just wrote from the very bytes a later reader of
+ * the file gets, instead of reading the file back. Not thread safe: one per table operations
+ * object.
  */
 final class CapturingFileIO implements FileIO {
   private static final long serialVersionUID = 1L;
@@ -46,6 +47,9 @@ final class CapturingFileIO implements FileIO {
   @Override
   public OutputFile newOutputFile(String location) {
     OutputFile file = delegate.newOutputFile(location);
+    if (!location.endsWith(".metadata.json")) {
+      return file;
+    }
     return new OutputFile() {
       @Override
       public PositionOutputStream create() {
