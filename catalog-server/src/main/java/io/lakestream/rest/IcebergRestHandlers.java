@@ -119,7 +119,7 @@ public final class IcebergRestHandlers implements RestHandler {
         yield withTableETag(
             RestResponse.ok(withStorageAccess(response, catalog, request)),
             response,
-            SnapshotMode.ALL);
+            vends(catalog, request));
       }
       case REGISTER_TABLE -> {
         RegisterTableRequest body = body(request, RegisterTableRequest.class);
@@ -129,7 +129,7 @@ public final class IcebergRestHandlers implements RestHandler {
         yield withTableETag(
             RestResponse.ok(withStorageAccess(response, catalog, request)),
             response,
-            SnapshotMode.ALL);
+            vends(catalog, request));
       }
       case LOAD_TABLE -> loadTable(catalog, request);
       case TABLE_EXISTS -> {
@@ -270,7 +270,7 @@ public final class IcebergRestHandlers implements RestHandler {
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
     String location = metadata.metadataFileLocation();
-    boolean vended = wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
+    boolean vended = vends(catalog, request);
     LoadedTable loaded =
         loadTableResponses.get(
             new LoadedTableKey(location, mode, vended),
@@ -352,23 +352,32 @@ public final class IcebergRestHandlers implements RestHandler {
       TableMetadata committed, WarehouseCatalog catalog, RestRequest request) {
     LoadTableResponse response = LoadTableResponse.builder().withTableMetadata(committed).build();
     return withTableETag(
-        RestResponse.ok(withStorageAccess(response, catalog, request)), response, SnapshotMode.ALL);
+        RestResponse.ok(withStorageAccess(response, catalog, request)),
+        response,
+        vends(catalog, request));
   }
 
-  private static RestResponse withTableETag(
-      RestResponse response, LoadTableResponse table, SnapshotMode mode) {
-    return response.withHeader("ETag", etag(table, mode));
+  /** Whether a table answer to this request carries vended storage credentials. */
+  private static boolean vends(WarehouseCatalog catalog, RestRequest request) {
+    return wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
   }
 
   /**
-   * The entity tag of a loaded table: a digest of its metadata file location (immutable, so it
-   * identifies the content) and of the snapshot mode (which changes the body).
+   * Names a table answer as loadTable names the same content: by its metadata file location, with
+   * or without vended credentials (which change the body), all snapshots.
    */
-  static String etag(LoadTableResponse response, SnapshotMode mode) {
-    String location = response.metadataLocation();
-    return etag(location == null ? "staged:" + response.tableMetadata().uuid() : location, mode);
+  private static RestResponse withTableETag(
+      RestResponse response, LoadTableResponse table, boolean vended) {
+    String location = table.metadataLocation();
+    String content = location == null ? "staged:" + table.tableMetadata().uuid() : location;
+    return response.withHeader(
+        "ETag", etag(vended ? content + "#vended-credentials" : content, SnapshotMode.ALL));
   }
 
+  /**
+   * The entity tag of a loaded table: a digest of what names its content (the metadata file
+   * location, immutable, and whether credentials are vended) and of the snapshot mode.
+   */
   static String etag(String location, SnapshotMode mode) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
