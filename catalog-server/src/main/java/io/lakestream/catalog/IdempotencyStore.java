@@ -10,8 +10,10 @@ import java.util.function.Supplier;
  *
  * <p>A key moves through two states: <em>claimed</em> (a request with it changed the catalog and
  * its response is not stored yet) and <em>completed</em> (its response is stored). A claim is
- * recorded in the same database transaction as the request's change ({@link #runClaiming}), so the
- * happy path costs no transaction of its own besides storing the response. Records expire after the
+ * recorded in the same database transaction as the request's change ({@link #runClaiming}). A
+ * request that declared its answer before the change ({@link IdempotencyClaim#answerOnCommit}) has
+ * that transaction store the answer as well, so its key is completed with no transaction of its
+ * own; otherwise {@link #complete} stores the response afterwards. Records expire after the
  * lifetime the server advertises; an expired key is free again. A claim whose response was never
  * stored (the server died after the change) stays claimed until it expires, because replaying
  * "success" without the response, or running the request again, would both be wrong.
@@ -39,7 +41,9 @@ public interface IdempotencyStore {
 
   /**
    * Runs a request's work so that the first catalog transaction it commits also records {@code
-   * claim} (then {@link IdempotencyClaim#recorded()} is true). Work that commits no change records
+   * claim} (then {@link IdempotencyClaim#recorded()} is true), completed with the answer the work
+   * declared for that change if it declared one (then {@link IdempotencyClaim#completedOutcome()}
+   * holds it, and the caller must answer with exactly that). Work that commits no change records
    * nothing.
    *
    * @throws KeyClaimedException if another request recorded the key first; the transaction that

@@ -9,8 +9,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.apache.iceberg.exceptions.ServiceFailureException;
@@ -22,11 +30,15 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
 public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {};
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final DataSource dataSource;
-  private final ObjectMapper json = new ObjectMapper();
+  private final Lock writeLock;
+  private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
+    this.writeLock = metadataStore.writeLock();
   }
 
   @Override
@@ -60,20 +72,31 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Records a claim inside the caller's transaction; an expired record of the key gives way.
+   * Records a claim inside the caller's transaction, completed with {@code answer} unless that is
+   * null; an expired record of the key gives way.
    *
    * @throws KeyClaimedException if the key has an unexpired record
    */
-  static void insertClaim(Connection connection, IdempotencyClaim claim) throws SQLException {
+  static void insertClaim(Connection connection, IdempotencyClaim claim, Outcome answer)
+      throws SQLException {
     deleteExpired(connection, claim);
     try (PreparedStatement insert =
         connection.prepareStatement(
-            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, created_millis,"
-                + " expires_millis) VALUES (?, ?, ?, ?)")) {
+            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status, headers,"
+                + " body, created_millis, expires_millis) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
       insert.setString(1, claim.key());
       insert.setString(2, claim.fingerprint());
-      insert.setLong(3, claim.createdMillis());
-      insert.setLong(4, claim.expiresMillis());
+      if (answer == null) {
+        insert.setNull(3, Types.INTEGER);
+        insert.setNull(4, Types.VARCHAR);
+        insert.setNull(5, Types.VARCHAR);
+      } else {
+        insert.setInt(3, answer.status());
+        insert.setString(4, toJson(answer.headers()));
+        insert.setString(5, answer.body());
+      }
+      insert.setLong(6, claim.createdMillis());
+      insert.setLong(7, claim.expiresMillis());
       insert.executeUpdate();
     } catch (SQLException e) {
       if (isConstraintViolation(e)) {
@@ -94,56 +117,119 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Completions are group-committed: each is queued, and whoever next holds the write lock
+   * stores every queued completion in one transaction. On SQLite, completions that arrive while a
+   * transaction holds the lock (a commit, or another batch) therefore share one fsync of the log
+   * instead of taking one each; each returns once its own batch is durable.
+   */
   @Override
   public boolean complete(IdempotencyClaim claim, Outcome outcome) {
-    try (Connection connection = dataSource.getConnection()) {
-      if (claim.recorded()) {
-        try (PreparedStatement update =
-            connection.prepareStatement(
-                "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
-                    + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL")) {
-          update.setInt(1, outcome.status());
-          update.setString(2, toJson(outcome.headers()));
-          update.setString(3, outcome.body());
-          update.setString(4, claim.key());
-          update.setString(5, claim.fingerprint());
-          update.executeUpdate();
-          return true;
-        }
+    Completion mine = new Completion(claim, outcome, new CompletableFuture<>());
+    completions.add(mine);
+    writeLock.lock();
+    try {
+      if (!mine.stored().isDone()) {
+        storeQueuedCompletions();
       }
+    } finally {
+      writeLock.unlock();
+    }
+    try {
+      return mine.stored().join();
+    } catch (CompletionException e) {
+      throw (RuntimeException) e.getCause();
+    }
+  }
+
+  /** An outcome waiting to be stored, and whether it was (false: another request has the key). */
+  private record Completion(
+      IdempotencyClaim claim, Outcome outcome, CompletableFuture<Boolean> stored) {}
+
+  private void storeQueuedCompletions() {
+    List<Completion> batch = new ArrayList<>();
+    for (Completion next = completions.poll(); next != null; next = completions.poll()) {
+      batch.add(next);
+    }
+    if (batch.isEmpty()) {
+      return; // another thread took this one's completion into its batch
+    }
+    List<Boolean> stored = new ArrayList<>(batch.size());
+    try (Connection connection = dataSource.getConnection()) {
       connection.setAutoCommit(false);
-      try {
-        deleteExpired(connection, claim);
-        try (PreparedStatement insert =
-            connection.prepareStatement(
-                "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
-                    + " headers, body, created_millis, expires_millis)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-          insert.setString(1, claim.key());
-          insert.setString(2, claim.fingerprint());
-          insert.setInt(3, outcome.status());
-          insert.setString(4, toJson(outcome.headers()));
-          insert.setString(5, outcome.body());
-          insert.setLong(6, claim.createdMillis());
-          insert.setLong(7, claim.expiresMillis());
-          insert.executeUpdate();
+      try (PreparedStatement update =
+              connection.prepareStatement(
+                  "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
+                      + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL");
+          PreparedStatement deleteExpired =
+              connection.prepareStatement(
+                  "DELETE FROM lakestream_idempotency WHERE idempotency_key = ?"
+                      + " AND expires_millis <= ?");
+          PreparedStatement insert =
+              connection.prepareStatement(
+                  "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
+                      + " headers, body, created_millis, expires_millis)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING")) {
+        for (Completion completion : batch) {
+          stored.add(store(completion, update, deleteExpired, insert));
         }
         connection.commit();
-        return true;
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
         connection.rollback();
-        if (isConstraintViolation(e)) {
-          return false;
-        }
         throw e;
       }
-    } catch (SQLException e) {
-      throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
+    } catch (SQLException | RuntimeException e) {
+      RuntimeException failure =
+          e instanceof SQLException
+              ? new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage())
+              : (RuntimeException) e;
+      batch.forEach(completion -> completion.stored().completeExceptionally(failure));
+      return;
     }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).stored().complete(stored.get(i));
+    }
+  }
+
+  /**
+   * Stores one completion: a recorded claim becomes completed; an unrecorded one is inserted
+   * completed unless the key has an unexpired record.
+   */
+  private static boolean store(
+      Completion completion,
+      PreparedStatement update,
+      PreparedStatement deleteExpired,
+      PreparedStatement insert)
+      throws SQLException {
+    IdempotencyClaim claim = completion.claim();
+    Outcome outcome = completion.outcome();
+    if (claim.recorded()) {
+      update.setInt(1, outcome.status());
+      update.setString(2, toJson(outcome.headers()));
+      update.setString(3, outcome.body());
+      update.setString(4, claim.key());
+      update.setString(5, claim.fingerprint());
+      update.executeUpdate();
+      return true;
+    }
+    deleteExpired.setString(1, claim.key());
+    deleteExpired.setLong(2, claim.createdMillis());
+    deleteExpired.executeUpdate();
+    insert.setString(1, claim.key());
+    insert.setString(2, claim.fingerprint());
+    insert.setInt(3, outcome.status());
+    insert.setString(4, toJson(outcome.headers()));
+    insert.setString(5, outcome.body());
+    insert.setLong(6, claim.createdMillis());
+    insert.setLong(7, claim.expiresMillis());
+    return insert.executeUpdate() == 1;
   }
 
   @Override
   public int purgeExpired(long nowMillis) {
+    writeLock.lock();
     try (Connection connection = dataSource.getConnection();
         PreparedStatement delete =
             connection.prepareStatement(
@@ -152,23 +238,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       return delete.executeUpdate();
     } catch (SQLException e) {
       throw new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage());
+    } finally {
+      writeLock.unlock();
     }
   }
 
-  private String toJson(Map<String, String> headers) {
+  private static String toJson(Map<String, String> headers) {
     try {
-      return json.writeValueAsString(headers);
+      return JSON.writeValueAsString(headers);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private Map<String, String> headers(String text) {
+  private static Map<String, String> headers(String text) {
     if (text == null) {
       return Map.of();
     }
     try {
-      return json.readValue(text, HEADERS_TYPE);
+      return JSON.readValue(text, HEADERS_TYPE);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("Corrupt idempotency record", e);
     }

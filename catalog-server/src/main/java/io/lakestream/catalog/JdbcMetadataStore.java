@@ -22,6 +22,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -42,6 +46,10 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
  * transaction, so the database arbitrates every race. On SQLite, write transactions begin {@code
  * IMMEDIATE} (taking the write lock up front) so that two read-then-write transactions cannot
  * deadlock on lock upgrade; reads run in auto-commit mode and never block writers (WAL journal).
+ *
+ * <p>SQLite has one writer at a time. Write transactions of this process queue for an in-process
+ * lock before they begin, rather than meeting SQLite's busy handler, which polls the database lock
+ * with sleeps of one to a hundred milliseconds.
  *
  * <p>PostgreSQL runs write transactions at READ COMMITTED, where a check followed by a write is not
  * atomic by itself. Writes that depend on a namespace lock its row: {@code FOR SHARE} to create in
@@ -74,12 +82,14 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   private final HikariDataSource dataSource;
   private final boolean rowLocks;
+  private final Lock writeLock;
   private final ObjectMapper json = new ObjectMapper();
   private final Map<Connection, PreparedStatement> pointerSelects = new ConcurrentHashMap<>();
 
-  private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks) {
+  private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks, Lock writeLock) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
     this.rowLocks = rowLocks;
+    this.writeLock = requireNonNull(writeLock, "writeLock is null");
   }
 
   /** How a read inside a write transaction locks the namespace row it finds. */
@@ -139,7 +149,9 @@ public final class JdbcMetadataStore implements MetadataStore {
       throw new ServiceFailureException(
           e, "Cannot open the catalog database %s: %s", redact(url), e.getMessage());
     }
-    return new JdbcMetadataStore(dataSource, url.startsWith("jdbc:postgresql:"));
+    boolean postgres = url.startsWith("jdbc:postgresql:");
+    return new JdbcMetadataStore(
+        dataSource, postgres, postgres ? NoLock.INSTANCE : new ReentrantLock());
   }
 
   private static String redact(String url) {
@@ -606,6 +618,44 @@ public final class JdbcMetadataStore implements MetadataStore {
     return dataSource;
   }
 
+  /**
+   * Held by every write transaction of this process on a database with one writer at a time
+   * (SQLite), including those of the stores sharing its connection pool; a lock that does nothing
+   * on PostgreSQL.
+   */
+  Lock writeLock() {
+    return writeLock;
+  }
+
+  /** The write lock of a database that arbitrates concurrent writers itself. */
+  private enum NoLock implements Lock {
+    INSTANCE;
+
+    @Override
+    public void lock() {}
+
+    @Override
+    public void lockInterruptibly() {}
+
+    @Override
+    public boolean tryLock() {
+      return true;
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) {
+      return true;
+    }
+
+    @Override
+    public void unlock() {}
+
+    @Override
+    public Condition newCondition() {
+      throw new UnsupportedOperationException("No conditions on a lock that does nothing");
+    }
+  }
+
   @Override
   public void close() {
     dataSource.close();
@@ -670,35 +720,41 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   /**
    * Runs work in one transaction, together with the idempotency claim of the request being served
-   * if it has not been recorded yet. Iceberg exceptions thrown by the work roll it back and pass
-   * through; any failure of the database makes the outcome unknown.
+   * if it has not been recorded yet, and the answer that request prepared for this change, if any.
+   * Iceberg exceptions thrown by the work roll it back and pass through; any failure of the
+   * database makes the outcome unknown.
    */
   private <T> T write(SqlWork<T> work) {
-    IdempotencyClaim claim =
-        IdempotencyClaim.CURRENT.isBound() && !IdempotencyClaim.CURRENT.get().recorded()
-            ? IdempotencyClaim.CURRENT.get()
-            : null;
+    IdempotencyClaim claim = IdempotencyClaim.unrecorded().orElse(null);
+    IdempotencyStore.Outcome answer = claim == null ? null : claim.takePreparedAnswer();
     T result;
+    writeLock.lock();
     try (Connection connection = dataSource.getConnection()) {
-      result = commit(connection, work, claim);
+      result = commit(connection, work, claim, answer);
     } catch (SQLException e) {
       throw new CommitStateUnknownException(
           "Catalog database failed during a change: " + e.getMessage(), e);
+    } finally {
+      writeLock.unlock();
     }
     if (claim != null) {
-      claim.markRecorded();
+      claim.markRecorded(answer);
     }
     return result;
   }
 
-  private static <T> T commit(Connection connection, SqlWork<T> work, IdempotencyClaim claim)
+  private static <T> T commit(
+      Connection connection,
+      SqlWork<T> work,
+      IdempotencyClaim claim,
+      IdempotencyStore.Outcome answer)
       throws SQLException {
     T result;
     try {
       connection.setAutoCommit(false);
       result = work.run(connection);
       if (claim != null) {
-        JdbcIdempotencyStore.insertClaim(connection, claim);
+        JdbcIdempotencyStore.insertClaim(connection, claim, answer);
       }
     } catch (SQLException | RuntimeException e) {
       try {

@@ -36,6 +36,14 @@ public final class MetadataCache {
     return metadata;
   }
 
+  /**
+   * Caches the metadata of a file just written, parsed from the bytes written, so that it is what
+   * {@link #table} would read from the file.
+   */
+  void putTable(String location, TableMetadata metadata) {
+    put(location, metadata);
+  }
+
   ViewMetadata view(String location, FileIO io) {
     Object cached = get(location);
     if (cached instanceof ViewMetadata metadata) {

@@ -5,11 +5,13 @@ import static java.util.Objects.requireNonNull;
 import java.util.List;
 import org.apache.iceberg.BaseMetastoreTableOperations;
 import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.io.FileIO;
 
 /**
@@ -21,20 +23,24 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   private final MetadataStore store;
   private final String warehouse;
   private final TableIdentifier identifier;
-  private final FileIO io;
+  private final CapturingFileIO io;
   private final MetadataCache cache;
+  private final CommitValidator validator;
+  private String committedLocation;
 
   StoreTableOperations(
       MetadataStore store,
       String warehouse,
       TableIdentifier identifier,
       FileIO io,
-      MetadataCache cache) {
+      MetadataCache cache,
+      CommitValidator validator) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
-    this.io = requireNonNull(io, "io is null");
+    this.io = new CapturingFileIO(requireNonNull(io, "io is null"));
     this.cache = requireNonNull(cache, "cache is null");
+    this.validator = requireNonNull(validator, "validator is null");
   }
 
   @Override
@@ -49,6 +55,14 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
 
   @Override
   protected void doRefresh() {
+    String committed = committedLocation;
+    if (committed != null) {
+      // The first refresh after a commit serves what it committed (the commit's answer), not
+      // whatever a concurrent commit made current since; the metadata is in the cache.
+      committedLocation = null;
+      refreshFromMetadataLocation(committed, null, 3, location -> cache.table(location, io));
+      return;
+    }
     EntityPointer pointer = store.loadEntity(warehouse, identifier).orElse(null);
     if (pointer == null || pointer.kind() != EntityKind.TABLE) {
       if (currentMetadataLocation() != null) {
@@ -64,7 +78,10 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   @Override
   protected void doCommit(TableMetadata base, TableMetadata metadata) {
     boolean creating = base == null;
-    String newLocation = writeNewMetadataIfRequired(creating, metadata);
+    validator.validate(base, metadata);
+    TableMetadata written = written(writeNewMetadataIfRequired(creating, metadata));
+    String newLocation = written.metadataFileLocation();
+    IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(written));
     try {
       if (creating) {
         store.createEntity(warehouse, identifier, EntityKind.TABLE, newLocation);
@@ -81,12 +98,29 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       }
       throw e;
     }
+    cache.putTable(newLocation, written);
+    committedLocation = newLocation;
     requestRefresh();
   }
 
-  /** Writes the metadata file of a commit and returns its location, without committing it. */
-  String writeMetadata(TableMetadata metadata) {
-    return writeNewMetadataIfRequired(false, metadata);
+  /**
+   * Writes the metadata file of a commit without committing it, and returns the metadata as a
+   * reader of that file gets it (with its location).
+   */
+  TableMetadata writeMetadata(TableMetadata metadata) {
+    return written(writeNewMetadataIfRequired(false, metadata));
+  }
+
+  /**
+   * The metadata in the file at {@code location}, parsed from the bytes this object wrote there if
+   * it wrote it: the same function on the same bytes as any later read of the file.
+   */
+  private TableMetadata written(String location) {
+    byte[] bytes = io.written(location);
+    if (bytes == null) {
+      return TableMetadataParser.read(io, location);
+    }
+    return TableMetadataParser.read(new InMemoryInputFile(location, bytes));
   }
 
   /**

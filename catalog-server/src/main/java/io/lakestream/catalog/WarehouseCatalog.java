@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
 import org.apache.iceberg.TableMetadata;
@@ -44,11 +46,14 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final FileIO io;
   private final MetadataCache cache;
   private final Map<String, String> clientStorageConfig;
+  private final CommitValidator validator;
+  private final ReentrantLock[] commitLocks = new ReentrantLock[64];
   private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
 
   /**
    * @param clientStorageConfig file-access settings handed to clients that ask for vended
    *     credentials; empty when clients need none (local storage)
+   * @param validator checks every table commit before its metadata file is written
    */
   public WarehouseCatalog(
       String warehouse,
@@ -56,13 +61,18 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       MetadataStore store,
       FileIO io,
       MetadataCache cache,
-      Map<String, String> clientStorageConfig) {
+      Map<String, String> clientStorageConfig,
+      CommitValidator validator) {
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
     this.store = requireNonNull(store, "store is null");
     this.io = requireNonNull(io, "io is null");
     this.cache = requireNonNull(cache, "cache is null");
     this.clientStorageConfig = Map.copyOf(clientStorageConfig);
+    this.validator = requireNonNull(validator, "validator is null");
+    for (int i = 0; i < commitLocks.length; i++) {
+      commitLocks[i] = new ReentrantLock();
+    }
   }
 
   /** Settings a client needs to read and write this warehouse's files; empty for local storage. */
@@ -85,12 +95,29 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new StoreTableOperations(store, warehouse, identifier, io, cache);
+    return new StoreTableOperations(store, warehouse, identifier, io, cache, validator);
   }
 
   @Override
   protected ViewOperations newViewOps(TableIdentifier identifier) {
     return new StoreViewOperations(store, warehouse, identifier, io, cache);
+  }
+
+  /**
+   * Runs a commit to one table while no other commit to that table runs through this catalog
+   * object. The metadata store still arbitrates every commit (other processes may share it); this
+   * only keeps concurrent commits in one process from each writing a metadata file of which at most
+   * one can win the pointer swap: a commit that waited reads the new current metadata, and if its
+   * requirements no longer hold it fails before writing anything.
+   */
+  public <T> T commitExclusively(TableIdentifier identifier, Supplier<T> commit) {
+    ReentrantLock lock = commitLocks[Math.floorMod(identifier.hashCode(), commitLocks.length)];
+    lock.lock();
+    try {
+      return commit.get();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -178,6 +205,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     Set<TableIdentifier> seen = new HashSet<>();
     List<String> written = new ArrayList<>();
     List<PointerSwap> swaps = new ArrayList<>();
+    List<TableMetadata> committed = new ArrayList<>();
     try {
       for (UpdateTableRequest change : changes) {
         TableIdentifier identifier = change.identifier();
@@ -205,8 +233,15 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         if (!creates && updated.changes().isEmpty()) {
           continue;
         }
-        String location = operations.writeMetadata(updated);
+        try {
+          validator.validate(creates ? null : base, updated);
+        } catch (BadRequestException e) {
+          throw new BadRequestException("Cannot commit %s: %s", identifier, e.getMessage());
+        }
+        TableMetadata file = operations.writeMetadata(updated);
+        String location = file.metadataFileLocation();
         written.add(location);
+        committed.add(file);
         swaps.add(
             creates
                 ? PointerSwap.create(identifier, EntityKind.TABLE, location)
@@ -220,6 +255,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     if (swaps.isEmpty()) {
       return;
     }
+    IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(null));
     try {
       store.swap(warehouse, swaps);
     } catch (RuntimeException e) {
@@ -228,6 +264,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       }
       throw e;
     }
+    committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file));
   }
 
   private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {

@@ -62,7 +62,7 @@ public final class CatalogHttpServer implements AutoCloseable {
   private static final int MIN_GZIP_BYTES = 1500;
 
   private final Javalin app;
-  private final BytesCache gzipBodies = new BytesCache(256);
+  private final ResponseCache<String, byte[]> gzipBodies = new ResponseCache<>(256);
   private final RestRouter router = new RestRouter();
   private final RestHandler handlers;
   private final Authenticator authenticator;

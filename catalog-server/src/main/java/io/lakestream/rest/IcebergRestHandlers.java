@@ -56,7 +56,8 @@ public final class IcebergRestHandlers implements RestHandler {
   private final Warehouses warehouses;
   private final ObjectMapper mapper;
   private final java.time.Duration idempotencyLifetime;
-  private final BytesCache loadTableResponses = new BytesCache(256);
+  private final ResponseCache<LoadedTableKey, LoadedTable> loadTableResponses =
+      new ResponseCache<>(256);
 
   /**
    * @param idempotencyLifetime advertised in {@code /v1/config} as how long idempotency keys are
@@ -118,7 +119,7 @@ public final class IcebergRestHandlers implements RestHandler {
         yield withTableETag(
             RestResponse.ok(withStorageAccess(response, catalog, request)),
             response,
-            SnapshotMode.ALL);
+            vends(catalog, request));
       }
       case REGISTER_TABLE -> {
         RegisterTableRequest body = body(request, RegisterTableRequest.class);
@@ -128,7 +129,7 @@ public final class IcebergRestHandlers implements RestHandler {
         yield withTableETag(
             RestResponse.ok(withStorageAccess(response, catalog, request)),
             response,
-            SnapshotMode.ALL);
+            vends(catalog, request));
       }
       case LOAD_TABLE -> loadTable(catalog, request);
       case TABLE_EXISTS -> {
@@ -136,13 +137,13 @@ public final class IcebergRestHandlers implements RestHandler {
         yield RestResponse.noContent();
       }
       case UPDATE_TABLE -> {
+        TableIdentifier identifier = table(request);
+        UpdateTableRequest body = body(request, UpdateTableRequest.class);
+        IdempotentHandler.answerOnCommit(committed -> tableResponse(committed, catalog, request));
         LoadTableResponse response =
-            CatalogHandlers.updateTable(
-                catalog, table(request), body(request, UpdateTableRequest.class));
-        yield withTableETag(
-            RestResponse.ok(withStorageAccess(response, catalog, request)),
-            response,
-            SnapshotMode.ALL);
+            catalog.commitExclusively(
+                identifier, () -> CatalogHandlers.updateTable(catalog, identifier, body));
+        yield tableResponse(response.tableMetadata(), catalog, request);
       }
       case DROP_TABLE -> {
         boolean purge =
@@ -184,6 +185,7 @@ public final class IcebergRestHandlers implements RestHandler {
             validateIdentifier(change.identifier());
           }
         }
+        IdempotentHandler.answerOnCommit(committed -> RestResponse.noContent());
         catalog.commitTransaction(body.tableChanges());
         yield RestResponse.noContent();
       }
@@ -268,15 +270,10 @@ public final class IcebergRestHandlers implements RestHandler {
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
     String location = metadata.metadataFileLocation();
-    boolean vended = wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
-    String etag = etag(vended ? location + "#vended-credentials" : location, mode);
-    Optional<String> ifNoneMatch = request.header("If-None-Match");
-    if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), etag)) {
-      return new RestResponse(304, null, java.util.Map.of("ETag", etag));
-    }
-    byte[] body =
+    boolean vended = vends(catalog, request);
+    LoadedTable loaded =
         loadTableResponses.get(
-            etag,
+            new LoadedTableKey(location, mode, vended),
             () -> {
               TableMetadata served =
                   mode == SnapshotMode.REFS
@@ -291,10 +288,22 @@ public final class IcebergRestHandlers implements RestHandler {
                 response.addAllConfig(catalog.clientStorageConfig());
                 credential(catalog, served.location()).ifPresent(response::addCredential);
               }
-              return serialize(response.build());
+              return new LoadedTable(
+                  etag(vended ? location + "#vended-credentials" : location, mode),
+                  serialize(response.build()));
             });
-    return new RestResponse(200, body, java.util.Map.of("ETag", etag));
+    Optional<String> ifNoneMatch = request.header("If-None-Match");
+    if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), loaded.etag())) {
+      return new RestResponse(304, null, java.util.Map.of("ETag", loaded.etag()));
+    }
+    return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
   }
+
+  /** What a loadTable answer depends on besides the warehouse's fixed storage settings. */
+  private record LoadedTableKey(String metadataLocation, SnapshotMode mode, boolean vended) {}
+
+  /** A serialized loadTable answer and its ETag. */
+  private record LoadedTable(String etag, byte[] body) {}
 
   private static boolean wantsVendedCredentials(RestRequest request) {
     return request
@@ -338,20 +347,37 @@ public final class IcebergRestHandlers implements RestHandler {
     }
   }
 
-  private static RestResponse withTableETag(
-      RestResponse response, LoadTableResponse table, SnapshotMode mode) {
-    return response.withHeader("ETag", etag(table, mode));
+  /** The answer of a table commit: the committed metadata, with its ETag. */
+  private static RestResponse tableResponse(
+      TableMetadata committed, WarehouseCatalog catalog, RestRequest request) {
+    LoadTableResponse response = LoadTableResponse.builder().withTableMetadata(committed).build();
+    return withTableETag(
+        RestResponse.ok(withStorageAccess(response, catalog, request)),
+        response,
+        vends(catalog, request));
+  }
+
+  /** Whether a table answer to this request carries vended storage credentials. */
+  private static boolean vends(WarehouseCatalog catalog, RestRequest request) {
+    return wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
   }
 
   /**
-   * The entity tag of a loaded table: a digest of its metadata file location (immutable, so it
-   * identifies the content) and of the snapshot mode (which changes the body).
+   * Names a table answer as loadTable names the same content: by its metadata file location, with
+   * or without vended credentials (which change the body), all snapshots.
    */
-  static String etag(LoadTableResponse response, SnapshotMode mode) {
-    String location = response.metadataLocation();
-    return etag(location == null ? "staged:" + response.tableMetadata().uuid() : location, mode);
+  private static RestResponse withTableETag(
+      RestResponse response, LoadTableResponse table, boolean vended) {
+    String location = table.metadataLocation();
+    String content = location == null ? "staged:" + table.tableMetadata().uuid() : location;
+    return response.withHeader(
+        "ETag", etag(vended ? content + "#vended-credentials" : content, SnapshotMode.ALL));
   }
 
+  /**
+   * The entity tag of a loaded table: a digest of what names its content (the metadata file
+   * location, immutable, and whether credentials are vended) and of the snapshot mode.
+   */
   static String etag(String location, SnapshotMode mode) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");

@@ -18,6 +18,8 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.rest.responses.ErrorResponse;
@@ -33,13 +35,20 @@ import org.apache.iceberg.rest.responses.ErrorResponseParser;
  * first is still running gets a 503, which clients retry, or the first one's outcome.
  *
  * <p>The key is claimed in the same database transaction as the request's change (see {@link
- * IdempotencyStore#runClaiming}) rather than in one of its own before it: a commit costs one extra
- * transaction (storing the outcome), not two, and still at most one of several concurrent repeats
- * commits its change.
+ * IdempotencyStore#runClaiming}) rather than in one of its own before it, so at most one of several
+ * concurrent repeats commits its change. Routes whose answer follows from what they commit (table
+ * commits, transactions) declare it with {@link #answerOnCommit}; their change's transaction then
+ * stores the outcome too, and a successful commit costs that one transaction. Other routes store
+ * their outcome in a second transaction after the change.
  */
 public final class IdempotentHandler implements RestHandler {
   public static final String HEADER = "Idempotency-Key";
   private static final int MAX_KEY_LENGTH = 255;
+
+  /** The keyed request the current thread serves, while the delegate runs. */
+  private static final ScopedValue<Serving> SERVING = ScopedValue.newInstance();
+
+  private record Serving(IdempotentHandler handler, IdempotencyClaim claim) {}
 
   private final RestHandler delegate;
   private final IdempotencyStore store;
@@ -82,7 +91,15 @@ public final class IdempotentHandler implements RestHandler {
     RestResponse response;
     Outcome outcome;
     try {
-      response = store.runClaiming(claim, () -> delegate.handle(request));
+      response =
+          store.runClaiming(
+              claim,
+              () ->
+                  ScopedValue.where(SERVING, new Serving(this, claim))
+                      .call(() -> delegate.handle(request)));
+      if (claim.completedOutcome().isPresent()) {
+        return response(claim.completedOutcome().get());
+      }
       byte[] body = serialize(response.body());
       response = new RestResponse(response.status(), body, response.headers());
       outcome =
@@ -93,6 +110,10 @@ public final class IdempotentHandler implements RestHandler {
     } catch (KeyClaimedException e) {
       return replayConcurrent(key, fingerprint, now);
     } catch (RuntimeException e) {
+      if (claim.completedOutcome().isPresent()) {
+        // The change committed with its answer; what failed after it does not change the answer.
+        return response(claim.completedOutcome().get());
+      }
       ErrorResponse error = RestErrors.toErrorResponse(e);
       if (error.code() >= 500) {
         // Not stored: a retry runs again, unless this request's change committed, in which case
@@ -134,7 +155,33 @@ public final class IdempotentHandler implements RestHandler {
       throw new ServiceUnavailableException(
           "A request with Idempotency-Key %s is still in progress; retry later", key);
     }
-    Outcome outcome = existing.outcome().get();
+    return response(existing.outcome().get());
+  }
+
+  /**
+   * Declares the answer of the request being served if the table change it is about to commit
+   * succeeds, as a function of the committed table metadata (null for a multi-table transaction). A
+   * keyed request then stores its outcome in the change's own transaction and answers with exactly
+   * what it stored. Does nothing for a request without a key.
+   */
+  public static void answerOnCommit(Function<TableMetadata, RestResponse> answer) {
+    if (SERVING.isBound()) {
+      Serving serving = SERVING.get();
+      serving
+          .claim()
+          .answerOnCommit(committed -> serving.handler().outcome(answer.apply(committed)));
+    }
+  }
+
+  private Outcome outcome(RestResponse response) {
+    byte[] body = serialize(response.body());
+    return new Outcome(
+        response.status(),
+        response.headers(),
+        body == null ? null : new String(body, StandardCharsets.UTF_8));
+  }
+
+  private static RestResponse response(Outcome outcome) {
     return new RestResponse(
         outcome.status(),
         outcome.body() == null ? null : outcome.body().getBytes(StandardCharsets.UTF_8),

@@ -24,6 +24,8 @@ public final class RestRouter {
   public static final Set<String> ROOTS =
       Set.of("config", "namespaces", "tables", "views", "transactions", "oauth");
 
+  private static final Route[] ROUTES = Route.values();
+
   /** A matched route with its warehouse (null when the path has no prefix) and parameters. */
   public record Match(Route route, String warehouse, Map<String, String> parameters) {}
 
@@ -54,7 +56,7 @@ public final class RestRouter {
       start = 1;
     }
     boolean pathKnown = false;
-    for (Route route : Route.values()) {
+    for (Route route : ROUTES) {
       if (route == Route.CONFIG && warehouse != null) {
         continue;
       }

@@ -37,10 +37,15 @@ public enum Route {
   REGISTER_VIEW(Endpoint.V1_REGISTER_VIEW);
 
   private final Endpoint endpoint;
+  private final String method;
+  private final boolean mutating;
   private final List<String> segments;
 
   Route(Endpoint endpoint) {
     this.endpoint = endpoint;
+    this.method = endpoint.httpMethod().toUpperCase(Locale.ROOT);
+    // REPORT_METRICS cannot be named in its own constructor; mutating() excludes it.
+    this.mutating = method.equals("POST") || method.equals("DELETE");
     // "/v1/{prefix}/namespaces/{namespace}" -> [namespaces, {namespace}]: the version and the
     // optional prefix are matched by the router.
     this.segments = List.of(endpoint.path().replaceFirst("^/v1/(\\{prefix\\}/)?", "").split("/"));
@@ -51,13 +56,12 @@ public enum Route {
   }
 
   public String method() {
-    return endpoint.httpMethod().toUpperCase(Locale.ROOT);
+    return method;
   }
 
   /** Whether the route changes the catalog (and so honours idempotency keys). */
   public boolean mutating() {
-    String method = method();
-    return (method.equals("POST") || method.equals("DELETE")) && this != REPORT_METRICS;
+    return mutating && this != REPORT_METRICS;
   }
 
   /** The path after {@code /v1/} and the optional prefix, split into segments. */

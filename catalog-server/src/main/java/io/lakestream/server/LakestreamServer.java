@@ -28,6 +28,7 @@ import io.lakestream.stream.ArrowBatchProjector;
 import io.lakestream.stream.CatalogStreamAccess;
 import io.lakestream.stream.CatalogTableResolver;
 import io.lakestream.stream.StreamAdmin;
+import io.lakestream.stream.StreamTableProperties;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -144,7 +145,13 @@ public final class LakestreamServer implements AutoCloseable {
       catalogs.put(
           entry.getKey(),
           new WarehouseCatalog(
-              entry.getKey(), location, store, storage.io(), cache, storage.clientConfig()));
+              entry.getKey(),
+              location,
+              store,
+              storage.io(),
+              cache,
+              storage.clientConfig(),
+              StreamTableProperties::validateCommit));
     }
     Warehouses warehouses = new Warehouses(catalogs, config.defaultWarehouse());
     try {

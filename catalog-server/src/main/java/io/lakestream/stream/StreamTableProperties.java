@@ -3,12 +3,15 @@ package io.lakestream.stream;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.exceptions.BadRequestException;
 
 /**
- * The table properties that make an Iceberg table a streaming table, and their validation at
- * creation time (so a bad value is a 400, not a later write failure).
+ * The table properties that make an Iceberg table a streaming table, and their validation when a
+ * table is created or a commit changes them or the schema (so a bad value is a 400, not a later
+ * write failure).
  */
 public final class StreamTableProperties {
   public static final String KIND = "lakestream.kind";
@@ -55,6 +58,35 @@ public final class StreamTableProperties {
         }
       }
     }
+  }
+
+  /**
+   * Validates a table commit ({@link io.lakestream.catalog.CommitValidator}) whenever it creates
+   * the table, changes a {@code lakestream.*} property or changes the current schema: the resulting
+   * properties and schema must pass {@link #validate}. Other commits (appends to a stream table,
+   * for example) are not checked again.
+   *
+   * @param base the table's current metadata, or null when the commit creates the table
+   * @throws BadRequestException naming the property and the value that is wrong
+   */
+  public static void validateCommit(TableMetadata base, TableMetadata updated) {
+    if (base != null
+        && base.currentSchemaId() == updated.currentSchemaId()
+        && streamProperties(base.properties()).equals(streamProperties(updated.properties()))) {
+      return;
+    }
+    validate(updated.properties(), updated.schema());
+  }
+
+  private static Map<String, String> streamProperties(Map<String, String> properties) {
+    Map<String, String> stream = new TreeMap<>();
+    properties.forEach(
+        (key, value) -> {
+          if (key.startsWith("lakestream.")) {
+            stream.put(key, value);
+          }
+        });
+    return stream;
   }
 
   /** The bucket count (default 1). */

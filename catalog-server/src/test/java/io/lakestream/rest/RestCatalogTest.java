@@ -294,6 +294,129 @@ class RestCatalogTest {
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
   }
 
+  /** Tables created in a transaction get the stream-property checks of the create route. */
+  @Test
+  void multiTableTransactionValidatesStreamPropertiesOfCreatedTables() throws Exception {
+    Namespace namespace = Namespace.of("txn_stream_create");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier other = TableIdentifier.of(namespace, "other");
+    Table table = catalog.createTable(other, SCHEMA);
+    TableIdentifier stream = TableIdentifier.of(namespace, "stream");
+
+    HttpResponse<String> badKind =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream, data.resolve("stream").toString(), Map.of("lakestream.kind", "queue")),
+                setProperty(other, table.schema().schemaId())));
+    assertError(
+        badKind, 400, "Cannot commit txn_stream_create.stream: Invalid lakestream.kind 'queue'");
+    HttpResponse<String> badKey =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream,
+                    data.resolve("stream").toString(),
+                    Map.of("lakestream.kind", "log", "lakestream.bucket-key", "missing"))));
+    assertError(badKey, 400, "column 'missing' is not in the table schema");
+    HttpResponse<String> withoutKind =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream, data.resolve("stream").toString(), Map.of("lakestream.buckets", "4"))));
+    assertError(withoutKind, 400, "needs lakestream.kind");
+    assertThat(catalog.tableExists(stream)).isFalse();
+    assertThat(catalog.loadTable(other).properties()).doesNotContainKey("committed");
+
+    HttpResponse<String> good =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(
+                    stream,
+                    data.resolve("stream").toString(),
+                    Map.of("lakestream.kind", "log", "lakestream.buckets", "4"))));
+    assertThat(good.statusCode()).as(good.body()).isEqualTo(204);
+    assertThat(catalog.loadTable(stream).properties()).containsEntry("lakestream.buckets", "4");
+  }
+
+  /**
+   * A commit that changes {@code lakestream.*} properties of an existing table is checked the same
+   * way in a transaction and in a single-table commit; commits that leave them alone are not.
+   */
+  @Test
+  void streamPropertyChangesAreValidatedInTransactionsAndSingleTableCommits() throws Exception {
+    Namespace namespace = Namespace.of("stream_updates");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of(namespace, "events");
+    Table table =
+        catalog.createTable(
+            identifier,
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of("lakestream.kind", "log", "lakestream.buckets", "2"));
+
+    HttpResponse<String> inTransaction =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(new MetadataUpdate.SetProperties(Map.of("lakestream.buckets", "0"))))));
+    assertError(
+        inTransaction,
+        400,
+        "Cannot commit stream_updates.events: Invalid lakestream.buckets '0': expected an integer"
+            + " from 1 to 1024");
+    HttpResponse<String> single =
+        post(
+            "/v1/namespaces/stream_updates/tables/events",
+            org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(
+                        new MetadataUpdate.SetProperties(Map.of("lakestream.kind", "queue"))))));
+    assertError(single, 400, "Invalid lakestream.kind 'queue'");
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "many").commit())
+        .isInstanceOf(org.apache.iceberg.exceptions.BadRequestException.class)
+        .hasMessageContaining("Invalid lakestream.buckets 'many'");
+    assertThat(catalog.loadTable(identifier).properties())
+        .containsEntry("lakestream.kind", "log")
+        .containsEntry("lakestream.buckets", "2");
+
+    table.refresh();
+    table.updateProperties().set("owner", "ops").commit();
+    HttpResponse<String> valid =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                UpdateTableRequest.create(
+                    identifier,
+                    List.of(),
+                    List.of(new MetadataUpdate.SetProperties(Map.of("lakestream.buckets", "3"))))));
+    assertThat(valid.statusCode()).as(valid.body()).isEqualTo(204);
+    assertThat(catalog.loadTable(identifier).properties())
+        .containsEntry("lakestream.buckets", "3")
+        .containsEntry("owner", "ops");
+  }
+
+  private static UpdateTableRequest createChange(
+      TableIdentifier identifier, String location, Map<String, String> properties) {
+    Map<String, String> all = new HashMap<>(properties);
+    all.put("owner", "transaction");
+    List<MetadataUpdate> updates =
+        TableMetadata.newTableMetadata(
+                SCHEMA, PartitionSpec.unpartitioned(), SortOrder.unsorted(), location, all)
+            .changes();
+    return UpdateTableRequest.create(
+        identifier, UpdateRequirements.forCreateTable(updates), updates);
+  }
+
   private static UpdateTableRequest createChange(TableIdentifier identifier, String location) {
     List<MetadataUpdate> updates =
         TableMetadata.newTableMetadata(
@@ -342,6 +465,115 @@ class RestCatalogTest {
     assertError(reused, 422, "different request");
     assertThat(get("/v1/config", Map.of()).body())
         .contains("\"idempotency-key-lifetime\":\"PT30M\"");
+  }
+
+  /**
+   * A keyed table commit stores its answer with the commit itself: a retry gets the same body and
+   * ETag, and that body is the metadata a reader of the committed file gets (here a gzipped file,
+   * which the server parses from the bytes it wrote rather than reading them back).
+   */
+  @Test
+  void keyedTableCommitAnswersWithTheCommittedFileAndReplaysIt() throws Exception {
+    catalog.createNamespace(Namespace.of("keyed"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("keyed", "t");
+    Table table =
+        catalog
+            .buildTable(identifier, SCHEMA)
+            .withProperty("write.metadata.compression-codec", "gzip")
+            .create();
+    String path = "/v1/namespaces/keyed/tables/t";
+    String commit =
+        org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+            UpdateTableRequest.create(
+                identifier,
+                List.of(new UpdateRequirement.AssertCurrentSchemaID(table.schema().schemaId())),
+                List.of(new MetadataUpdate.SetProperties(Map.of("keyed", "yes")))));
+
+    HttpResponse<String> first = post(path, commit, "commit-key-1");
+    assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+    HttpResponse<String> retried = post(path, commit, "commit-key-1");
+    assertThat(retried.statusCode()).isEqualTo(200);
+    assertThat(retried.body()).isEqualTo(first.body());
+    assertThat(retried.headers().firstValue("ETag"))
+        .isPresent()
+        .isEqualTo(first.headers().firstValue("ETag"));
+    assertError(post(path, commit.replace("yes", "no"), "commit-key-1"), 422, "different request");
+
+    org.apache.iceberg.rest.responses.LoadTableResponse answered =
+        org.apache.iceberg.rest.responses.LoadTableResponseParser.fromJson(first.body());
+    String location = answered.metadataLocation();
+    assertThat(location).endsWith(".gz.metadata.json");
+    assertThat(
+            ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier))
+                .operations()
+                .current()
+                .metadataFileLocation())
+        .isEqualTo(location);
+    TableMetadata onDisk = org.apache.iceberg.TableMetadataParser.read(new LocalFileIO(), location);
+    assertThat(org.apache.iceberg.TableMetadataParser.toJson(answered.tableMetadata()))
+        .isEqualTo(org.apache.iceberg.TableMetadataParser.toJson(onDisk));
+    assertThat(onDisk.properties()).containsEntry("keyed", "yes");
+    assertThat(get(path, Map.of()).body())
+        .isEqualTo(
+            new String(
+                CatalogHttpServer.icebergMapper()
+                    .writeValueAsBytes(
+                        org.apache.iceberg.rest.responses.LoadTableResponse.builder()
+                            .withTableMetadata(onDisk)
+                            .build()),
+                StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Concurrent repeats of one keyed commit without requirements: the change commits once, and every
+   * repeat answers with its outcome (or 503, which clients retry).
+   */
+  @Test
+  void concurrentRepeatsOfAKeyedCommitCommitOnce() throws Exception {
+    catalog.createNamespace(Namespace.of("repeats"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("repeats", "t");
+    catalog.createTable(identifier, SCHEMA);
+    int before =
+        ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier))
+            .operations()
+            .current()
+            .previousFiles()
+            .size();
+    String commit =
+        org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+            UpdateTableRequest.create(
+                identifier,
+                List.of(),
+                List.of(new MetadataUpdate.SetProperties(Map.of("repeated", "once")))));
+
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> repeats =
+        new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      repeats.add(
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return post("/v1/namespaces/repeats/tables/t", commit, "repeat-key");
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              }));
+    }
+    List<HttpResponse<String>> answers =
+        repeats.stream().map(java.util.concurrent.CompletableFuture::join).toList();
+
+    assertThat(answers).allSatisfy(answer -> assertThat(answer.statusCode()).isIn(200, 503));
+    List<String> bodies =
+        answers.stream()
+            .filter(answer -> answer.statusCode() == 200)
+            .map(HttpResponse::body)
+            .toList();
+    assertThat(bodies).isNotEmpty();
+    assertThat(new java.util.HashSet<>(bodies)).hasSize(1);
+    TableMetadata after =
+        ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier)).operations().current();
+    assertThat(after.previousFiles()).hasSize(before + 1);
+    assertThat(after.properties()).containsEntry("repeated", "once");
   }
 
   private static String transaction(String firstRequirement, String secondRequirement) {

@@ -145,6 +145,38 @@ class S3WarehouseIT {
                 HttpResponse.BodyHandlers.ofString())
             .body();
     assertThat(plain).doesNotContain(S3ProxyProcess.SECRET_KEY);
+    // A commit answered with vended credentials is named as loadTable names that content, not as
+    // the plain body (which shares its metadata location).
+    HttpResponse<String> committed =
+        http.send(
+            HttpRequest.newBuilder(URI.create(path))
+                .header("X-Iceberg-Access-Delegation", "vended-credentials")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"requirements\":[],\"updates\":[{\"action\":\"set-properties\","
+                            + "\"updates\":{\"vended\":\"yes\"}}]}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(committed.statusCode()).as(committed.body()).isEqualTo(200);
+    assertThat(committed.body()).contains(S3ProxyProcess.SECRET_KEY);
+    String vendedETag =
+        http.send(
+                HttpRequest.newBuilder(URI.create(path))
+                    .header("X-Iceberg-Access-Delegation", "vended-credentials")
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .headers()
+            .firstValue("ETag")
+            .orElseThrow();
+    String plainETag =
+        http.send(
+                HttpRequest.newBuilder(URI.create(path)).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .headers()
+            .firstValue("ETag")
+            .orElseThrow();
+    assertThat(committed.headers().firstValue("ETag")).contains(vendedETag);
+    assertThat(vendedETag).isNotEqualTo(plainETag);
     String credentials =
         http.send(
                 HttpRequest.newBuilder(URI.create(path + "/credentials")).build(),
