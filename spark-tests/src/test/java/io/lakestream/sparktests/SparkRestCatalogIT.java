@@ -1,6 +1,7 @@
 package io.lakestream.sparktests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.testing.ServerProcess;
 import java.io.IOException;
@@ -135,14 +136,21 @@ class SparkRestCatalogIT {
     sql("CREATE NAMESPACE lake.listing");
     sql("CREATE TABLE lake.listing.kept (id INT) USING iceberg");
     sql("CREATE TABLE lake.listing.dropped (id INT) USING iceberg");
-    sql("ALTER TABLE lake.listing.kept SET TBLPROPERTIES ('lakestream.test.owner' = 'spark-it')");
+    sql("ALTER TABLE lake.listing.kept SET TBLPROPERTIES ('app.owner' = 'spark-it')");
 
     assertThat(sql("SHOW NAMESPACES IN lake")).contains(row("listing"));
     assertThat(sql("SHOW TABLES IN lake.listing"))
         .extracting(table -> table.get(1))
         .containsExactlyInAnyOrder("kept", "dropped");
-    assertThat(sql("SHOW TBLPROPERTIES lake.listing.kept ('lakestream.test.owner')"))
-        .containsExactly(row("lakestream.test.owner", "spark-it"));
+    assertThat(sql("SHOW TBLPROPERTIES lake.listing.kept ('app.owner')"))
+        .containsExactly(row("app.owner", "spark-it"));
+
+    // lakestream.* properties belong to stream tables: Spark gets the catalog's 400 with its
+    // reason.
+    assertThatThrownBy(
+            () ->
+                sql("ALTER TABLE lake.listing.kept SET TBLPROPERTIES ('lakestream.buckets' = '2')"))
+        .hasMessageContaining("lakestream.buckets needs lakestream.kind=log or primary-key");
 
     sql("DROP TABLE lake.listing.dropped");
 
