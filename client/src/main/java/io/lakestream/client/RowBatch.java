@@ -1,6 +1,7 @@
 package io.lakestream.client;
 
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
@@ -237,6 +238,17 @@ final class RowBatch {
 
     abstract void writeTo(FieldVector vector, int rows);
 
+    /**
+     * Allocates a fixed-width vector for {@code rows} values, sets their validity, and returns its
+     * data buffer for {@code width}-byte values in Arrow's (little-endian) byte order.
+     */
+    final ByteBuffer fixedWidthData(FieldVector vector, int rows, int width) {
+      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
+      fixed.allocateNew(rows);
+      writeValidity(vector, rows);
+      return fixed.getDataBuffer().nioBuffer(0, rows * width).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
     /** Sets the validity bits of {@code rows} rows: all valid, then clears the nulls. */
     final void writeValidity(FieldVector vector, int rows) {
       ArrowBuf validity = vector.getValidityBuffer();
@@ -274,15 +286,7 @@ final class RowBatch {
 
     @Override
     void writeTo(FieldVector vector, int rows) {
-      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
-      fixed.allocateNew(rows);
-      writeValidity(vector, rows);
-      fixed
-          .getDataBuffer()
-          .nioBuffer(0, rows * 8)
-          .order(ByteOrder.LITTLE_ENDIAN)
-          .asLongBuffer()
-          .put(values, 0, rows);
+      fixedWidthData(vector, rows, 8).asLongBuffer().put(values, 0, rows);
     }
   }
 
@@ -311,15 +315,7 @@ final class RowBatch {
 
     @Override
     void writeTo(FieldVector vector, int rows) {
-      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
-      fixed.allocateNew(rows);
-      writeValidity(vector, rows);
-      fixed
-          .getDataBuffer()
-          .nioBuffer(0, rows * 4)
-          .order(ByteOrder.LITTLE_ENDIAN)
-          .asIntBuffer()
-          .put(values, 0, rows);
+      fixedWidthData(vector, rows, 4).asIntBuffer().put(values, 0, rows);
     }
   }
 
@@ -342,15 +338,7 @@ final class RowBatch {
 
     @Override
     void writeTo(FieldVector vector, int rows) {
-      BaseFixedWidthVector fixed = (BaseFixedWidthVector) vector;
-      fixed.allocateNew(rows);
-      writeValidity(vector, rows);
-      fixed
-          .getDataBuffer()
-          .nioBuffer(0, rows * 8)
-          .order(ByteOrder.LITTLE_ENDIAN)
-          .asDoubleBuffer()
-          .put(values, 0, rows);
+      fixedWidthData(vector, rows, 8).asDoubleBuffer().put(values, 0, rows);
     }
   }
 

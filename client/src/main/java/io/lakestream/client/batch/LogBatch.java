@@ -73,9 +73,6 @@ public final class LogBatch {
       int writerSequence,
       short attributes,
       ByteBuffer payload) {
-    if (recordCount <= 0) {
-      throw new IllegalArgumentException("A batch needs at least one record: " + recordCount);
-    }
     ByteBuffer buffer =
         ByteBuffer.allocate(HEADER_SIZE + payload.remaining()).order(ByteOrder.BIG_ENDIAN);
     buffer.put(HEADER_SIZE, payload.duplicate(), payload.position(), payload.remaining());

@@ -237,31 +237,6 @@ public final class LogSegment implements AutoCloseable {
   }
 
   /**
-   * Reads whole batches from {@code position} up to {@code maxBytes} (at least one batch, even if
-   * larger) and not past {@code endPosition}.
-   */
-  ByteBuffer read(long position, int maxBytes, long endPosition) throws IOException {
-    long end = Math.min(endPosition, size);
-    if (position >= end) {
-      return ByteBuffer.allocate(0);
-    }
-    ByteBuffer prefix = ByteBuffer.allocate(LogBatch.LOG_OVERHEAD).order(ByteOrder.BIG_ENDIAN);
-    long cursor = position;
-    while (cursor < end) {
-      prefix.clear();
-      readFully(prefix, cursor);
-      long next = cursor + LogBatch.LOG_OVERHEAD + prefix.getInt(LogBatch.LENGTH);
-      if (next > end || (cursor > position && next - position > maxBytes)) {
-        break;
-      }
-      cursor = next;
-    }
-    ByteBuffer bytes = ByteBuffer.allocate((int) (cursor - position));
-    readFully(bytes, position);
-    return bytes.flip();
-  }
-
-  /**
    * Locates whole batches from {@code position} up to about {@code maxBytes} (at least one batch),
    * ending at or before {@code endPosition}, reading only their headers.
    */

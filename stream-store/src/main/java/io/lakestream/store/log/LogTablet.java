@@ -350,36 +350,18 @@ public final class LogTablet implements AutoCloseable {
    *     watermark
    */
   public ByteBuffer read(long offset, int maxBytes) {
-    long watermark = highWatermark;
-    if (offset < logStartOffset || offset > watermark) {
-      throw new OffsetOutOfRangeException(
-          "Offset "
-              + offset
-              + " is outside the log ["
-              + logStartOffset
-              + ", "
-              + watermark
-              + "] of "
-              + directory);
-    }
-    if (offset == watermark) {
-      return ByteBuffer.allocate(0);
-    }
+    LogSlice slice = slice(offset, maxBytes);
+    ByteBuffer bytes = ByteBuffer.allocate((int) slice.size());
     try {
-      Map.Entry<Long, LogSegment> entry = segments.floorEntry(offset);
-      while (entry != null) {
-        LogSegment segment = entry.getValue();
-        long position = segment.positionOf(offset);
-        if (position >= 0) {
-          long end = segment.positionBefore(watermark);
-          return segment.read(position, maxBytes, end);
+      while (bytes.hasRemaining()) {
+        if (slice.channel().read(bytes, slice.start() + bytes.position()) < 0) {
+          throw new IOException("Segment of " + directory + " ends inside a batch");
         }
-        entry = segments.higherEntry(entry.getKey());
       }
-      return ByteBuffer.allocate(0);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    return bytes.flip();
   }
 
   /**
