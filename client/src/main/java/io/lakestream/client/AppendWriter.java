@@ -88,6 +88,8 @@ public final class AppendWriter implements AutoCloseable {
       Executors.newSingleThreadExecutor(daemon("lakestream-writer-sender"));
   private final ScheduledExecutorService lingerTimer =
       Executors.newSingleThreadScheduledExecutor(daemon("lakestream-writer-linger"));
+  private final ScheduledExecutorService retryTimer =
+      Executors.newSingleThreadScheduledExecutor(daemon("lakestream-writer-retry"));
 
   /** Batches sent and not yet acknowledged, and the subset in doubt; by send order. */
   private final NavigableMap<Long, Sent> outstanding = new TreeMap<>();
@@ -361,23 +363,29 @@ public final class AppendWriter implements AutoCloseable {
     transmit(sent);
   }
 
+  /** On the timer: hands the resend of the batches in doubt to the sender thread. */
+  private void queueResend() {
+    try {
+      sender.execute(this::resendInDoubt);
+    } catch (RejectedExecutionException e) {
+      List<Sent> abandoned;
+      synchronized (outstanding) {
+        abandoned = new ArrayList<>(inDoubt.values());
+        inDoubt.clear();
+        abandoned.forEach(sent -> outstanding.remove(sent.ordinal));
+      }
+      RpcException closed =
+          new RpcException(ErrorCode.NETWORK_ERROR, "Writer closed before a resend");
+      abandoned.forEach(sent -> fail(sent.bucket, sent.result, closed));
+    }
+  }
+
   /** On the sender thread: resends the batches in doubt, oldest first. */
   private void resendInDoubt() {
     List<Sent> resend;
     synchronized (outstanding) {
       resend = new ArrayList<>(inDoubt.values());
       inDoubt.clear();
-    }
-    if (resend.isEmpty()) {
-      return;
-    }
-    int attempts = resend.stream().mapToInt(sent -> sent.attempts).max().getAsInt();
-    long backoff =
-        Math.min(MAX_RETRY_BACKOFF_MILLIS, FIRST_RETRY_BACKOFF_MILLIS << Math.min(attempts, 10));
-    try {
-      Thread.sleep(backoff);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     resend.forEach(this::transmit);
   }
@@ -416,8 +424,15 @@ public final class AppendWriter implements AutoCloseable {
       }
     }
     if (retry) {
+      // Backed off on a timer of its own, not by sleeping on the sender: newer batches keep going
+      // out meanwhile, and a newer batch sent first resends the in-doubt ones ahead of itself. (The
+      // linger timer will not do: its tasks wait for the writer's lock, which an append blocked on
+      // the in-flight limit holds until a resend frees a slot.)
+      long backoff =
+          Math.min(
+              MAX_RETRY_BACKOFF_MILLIS, FIRST_RETRY_BACKOFF_MILLIS << Math.min(sent.attempts, 10));
       try {
-        sender.execute(this::resendInDoubt);
+        retryTimer.schedule(this::queueResend, backoff, TimeUnit.MILLISECONDS);
         return;
       } catch (RejectedExecutionException e) {
         synchronized (outstanding) {
@@ -543,6 +558,7 @@ public final class AppendWriter implements AutoCloseable {
         }
       }
       lingerTimer.shutdownNow();
+      retryTimer.shutdownNow();
       sender.shutdown();
       try {
         if (!sender.awaitTermination(30, TimeUnit.SECONDS)) {
