@@ -330,7 +330,7 @@ public final class LakestreamServer implements AutoCloseable {
     try {
       int deleted = logs.enforceRetention();
       if (deleted > 0) {
-        LOG.info("Log retention deleted {} segments", deleted);
+        LOG.info("Log retention deleted {} segments and partitions", deleted);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Log retention failed", e);

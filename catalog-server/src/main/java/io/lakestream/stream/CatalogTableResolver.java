@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.catalog.NoSuchWarehouseException;
 import io.lakestream.catalog.Warehouses;
+import io.lakestream.client.PartitionField;
+import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.TableResolver;
@@ -88,6 +90,8 @@ public final class CatalogTableResolver implements TableResolver {
       String warehouse, List<String> namespace, String name, TableMetadata metadata) {
     Map<String, String> properties = metadata.properties();
     String bucketKey = properties.get(StreamTableProperties.BUCKET_KEY);
+    List<PartitionField> partitionFields =
+        StreamTableProperties.partitionFields(metadata.spec(), metadata.schema());
     return new StreamTable(
         metadata.uuid(),
         warehouse,
@@ -101,6 +105,29 @@ public final class CatalogTableResolver implements TableResolver {
         arrowSchemas(metadata),
         bucketKey == null
             ? List.of()
-            : Arrays.stream(bucketKey.split(",")).map(String::trim).toList());
+            : Arrays.stream(bucketKey.split(",")).map(String::trim).toList(),
+        partitionFields,
+        partitioning(metadata, partitionFields));
+  }
+
+  /**
+   * The partitioning under each schema that has the partition source columns; batches of other
+   * schemas are refused.
+   */
+  private static Map<Integer, Partitioning> partitioning(
+      TableMetadata metadata, List<PartitionField> fields) {
+    Map<Integer, Partitioning> partitioning = new java.util.HashMap<>();
+    metadata
+        .schemasById()
+        .forEach(
+            (id, schema) -> {
+              try {
+                partitioning.put(
+                    id, Partitioning.of(fields, IcebergArrowSchemas.toArrowSchema(schema)));
+              } catch (IllegalArgumentException e) {
+                // A schema without a source column (older than the column) places no batch.
+              }
+            });
+    return partitioning;
   }
 }

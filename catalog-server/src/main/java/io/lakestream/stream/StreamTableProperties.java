@@ -1,9 +1,14 @@
 package io.lakestream.stream;
 
+import io.lakestream.client.PartitionField;
+import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.exceptions.BadRequestException;
@@ -72,10 +77,49 @@ public final class StreamTableProperties {
   public static void validateCommit(TableMetadata base, TableMetadata updated) {
     if (base != null
         && base.currentSchemaId() == updated.currentSchemaId()
+        && base.defaultSpecId() == updated.defaultSpecId()
         && streamProperties(base.properties()).equals(streamProperties(updated.properties()))) {
       return;
     }
     validate(updated.properties(), updated.schema());
+    if (!updated.properties().containsKey(KIND)) {
+      return;
+    }
+    if (base != null
+        && base.properties().containsKey(KIND)
+        && !base.spec().compatibleWith(updated.spec())) {
+      throw new BadRequestException(
+          "A streaming table's partition spec cannot change (from %s to %s)",
+          describe(base.spec()), describe(updated.spec()));
+    }
+    try {
+      Partitioning.of(
+          partitionFields(updated.spec(), updated.schema()),
+          IcebergArrowSchemas.toArrowSchema(updated.schema()));
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("Invalid partition spec: %s", e.getMessage());
+    }
+  }
+
+  private static String describe(PartitionSpec spec) {
+    List<String> fields = new ArrayList<>();
+    spec.fields().forEach(field -> fields.add(field.name() + "=" + field.transform()));
+    return fields.isEmpty() ? "unpartitioned" : String.join(", ", fields);
+  }
+
+  /** The fields of a partition spec as the stream RPC describes them. */
+  public static List<PartitionField> partitionFields(PartitionSpec spec, Schema schema) {
+    List<PartitionField> fields = new ArrayList<>();
+    for (org.apache.iceberg.PartitionField field : spec.fields()) {
+      String source = schema.findColumnName(field.sourceId());
+      fields.add(
+          new PartitionField(
+              field.name(),
+              field.sourceId(),
+              source == null ? "#" + field.sourceId() : source,
+              field.transform().toString()));
+    }
+    return fields;
   }
 
   private static Map<String, String> streamProperties(Map<String, String> properties) {

@@ -3,7 +3,6 @@ package io.lakestream.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
@@ -15,9 +14,7 @@ import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.arrow.ColumnPredicate;
 import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.rpc.Messages.FetchResponse;
-import io.lakestream.config.Configuration;
-import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.EmbeddedLakestream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,38 +39,21 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LogTableClientTest {
   @TempDir static Path data;
-  private static LakestreamServer server;
+  private static EmbeddedLakestream lakestream;
   private static RESTCatalog catalog;
   private static Connection connection;
 
   @BeforeAll
   static void start() {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of("data-dir", data.toString(), "http.port", "0", "rpc.port", "0"))
-                    .build()));
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                "http://127.0.0.1:" + server.httpPort(),
-                "io-impl",
-                LocalFileIO.class.getName())));
+    lakestream = EmbeddedLakestream.start(data);
+    catalog = lakestream.catalog();
+    connection = lakestream.connection();
     catalog.createNamespace(Namespace.of("app"), new HashMap<>());
-    connection = Connection.open("127.0.0.1", server.rpcPort(), null);
   }
 
   @AfterAll
   static void stop() throws Exception {
-    connection.close();
-    catalog.close();
-    server.close();
+    lakestream.close();
   }
 
   private static Table createWide(String name, int buckets) {

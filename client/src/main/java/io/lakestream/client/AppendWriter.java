@@ -12,7 +12,9 @@ import io.lakestream.client.rpc.RpcException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +40,10 @@ import org.apache.iceberg.util.BucketUtil;
  * is full or has lingered, and acknowledged once durable on the server.
  *
  * <p>Rows go to a bucket by the hash of the table's bucket key (Iceberg's bucket hash, so every
- * client places a key alike), or round-robin by batch when the table has none. Each writer has a
+ * client places a key alike), or round-robin by batch when the table has none. In a partitioned
+ * table each row first goes to its partition ({@link Partitioning}, computed from the row as
+ * Iceberg would), and each partition has its own buckets and batches; the server creates a
+ * partition on its first batch. Each writer has a
  * random writer id and a sequence per bucket, so a batch resent after a lost response is stored
  * once. {@link #flush()} sends everything pending and waits for every acknowledgement; a failed
  * batch fails the next {@code append}, {@code flush()} or {@code close()} with the server's typed
@@ -79,7 +84,8 @@ public final class AppendWriter implements AutoCloseable {
   private final int[] keyColumns;
   private final long writerId = new SecureRandom().nextLong() & Long.MAX_VALUE;
   private final BufferAllocator allocator = new RootAllocator();
-  private final Bucket[] buckets;
+  private final Partitioning.RowPartitioner partitioner;
+  private final Map<String, Partition> partitions = new HashMap<>();
   private final Semaphore inFlight;
   private final ConcurrentLinkedQueue<RowBatch> freeBatches = new ConcurrentLinkedQueue<>();
   private final List<CompletableFuture<ProduceResponse>> unacknowledged = new ArrayList<>();
@@ -96,11 +102,26 @@ public final class AppendWriter implements AutoCloseable {
 
   private final NavigableMap<Long, Sent> inDoubt = new TreeMap<>();
   private long nextOrdinal;
-  private int roundRobin;
-  private int openRoundRobin = -1;
   private boolean closed;
 
+  /** The buckets of one partition (the only one, named "", of an unpartitioned table). */
+  private static final class Partition {
+    private final String name;
+    private final Bucket[] buckets;
+    private int roundRobin;
+    private int openRoundRobin = -1;
+
+    Partition(String name, int bucketCount) {
+      this.name = name;
+      this.buckets = new Bucket[bucketCount];
+      for (int i = 0; i < bucketCount; i++) {
+        buckets[i] = new Bucket(this, i);
+      }
+    }
+  }
+
   private static final class Bucket {
+    private final Partition partition;
     private final int index;
     private RowBatch open;
     private long generation;
@@ -108,8 +129,13 @@ public final class AppendWriter implements AutoCloseable {
     private ScheduledFuture<?> linger;
     private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT_PER_BUCKET);
 
-    Bucket(int index) {
+    Bucket(Partition partition, int index) {
+      this.partition = partition;
       this.index = index;
+    }
+
+    TableBucket id() {
+      return new TableBucket(partition.name, index);
     }
   }
 
@@ -135,10 +161,8 @@ public final class AppendWriter implements AutoCloseable {
     this.schema = table.arrowSchema(table.schemaId());
     this.keyColumns =
         table.bucketKey().stream().mapToInt(column -> LogScanner.indexOf(schema, column)).toArray();
-    this.buckets = new Bucket[table.buckets()];
-    for (int i = 0; i < buckets.length; i++) {
-      buckets[i] = new Bucket(i);
-    }
+    Partitioning partitioning = table.partitioning();
+    this.partitioner = partitioning.isPartitioned() ? partitioning.rowPartitioner() : null;
     this.inFlight = new Semaphore(options.maxInFlight());
   }
 
@@ -178,7 +202,10 @@ public final class AppendWriter implements AutoCloseable {
     synchronized (this) {
       throwIfFailed();
       checkOpen();
-      Bucket bucket = buckets[bucketFor(values)];
+      Partition partition =
+          partition(
+              partitioner == null ? Partitioning.UNPARTITIONED : partitioner.partitionOf(values));
+      Bucket bucket = partition.buckets[bucketFor(partition, values)];
       if (bucket.open == null) {
         open(bucket);
       }
@@ -199,24 +226,34 @@ public final class AppendWriter implements AutoCloseable {
             options.linger().toNanos(),
             TimeUnit.NANOSECONDS);
     if (keyColumns.length == 0) {
-      openRoundRobin = bucket.index;
+      bucket.partition.openRoundRobin = bucket.index;
     }
   }
 
-  private int bucketFor(Object[] values) {
+  private Partition partition(String name) {
+    Partition partition = partitions.get(name);
+    if (partition == null) {
+      partition = new Partition(name, table.buckets());
+      partitions.put(name, partition);
+    }
+    return partition;
+  }
+
+  private int bucketFor(Partition partition, Object[] values) {
+    int buckets = partition.buckets.length;
     if (keyColumns.length == 0) {
       // Round-robin by batch: stay on the bucket that has an open batch.
-      if (openRoundRobin >= 0) {
-        return openRoundRobin;
+      if (partition.openRoundRobin >= 0) {
+        return partition.openRoundRobin;
       }
-      roundRobin = (roundRobin + 1) % buckets.length;
-      return roundRobin;
+      partition.roundRobin = (partition.roundRobin + 1) % buckets;
+      return partition.roundRobin;
     }
     int hash = 0;
     for (int column : keyColumns) {
       hash = 31 * hash + hash(values[column]);
     }
-    return (hash & Integer.MAX_VALUE) % buckets.length;
+    return (hash & Integer.MAX_VALUE) % buckets;
   }
 
   private static int hash(Object value) {
@@ -246,11 +283,25 @@ public final class AppendWriter implements AutoCloseable {
    * @return completes when the batch is durable, with its offsets
    */
   public CompletableFuture<ProduceResponse> append(int bucket, VectorSchemaRoot root) {
+    if (partitioner != null) {
+      throw new IllegalArgumentException(
+          "Table " + table.path() + " is partitioned: name the partition of the batch");
+    }
+    return append(Partitioning.UNPARTITIONED, bucket, root);
+  }
+
+  /**
+   * As {@link #append(int, VectorSchemaRoot)}, to a bucket of a partition of a partitioned table.
+   * Every row must belong to the partition; the server refuses the batch otherwise.
+   */
+  public CompletableFuture<ProduceResponse> append(
+      String partition, int bucket, VectorSchemaRoot root) {
+    requireNonNull(partition, "partition is null");
     if (!root.getSchema().equals(schema)) {
       throw new IllegalArgumentException(
           "Batch schema differs from the current schema of " + table.path());
     }
-    if (bucket < 0 || bucket >= buckets.length) {
+    if (bucket < 0 || bucket >= table.buckets()) {
       throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
     }
     if (root.getRowCount() == 0) {
@@ -261,7 +312,7 @@ public final class AppendWriter implements AutoCloseable {
     synchronized (this) {
       throwIfFailed();
       checkOpen();
-      Bucket target = buckets[bucket];
+      Bucket target = partition(partition).buckets[bucket];
       // Rows appended to this bucket before this batch go first.
       if (target.open != null) {
         handOff(target);
@@ -286,8 +337,8 @@ public final class AppendWriter implements AutoCloseable {
       bucket.linger.cancel(false);
       bucket.linger = null;
     }
-    if (openRoundRobin == bucket.index) {
-      openRoundRobin = -1;
+    if (bucket.partition.openRoundRobin == bucket.index) {
+      bucket.partition.openRoundRobin = -1;
     }
     if (batch.rowCount() == 0) {
       recycle(batch);
@@ -394,7 +445,7 @@ public final class AppendWriter implements AutoCloseable {
     sent.attempts++;
     CompletableFuture<ProduceResponse> ack;
     try {
-      ack = table.append(sent.bucket.index, sent.batch);
+      ack = table.append(sent.bucket.partition.name, sent.bucket.index, sent.batch);
     } catch (RuntimeException e) {
       ack = CompletableFuture.failedFuture(e);
     }
@@ -445,8 +496,8 @@ public final class AppendWriter implements AutoCloseable {
       rpc =
           new RpcException(
               rpc.error(),
-              "Batch of bucket "
-                  + sent.bucket.index
+              "Batch of "
+                  + sent.bucket.id()
                   + " of "
                   + table.path()
                   + " failed after "
@@ -513,7 +564,9 @@ public final class AppendWriter implements AutoCloseable {
   private void throwIfFailed() {
     RpcException failed = failure.get();
     if (failed != null) {
-      throw failed;
+      // A new exception per report: the same instance thrown twice, say by a failed append and
+      // then by close() in a try-with-resources, could not be added as suppressed to itself.
+      throw new RpcException(failed.error(), failed.getMessage(), failed);
     }
   }
 
@@ -527,9 +580,11 @@ public final class AppendWriter implements AutoCloseable {
   public void flush() {
     List<CompletableFuture<ProduceResponse>> waiting;
     synchronized (this) {
-      for (Bucket bucket : buckets) {
-        if (bucket.open != null) {
-          handOff(bucket);
+      for (Partition partition : partitions.values()) {
+        for (Bucket bucket : partition.buckets) {
+          if (bucket.open != null) {
+            handOff(bucket);
+          }
         }
       }
       waiting = new ArrayList<>(unacknowledged);
@@ -553,8 +608,10 @@ public final class AppendWriter implements AutoCloseable {
     } finally {
       synchronized (this) {
         closed = true;
-        for (Bucket bucket : buckets) {
-          bucket.open = null;
+        for (Partition partition : partitions.values()) {
+          for (Bucket bucket : partition.buckets) {
+            bucket.open = null;
+          }
         }
       }
       lingerTimer.shutdownNow();

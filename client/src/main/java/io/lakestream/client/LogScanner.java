@@ -51,11 +51,11 @@ public final class LogScanner implements AutoCloseable {
   private final BatchFilter filter;
   private final ByteBuffer encodedFilter;
   private final BufferAllocator allocator = new RootAllocator();
-  private final Map<Integer, Long> positions = new HashMap<>();
-  private final Map<Integer, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
+  private final Map<TableBucket, Long> positions = new HashMap<>();
+  private final Map<TableBucket, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
   private final java.util.ArrayDeque<byte[]> spareArrays = new java.util.ArrayDeque<>();
-  private final Map<Integer, Integer> failedFetches = new HashMap<>();
+  private final Map<TableBucket, Integer> failedFetches = new HashMap<>();
   private final int[] projection;
 
   LogScanner(Table table, List<String> columns, BatchFilter filter) {
@@ -106,8 +106,21 @@ public final class LogScanner implements AutoCloseable {
     return new Start.AtTimestamp(epochMillis);
   }
 
-  /** Starts (or restarts) reading a bucket. */
+  /** Starts (or restarts) reading a bucket of an unpartitioned table. */
   public void subscribe(int bucket, Start start) {
+    if (table.isPartitioned()) {
+      throw new IllegalArgumentException(
+          "Table " + table.path() + " is partitioned: subscribe to a bucket of a partition");
+    }
+    subscribe(Partitioning.UNPARTITIONED, bucket, start);
+  }
+
+  /**
+   * Starts (or restarts) reading a bucket of a partition ({@link Table#partitions()} lists them).
+   *
+   * @throws RpcException with {@code UNKNOWN_PARTITION} when the partition does not exist
+   */
+  public void subscribe(String partition, int bucket, Start start) {
     if (bucket < 0 || bucket >= table.buckets()) {
       throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
     }
@@ -115,25 +128,42 @@ public final class LogScanner implements AutoCloseable {
     if (start instanceof Start.AtOffset at) {
       offset = at.offset();
     } else if (start instanceof Start.AtTimestamp at) {
-      offset = table.offsetForTimestamp(bucket, at.epochMillis());
+      offset = table.offsetForTimestamp(partition, bucket, at.epochMillis());
     } else if (start instanceof Start.Latest) {
-      offset = table.latestOffset(bucket);
+      offset = table.latestOffset(partition, bucket);
     } else {
-      offset = table.earliestOffset(bucket);
+      offset = table.earliestOffset(partition, bucket);
     }
-    failedFetches.remove(bucket);
-    CompletableFuture<FetchResponse> previous = fetches.remove(bucket);
+    TableBucket key = new TableBucket(partition, bucket);
+    failedFetches.remove(key);
+    CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
       previous.cancel(false);
     }
-    positions.put(bucket, offset);
+    positions.put(key, offset);
+  }
+
+  /** Stops reading a bucket of a partition (for example one that retention expired). */
+  public void unsubscribe(String partition, int bucket) {
+    TableBucket key = new TableBucket(partition, bucket);
+    positions.remove(key);
+    failedFetches.remove(key);
+    CompletableFuture<FetchResponse> previous = fetches.remove(key);
+    if (previous != null) {
+      previous.cancel(false);
+    }
   }
 
   /** The offset the next row of a bucket will have. */
   public long position(int bucket) {
-    Long position = positions.get(bucket);
+    return position(Partitioning.UNPARTITIONED, bucket);
+  }
+
+  /** The offset the next row of a bucket of a partition will have. */
+  public long position(String partition, int bucket) {
+    Long position = positions.get(new TableBucket(partition, bucket));
     if (position == null) {
-      throw new IllegalStateException("Bucket " + bucket + " is not subscribed");
+      throw new IllegalStateException(new TableBucket(partition, bucket) + " is not subscribed");
     }
     return position;
   }
@@ -152,12 +182,13 @@ public final class LogScanner implements AutoCloseable {
       long remaining = deadline - System.nanoTime();
       int wait =
           (int) Math.max(0, Math.min(MAX_WAIT_MILLIS, TimeUnit.NANOSECONDS.toMillis(remaining)));
-      for (Map.Entry<Integer, Long> entry : positions.entrySet()) {
+      for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
         fetches.computeIfAbsent(
             entry.getKey(),
             bucket ->
                 table.fetch(
-                    bucket,
+                    bucket.partition(),
+                    bucket.bucket(),
                     entry.getValue(),
                     MAX_FETCH_BYTES,
                     wait,
@@ -182,7 +213,7 @@ public final class LogScanner implements AutoCloseable {
         Thread.currentThread().interrupt();
         return batches;
       }
-      for (Integer bucket : new ArrayList<>(fetches.keySet())) {
+      for (TableBucket bucket : new ArrayList<>(fetches.keySet())) {
         CompletableFuture<FetchResponse> fetch = fetches.get(bucket);
         if (!fetch.isDone()) {
           continue;
@@ -208,7 +239,8 @@ public final class LogScanner implements AutoCloseable {
           fetches.put(
               bucket,
               table.fetch(
-                  bucket,
+                  bucket.partition(),
+                  bucket.bucket(),
                   next,
                   MAX_FETCH_BYTES,
                   MAX_WAIT_MILLIS,
@@ -251,7 +283,7 @@ public final class LogScanner implements AutoCloseable {
     }
   }
 
-  private void decode(int bucket, FetchResponse response, List<ScanBatch> into) {
+  private void decode(TableBucket bucket, FetchResponse response, List<ScanBatch> into) {
     ByteBuffer bytes = response.batches();
     long position = positions.get(bucket);
     while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
@@ -264,7 +296,8 @@ public final class LogScanner implements AutoCloseable {
       Schema schema = schemaFor(batch.schemaId());
       ScanBatch scanned =
           new ScanBatch(
-              bucket,
+              bucket.partition(),
+              bucket.bucket(),
               batch.baseOffset(),
               batch.schemaId(),
               batch.commitTimestamp(),

@@ -12,14 +12,22 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * columns, and the offset of its first row. The caller owns the root and must {@link #close()} the
  * batch.
  *
+ * @param partition the partition the rows come from ({@link Partitioning#UNPARTITIONED} for a table
+ *     without partitions)
  * @param bucket the bucket the rows come from
  * @param baseOffset the offset of the first row; row i has offset {@code baseOffset + i}
  * @param schemaId the schema the batch was written with
  */
 public record ScanBatch(
-    int bucket, long baseOffset, int schemaId, long commitTimestamp, VectorSchemaRoot root)
+    String partition,
+    int bucket,
+    long baseOffset,
+    int schemaId,
+    long commitTimestamp,
+    VectorSchemaRoot root)
     implements AutoCloseable {
   public ScanBatch {
+    requireNonNull(partition, "partition is null");
     requireNonNull(root, "root is null");
   }
 

@@ -69,6 +69,34 @@ public final class Table {
     return metadata.bucketKey();
   }
 
+  /** The partition spec's fields; empty when the table is not partitioned. */
+  public List<PartitionField> partitionFields() {
+    return metadata.partitionFields();
+  }
+
+  public boolean isPartitioned() {
+    return !metadata.partitionFields().isEmpty();
+  }
+
+  /** How rows of the current schema are placed in partitions. */
+  public Partitioning partitioning() {
+    return Partitioning.of(metadata.partitionFields(), arrowSchema(schemaId()));
+  }
+
+  /**
+   * The partitions the table has now, sorted by name: each was created by its first write and lives
+   * until retention expires it. An unpartitioned table has one, {@link Partitioning#UNPARTITIONED}.
+   */
+  public List<String> partitions() {
+    if (!isPartitioned()) {
+      return List.of(Partitioning.UNPARTITIONED);
+    }
+    return Messages.ListPartitionsResponse.decode(
+            connection.call(
+                ApiKey.LIST_PARTITIONS, new Messages.ListPartitionsRequest(id()).encode()))
+        .partitions();
+  }
+
   /**
    * The Arrow schema batches of a schema id were written with.
    *
@@ -135,7 +163,15 @@ public final class Table {
    * twice.
    */
   public CompletableFuture<ProduceResponse> append(int bucket, LogBatch batch) {
-    ProduceRequest request = new ProduceRequest(id(), bucket, batch.buffer());
+    return append(Partitioning.UNPARTITIONED, bucket, batch);
+  }
+
+  /**
+   * As {@link #append(int, LogBatch)}, to a bucket of a partition; the server creates the partition
+   * on its first write and refuses a batch whose rows do not all belong to it.
+   */
+  public CompletableFuture<ProduceResponse> append(String partition, int bucket, LogBatch batch) {
+    ProduceRequest request = new ProduceRequest(id(), partition, bucket, batch.buffer());
     return connection
         .send(ApiKey.PRODUCE, request.encodePrefix(), request.batch())
         .thenApply(ProduceResponse::decode);
@@ -154,11 +190,23 @@ public final class Table {
       int maxWaitMillis,
       int[] projection,
       ByteBuffer filter) {
-    return fetch(bucket, offset, maxBytes, maxWaitMillis, projection, filter, null);
+    return fetch(
+        Partitioning.UNPARTITIONED,
+        bucket,
+        offset,
+        maxBytes,
+        maxWaitMillis,
+        projection,
+        filter,
+        null);
   }
 
-  /** A fetch whose response is read into arrays from {@code bodyArrays} (null for new ones). */
+  /**
+   * A fetch from a bucket of a partition whose response is read into arrays from {@code bodyArrays}
+   * (null for new ones).
+   */
   CompletableFuture<FetchResponse> fetch(
+      String partition,
       int bucket,
       long offset,
       int maxBytes,
@@ -170,30 +218,47 @@ public final class Table {
         .send(
             ApiKey.FETCH,
             bodyArrays,
-            new FetchRequest(id(), bucket, offset, maxBytes, maxWaitMillis, projection, filter)
+            new FetchRequest(
+                    id(), partition, bucket, offset, maxBytes, maxWaitMillis, projection, filter)
                 .encode())
         .thenApply(FetchResponse::decode);
   }
 
   /** The first offset of a bucket. */
   public long earliestOffset(int bucket) {
-    return listOffsets(bucket, Messages.EARLIEST);
+    return earliestOffset(Partitioning.UNPARTITIONED, bucket);
   }
 
   /** The high watermark of a bucket: the offset the next visible record will take. */
   public long latestOffset(int bucket) {
-    return listOffsets(bucket, Messages.LATEST);
+    return latestOffset(Partitioning.UNPARTITIONED, bucket);
   }
 
   /** The first offset committed at or after a time (epoch milliseconds). */
   public long offsetForTimestamp(int bucket, long timestamp) {
-    return listOffsets(bucket, timestamp);
+    return offsetForTimestamp(Partitioning.UNPARTITIONED, bucket, timestamp);
   }
 
-  private long listOffsets(int bucket, long spec) {
+  /** The first offset of a bucket of a partition. */
+  public long earliestOffset(String partition, int bucket) {
+    return listOffsets(partition, bucket, Messages.EARLIEST);
+  }
+
+  /** The high watermark of a bucket of a partition. */
+  public long latestOffset(String partition, int bucket) {
+    return listOffsets(partition, bucket, Messages.LATEST);
+  }
+
+  /** The first offset of a bucket of a partition committed at or after a time. */
+  public long offsetForTimestamp(String partition, int bucket, long timestamp) {
+    return listOffsets(partition, bucket, timestamp);
+  }
+
+  private long listOffsets(String partition, int bucket, long spec) {
     return ListOffsetsResponse.decode(
             connection.call(
-                ApiKey.LIST_OFFSETS, new ListOffsetsRequest(id(), bucket, spec).encode()))
+                ApiKey.LIST_OFFSETS,
+                new ListOffsetsRequest(id(), partition, bucket, spec).encode()))
         .offset();
   }
 }

@@ -2,6 +2,9 @@ package io.lakestream.store;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.Partitioning;
+import io.lakestream.client.arrow.BatchStatistics;
+import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ApiKey;
 import io.lakestream.client.rpc.ErrorCode;
@@ -12,6 +15,8 @@ import io.lakestream.client.rpc.Messages.FetchRequest;
 import io.lakestream.client.rpc.Messages.FetchResponse;
 import io.lakestream.client.rpc.Messages.ListOffsetsRequest;
 import io.lakestream.client.rpc.Messages.ListOffsetsResponse;
+import io.lakestream.client.rpc.Messages.ListPartitionsRequest;
+import io.lakestream.client.rpc.Messages.ListPartitionsResponse;
 import io.lakestream.client.rpc.Messages.MetadataRequest;
 import io.lakestream.client.rpc.Messages.MetadataResponse;
 import io.lakestream.client.rpc.Messages.ProduceRequest;
@@ -29,6 +34,7 @@ import io.lakestream.store.rpc.Session;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -81,12 +87,15 @@ public final class StreamService implements RequestHandler {
         case AUTHENTICATE -> bytes(authenticate(session, AuthenticateRequest.decode(body)));
         case METADATA ->
             CompletableFuture.completedFuture(
-                ResponseBody.of(metadata(session, MetadataRequest.decode(body))));
-        case PRODUCE -> bytes(produce(session, ProduceRequest.decode(body)));
-        case FETCH -> fetch(session, FetchRequest.decode(body));
+                ResponseBody.of(metadata(session, MetadataRequest.decode(body), version)));
+        case PRODUCE -> bytes(produce(session, ProduceRequest.decode(body, version)));
+        case FETCH -> fetch(session, FetchRequest.decode(body, version));
         case LIST_OFFSETS ->
             CompletableFuture.completedFuture(
-                ResponseBody.of(listOffsets(session, ListOffsetsRequest.decode(body))));
+                ResponseBody.of(listOffsets(session, ListOffsetsRequest.decode(body, version))));
+        case LIST_PARTITIONS ->
+            CompletableFuture.completedFuture(
+                ResponseBody.of(listPartitions(session, ListPartitionsRequest.decode(body))));
         case CREATE_NAMESPACE, CREATE_TABLE, DROP_TABLE, LIST_TABLES ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(admin.handle(session.principal(), key, body)));
@@ -109,7 +118,7 @@ public final class StreamService implements RequestHandler {
     return CompletableFuture.completedFuture(new AuthenticateResponse(principal).encode());
   }
 
-  private ByteBuffer metadata(Session session, MetadataRequest request) {
+  private ByteBuffer metadata(Session session, MetadataRequest request, short version) {
     StreamTable table =
         tables
             .resolve(request.warehouse(), request.namespace(), request.table())
@@ -130,18 +139,32 @@ public final class StreamService implements RequestHandler {
             table.currentSchemaId(),
             table.schemaJson(),
             table.arrowSchemas(),
-            table.bucketKey())
-        .encode();
+            table.bucketKey(),
+            table.partitionFields())
+        .encode(version);
   }
 
-  private StreamTable table(String tableId, int bucket) {
-    StreamTable table =
-        tables
-            .resolveById(tableId)
-            .orElseThrow(
-                () ->
-                    new RpcException(
-                        ErrorCode.UNKNOWN_TABLE, "No stream table with id " + tableId));
+  private StreamTable table(String tableId) {
+    return tables
+        .resolveById(tableId)
+        .orElseThrow(
+            () -> new RpcException(ErrorCode.UNKNOWN_TABLE, "No stream table with id " + tableId));
+  }
+
+  private StreamTable table(String tableId, String partition, int bucket) {
+    StreamTable table = table(tableId);
+    if (table.isPartitioned() && partition.isEmpty()) {
+      throw new RpcException(
+          ErrorCode.INVALID_REQUEST,
+          "Table "
+              + table.displayName()
+              + " is partitioned: name the partition (request version 1 or later)");
+    }
+    if (!table.isPartitioned() && !partition.isEmpty()) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_PARTITION,
+          "Table " + table.displayName() + " is not partitioned; it has no partition " + partition);
+    }
     if (bucket < 0 || bucket >= table.buckets()) {
       throw new RpcException(
           ErrorCode.UNKNOWN_BUCKET,
@@ -156,7 +179,7 @@ public final class StreamService implements RequestHandler {
   }
 
   private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
-    StreamTable table = table(request.tableId(), request.bucket());
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
     if (!table.kind().equals("log")) {
       throw new RpcException(
@@ -195,13 +218,18 @@ public final class StreamService implements RequestHandler {
               + table.currentSchemaId()
               + ")");
     }
+    if (table.isPartitioned()) {
+      checkPartition(table, batch, request.partition());
+    }
     AppendResult result;
     try {
-      result = logs.tablet(table.tableId(), request.bucket()).append(batch);
+      result = logs.tablet(table.tableId(), request.partition(), request.bucket()).append(batch);
     } catch (InvalidBatchException e) {
       throw new RpcException(
           e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
           e.getMessage());
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
     } catch (IOException | UncheckedIOException e) {
       throw new RpcException(
           ErrorCode.STORAGE_ERROR,
@@ -223,14 +251,69 @@ public final class StreamService implements RequestHandler {
             });
   }
 
+  /** Refuses a batch whose rows do not all belong to the partition it is written to. */
+  private static void checkPartition(StreamTable table, LogBatch batch, String partition) {
+    Partitioning partitioning = table.partitioning().get(batch.schemaId());
+    if (partitioning == null) {
+      throw new RpcException(
+          ErrorCode.SCHEMA_MISMATCH,
+          "Schema "
+              + batch.schemaId()
+              + " of "
+              + table.displayName()
+              + " lacks a partition source column; write with the current schema");
+    }
+    String actual;
+    try {
+      actual =
+          partitioning.partitionOf(BatchStatistics.parse(BatchPayload.statistics(batch.payload())));
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(
+          ErrorCode.INVALID_BATCH,
+          "Cannot place the batch in a partition of "
+              + table.displayName()
+              + ": "
+              + e.getMessage());
+    }
+    if (!actual.equals(partition)) {
+      throw new RpcException(
+          ErrorCode.INVALID_BATCH,
+          "The batch's rows belong to partition "
+              + actual
+              + " of "
+              + table.displayName()
+              + ", not "
+              + partition);
+    }
+  }
+
+  /** The tablet a read names; reads never create partitions. */
+  private LogTablet existingTablet(StreamTable table, String partition, int bucket) {
+    java.util.Optional<LogTablet> tablet;
+    try {
+      tablet = logs.existingTablet(table.tableId(), partition, bucket);
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+    }
+    return tablet.orElseThrow(
+        () ->
+            new RpcException(
+                ErrorCode.UNKNOWN_PARTITION,
+                "Table "
+                    + table.displayName()
+                    + " has no partition "
+                    + partition
+                    + " (never written, or expired by retention)"));
+  }
+
   private CompletableFuture<ResponseBody> fetch(Session session, FetchRequest request) {
-    StreamTable table = table(request.tableId(), request.bucket());
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, false);
     if (request.maxBytes() <= 0) {
       throw new RpcException(
           ErrorCode.INVALID_REQUEST, "maxBytes must be positive: " + request.maxBytes());
     }
-    LogTablet tablet = logs.tablet(table.tableId(), request.bucket());
+    LogTablet tablet = existingTablet(table, request.partition(), request.bucket());
     LogSlice first = slice(table, tablet, request);
     int wait = Math.min(request.maxWaitMillis(), MAX_WAIT_MILLIS);
     if (!first.isEmpty() || wait <= 0) {
@@ -315,10 +398,24 @@ public final class StreamService implements RequestHandler {
     return ResponseBody.builder().add(prefix).add(batches.build()).build();
   }
 
-  private ByteBuffer listOffsets(Session session, ListOffsetsRequest request) {
-    StreamTable table = table(request.tableId(), request.bucket());
+  private ByteBuffer listPartitions(Session session, ListPartitionsRequest request) {
+    StreamTable table = table(request.tableId());
     access.check(session.principal(), table, false);
-    LogTablet tablet = logs.tablet(table.tableId(), request.bucket());
+    try {
+      return new ListPartitionsResponse(
+              table.isPartitioned() ? logs.partitions(table.tableId()) : List.of(""))
+          .encode();
+    } catch (IOException e) {
+      throw new RpcException(
+          ErrorCode.STORAGE_ERROR,
+          "Cannot list the partitions of " + table.displayName() + ": " + e.getMessage());
+    }
+  }
+
+  private ByteBuffer listOffsets(Session session, ListOffsetsRequest request) {
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    access.check(session.principal(), table, false);
+    LogTablet tablet = existingTablet(table, request.partition(), request.bucket());
     long offset;
     if (request.spec() == Messages.EARLIEST) {
       offset = tablet.logStartOffset();

@@ -2,7 +2,10 @@ package io.lakestream.store;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.PartitionField;
+import io.lakestream.client.Partitioning;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,6 +18,8 @@ import java.util.Set;
  * @param schemaIds every schema id the table has had; batches of other ids are refused
  * @param schemaJson the current schema as Iceberg JSON
  * @param arrowSchemas every schema by id, as Arrow schema JSON
+ * @param partitionFields the partition spec's fields; empty when the table is not partitioned
+ * @param partitioning how batches of each schema id are placed in partitions
  */
 public record StreamTable(
     String tableId,
@@ -26,8 +31,10 @@ public record StreamTable(
     int currentSchemaId,
     Set<Integer> schemaIds,
     String schemaJson,
-    java.util.Map<Integer, String> arrowSchemas,
-    List<String> bucketKey) {
+    Map<Integer, String> arrowSchemas,
+    List<String> bucketKey,
+    List<PartitionField> partitionFields,
+    Map<Integer, Partitioning> partitioning) {
   public StreamTable {
     requireNonNull(tableId, "tableId is null");
     requireNonNull(warehouse, "warehouse is null");
@@ -36,11 +43,17 @@ public record StreamTable(
     requireNonNull(kind, "kind is null");
     schemaIds = Set.copyOf(schemaIds);
     requireNonNull(schemaJson, "schemaJson is null");
-    arrowSchemas = java.util.Map.copyOf(arrowSchemas);
+    arrowSchemas = Map.copyOf(arrowSchemas);
     bucketKey = List.copyOf(bucketKey);
+    partitionFields = List.copyOf(partitionFields);
+    partitioning = Map.copyOf(partitioning);
     if (buckets < 1) {
       throw new IllegalArgumentException("A stream table needs at least one bucket: " + buckets);
     }
+  }
+
+  public boolean isPartitioned() {
+    return !partitionFields.isEmpty();
   }
 
   public String displayName() {

@@ -8,14 +8,19 @@ package io.lakestream.client.rpc;
 public enum ApiKey {
   /** Bearer token in, principal out; later requests on the connection act for that principal. */
   AUTHENTICATE(0, 0),
-  /** Table path in; table id, kind, buckets and schema out. */
-  METADATA(1, 0),
-  /** Append one encoded batch to a bucket; acknowledged once durable. */
-  PRODUCE(2, 0),
-  /** Read batches of a bucket from an offset, optionally waiting for new data. */
-  FETCH(3, 0),
-  /** Earliest, latest or by-timestamp offset of a bucket. */
-  LIST_OFFSETS(4, 0),
+  /** Table path in; table id, kind, buckets and schema out. Version 1 adds the partition fields. */
+  METADATA(1, 1),
+  /**
+   * Append one encoded batch to a bucket; acknowledged once durable. Version 1 names the partition.
+   */
+  PRODUCE(2, 1),
+  /**
+   * Read batches of a bucket from an offset, optionally waiting for new data. Version 1 names the
+   * partition.
+   */
+  FETCH(3, 1),
+  /** Earliest, latest or by-timestamp offset of a bucket. Version 1 names the partition. */
+  LIST_OFFSETS(4, 1),
   /** Creates a namespace in a warehouse. */
   CREATE_NAMESPACE(5, 0),
   /** Creates a table from an Iceberg schema, partition spec and properties; table id out. */
@@ -23,7 +28,9 @@ public enum ApiKey {
   /** Drops a table and, for a streaming table, its stream data. */
   DROP_TABLE(7, 0),
   /** The names of a namespace's tables. */
-  LIST_TABLES(8, 0);
+  LIST_TABLES(8, 0),
+  /** The partitions a partitioned table has. */
+  LIST_PARTITIONS(9, 0);
 
   private final short id;
   private final short latestVersion;

@@ -28,7 +28,9 @@ public enum ErrorCode {
   /** The namespace (or warehouse) does not exist. */
   UNKNOWN_NAMESPACE(18, false),
   /** A table definition the catalog refuses: its schema, partition spec or properties. */
-  INVALID_TABLE_DEFINITION(19, false);
+  INVALID_TABLE_DEFINITION(19, false),
+  /** The table has no such partition (it was never written, or retention expired it). */
+  UNKNOWN_PARTITION(20, false);
 
   private final short code;
   private final boolean retriable;

@@ -2,13 +2,15 @@ package io.lakestream.client.rpc;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.PartitionField;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Request and response bodies of the stream RPC, version 0. Each record encodes its own body and
- * decodes it from a buffer positioned at the body; the frame header is {@link Wire}'s.
+ * Request and response bodies of the stream RPC, in every version a server still reads. Each record
+ * encodes its own body and decodes it from a buffer positioned at the body; the frame header is
+ * {@link Wire}'s.
  */
 public final class Messages {
   private Messages() {}
@@ -17,6 +19,9 @@ public final class Messages {
   public static final long EARLIEST = -2;
 
   public static final long LATEST = -1;
+
+  /** The partition name of a table without partitions. */
+  public static final String UNPARTITIONED = "";
 
   public record AuthenticateRequest(String token) {
     public AuthenticateRequest {
@@ -91,6 +96,8 @@ public final class Messages {
    * @param schemaJson the current Iceberg schema as JSON
    * @param arrowSchemas every schema the table has had, by schema id, as Arrow schema JSON: batches
    *     carry the id of the schema they were written with
+   * @param partitionFields the partition spec's fields; empty for an unpartitioned table (version
+   *     1; version 0 has none)
    */
   public record MetadataResponse(
       String tableId,
@@ -99,16 +106,22 @@ public final class Messages {
       int schemaId,
       String schemaJson,
       java.util.Map<Integer, String> arrowSchemas,
-      List<String> bucketKey) {
+      List<String> bucketKey,
+      List<PartitionField> partitionFields) {
     public MetadataResponse {
       requireNonNull(tableId, "tableId is null");
       requireNonNull(kind, "kind is null");
       requireNonNull(schemaJson, "schemaJson is null");
       arrowSchemas = java.util.Map.copyOf(arrowSchemas);
       bucketKey = List.copyOf(bucketKey);
+      partitionFields = List.copyOf(partitionFields);
     }
 
     public ByteBuffer encode() {
+      return encode(ApiKey.METADATA.latestVersion());
+    }
+
+    public ByteBuffer encode(short version) {
       java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
       try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
         out.writeUTF(tableId);
@@ -124,6 +137,15 @@ public final class Messages {
         out.writeInt(bucketKey.size());
         for (String column : bucketKey) {
           out.writeUTF(column);
+        }
+        if (version >= 1) {
+          out.writeInt(partitionFields.size());
+          for (PartitionField field : partitionFields) {
+            out.writeUTF(field.name());
+            out.writeInt(field.sourceFieldId());
+            out.writeUTF(field.sourceColumn());
+            out.writeUTF(field.transform());
+          }
         }
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
@@ -145,6 +167,10 @@ public final class Messages {
     }
 
     public static MetadataResponse decode(ByteBuffer buffer) {
+      return decode(buffer, ApiKey.METADATA.latestVersion());
+    }
+
+    public static MetadataResponse decode(ByteBuffer buffer, short version) {
       byte[] bytes = new byte[buffer.remaining()];
       buffer.get(bytes);
       try (java.io.DataInputStream in =
@@ -164,8 +190,16 @@ public final class Messages {
         for (int i = 0; i < keys; i++) {
           bucketKey.add(in.readUTF());
         }
+        List<PartitionField> partitionFields = new ArrayList<>();
+        if (version >= 1) {
+          int fields = in.readInt();
+          for (int i = 0; i < fields; i++) {
+            partitionFields.add(
+                new PartitionField(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF()));
+          }
+        }
         return new MetadataResponse(
-            tableId, kind, buckets, schemaId, schemaJson, arrowSchemas, bucketKey);
+            tableId, kind, buckets, schemaId, schemaJson, arrowSchemas, bucketKey, partitionFields);
       } catch (java.io.IOException e) {
         throw new RpcException(
             ErrorCode.INVALID_REQUEST, "Malformed metadata response: " + e.getMessage());
@@ -173,18 +207,21 @@ public final class Messages {
     }
   }
 
-  /** One encoded log batch for a bucket. */
-  public record ProduceRequest(String tableId, int bucket, ByteBuffer batch) {
+  /**
+   * One encoded log batch for a bucket of a partition ({@link #UNPARTITIONED} for a table without
+   * partitions; version 0 has no partition field and means that).
+   */
+  public record ProduceRequest(String tableId, String partition, int bucket, ByteBuffer batch) {
     public ProduceRequest {
       requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
       requireNonNull(batch, "batch is null");
     }
 
     public ByteBuffer encode() {
-      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 4 + batch.remaining());
-      Wire.putString(buffer, tableId);
-      buffer.putInt(bucket);
-      Wire.putBytes(buffer, batch);
+      ByteBuffer prefix = encodePrefix();
+      ByteBuffer buffer = ByteBuffer.allocate(prefix.remaining() + batch.remaining());
+      buffer.put(prefix).put(batch.duplicate());
       return buffer.flip();
     }
 
@@ -193,15 +230,19 @@ public final class Messages {
      * sending {@link #encode()}, without copying the batch.
      */
     public ByteBuffer encodePrefix() {
-      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 4);
+      ByteBuffer buffer =
+          ByteBuffer.allocate(Wire.stringSize(tableId) + Wire.stringSize(partition) + 4 + 4);
       Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
       buffer.putInt(bucket);
       buffer.putInt(batch.remaining());
       return buffer.flip();
     }
 
-    public static ProduceRequest decode(ByteBuffer buffer) {
-      return new ProduceRequest(Wire.getString(buffer), buffer.getInt(), Wire.getBytes(buffer));
+    public static ProduceRequest decode(ByteBuffer buffer, short version) {
+      String tableId = Wire.getString(buffer);
+      String partition = version >= 1 ? Wire.getString(buffer) : UNPARTITIONED;
+      return new ProduceRequest(tableId, partition, buffer.getInt(), Wire.getBytes(buffer));
     }
   }
 
@@ -229,6 +270,7 @@ public final class Messages {
    */
   public record FetchRequest(
       String tableId,
+      String partition,
       int bucket,
       long offset,
       int maxBytes,
@@ -237,6 +279,7 @@ public final class Messages {
       ByteBuffer filter) {
     public FetchRequest {
       requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
       requireNonNull(projection, "projection is null");
       requireNonNull(filter, "filter is null");
     }
@@ -245,6 +288,7 @@ public final class Messages {
       ByteBuffer buffer =
           ByteBuffer.allocate(
               Wire.stringSize(tableId)
+                  + Wire.stringSize(partition)
                   + 4
                   + 8
                   + 4
@@ -254,15 +298,17 @@ public final class Messages {
                   + 4
                   + filter.remaining());
       Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
       buffer.putInt(bucket).putLong(offset).putInt(maxBytes).putInt(maxWaitMillis);
       Wire.putInts(buffer, projection);
       Wire.putBytes(buffer, filter);
       return buffer.flip();
     }
 
-    public static FetchRequest decode(ByteBuffer buffer) {
+    public static FetchRequest decode(ByteBuffer buffer, short version) {
       return new FetchRequest(
           Wire.getString(buffer),
+          version >= 1 ? Wire.getString(buffer) : UNPARTITIONED,
           buffer.getInt(),
           buffer.getLong(),
           buffer.getInt(),
@@ -315,16 +361,25 @@ public final class Messages {
    * @param spec {@link #EARLIEST}, {@link #LATEST} (the high watermark), or a timestamp in epoch
    *     milliseconds
    */
-  public record ListOffsetsRequest(String tableId, int bucket, long spec) {
+  public record ListOffsetsRequest(String tableId, String partition, int bucket, long spec) {
+    public ListOffsetsRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
+    }
+
     public ByteBuffer encode() {
-      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId) + 4 + 8);
+      ByteBuffer buffer =
+          ByteBuffer.allocate(Wire.stringSize(tableId) + Wire.stringSize(partition) + 4 + 8);
       Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
       buffer.putInt(bucket).putLong(spec);
       return buffer.flip();
     }
 
-    public static ListOffsetsRequest decode(ByteBuffer buffer) {
-      return new ListOffsetsRequest(Wire.getString(buffer), buffer.getInt(), buffer.getLong());
+    public static ListOffsetsRequest decode(ByteBuffer buffer, short version) {
+      String tableId = Wire.getString(buffer);
+      String partition = version >= 1 ? Wire.getString(buffer) : UNPARTITIONED;
+      return new ListOffsetsRequest(tableId, partition, buffer.getInt(), buffer.getLong());
     }
   }
 
@@ -335,6 +390,54 @@ public final class Messages {
 
     public static ListOffsetsResponse decode(ByteBuffer buffer) {
       return new ListOffsetsResponse(buffer.getLong());
+    }
+  }
+
+  public record ListPartitionsRequest(String tableId) {
+    public ListPartitionsRequest {
+      requireNonNull(tableId, "tableId is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId));
+      Wire.putString(buffer, tableId);
+      return buffer.flip();
+    }
+
+    public static ListPartitionsRequest decode(ByteBuffer buffer) {
+      return new ListPartitionsRequest(Wire.getString(buffer));
+    }
+  }
+
+  /**
+   * @param partitions the names of the table's partitions, sorted
+   */
+  public record ListPartitionsResponse(List<String> partitions) {
+    public ListPartitionsResponse {
+      partitions = List.copyOf(partitions);
+    }
+
+    public ByteBuffer encode() {
+      int size = 4;
+      for (String partition : partitions) {
+        size += Wire.stringSize(partition);
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      buffer.putInt(partitions.size());
+      partitions.forEach(partition -> Wire.putString(buffer, partition));
+      return buffer.flip();
+    }
+
+    public static ListPartitionsResponse decode(ByteBuffer buffer) {
+      int count = buffer.getInt();
+      if (count < 0) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid partition count " + count);
+      }
+      List<String> partitions = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        partitions.add(Wire.getString(buffer));
+      }
+      return new ListPartitionsResponse(partitions);
     }
   }
 }

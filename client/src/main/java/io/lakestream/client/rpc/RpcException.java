@@ -13,6 +13,11 @@ public class RpcException extends RuntimeException {
     this.error = requireNonNull(error, "error is null");
   }
 
+  public RpcException(ErrorCode error, String message, Throwable cause) {
+    super(message, cause);
+    this.error = requireNonNull(error, "error is null");
+  }
+
   public ErrorCode error() {
     return error;
   }

@@ -4,25 +4,47 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
- * The log tablets of one server node, by table id and bucket, under {@code
- * <root>/<tableId>/<bucket>}. Tablets open (and recover) on first use. Thread safe.
+ * The log tablets of one server node, by table id, partition and bucket. Tablets open (and recover)
+ * on first use. Thread safe.
+ *
+ * <p>On disk, a bucket of an unpartitioned table is {@code <root>/<tableId>/<bucket>}, and a bucket
+ * of a partition {@code <root>/<tableId>/partitions/<encoded partition>/<bucket>}, where the
+ * partition's name is URL-encoded once more so that it is one file name. A partition exists once
+ * its directory does: the first write to it creates it, and {@link #enforceRetention()} removes it
+ * whole once every row in it is past retention.
  */
 public final class LogManager implements AutoCloseable {
-  private record Key(String tableId, int bucket) {}
+  /** The partition of an unpartitioned table. */
+  public static final String UNPARTITIONED = "";
+
+  private static final String PARTITIONS_DIRECTORY = "partitions";
+  private static final int MAX_FILE_NAME_BYTES = 255;
+
+  private record Key(String tableId, String partition, int bucket) {}
 
   private final Path root;
   private final LogConfig config;
   private final Clock clock;
   private final Map<Key, LogTablet> tablets = new ConcurrentHashMap<>();
+  // Held while a partition's tablets open or while a partition is removed, so neither sees half
+  // of the other.
+  private final Object partitionLifecycle = new Object();
 
   public LogManager(Path root, LogConfig config, Clock clock) throws IOException {
     this.root = Files.createDirectories(requireNonNull(root, "root is null"));
@@ -30,34 +52,122 @@ public final class LogManager implements AutoCloseable {
     this.clock = requireNonNull(clock, "clock is null");
   }
 
-  /** The tablet of a bucket, opened (and recovered) on first use. */
+  /** The tablet of a bucket of an unpartitioned table, opened (and recovered) on first use. */
   public LogTablet tablet(String tableId, int bucket) {
+    return tablet(tableId, UNPARTITIONED, bucket);
+  }
+
+  /**
+   * The tablet of a bucket of a partition, opened (and recovered) on first use; the partition is
+   * created if it does not exist yet.
+   *
+   * @throws IllegalArgumentException for an invalid table id or a partition name too long to store
+   */
+  public LogTablet tablet(String tableId, String partition, int bucket) {
+    Key key = key(tableId, partition, bucket);
+    LogTablet open = tablets.get(key);
+    if (open != null) {
+      return open;
+    }
+    if (partition.isEmpty()) {
+      return tablets.computeIfAbsent(key, this::open);
+    }
+    synchronized (partitionLifecycle) {
+      return tablets.computeIfAbsent(key, this::open);
+    }
+  }
+
+  /**
+   * The tablet of a bucket of an existing partition, for readers, which must not create partitions;
+   * empty when the partition does not exist. Every bucket of an unpartitioned table exists.
+   */
+  public Optional<LogTablet> existingTablet(String tableId, String partition, int bucket) {
+    Key key = key(tableId, partition, bucket);
+    LogTablet open = tablets.get(key);
+    if (open != null || partition.isEmpty()) {
+      return Optional.of(open != null ? open : tablet(tableId, partition, bucket));
+    }
+    synchronized (partitionLifecycle) {
+      if (!Files.isDirectory(partitionDirectory(tableId, partition))) {
+        return Optional.empty();
+      }
+      return Optional.of(tablets.computeIfAbsent(key, this::open));
+    }
+  }
+
+  private static Key key(String tableId, String partition, int bucket) {
     if (!tableId.matches("[A-Za-z0-9-]{1,64}")) {
       throw new IllegalArgumentException("Invalid table id: " + tableId);
     }
-    return tablets.computeIfAbsent(
-        new Key(tableId, bucket),
-        key -> {
-          try {
-            return LogTablet.open(
-                root.resolve(tableId).resolve(Integer.toString(bucket)), config, clock);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
+    requireNonNull(partition, "partition is null");
+    if (directoryName(partition).getBytes(StandardCharsets.UTF_8).length > MAX_FILE_NAME_BYTES) {
+      throw new IllegalArgumentException(
+          "Partition name is too long to store (at most "
+              + MAX_FILE_NAME_BYTES
+              + " bytes once encoded): "
+              + partition);
+    }
+    return new Key(tableId, partition, bucket);
   }
 
-  /** Closes and deletes every tablet of a table. */
+  private LogTablet open(Key key) {
+    Path directory =
+        key.partition().isEmpty()
+            ? root.resolve(key.tableId())
+            : partitionDirectory(key.tableId(), key.partition());
+    try {
+      return LogTablet.open(directory.resolve(Integer.toString(key.bucket())), config, clock);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Path partitionDirectory(String tableId, String partition) {
+    return root.resolve(tableId).resolve(PARTITIONS_DIRECTORY).resolve(directoryName(partition));
+  }
+
+  private static String directoryName(String partition) {
+    return URLEncoder.encode(partition, StandardCharsets.UTF_8);
+  }
+
+  /** The partitions a table has on this node, sorted by name. */
+  public List<String> partitions(String tableId) throws IOException {
+    key(tableId, UNPARTITIONED, 0);
+    TreeSet<String> names = new TreeSet<>();
+    synchronized (partitionLifecycle) {
+      Path directory = root.resolve(tableId).resolve(PARTITIONS_DIRECTORY);
+      if (Files.isDirectory(directory)) {
+        try (Stream<Path> entries = Files.list(directory)) {
+          entries.forEach(
+              entry ->
+                  names.add(
+                      URLDecoder.decode(entry.getFileName().toString(), StandardCharsets.UTF_8)));
+        }
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  /** Closes and deletes every tablet of a table, in every partition. */
   public void dropTable(String tableId) throws IOException {
+    synchronized (partitionLifecycle) {
+      closeTablets(key -> key.tableId().equals(tableId));
+      deleteRecursively(root.resolve(tableId));
+    }
+  }
+
+  private void closeTablets(java.util.function.Predicate<Key> which) throws IOException {
     for (Key key : tablets.keySet()) {
-      if (key.tableId().equals(tableId)) {
+      if (which.test(key)) {
         LogTablet tablet = tablets.remove(key);
         if (tablet != null) {
           tablet.close();
         }
       }
     }
-    Path directory = root.resolve(tableId);
+  }
+
+  private static void deleteRecursively(Path directory) throws IOException {
     if (Files.exists(directory)) {
       try (Stream<Path> files = Files.walk(directory)) {
         for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -68,16 +178,76 @@ public final class LogManager implements AutoCloseable {
   }
 
   /**
-   * Applies retention to every open tablet; nothing tiers yet, so no floor holds segments back.
+   * Applies retention: deletes expired segments of every open tablet, and removes whole every
+   * partition whose newest row is older than the retention time. Nothing tiers yet, so no floor
+   * holds segments back.
    *
-   * @return how many segments were deleted
+   * @return how many segments and partitions were deleted
    */
   public int enforceRetention() throws IOException {
-    int deleted = 0;
+    int deleted = expirePartitions();
     for (LogTablet tablet : tablets.values()) {
       deleted += tablet.enforceRetention(Long.MAX_VALUE);
     }
     return deleted;
+  }
+
+  private int expirePartitions() throws IOException {
+    List<Path> tables = new ArrayList<>();
+    try (Stream<Path> entries = Files.list(root)) {
+      entries
+          .filter(entry -> Files.isDirectory(entry.resolve(PARTITIONS_DIRECTORY)))
+          .forEach(tables::add);
+    }
+    int expired = 0;
+    long oldestKept = clock.millis() - config.retention().toMillis();
+    for (Path table : tables) {
+      String tableId = table.getFileName().toString();
+      for (String partition : partitions(tableId)) {
+        synchronized (partitionLifecycle) {
+          if (closeIfIdle(tableId, partition, oldestKept)) {
+            deleteRecursively(partitionDirectory(tableId, partition));
+            expired++;
+          }
+        }
+      }
+    }
+    return expired;
+  }
+
+  /**
+   * Closes every bucket tablet of a partition if none holds a batch committed at or after {@code
+   * oldestKept}; when one does, the tablets closed so far reopen on their next use.
+   */
+  private boolean closeIfIdle(String tableId, String partition, long oldestKept)
+      throws IOException {
+    Path directory = partitionDirectory(tableId, partition);
+    List<Path> buckets;
+    try (Stream<Path> entries = Files.list(directory)) {
+      buckets = entries.toList();
+    }
+    boolean idle = true;
+    for (Path bucket : buckets) {
+      int index;
+      try {
+        index = Integer.parseInt(bucket.getFileName().toString());
+      } catch (NumberFormatException e) {
+        continue;
+      }
+      LogTablet tablet = tablets.computeIfAbsent(key(tableId, partition, index), this::open);
+      if (!tablet.closeIfIdleSince(oldestKept)) {
+        idle = false;
+        break;
+      }
+    }
+    tablets
+        .entrySet()
+        .removeIf(
+            entry ->
+                entry.getKey().tableId().equals(tableId)
+                    && entry.getKey().partition().equals(partition)
+                    && entry.getValue().isClosed());
+    return idle;
   }
 
   public LogConfig config() {

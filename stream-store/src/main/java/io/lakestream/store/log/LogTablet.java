@@ -267,7 +267,7 @@ public final class LogTablet implements AutoCloseable {
     }
   }
 
-  private boolean isClosed() {
+  boolean isClosed() {
     synchronized (appendLock) {
       return closed;
     }
@@ -447,6 +447,36 @@ public final class LogTablet implements AutoCloseable {
     }
   }
 
+  /** The commit timestamp of the newest batch, or -1 when the tablet has none. */
+  public long maxTimestamp() {
+    long newest = -1;
+    for (LogSegment segment : segments.descendingMap().values()) {
+      newest = Math.max(newest, segment.maxTimestamp());
+      if (newest >= 0) {
+        return newest;
+      }
+    }
+    return newest;
+  }
+
+  /**
+   * Closes the tablet if it holds no batch committed at or after {@code timestamp}, atomically with
+   * respect to appends: an append either lands before the check (and keeps the tablet open) or
+   * fails on the closed tablet.
+   *
+   * @return whether the tablet is closed
+   */
+  public boolean closeIfIdleSince(long timestamp) throws IOException {
+    synchronized (appendLock) {
+      if (!closed && maxTimestamp() >= timestamp) {
+        return false;
+      }
+      closeSegments();
+    }
+    stopFlusher();
+    return true;
+  }
+
   public long logStartOffset() {
     return logStartOffset;
   }
@@ -467,15 +497,25 @@ public final class LogTablet implements AutoCloseable {
   @Override
   public void close() throws IOException {
     synchronized (appendLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      flushPending();
-      for (LogSegment segment : segments.values()) {
-        segment.close();
-      }
+      closeSegments();
     }
+    stopFlusher();
+  }
+
+  /** The caller holds the append lock. */
+  private void closeSegments() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    flushPending();
+    for (LogSegment segment : segments.values()) {
+      segment.close();
+    }
+  }
+
+  /** Wakes the flusher to see the tablet closed and waits for it; without the append lock. */
+  private void stopFlusher() {
     synchronized (flushSignal) {
       flushSignal.notifyAll();
     }
