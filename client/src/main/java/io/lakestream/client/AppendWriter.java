@@ -43,11 +43,10 @@ import org.apache.iceberg.util.BucketUtil;
  * client places a key alike), or round-robin by batch when the table has none. In a partitioned
  * table each row first goes to its partition ({@link Partitioning}, computed from the row as
  * Iceberg would), and each partition has its own buckets and batches; the server creates a
- * partition on its first batch. Each writer has a
- * random writer id and a sequence per bucket, so a batch resent after a lost response is stored
- * once. {@link #flush()} sends everything pending and waits for every acknowledgement; a failed
- * batch fails the next {@code append}, {@code flush()} or {@code close()} with the server's typed
- * error.
+ * partition on its first batch. Each writer has a random writer id and a sequence per bucket, so a
+ * batch resent after a lost response is stored once. {@link #flush()} sends everything pending and
+ * waits for every acknowledgement; a failed batch fails the next {@code append}, {@code flush()} or
+ * {@code close()} with the server's typed error.
  *
  * <p>The appending thread only stores values into column vectors. A full batch is handed to the
  * writer's sender thread, which computes its statistics, encodes (and compresses) it and sends it,
