@@ -18,8 +18,6 @@ import org.apache.iceberg.types.Types;
  * <ul>
  *   <li>boolean: one byte, 0 or 1
  *   <li>int, date: 4 bytes big-endian with the sign bit flipped; long, timestamp: the same in 8
- *   <li>float, double: the IEEE bits big-endian, all bits flipped for negatives and the sign bit
- *       flipped otherwise
  *   <li>decimal: the unscaled value (scale fixed by the column) as 8 bytes like a long for
  *       precision up to 18, else as 16 bytes two's complement with the sign bit flipped
  *   <li>string (UTF-8), binary: the bytes with {@code 0x00} escaped as {@code 0x00 0xFF}, then the
@@ -27,10 +25,11 @@ import org.apache.iceberg.types.Types;
  *   <li>fixed: the bytes as they are (all of one length)
  * </ul>
  *
- * Every column's encoding is self-delimiting and order-preserving, so the concatenation is too, and
- * the encoding of the bucket-key values alone is a byte prefix of every key in that bucket-key
- * group: a prefix lookup is a RocksDB seek plus a prefix check. No key encodes to zero bytes; the
- * empty key is free for the tablet's own metadata.
+ * Iceberg does not allow float or double identifier fields, so they have no key encoding. Every
+ * column's encoding is self-delimiting and order-preserving, so the concatenation is too, and the
+ * encoding of the bucket-key values alone is a byte prefix of every key in that bucket-key group: a
+ * prefix lookup is a RocksDB seek plus a prefix check. No key encodes to zero bytes; the empty key
+ * is free for the tablet's own metadata.
  *
  * <p>Thread-safe.
  */
@@ -89,14 +88,6 @@ public final class KeyCodec {
       case BOOLEAN -> out.write((Boolean) value ? 1 : 0);
       case INTEGER, DATE -> writeInt(out, (Integer) value ^ Integer.MIN_VALUE);
       case LONG, TIMESTAMP -> writeLong(out, (Long) value ^ Long.MIN_VALUE);
-      case FLOAT -> {
-        int bits = Float.floatToIntBits((Float) value);
-        writeInt(out, bits < 0 ? ~bits : bits ^ Integer.MIN_VALUE);
-      }
-      case DOUBLE -> {
-        long bits = Double.doubleToLongBits((Double) value);
-        writeLong(out, bits < 0 ? ~bits : bits ^ Long.MIN_VALUE);
-      }
       case DECIMAL -> writeDecimal(out, (Types.DecimalType) type, (BigDecimal) value);
       case STRING -> writeEscaped(out, ((String) value).getBytes(StandardCharsets.UTF_8));
       case BINARY -> writeEscaped(out, (byte[]) value);

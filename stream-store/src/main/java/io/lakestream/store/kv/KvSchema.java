@@ -227,9 +227,9 @@ public final class KvSchema {
               + column.name()
               + "' of type "
               + type
-              + " needs a "
+              + " takes "
               + expected.getSimpleName()
-              + ", got a "
+              + " values, got "
               + value.getClass().getSimpleName());
     }
     if (type instanceof Types.DecimalType decimal) {
