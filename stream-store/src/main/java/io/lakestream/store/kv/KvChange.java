@@ -3,6 +3,7 @@ package io.lakestream.store.kv;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.ChangeType;
+import java.util.Arrays;
 
 /**
  * One record of a primary-key table's changelog.
@@ -19,6 +20,6 @@ public record KvChange(ChangeType type, Object[] row) {
 
   @Override
   public String toString() {
-    return type.shortString() + java.util.Arrays.deepToString(row);
+    return type.shortString() + Arrays.deepToString(row);
   }
 }

@@ -78,6 +78,10 @@ public final class KvTablet implements AutoCloseable {
   }
 
   private static final byte[] APPLIED_OFFSET_KEY = new byte[0];
+
+  /** Directories of the tablets open in this process: opening one rebuilds its database. */
+  private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
+
   private static final int KEPT_CHECKPOINTS = 2;
 
   private final Path directory;
@@ -162,6 +166,8 @@ public final class KvTablet implements AutoCloseable {
    * Opens a tablet in a directory: restores the newest complete checkpoint (ignoring and deleting
    * incomplete ones), or starts empty. The caller then replays the changelog from {@link
    * #appliedOffset()}.
+   *
+   * @throws IllegalStateException if a tablet of this process has the directory open
    */
   public static KvTablet open(
       Path directory, KvSchema schema, MergeEngine engine, KvConfig config, Clock clock)
@@ -171,15 +177,24 @@ public final class KvTablet implements AutoCloseable {
     requireNonNull(engine, "engine is null");
     requireNonNull(config, "config is null");
     requireNonNull(clock, "clock is null");
-    Path checkpoints = directory.resolve("checkpoints");
-    Path dbDirectory = directory.resolve("db");
-    Files.createDirectories(checkpoints);
-    KvCheckpoints.deleteRecursively(dbDirectory);
-    Optional<Path> checkpoint = KvCheckpoints.newestComplete(checkpoints);
-    if (checkpoint.isPresent()) {
-      KvCheckpoints.restore(checkpoint.get(), dbDirectory);
+    Path absolute = directory.toAbsolutePath().normalize();
+    if (!OPEN_DIRECTORIES.add(absolute)) {
+      throw new IllegalStateException("A KV tablet is already open in " + absolute);
     }
-    return new KvTablet(directory, schema, engine, config, clock, dbDirectory);
+    try {
+      Path checkpoints = absolute.resolve("checkpoints");
+      Path dbDirectory = absolute.resolve("db");
+      Files.createDirectories(checkpoints);
+      KvCheckpoints.deleteRecursively(dbDirectory);
+      Optional<Path> checkpoint = KvCheckpoints.newestComplete(checkpoints);
+      if (checkpoint.isPresent()) {
+        KvCheckpoints.restore(checkpoint.get(), dbDirectory);
+      }
+      return new KvTablet(absolute, schema, engine, config, clock, dbDirectory);
+    } catch (IOException | RuntimeException e) {
+      OPEN_DIRECTORIES.remove(absolute);
+      throw e;
+    }
   }
 
   public KvSchema schema() {
@@ -637,6 +652,7 @@ public final class KvTablet implements AutoCloseable {
         db.close();
       }
       releaseOptions();
+      OPEN_DIRECTORIES.remove(directory);
     } finally {
       lifecycle.writeLock().unlock();
       writeLock.unlock();

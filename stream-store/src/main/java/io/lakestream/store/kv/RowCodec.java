@@ -83,6 +83,7 @@ public final class RowCodec {
     byte[] nulls = new byte[(columns.size() + 7) / 8];
     in.get(nulls);
     Object[] row = new Object[schema.columnCount()];
+    boolean current = writerId == schema.schemaId();
     for (int i = 0; i < columns.size(); i++) {
       if ((nulls[i / 8] & (1 << (i % 8))) != 0) {
         continue;
@@ -90,7 +91,7 @@ public final class RowCodec {
       Object field = read(in, columns.get(i).type());
       int target = projection[i];
       if (target >= 0) {
-        row[target] = promote(schema.column(target).type(), field);
+        row[target] = current ? field : promote(schema.column(target).type(), field);
       }
     }
     return row;

@@ -445,6 +445,9 @@ class KvTabletTest {
   @Test
   void closeReleasesTheTabletAndItsScans() throws Exception {
     KvTablet tablet = open(Map.of());
+    assertThatThrownBy(() -> open(Map.of()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("A KV tablet is already open in ");
     KvScan scan = tablet.snapshotScan();
     tablet.close();
     tablet.close();
@@ -454,5 +457,6 @@ class KvTabletTest {
         .hasMessageStartingWith("KV tablet is closed");
     assertThatThrownBy(() -> tablet.prepare(0, List.of()))
         .isInstanceOf(IllegalStateException.class);
+    open(Map.of()).close();
   }
 }
