@@ -1,0 +1,42 @@
+package io.lakestream.store.kv;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+
+/**
+ * Settings of the KV tablets.
+ *
+ * @param blockCacheBytes capacity of a tablet's RocksDB block cache (data, index and filter blocks)
+ * @param writeBufferBytes size of a RocksDB memtable before it is flushed
+ * @param checkpointInterval {@link KvTablet#shouldCheckpoint()} turns true this long after the last
+ *     checkpoint once anything was written since
+ * @param checkpointBytes {@link KvTablet#shouldCheckpoint()} turns true once this many key and
+ *     value bytes were written since the last checkpoint
+ */
+public record KvConfig(
+    long blockCacheBytes,
+    long writeBufferBytes,
+    Duration checkpointInterval,
+    long checkpointBytes) {
+  public KvConfig {
+    requireNonNull(checkpointInterval, "checkpointInterval is null");
+    if (blockCacheBytes <= 0 || writeBufferBytes <= 0 || checkpointBytes <= 0) {
+      throw new IllegalArgumentException(
+          "KV sizes must be positive: blockCacheBytes="
+              + blockCacheBytes
+              + ", writeBufferBytes="
+              + writeBufferBytes
+              + ", checkpointBytes="
+              + checkpointBytes);
+    }
+  }
+
+  /**
+   * The defaults: a 64 MiB block cache, 16 MiB memtables, a checkpoint every 10 minutes or every
+   * 256 MiB written.
+   */
+  public static KvConfig defaults() {
+    return new KvConfig(64L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20);
+  }
+}

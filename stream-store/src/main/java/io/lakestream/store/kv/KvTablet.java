@@ -1,0 +1,668 @@
+package io.lakestream.store.kv;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.ChangeType;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The state of one bucket of a primary-key table: the rows by key in RocksDB, materialised from the
+ * bucket's changelog.
+ *
+ * <p><b>Write path.</b> The changelog in the log is the write-ahead log; RocksDB's own WAL is off.
+ * A write goes:
+ *
+ * <ol>
+ *   <li>{@link #prepare} merges the mutations with the current state (durable state overlaid with
+ *       earlier prepared changes) through the table's {@link MergeEngine}, returns the exact
+ *       changelog and buffers the resulting rows at the log offsets the caller says the changelog
+ *       will take;
+ *   <li>the caller appends the changelog to the log;
+ *   <li>once the log is durable up to some offset, {@link #markDurable} moves the buffered changes
+ *       below it into RocksDB in one atomic write; if the append failed, {@link #abort} discards
+ *       the changes from its base offset on.
+ * </ol>
+ *
+ * Lookups and scans read RocksDB only, so they see exactly the changes whose changelog is durable.
+ *
+ * <p><b>Offsets.</b> The <em>applied offset</em> is the log offset up to which the changelog is in
+ * RocksDB; it is stored in RocksDB atomically with the rows (under the empty key, which no row key
+ * encodes to), so a checkpoint and a snapshot scan know exactly which offset they are consistent
+ * to.
+ *
+ * <p><b>Recovery.</b> The live database in {@code <dir>/db} is scratch: {@link #open} rebuilds it
+ * from the newest complete checkpoint in {@code <dir>/checkpoints/<offset>} (or empty), and the
+ * caller replays the changelog from {@link #appliedOffset()} with {@link #replay}. {@link
+ * #checkpoint()} writes a checkpoint at the applied offset and keeps the newest two; {@link
+ * #shouldCheckpoint()} says when one is due by {@link KvConfig#checkpointInterval()} and {@link
+ * KvConfig#checkpointBytes()}.
+ *
+ * <p><b>Threads.</b> Writes ({@code prepare}, {@code markDurable}, {@code abort}, {@code replay},
+ * {@code checkpoint}) are meant to come from one thread at a time per tablet, the bucket's write
+ * path; a lock serialises them regardless. Reads run concurrently with writes and each other.
+ * {@link #close()} waits for running calls and releases every native handle.
+ */
+public final class KvTablet implements AutoCloseable {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private static final byte[] APPLIED_OFFSET_KEY = new byte[0];
+
+  /** Directories of the tablets open in this process: opening one rebuilds its database. */
+  private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
+
+  private static final int KEPT_CHECKPOINTS = 2;
+
+  private final Path directory;
+  private final Path checkpoints;
+  private final KvSchema schema;
+  private final KeyCodec keys;
+  private final RowCodec rows;
+  private final MergeEngine engine;
+  private final KvConfig config;
+  private final Clock clock;
+
+  private final LRUCache blockCache;
+  private final BloomFilter bloomFilter;
+  private final Options options;
+  private final WriteOptions writeOptions;
+  private final RocksDB db;
+
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private final Set<KvScan> scans = ConcurrentHashMap.newKeySet();
+  private final PreWriteBuffer buffer = new PreWriteBuffer();
+  private volatile long appliedOffset;
+  private volatile boolean closed;
+  private long nextOffset;
+  private long bytesSinceCheckpoint;
+  private long lastCheckpointMillis;
+
+  private KvTablet(
+      Path directory,
+      KvSchema schema,
+      MergeEngine engine,
+      KvConfig config,
+      Clock clock,
+      Path dbDirectory)
+      throws IOException {
+    this.directory = directory;
+    this.checkpoints = directory.resolve("checkpoints");
+    this.schema = schema;
+    this.keys = new KeyCodec(schema);
+    this.rows = new RowCodec(schema);
+    this.engine = engine;
+    this.config = config;
+    this.clock = clock;
+    this.blockCache = new LRUCache(config.blockCacheBytes());
+    this.bloomFilter = new BloomFilter(10, false);
+    this.options =
+        new Options()
+            .setCreateIfMissing(true)
+            .setTableFormatConfig(
+                new BlockBasedTableConfig()
+                    .setBlockCache(blockCache)
+                    .setFilterPolicy(bloomFilter)
+                    .setWholeKeyFiltering(true)
+                    .setCacheIndexAndFilterBlocks(true)
+                    .setPinL0FilterAndIndexBlocksInCache(true))
+            .setWriteBufferSize(config.writeBufferBytes())
+            .setMaxWriteBufferNumber(3)
+            .setCompressionType(CompressionType.LZ4_COMPRESSION)
+            .setAvoidFlushDuringShutdown(true)
+            .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+            .setKeepLogFileNum(2);
+    this.writeOptions = new WriteOptions().setDisableWAL(true);
+    RocksDB opened;
+    try {
+      opened = RocksDB.open(options, dbDirectory.toString());
+    } catch (RocksDBException e) {
+      releaseOptions();
+      throw new IOException("Cannot open the KV store in " + dbDirectory, e);
+    }
+    this.db = opened;
+    try {
+      this.appliedOffset = readOffset(db.get(APPLIED_OFFSET_KEY));
+    } catch (RocksDBException e) {
+      close();
+      throw new IOException("Cannot read the applied offset in " + dbDirectory, e);
+    }
+    this.nextOffset = appliedOffset;
+    this.lastCheckpointMillis = clock.millis();
+  }
+
+  /**
+   * Opens a tablet in a directory: restores the newest complete checkpoint (ignoring and deleting
+   * incomplete ones), or starts empty. The caller then replays the changelog from {@link
+   * #appliedOffset()}.
+   *
+   * @throws IllegalStateException if a tablet of this process has the directory open
+   */
+  public static KvTablet open(
+      Path directory, KvSchema schema, MergeEngine engine, KvConfig config, Clock clock)
+      throws IOException {
+    requireNonNull(directory, "directory is null");
+    requireNonNull(schema, "schema is null");
+    requireNonNull(engine, "engine is null");
+    requireNonNull(config, "config is null");
+    requireNonNull(clock, "clock is null");
+    Path absolute = directory.toAbsolutePath().normalize();
+    if (!OPEN_DIRECTORIES.add(absolute)) {
+      throw new IllegalStateException("A KV tablet is already open in " + absolute);
+    }
+    try {
+      Path checkpoints = absolute.resolve("checkpoints");
+      Path dbDirectory = absolute.resolve("db");
+      Files.createDirectories(checkpoints);
+      KvCheckpoints.deleteRecursively(dbDirectory);
+      Optional<Path> checkpoint = KvCheckpoints.newestComplete(checkpoints);
+      if (checkpoint.isPresent()) {
+        KvCheckpoints.restore(checkpoint.get(), dbDirectory);
+      }
+      return new KvTablet(absolute, schema, engine, config, clock, dbDirectory);
+    } catch (IOException | RuntimeException e) {
+      OPEN_DIRECTORIES.remove(absolute);
+      throw e;
+    }
+  }
+
+  public KvSchema schema() {
+    return schema;
+  }
+
+  /** The log offset up to which the changelog is applied to the durable state. */
+  public long appliedOffset() {
+    return appliedOffset;
+  }
+
+  /**
+   * Merges mutations with the current state and returns their changelog; buffers the resulting
+   * state, invisible to reads until {@link #markDurable}.
+   *
+   * <p>Mutations apply in order, a later one of a key seeing the earlier one's result, and all see
+   * the changes of earlier prepares not yet durable. Per mutation the changelog is {@code +I} for a
+   * new key, {@code -U} (old row) then {@code +U} (new row) for a changed row, {@code -D} (old row)
+   * for a removed one, and nothing when the row does not change (a delete of a missing key, an
+   * upsert the merge engine ignores, a write producing an identical row). Record {@code i} of the
+   * result takes log offset {@code baseOffset + i}.
+   *
+   * <p>Atomic: if any mutation is refused the call throws and nothing is buffered.
+   *
+   * @param baseOffset the log offset the first changelog record will take; not below the end of
+   *     what was prepared before (or the applied offset)
+   * @throws InvalidMutationException (or its {@link DeleteNotSupportedException}) naming the
+   *     mutation and the reason: wrong arity or value types, a null key column, a partial update
+   *     without the key columns or with an unknown column, or a write the merge engine refuses
+   * @throws IllegalArgumentException if {@code baseOffset} is below the prepared end
+   */
+  public List<KvChange> prepare(long baseOffset, List<Mutation> mutations) throws IOException {
+    requireNonNull(mutations, "mutations is null");
+    writeLock.lock();
+    try {
+      ensureOpen();
+      if (baseOffset < nextOffset) {
+        throw new IllegalArgumentException(
+            "Cannot prepare changes at offset "
+                + baseOffset
+                + ": offsets below "
+                + nextOffset
+                + " are already prepared or durable");
+      }
+      List<Mutation> canonical = new ArrayList<>(mutations.size());
+      List<byte[]> mutationKeys = new ArrayList<>(mutations.size());
+      for (int i = 0; i < mutations.size(); i++) {
+        Mutation mutation = canonical(i, mutations.get(i));
+        canonical.add(mutation);
+        mutationKeys.add(keys.encodeRow(mutation.row()));
+      }
+      Map<ByteBuffer, Object[]> state = currentState(mutationKeys);
+      List<KvChange> changes = new ArrayList<>();
+      List<PreWriteBuffer.Entry> staged = new ArrayList<>();
+      for (int i = 0; i < canonical.size(); i++) {
+        Mutation mutation = canonical.get(i);
+        ByteBuffer key = ByteBuffer.wrap(mutationKeys.get(i));
+        Object[] before = state.get(key);
+        Object[] after =
+            mutation.kind() == Mutation.Kind.DELETE
+                ? engine.delete(before, mutation)
+                : engine.upsert(before, mutation);
+        boolean unchanged =
+            before == null ? after == null : after != null && Arrays.deepEquals(before, after);
+        if (unchanged) {
+          continue;
+        }
+        if (before == null) {
+          changes.add(new KvChange(ChangeType.INSERT, after));
+        } else if (after == null) {
+          changes.add(new KvChange(ChangeType.DELETE, before));
+        } else {
+          changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before));
+          changes.add(new KvChange(ChangeType.UPDATE_AFTER, after));
+        }
+        staged.add(
+            new PreWriteBuffer.Entry(
+                baseOffset + changes.size() - 1,
+                mutationKeys.get(i),
+                after,
+                after == null ? null : rows.encode(after)));
+        state.put(key, after);
+      }
+      staged.forEach(buffer::add);
+      nextOffset = baseOffset + changes.size();
+      return changes;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private Mutation canonical(int index, Mutation mutation) {
+    requireNonNull(mutation, "mutation is null");
+    Object[] row;
+    try {
+      row = schema.canonicalRow(mutation.row());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidMutationException("Mutation " + index + " refused: " + e.getMessage(), e);
+    }
+    if (!mutation.isPartial()) {
+      return new Mutation(mutation.kind(), row, null);
+    }
+    int[] targets = Arrays.stream(mutation.targetColumns()).sorted().distinct().toArray();
+    for (int target : targets) {
+      if (target < 0 || target >= schema.columnCount()) {
+        throw new InvalidMutationException(
+            "Mutation "
+                + index
+                + " refused: a partial update names unknown column position "
+                + target
+                + "; the schema has "
+                + schema.columnCount()
+                + " columns");
+      }
+    }
+    for (int key : schema.primaryKey()) {
+      if (Arrays.binarySearch(targets, key) < 0) {
+        throw new InvalidMutationException(
+            "Mutation "
+                + index
+                + " refused: a partial update must write primary-key column '"
+                + schema.column(key).name()
+                + "'");
+      }
+    }
+    return new Mutation(mutation.kind(), row, targets);
+  }
+
+  /** The current row (or null) of each key: buffered state first, RocksDB for the rest. */
+  private Map<ByteBuffer, Object[]> currentState(List<byte[]> mutationKeys) throws IOException {
+    Map<ByteBuffer, Object[]> state = new HashMap<>();
+    Map<ByteBuffer, byte[]> unbuffered = new LinkedHashMap<>();
+    for (byte[] key : mutationKeys) {
+      ByteBuffer wrapped = ByteBuffer.wrap(key);
+      if (state.containsKey(wrapped) || unbuffered.containsKey(wrapped)) {
+        continue;
+      }
+      PreWriteBuffer.Entry entry = buffer.get(key);
+      if (entry != null) {
+        state.put(wrapped, entry.row);
+      } else {
+        unbuffered.put(wrapped, key);
+      }
+    }
+    if (!unbuffered.isEmpty()) {
+      List<byte[]> values = multiGet(new ArrayList<>(unbuffered.values()));
+      int i = 0;
+      for (ByteBuffer key : unbuffered.keySet()) {
+        byte[] value = values.get(i++);
+        state.put(key, value == null ? null : rows.decode(value));
+      }
+    }
+    return state;
+  }
+
+  /**
+   * Moves the buffered changes below an offset into RocksDB, in one atomic write, and makes them
+   * visible to reads; the applied offset becomes {@code logEndOffset}. Call it when the log is
+   * durable up to {@code logEndOffset}; every changelog record below it must have come from this
+   * tablet's {@link #prepare}. Idempotent: an offset at or below the applied offset does nothing.
+   */
+  public void markDurable(long logEndOffset) throws IOException {
+    writeLock.lock();
+    try {
+      ensureOpen();
+      if (logEndOffset <= appliedOffset) {
+        return;
+      }
+      long bytes = 0;
+      try (WriteBatch batch = new WriteBatch()) {
+        for (PreWriteBuffer.Entry entry : buffer.below(logEndOffset)) {
+          if (entry.value == null) {
+            batch.delete(entry.key);
+            bytes += entry.key.length;
+          } else {
+            batch.put(entry.key, entry.value);
+            bytes += entry.key.length + entry.value.length;
+          }
+        }
+        batch.put(APPLIED_OFFSET_KEY, encodeOffset(logEndOffset));
+        db.write(writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
+      }
+      buffer.removeBelow(logEndOffset);
+      appliedOffset = logEndOffset;
+      nextOffset = Math.max(nextOffset, logEndOffset);
+      bytesSinceCheckpoint += bytes;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Discards the prepared changes at and above an offset, because appending their changelog to the
+   * log failed; later prepares start from the state before them. Nothing happens to durable state.
+   *
+   * @throws IllegalStateException if the offset is below the applied offset (already durable)
+   */
+  public void abort(long baseOffset) {
+    writeLock.lock();
+    try {
+      ensureOpen();
+      if (baseOffset < appliedOffset) {
+        throw new IllegalStateException(
+            "Cannot abort changes from offset "
+                + baseOffset
+                + ": the changelog is durable up to "
+                + appliedOffset);
+      }
+      buffer.truncateFrom(baseOffset);
+      nextOffset = Math.min(nextOffset, baseOffset);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Applies one changelog record read back from the log after {@link #open}: {@code +I} and {@code
+   * +U} put the row, {@code -D} removes its key, {@code -U} changes nothing. A record below the
+   * applied offset is already in the state and is skipped, so replaying from any earlier offset is
+   * safe.
+   *
+   * @param row the full row in current schema column order
+   * @return whether the record was applied (false: below the applied offset)
+   * @throws IllegalStateException if prepared changes are pending
+   * @throws IllegalArgumentException if the row does not fit the schema
+   */
+  public boolean replay(long offset, ChangeType type, Object[] row) throws IOException {
+    requireNonNull(type, "type is null");
+    writeLock.lock();
+    try {
+      ensureOpen();
+      if (!buffer.isEmpty()) {
+        throw new IllegalStateException("Cannot replay the changelog while changes are prepared");
+      }
+      if (offset < appliedOffset) {
+        return false;
+      }
+      Object[] canonical = schema.canonicalRow(row);
+      byte[] key = keys.encodeRow(canonical);
+      long bytes = key.length;
+      try (WriteBatch batch = new WriteBatch()) {
+        switch (type) {
+          case INSERT, UPDATE_AFTER -> {
+            byte[] value = rows.encode(canonical);
+            batch.put(key, value);
+            bytes += value.length;
+          }
+          case DELETE -> batch.delete(key);
+          case UPDATE_BEFORE -> bytes = 0;
+        }
+        batch.put(APPLIED_OFFSET_KEY, encodeOffset(offset + 1));
+        db.write(writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("Cannot replay the change at offset " + offset, e);
+      }
+      appliedOffset = offset + 1;
+      nextOffset = Math.max(nextOffset, appliedOffset);
+      bytesSinceCheckpoint += bytes;
+      return true;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * The durable row of a key, or null.
+   *
+   * @param keyValues the primary-key values in primary-key (schema) order
+   * @throws IllegalArgumentException for a wrong count, a null or a value of the wrong type
+   */
+  public Object[] lookup(Object[] keyValues) throws IOException {
+    byte[] key = keys.encodeKey(keyValues);
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      byte[] value = db.get(key);
+      return value == null ? null : rows.decode(value);
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot look up a key", e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * The durable rows of several keys, in their order, null where a key has none; one RocksDB
+   * multi-get.
+   *
+   * @throws IllegalArgumentException for a key that does not fit the primary key
+   */
+  public List<Object[]> lookupAll(List<Object[]> keyValues) throws IOException {
+    List<byte[]> encoded = new ArrayList<>(keyValues.size());
+    for (Object[] each : keyValues) {
+      encoded.add(keys.encodeKey(each));
+    }
+    List<byte[]> values = multiGet(encoded);
+    List<Object[]> result = new ArrayList<>(values.size());
+    for (byte[] value : values) {
+      result.add(value == null ? null : rows.decode(value));
+    }
+    return result;
+  }
+
+  /**
+   * The durable rows whose bucket-key columns have these values, in key order.
+   *
+   * @param bucketKeyValues the bucket-key values in bucket-key order
+   * @throws IllegalArgumentException for a wrong count, a null or a value of the wrong type
+   */
+  public List<Object[]> prefixLookup(Object[] bucketKeyValues) throws IOException {
+    byte[] prefix = keys.encodeBucketKeyPrefix(bucketKeyValues);
+    lifecycle.readLock().lock();
+    try (RocksIterator iterator = openIterator()) {
+      List<Object[]> result = new ArrayList<>();
+      for (iterator.seek(prefix); iterator.isValid(); iterator.next()) {
+        byte[] key = iterator.key();
+        if (key.length < prefix.length
+            || !Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
+          break;
+        }
+        result.add(rows.decode(iterator.value()));
+      }
+      return result;
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  private RocksIterator openIterator() {
+    ensureOpen();
+    return db.newIterator();
+  }
+
+  /**
+   * Every durable row as of now, with the log offset that state is consistent to, from a RocksDB
+   * snapshot. The caller must close the scan.
+   */
+  public KvScan snapshotScan() throws IOException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      Snapshot snapshot = db.getSnapshot();
+      ReadOptions readOptions = new ReadOptions().setSnapshot(snapshot);
+      long offset;
+      try {
+        offset = readOffset(db.get(readOptions, APPLIED_OFFSET_KEY));
+      } catch (RocksDBException e) {
+        readOptions.close();
+        db.releaseSnapshot(snapshot);
+        throw new IOException("Cannot read the applied offset", e);
+      }
+      KvScan scan =
+          new KvScan(this, db, snapshot, readOptions, db.newIterator(readOptions), rows, offset);
+      scans.add(scan);
+      return scan;
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  void forget(KvScan scan) {
+    scans.remove(scan);
+  }
+
+  /**
+   * Writes a checkpoint of the durable state to {@code checkpoints/<appliedOffset>} and deletes all
+   * but the newest two. The state is flushed first, so the checkpoint holds exactly the changelog
+   * below the applied offset. A checkpoint that already exists for the offset is kept.
+   *
+   * @return the log offset the checkpoint is consistent to
+   */
+  public long checkpoint() throws IOException {
+    writeLock.lock();
+    try {
+      ensureOpen();
+      long offset = appliedOffset;
+      Path target = KvCheckpoints.path(checkpoints, offset);
+      if (!KvCheckpoints.isComplete(target)) {
+        KvCheckpoints.deleteRecursively(target);
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+            Checkpoint checkpoint = Checkpoint.create(db)) {
+          db.flush(flush);
+          checkpoint.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+          throw new IOException("Cannot write a checkpoint to " + target, e);
+        }
+        KvCheckpoints.markComplete(target);
+        KvCheckpoints.retainNewest(checkpoints, KEPT_CHECKPOINTS);
+      }
+      lastCheckpointMillis = clock.millis();
+      bytesSinceCheckpoint = 0;
+      return offset;
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /**
+   * Whether a checkpoint is due: {@link KvConfig#checkpointBytes()} written since the last one, or
+   * anything written and {@link KvConfig#checkpointInterval()} passed.
+   */
+  public boolean shouldCheckpoint() {
+    writeLock.lock();
+    try {
+      return bytesSinceCheckpoint >= config.checkpointBytes()
+          || bytesSinceCheckpoint > 0
+              && clock.millis() - lastCheckpointMillis >= config.checkpointInterval().toMillis();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private List<byte[]> multiGet(List<byte[]> encoded) throws IOException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      return db.multiGetAsList(encoded);
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot look up " + encoded.size() + " keys", e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("KV tablet is closed: " + directory);
+    }
+  }
+
+  private static byte[] encodeOffset(long offset) {
+    return ByteBuffer.allocate(Long.BYTES).putLong(offset).array();
+  }
+
+  private static long readOffset(byte[] value) {
+    return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+  }
+
+  /** Closes open scans and releases every native handle; prepared changes are dropped. */
+  @Override
+  public void close() {
+    writeLock.lock();
+    lifecycle.writeLock().lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (KvScan scan : List.copyOf(scans)) {
+        scan.close();
+      }
+      if (db != null) {
+        db.close();
+      }
+      releaseOptions();
+      OPEN_DIRECTORIES.remove(directory);
+    } finally {
+      lifecycle.writeLock().unlock();
+      writeLock.unlock();
+    }
+  }
+
+  private void releaseOptions() {
+    writeOptions.close();
+    options.close();
+    bloomFilter.close();
+    blockCache.close();
+  }
+}
