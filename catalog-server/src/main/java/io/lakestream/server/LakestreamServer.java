@@ -22,6 +22,8 @@ import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import io.lakestream.storage.WarehouseStorage;
 import io.lakestream.store.StreamService;
+import io.lakestream.store.kv.KvConfig;
+import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.LogManager;
 import io.lakestream.store.rpc.RpcServer;
 import io.lakestream.stream.ArrowBatchProjector;
@@ -63,6 +65,7 @@ public final class LakestreamServer implements AutoCloseable {
           });
   private JdbcMetadataStore store;
   private LogManager logs;
+  private KvManager kvs;
   private RpcServer rpc;
   private CatalogHttpServer http;
 
@@ -158,6 +161,9 @@ public final class LakestreamServer implements AutoCloseable {
       logs =
           new LogManager(
               config.dataDirectory().resolve("streams"), config.stream().log(), Clock.systemUTC());
+      kvs =
+          new KvManager(
+              config.dataDirectory().resolve("kv"), KvConfig.defaults(), Clock.systemUTC());
     } catch (IOException e) {
       throw new StartupException(
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
@@ -165,6 +171,7 @@ public final class LakestreamServer implements AutoCloseable {
     }
     catalogs.values().forEach(catalog -> catalog.onTableDropped(this::dropStream));
     housekeeping.scheduleWithFixedDelay(this::enforceLogRetention, 1, 1, TimeUnit.MINUTES);
+    housekeeping.scheduleWithFixedDelay(this::checkpointState, 10, 10, TimeUnit.SECONDS);
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
     JdbcIdempotencyStore idempotency = new JdbcIdempotencyStore(store);
     idempotency.purgeExpired(System.currentTimeMillis());
@@ -223,6 +230,7 @@ public final class LakestreamServer implements AutoCloseable {
         new RpcServer(
             new StreamService(
                 logs,
+                kvs,
                 new CatalogTableResolver(warehouses),
                 streamAccess,
                 new ArrowBatchProjector(),
@@ -337,8 +345,17 @@ public final class LakestreamServer implements AutoCloseable {
     }
   }
 
+  private void checkpointState() {
+    try {
+      kvs.checkpointDue();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Checkpointing primary-key table state failed", e);
+    }
+  }
+
   private void dropStream(org.apache.iceberg.TableMetadata metadata) {
     try {
+      kvs.dropTable(metadata.uuid());
       logs.dropTable(metadata.uuid());
     } catch (IOException e) {
       LOG.warn("Dropped table {} but could not delete its stream data", metadata.location(), e);
@@ -374,6 +391,10 @@ public final class LakestreamServer implements AutoCloseable {
     }
     if (rpc != null) {
       rpc.close();
+    }
+    housekeeping.shutdownNow();
+    if (kvs != null) {
+      kvs.close();
     }
     if (logs != null) {
       try {

@@ -6,6 +6,7 @@ import io.lakestream.catalog.NoSuchWarehouseException;
 import io.lakestream.catalog.Warehouses;
 import io.lakestream.client.PartitionField;
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.StreamTable;
 import io.lakestream.store.TableResolver;
@@ -77,12 +78,16 @@ public final class CatalogTableResolver implements TableResolver {
         .filter(table -> table.tableId().equals(tableId));
   }
 
-  private static Map<Integer, String> arrowSchemas(TableMetadata metadata) {
+  private static Map<Integer, String> arrowSchemas(TableMetadata metadata, boolean changelog) {
     Map<Integer, String> schemas = new java.util.HashMap<>();
     metadata
         .schemasById()
         .forEach(
-            (id, schema) -> schemas.put(id, IcebergArrowSchemas.toArrowSchema(schema).toJson()));
+            (id, schema) -> {
+              org.apache.arrow.vector.types.pojo.Schema arrow =
+                  IcebergArrowSchemas.toArrowSchema(schema);
+              schemas.put(id, (changelog ? ArrowValues.withChangeType(arrow) : arrow).toJson());
+            });
     return schemas;
   }
 
@@ -90,6 +95,9 @@ public final class CatalogTableResolver implements TableResolver {
       String warehouse, List<String> namespace, String name, TableMetadata metadata) {
     Map<String, String> properties = metadata.properties();
     String bucketKey = properties.get(StreamTableProperties.BUCKET_KEY);
+    boolean primaryKeyTable =
+        StreamTableProperties.PRIMARY_KEY.equals(properties.get(StreamTableProperties.KIND));
+    List<String> primaryKey = primaryKey(metadata.schema());
     List<PartitionField> partitionFields =
         StreamTableProperties.partitionFields(metadata.spec(), metadata.schema());
     return new StreamTable(
@@ -102,12 +110,23 @@ public final class CatalogTableResolver implements TableResolver {
         metadata.currentSchemaId(),
         metadata.schemasById().keySet(),
         SchemaParser.toJson(metadata.schema()),
-        arrowSchemas(metadata),
-        bucketKey == null
-            ? List.of()
-            : Arrays.stream(bucketKey.split(",")).map(String::trim).toList(),
+        arrowSchemas(metadata, primaryKeyTable),
+        bucketKey != null
+            ? Arrays.stream(bucketKey.split(",")).map(String::trim).toList()
+            : primaryKeyTable ? primaryKey : List.of(),
         partitionFields,
-        partitioning(metadata, partitionFields));
+        partitioning(metadata, partitionFields),
+        primaryKeyTable ? primaryKey : List.of(),
+        metadata.schemasById(),
+        properties);
+  }
+
+  /** The identifier fields of a schema, by name in schema order. */
+  static List<String> primaryKey(org.apache.iceberg.Schema schema) {
+    return schema.columns().stream()
+        .filter(column -> schema.identifierFieldIds().contains(column.fieldId()))
+        .map(org.apache.iceberg.types.Types.NestedField::name)
+        .toList();
   }
 
   /**

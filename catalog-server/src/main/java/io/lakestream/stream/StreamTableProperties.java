@@ -3,6 +3,8 @@ package io.lakestream.stream;
 import io.lakestream.client.PartitionField;
 import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.store.kv.KvSchema;
+import io.lakestream.store.kv.MergeEngines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +56,9 @@ public final class StreamTableProperties {
         throw new BadRequestException("A stream table cannot have this schema: %s", e.getMessage());
       }
     }
+    if (PRIMARY_KEY.equals(kind) && schema != null) {
+      validatePrimaryKey(properties, schema);
+    }
     String bucketKey = properties.get(BUCKET_KEY);
     if (bucketKey != null && schema != null) {
       for (String column : bucketKey.split(",")) {
@@ -62,6 +67,25 @@ public final class StreamTableProperties {
               "Invalid %s: column '%s' is not in the table schema", BUCKET_KEY, column.trim());
         }
       }
+    }
+  }
+
+  private static void validatePrimaryKey(Map<String, String> properties, Schema schema) {
+    if (schema.identifierFieldIds().isEmpty()) {
+      throw new BadRequestException(
+          "A primary-key table needs a primary key: set the schema's identifier fields");
+    }
+    String bucketKey = properties.get(BUCKET_KEY);
+    try {
+      KvSchema.create(
+          Map.of(schema.schemaId(), schema),
+          schema.schemaId(),
+          bucketKey == null
+              ? List.of()
+              : java.util.Arrays.stream(bucketKey.split(",")).map(String::trim).toList());
+      MergeEngines.create(schema, properties);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("Invalid primary-key table: %s", e.getMessage());
     }
   }
 
@@ -98,6 +122,16 @@ public final class StreamTableProperties {
           IcebergArrowSchemas.toArrowSchema(updated.schema()));
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("Invalid partition spec: %s", e.getMessage());
+    }
+    if (PRIMARY_KEY.equals(updated.properties().get(KIND))) {
+      for (org.apache.iceberg.PartitionField field : updated.spec().fields()) {
+        if (!updated.schema().identifierFieldIds().contains(field.sourceId())) {
+          throw new BadRequestException(
+              "Invalid partition spec: partition field %s of a primary-key table must come from a"
+                  + " primary-key column",
+              field.name());
+        }
+      }
     }
   }
 

@@ -80,6 +80,9 @@ public final class AppendWriter implements AutoCloseable {
   private final Table table;
   private final WriterOptions options;
   private final Schema schema;
+  // For a primary-key table's UpsertWriter: the columns a partial update writes (empty for whole
+  // rows); null for a log table's writer.
+  private final int[] targetColumns;
   private final int[] keyColumns;
   private final long writerId = new SecureRandom().nextLong() & Long.MAX_VALUE;
   private final BufferAllocator allocator = new RootAllocator();
@@ -143,21 +146,37 @@ public final class AppendWriter implements AutoCloseable {
     private final long ordinal;
     private final Bucket bucket;
     private final LogBatch batch;
+    private final byte[] operations;
     private final CompletableFuture<ProduceResponse> result;
     private int attempts;
 
-    Sent(long ordinal, Bucket bucket, LogBatch batch, CompletableFuture<ProduceResponse> result) {
+    Sent(
+        long ordinal,
+        Bucket bucket,
+        LogBatch batch,
+        byte[] operations,
+        CompletableFuture<ProduceResponse> result) {
       this.ordinal = ordinal;
       this.bucket = bucket;
       this.batch = batch;
+      this.operations = operations;
       this.result = result;
     }
   }
 
   AppendWriter(Table table, WriterOptions options) {
+    this(table, options, table.arrowSchema(table.schemaId()), null);
+  }
+
+  /**
+   * A writer of rows of {@code schema}; with {@code targetColumns} (empty for whole rows) it sends
+   * a primary-key table's upserts and deletes instead of appends.
+   */
+  AppendWriter(Table table, WriterOptions options, Schema schema, int[] targetColumns) {
     this.table = requireNonNull(table, "table is null");
     this.options = requireNonNull(options, "options is null");
-    this.schema = table.arrowSchema(table.schemaId());
+    this.schema = requireNonNull(schema, "schema is null");
+    this.targetColumns = targetColumns;
     this.keyColumns =
         table.bucketKey().stream().mapToInt(column -> LogScanner.indexOf(schema, column)).toArray();
     Partitioning partitioning = table.partitioning();
@@ -188,6 +207,11 @@ public final class AppendWriter implements AutoCloseable {
    * @throws RpcException when an earlier batch failed
    */
   public void append(Object... values) {
+    add(values, (byte) 0);
+  }
+
+  /** Adds a row, with an operation code when the writer writes to a primary-key table. */
+  void add(Object[] values, byte operation) {
     if (values.length != schema.getFields().size()) {
       throw new IllegalArgumentException(
           "Row has "
@@ -208,7 +232,11 @@ public final class AppendWriter implements AutoCloseable {
       if (bucket.open == null) {
         open(bucket);
       }
-      bucket.open.add(values);
+      if (targetColumns == null) {
+        bucket.open.add(values);
+      } else {
+        bucket.open.add(values, operation);
+      }
       if (bucket.open.isFull()) {
         handOff(bucket);
       }
@@ -248,6 +276,11 @@ public final class AppendWriter implements AutoCloseable {
       partition.roundRobin = (partition.roundRobin + 1) % buckets;
       return partition.roundRobin;
     }
+    return bucketOf(values, keyColumns, buckets);
+  }
+
+  /** The bucket of a row by its bucket-key columns, as every client computes it. */
+  static int bucketOf(Object[] values, int[] keyColumns, int buckets) {
     int hash = 0;
     for (int column : keyColumns) {
       hash = 31 * hash + hash(values[column]);
@@ -316,7 +349,7 @@ public final class AppendWriter implements AutoCloseable {
       if (target.open != null) {
         handOff(target);
       }
-      return submit(target, rows, () -> encoded);
+      return submit(target, rows, () -> encoded, null);
     }
   }
 
@@ -343,6 +376,7 @@ public final class AppendWriter implements AutoCloseable {
       recycle(batch);
       return;
     }
+    byte[] operations = targetColumns == null ? null : batch.operations();
     submit(
         bucket,
         batch.rowCount(),
@@ -353,12 +387,13 @@ public final class AppendWriter implements AutoCloseable {
           } finally {
             recycle(batch);
           }
-        });
+        },
+        operations);
   }
 
   /** Queues one batch for the sender; the caller holds this writer's lock. */
   private CompletableFuture<ProduceResponse> submit(
-      Bucket bucket, int rows, Supplier<ByteBuffer> payload) {
+      Bucket bucket, int rows, Supplier<ByteBuffer> payload, byte[] operations) {
     inFlight.acquireUninterruptibly();
     bucket.inFlight.acquireUninterruptibly();
     int sequence = bucket.sequence++;
@@ -366,7 +401,7 @@ public final class AppendWriter implements AutoCloseable {
     unacknowledged.removeIf(done -> done.isDone() && !done.isCompletedExceptionally());
     unacknowledged.add(result);
     try {
-      sender.execute(() -> send(bucket, sequence, rows, payload, result));
+      sender.execute(() -> send(bucket, sequence, rows, payload, operations, result));
     } catch (RejectedExecutionException e) {
       inFlight.release();
       bucket.inFlight.release();
@@ -384,6 +419,7 @@ public final class AppendWriter implements AutoCloseable {
       int sequence,
       int rows,
       Supplier<ByteBuffer> payload,
+      byte[] operations,
       CompletableFuture<ProduceResponse> result) {
     LogBatch batch;
     try {
@@ -399,7 +435,7 @@ public final class AppendWriter implements AutoCloseable {
       fail(bucket, result, asRpcException(e));
       return;
     }
-    Sent sent = new Sent(nextOrdinal++, bucket, batch, result);
+    Sent sent = new Sent(nextOrdinal++, bucket, batch, operations, result);
     synchronized (outstanding) {
       outstanding.put(sent.ordinal, sent);
     }
@@ -444,7 +480,15 @@ public final class AppendWriter implements AutoCloseable {
     sent.attempts++;
     CompletableFuture<ProduceResponse> ack;
     try {
-      ack = table.append(sent.bucket.partition.name, sent.bucket.index, sent.batch);
+      ack =
+          targetColumns == null
+              ? table.append(sent.bucket.partition.name, sent.bucket.index, sent.batch)
+              : table.putKv(
+                  sent.bucket.partition.name,
+                  sent.bucket.index,
+                  targetColumns,
+                  sent.operations,
+                  sent.batch);
     } catch (RuntimeException e) {
       ack = CompletableFuture.failedFuture(e);
     }

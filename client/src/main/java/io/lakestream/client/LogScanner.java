@@ -60,7 +60,14 @@ public final class LogScanner implements AutoCloseable {
 
   LogScanner(Table table, List<String> columns, BatchFilter filter) {
     this.table = requireNonNull(table, "table is null");
-    this.columns = List.copyOf(columns);
+    this.columns =
+        columns.isEmpty() || !table.kind().equals("primary-key")
+            ? List.copyOf(columns)
+            : java.util.stream.Stream.concat(
+                    columns.stream(),
+                    java.util.stream.Stream.of(
+                        io.lakestream.client.arrow.ArrowValues.CHANGE_TYPE_COLUMN))
+                .toList();
     this.filter = requireNonNull(filter, "filter is null");
     Schema current = table.arrowSchema(table.schemaId());
     filter.validate(current);

@@ -22,6 +22,7 @@ import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -41,13 +42,14 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>Not thread safe; the writer hands a batch from the appending thread to its sender thread.
  */
-final class RowBatch {
+public final class RowBatch {
   private final Schema schema;
   private final Column[] columns;
   private final int capacity;
   private int rows;
+  private byte[] operations;
 
-  RowBatch(Schema schema, int capacity) {
+  public RowBatch(Schema schema, int capacity) {
     this.schema = schema;
     this.capacity = capacity;
     List<Field> fields = schema.getFields();
@@ -62,7 +64,7 @@ final class RowBatch {
    *
    * @throws IllegalArgumentException for a value the column cannot hold; the batch is unchanged
    */
-  void add(Object[] values) {
+  public void add(Object[] values) {
     int row = rows;
     for (int column = 0; column < values.length; column++) {
       Object value = values[column];
@@ -82,6 +84,20 @@ final class RowBatch {
       }
     }
     rows = row + 1;
+  }
+
+  /** Adds a row with an operation code (for a primary-key table's writes), as {@link #add}. */
+  public void add(Object[] values, byte operation) {
+    add(values);
+    if (operations == null) {
+      operations = new byte[capacity];
+    }
+    operations[rows - 1] = operation;
+  }
+
+  /** The operation codes of the rows added with one, in row order. */
+  public byte[] operations() {
+    return operations == null ? new byte[0] : Arrays.copyOf(operations, rows);
   }
 
   /**
@@ -120,16 +136,16 @@ final class RowBatch {
     return column.store(row, value);
   }
 
-  int rowCount() {
+  public int rowCount() {
     return rows;
   }
 
-  boolean isFull() {
+  public boolean isFull() {
     return rows >= capacity;
   }
 
   /** Fills a new root of the batch's schema with its rows; the root's vectors must be empty. */
-  void writeTo(VectorSchemaRoot root) {
+  public void writeTo(VectorSchemaRoot root) {
     List<FieldVector> vectors = root.getFieldVectors();
     for (int i = 0; i < columns.length; i++) {
       columns[i].writeTo(vectors.get(i), rows);
@@ -138,7 +154,7 @@ final class RowBatch {
   }
 
   /** Empties the batch for reuse, keeping its arrays. */
-  void reset() {
+  public void reset() {
     for (Column column : columns) {
       column.reset(rows);
     }
@@ -193,6 +209,9 @@ final class RowBatch {
       }
       if (type instanceof ArrowType.Bool) {
         return value -> value instanceof Boolean;
+      }
+      if (type instanceof ArrowType.Int integer && integer.getBitWidth() == 8) {
+        return value -> value instanceof Byte;
       }
       if (type instanceof ArrowType.Decimal decimal) {
         return value ->
@@ -308,6 +327,10 @@ final class RowBatch {
       }
       if (date && value instanceof LocalDate day) {
         values[row] = (int) day.toEpochDay();
+        return true;
+      }
+      if (date && value instanceof Integer days) {
+        values[row] = days;
         return true;
       }
       return false;
@@ -473,6 +496,8 @@ final class RowBatch {
         v.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
       } else if (vector instanceof VarBinaryVector v) {
         v.setSafe(row, (byte[]) value);
+      } else if (vector instanceof TinyIntVector v) {
+        v.setSafe(row, (Byte) value);
       } else {
         throw new IllegalArgumentException(
             "Unsupported column type " + vector.getField().getType() + " of " + vector.getName());

@@ -2,6 +2,7 @@ package io.lakestream.client;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.arrow.ArrowValues;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.FieldVector;
@@ -36,13 +37,33 @@ public record ScanBatch(
   }
 
   /**
+   * The change type of a row of a primary-key table's changelog; {@link ChangeType#INSERT} for
+   * every row of a log table.
+   */
+  public ChangeType changeType(int row) {
+    FieldVector types = root.getVector(ArrowValues.CHANGE_TYPE_COLUMN);
+    return types == null
+        ? ChangeType.INSERT
+        : ChangeType.fromCode((Byte) ArrowValues.get(types, row));
+  }
+
+  private int valueColumns() {
+    List<FieldVector> vectors = root.getFieldVectors();
+    return !vectors.isEmpty()
+            && vectors.get(vectors.size() - 1).getName().equals(ArrowValues.CHANGE_TYPE_COLUMN)
+        ? vectors.size() - 1
+        : vectors.size();
+  }
+
+  /**
    * The rows as values (Arrow's Java objects: Long, Integer, Double, Text, ...), for convenience.
    */
   public List<Object[]> rows() {
     List<Object[]> rows = new ArrayList<>(root.getRowCount());
     List<FieldVector> vectors = root.getFieldVectors();
+    int columns = valueColumns();
     for (int row = 0; row < root.getRowCount(); row++) {
-      Object[] values = new Object[vectors.size()];
+      Object[] values = new Object[columns];
       for (int column = 0; column < values.length; column++) {
         Object value = vectors.get(column).getObject(row);
         values[column] =

@@ -178,6 +178,69 @@ public final class Table {
   }
 
   /**
+   * Writes rows to a bucket of a primary-key table (see {@link Messages.PutKvRequest}); completes
+   * once their changelog is durable, with its offsets.
+   */
+  CompletableFuture<ProduceResponse> putKv(
+      String partition, int bucket, int[] targetColumns, byte[] operations, LogBatch batch) {
+    Messages.PutKvRequest request =
+        new Messages.PutKvRequest(
+            id(), partition, bucket, targetColumns, ByteBuffer.wrap(operations), batch.buffer());
+    return connection
+        .send(ApiKey.PUT_KV, request.encodePrefix(), request.batch())
+        .thenApply(ProduceResponse::decode);
+  }
+
+  /** Looks up keys (or one bucket-key prefix) in a bucket of a primary-key table. */
+  CompletableFuture<Messages.LookupResponse> lookup(
+      String partition, int bucket, ByteBuffer keys, boolean prefix) {
+    return connection
+        .send(
+            prefix ? ApiKey.PREFIX_LOOKUP : ApiKey.LOOKUP,
+            new Messages.LookupRequest(id(), partition, bucket, keys).encode())
+        .thenApply(Messages.LookupResponse::decode);
+  }
+
+  /** The primary-key columns of a primary-key table, in schema order; empty for a log table. */
+  public List<String> primaryKey() {
+    return metadata.primaryKey();
+  }
+
+  /**
+   * The schema of the rows of a primary-key table (its changelog batches add a change-type column),
+   * or of a log table.
+   */
+  public Schema rowSchema(int schemaId) {
+    Schema schema = arrowSchema(schemaId);
+    if (!kind().equals("primary-key")) {
+      return schema;
+    }
+    return new Schema(schema.getFields().subList(0, schema.getFields().size() - 1));
+  }
+
+  /** A writer of upserts and deletes of whole rows, with the default options. */
+  public UpsertWriter newUpsertWriter() {
+    return newUpsertWriter(WriterOptions.defaults());
+  }
+
+  public UpsertWriter newUpsertWriter(WriterOptions options) {
+    return new UpsertWriter(this, options, List.of());
+  }
+
+  /**
+   * A writer of partial updates: its upserts change only {@code targetColumns} (which must include
+   * the primary key), other columns keep their values; its deletes remove whole rows.
+   */
+  public UpsertWriter newUpsertWriter(List<String> targetColumns, WriterOptions options) {
+    return new UpsertWriter(this, options, targetColumns);
+  }
+
+  /** Point and prefix lookups of a primary-key table. */
+  public Lookuper newLookuper() {
+    return new Lookuper(this);
+  }
+
+  /**
    * Reads batches of a bucket from an offset.
    *
    * @param maxWaitMillis how long the server may wait for data when there is none yet

@@ -17,11 +17,14 @@ import io.lakestream.client.rpc.Messages.ListOffsetsRequest;
 import io.lakestream.client.rpc.Messages.ListOffsetsResponse;
 import io.lakestream.client.rpc.Messages.ListPartitionsRequest;
 import io.lakestream.client.rpc.Messages.ListPartitionsResponse;
+import io.lakestream.client.rpc.Messages.LookupRequest;
 import io.lakestream.client.rpc.Messages.MetadataRequest;
 import io.lakestream.client.rpc.Messages.MetadataResponse;
 import io.lakestream.client.rpc.Messages.ProduceRequest;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
+import io.lakestream.client.rpc.Messages.PutKvRequest;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.AppendResult;
 import io.lakestream.store.log.InvalidBatchException;
 import io.lakestream.store.log.LogManager;
@@ -54,14 +57,17 @@ public final class StreamService implements RequestHandler {
   private final StreamAccess access;
   private final BatchProjector projector;
   private final TableAdmin admin;
+  private final KvService kv;
 
   public StreamService(
       LogManager logs,
+      KvManager kvs,
       TableResolver tables,
       StreamAccess access,
       BatchProjector projector,
       TableAdmin admin) {
     this.logs = requireNonNull(logs, "logs is null");
+    this.kv = new KvService(logs, requireNonNull(kvs, "kvs is null"));
     this.tables = requireNonNull(tables, "tables is null");
     this.access = requireNonNull(access, "access is null");
     this.projector = requireNonNull(projector, "projector is null");
@@ -96,6 +102,11 @@ public final class StreamService implements RequestHandler {
         case LIST_PARTITIONS ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(listPartitions(session, ListPartitionsRequest.decode(body))));
+        case PUT_KV -> bytes(putKv(session, PutKvRequest.decode(body)));
+        case LOOKUP, PREFIX_LOOKUP ->
+            CompletableFuture.completedFuture(
+                ResponseBody.of(
+                    lookup(session, LookupRequest.decode(body), key == ApiKey.PREFIX_LOOKUP)));
         case CREATE_NAMESPACE, CREATE_TABLE, DROP_TABLE, LIST_TABLES ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(admin.handle(session.principal(), key, body)));
@@ -140,7 +151,8 @@ public final class StreamService implements RequestHandler {
             table.schemaJson(),
             table.arrowSchemas(),
             table.bucketKey(),
-            table.partitionFields())
+            table.partitionFields(),
+            table.primaryKey())
         .encode(version);
   }
 
@@ -249,6 +261,31 @@ public final class StreamService implements RequestHandler {
                       result.baseOffset(), result.lastOffset(), result.duplicate())
                   .encode();
             });
+  }
+
+  private StreamTable primaryKeyTable(StreamTable table) {
+    if (!table.isPrimaryKeyTable()) {
+      throw new RpcException(
+          ErrorCode.NOT_A_PRIMARY_KEY_TABLE,
+          "Table "
+              + table.displayName()
+              + " is a "
+              + table.kind()
+              + " table, not a primary-key table");
+    }
+    return table;
+  }
+
+  private CompletableFuture<ByteBuffer> putKv(Session session, PutKvRequest request) {
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    access.check(session.principal(), table, true);
+    return kv.put(primaryKeyTable(table), request);
+  }
+
+  private ByteBuffer lookup(Session session, LookupRequest request, boolean prefix) {
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    access.check(session.principal(), table, false);
+    return kv.lookup(primaryKeyTable(table), request, prefix);
   }
 
   /** Refuses a batch whose rows do not all belong to the partition it is written to. */

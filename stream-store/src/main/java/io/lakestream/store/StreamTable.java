@@ -20,6 +20,9 @@ import java.util.Set;
  * @param arrowSchemas every schema by id, as Arrow schema JSON
  * @param partitionFields the partition spec's fields; empty when the table is not partitioned
  * @param partitioning how batches of each schema id are placed in partitions
+ * @param primaryKey the primary-key columns of a primary-key table, in schema order; else empty
+ * @param schemas every Iceberg schema of the table by id
+ * @param properties the table's properties
  */
 public record StreamTable(
     String tableId,
@@ -34,7 +37,10 @@ public record StreamTable(
     Map<Integer, String> arrowSchemas,
     List<String> bucketKey,
     List<PartitionField> partitionFields,
-    Map<Integer, Partitioning> partitioning) {
+    Map<Integer, Partitioning> partitioning,
+    List<String> primaryKey,
+    Map<Integer, org.apache.iceberg.Schema> schemas,
+    Map<String, String> properties) {
   public StreamTable {
     requireNonNull(tableId, "tableId is null");
     requireNonNull(warehouse, "warehouse is null");
@@ -47,9 +53,16 @@ public record StreamTable(
     bucketKey = List.copyOf(bucketKey);
     partitionFields = List.copyOf(partitionFields);
     partitioning = Map.copyOf(partitioning);
+    primaryKey = List.copyOf(primaryKey);
+    schemas = Map.copyOf(schemas);
+    properties = Map.copyOf(properties);
     if (buckets < 1) {
       throw new IllegalArgumentException("A stream table needs at least one bucket: " + buckets);
     }
+  }
+
+  public boolean isPrimaryKeyTable() {
+    return kind.equals("primary-key");
   }
 
   public boolean isPartitioned() {

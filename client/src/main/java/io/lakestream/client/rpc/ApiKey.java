@@ -30,7 +30,16 @@ public enum ApiKey {
   /** The names of a namespace's tables. */
   LIST_TABLES(8, 0),
   /** The partitions a partitioned table has. */
-  LIST_PARTITIONS(9, 0);
+  LIST_PARTITIONS(9, 0),
+  /**
+   * Upserts, deletes or partially updates rows of a primary-key table's bucket; acknowledged once
+   * their changelog is durable.
+   */
+  PUT_KV(10, 0),
+  /** Rows of a primary-key table's bucket by full primary key. */
+  LOOKUP(11, 0),
+  /** Rows of a primary-key table's bucket by a bucket-key prefix of the primary key. */
+  PREFIX_LOOKUP(12, 0);
 
   private final short id;
   private final short latestVersion;

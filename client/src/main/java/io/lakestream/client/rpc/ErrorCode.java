@@ -30,7 +30,16 @@ public enum ErrorCode {
   /** A table definition the catalog refuses: its schema, partition spec or properties. */
   INVALID_TABLE_DEFINITION(19, false),
   /** The table has no such partition (it was never written, or retention expired it). */
-  UNKNOWN_PARTITION(20, false);
+  UNKNOWN_PARTITION(20, false),
+  /**
+   * A row a primary-key table cannot take: a null key column, a value of the wrong type, a partial
+   * update leaving out the key or naming an unknown column, or a write the merge engine refuses.
+   */
+  INVALID_MUTATION(21, false),
+  /** A delete on a table whose merge engine keeps the first row of each key. */
+  DELETE_NOT_SUPPORTED(22, false),
+  /** A key-value request on a table that is not a primary-key table. */
+  NOT_A_PRIMARY_KEY_TABLE(23, false);
 
   private final short code;
   private final boolean retriable;

@@ -98,6 +98,7 @@ public final class Messages {
    *     carry the id of the schema they were written with
    * @param partitionFields the partition spec's fields; empty for an unpartitioned table (version
    *     1; version 0 has none)
+   * @param primaryKey the primary-key columns of a primary-key table, in schema order (version 1)
    */
   public record MetadataResponse(
       String tableId,
@@ -107,8 +108,10 @@ public final class Messages {
       String schemaJson,
       java.util.Map<Integer, String> arrowSchemas,
       List<String> bucketKey,
-      List<PartitionField> partitionFields) {
+      List<PartitionField> partitionFields,
+      List<String> primaryKey) {
     public MetadataResponse {
+      primaryKey = List.copyOf(primaryKey);
       requireNonNull(tableId, "tableId is null");
       requireNonNull(kind, "kind is null");
       requireNonNull(schemaJson, "schemaJson is null");
@@ -145,6 +148,10 @@ public final class Messages {
             out.writeInt(field.sourceFieldId());
             out.writeUTF(field.sourceColumn());
             out.writeUTF(field.transform());
+          }
+          out.writeInt(primaryKey.size());
+          for (String column : primaryKey) {
+            out.writeUTF(column);
           }
         }
       } catch (java.io.IOException e) {
@@ -191,15 +198,28 @@ public final class Messages {
           bucketKey.add(in.readUTF());
         }
         List<PartitionField> partitionFields = new ArrayList<>();
+        List<String> primaryKey = new ArrayList<>();
         if (version >= 1) {
           int fields = in.readInt();
           for (int i = 0; i < fields; i++) {
             partitionFields.add(
                 new PartitionField(in.readUTF(), in.readInt(), in.readUTF(), in.readUTF()));
           }
+          int keyColumns = in.readInt();
+          for (int i = 0; i < keyColumns; i++) {
+            primaryKey.add(in.readUTF());
+          }
         }
         return new MetadataResponse(
-            tableId, kind, buckets, schemaId, schemaJson, arrowSchemas, bucketKey, partitionFields);
+            tableId,
+            kind,
+            buckets,
+            schemaId,
+            schemaJson,
+            arrowSchemas,
+            bucketKey,
+            partitionFields,
+            primaryKey);
       } catch (java.io.IOException e) {
         throw new RpcException(
             ErrorCode.INVALID_REQUEST, "Malformed metadata response: " + e.getMessage());
@@ -438,6 +458,118 @@ public final class Messages {
         partitions.add(Wire.getString(buffer));
       }
       return new ListPartitionsResponse(partitions);
+    }
+  }
+
+  /**
+   * Writes to a bucket of a primary-key table. The batch is a log batch (header with writer id and
+   * sequence for idempotent retries) whose rows have the table's current schema; {@code ops} holds
+   * one byte per row: 0 upsert, 1 delete (only the key columns of a deleted row count).
+   *
+   * @param targetColumns the columns a partial update writes (with every key column); empty for
+   *     whole rows
+   */
+  public record PutKvRequest(
+      String tableId,
+      String partition,
+      int bucket,
+      int[] targetColumns,
+      ByteBuffer ops,
+      ByteBuffer batch) {
+    public static final byte UPSERT = 0;
+    public static final byte DELETE = 1;
+
+    public PutKvRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
+      requireNonNull(targetColumns, "targetColumns is null");
+      requireNonNull(ops, "ops is null");
+      requireNonNull(batch, "batch is null");
+    }
+
+    /** The encoding up to the batch bytes, which follow it on the wire. */
+    public ByteBuffer encodePrefix() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(
+              Wire.stringSize(tableId)
+                  + Wire.stringSize(partition)
+                  + 4
+                  + 4
+                  + 4 * targetColumns.length
+                  + 4
+                  + ops.remaining()
+                  + 4);
+      Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
+      buffer.putInt(bucket);
+      Wire.putInts(buffer, targetColumns);
+      Wire.putBytes(buffer, ops);
+      buffer.putInt(batch.remaining());
+      return buffer.flip();
+    }
+
+    public static PutKvRequest decode(ByteBuffer buffer) {
+      return new PutKvRequest(
+          Wire.getString(buffer),
+          Wire.getString(buffer),
+          buffer.getInt(),
+          Wire.getInts(buffer),
+          Wire.getBytes(buffer),
+          Wire.getBytes(buffer));
+    }
+  }
+
+  /**
+   * Keys to look up in a bucket of a primary-key table, or with {@code prefix} one bucket-key
+   * prefix whose rows are all wanted.
+   *
+   * @param keys {@link RowValues} of the primary-key columns (or of the bucket-key columns for a
+   *     prefix lookup), in schema order
+   */
+  public record LookupRequest(String tableId, String partition, int bucket, ByteBuffer keys) {
+    public LookupRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
+      requireNonNull(keys, "keys is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(
+              Wire.stringSize(tableId) + Wire.stringSize(partition) + 4 + 4 + keys.remaining());
+      Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
+      buffer.putInt(bucket);
+      Wire.putBytes(buffer, keys);
+      return buffer.flip();
+    }
+
+    public static LookupRequest decode(ByteBuffer buffer) {
+      return new LookupRequest(
+          Wire.getString(buffer), Wire.getString(buffer), buffer.getInt(), Wire.getBytes(buffer));
+    }
+  }
+
+  /**
+   * @param schemaId the schema the rows have
+   * @param found per key whether it has a row (for a prefix lookup: all true, one per row)
+   * @param rows {@link RowValues} of the rows found, in key order
+   */
+  public record LookupResponse(int schemaId, byte[] found, ByteBuffer rows) {
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(4 + 4 + found.length + 4 + rows.remaining());
+      buffer.putInt(schemaId);
+      Wire.putBytes(buffer, ByteBuffer.wrap(found));
+      Wire.putBytes(buffer, rows);
+      return buffer.flip();
+    }
+
+    public static LookupResponse decode(ByteBuffer buffer) {
+      int schemaId = buffer.getInt();
+      ByteBuffer found = Wire.getBytes(buffer);
+      byte[] flags = new byte[found.remaining()];
+      found.get(flags);
+      return new LookupResponse(schemaId, flags, Wire.getBytes(buffer));
     }
   }
 }

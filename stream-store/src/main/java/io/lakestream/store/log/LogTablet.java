@@ -117,14 +117,89 @@ public final class LogTablet implements AutoCloseable {
   }
 
   private void rememberWriter(LogBatch batch) {
-    if (batch.writerId() != LogBatch.NO_WRITER) {
+    rememberWriter(
+        batch.writerId(), batch.writerSequence(), batch.baseOffset(), batch.lastOffset());
+  }
+
+  private void rememberWriter(long writerId, int sequence, long baseOffset, long lastOffset) {
+    if (writerId != LogBatch.NO_WRITER) {
       java.util.ArrayDeque<WriterState> recent =
-          writers.computeIfAbsent(batch.writerId(), id -> new java.util.ArrayDeque<>());
-      recent.addLast(
-          new WriterState(batch.writerSequence(), batch.baseOffset(), batch.lastOffset()));
+          writers.computeIfAbsent(writerId, id -> new java.util.ArrayDeque<>());
+      recent.addLast(new WriterState(sequence, baseOffset, lastOffset));
       if (recent.size() > DEDUPLICATION_WINDOW) {
         recent.removeFirst();
       }
+    }
+  }
+
+  /**
+   * The outcome of a writer's earlier batch with this sequence, marked duplicate, or null when the
+   * sequence is the writer's next one. The caller holds the append lock.
+   *
+   * @throws InvalidBatchException for a sequence that skips ahead or is too old to deduplicate
+   */
+  private AppendResult earlierAppend(long writerId, int sequence) {
+    if (writerId == LogBatch.NO_WRITER) {
+      return null;
+    }
+    java.util.ArrayDeque<WriterState> recent = writers.get(writerId);
+    WriterState state = recent == null ? null : recent.peekLast();
+    if (state != null && sequence <= state.sequence()) {
+      for (WriterState earlier : recent) {
+        if (earlier.sequence() == sequence) {
+          return new AppendResult(
+              earlier.baseOffset(),
+              earlier.lastOffset(),
+              true,
+              whenDurable(earlier.lastOffset() + 1));
+        }
+      }
+      throw InvalidBatchException.outOfOrder(
+          "Writer "
+              + writerId
+              + " sent sequence "
+              + sequence
+              + " after "
+              + state.sequence()
+              + ": older than the last "
+              + DEDUPLICATION_WINDOW
+              + " batches, too old to deduplicate");
+    }
+    if (state != null && sequence != state.sequence() + 1) {
+      throw InvalidBatchException.outOfOrder(
+          "Writer " + writerId + " skipped from sequence " + state.sequence() + " to " + sequence);
+    }
+    return null;
+  }
+
+  /**
+   * For a batch derived from a writer's request rather than appended as sent (a primary-key table's
+   * changelog): the outcome of the writer's earlier request with this sequence, or null when it is
+   * the writer's next one. Callers serialise this with their append.
+   *
+   * @throws InvalidBatchException for a sequence that skips ahead or is too old to deduplicate
+   */
+  public AppendResult earlierAppendOf(long writerId, int sequence) {
+    synchronized (appendLock) {
+      return earlierAppend(writerId, sequence);
+    }
+  }
+
+  /**
+   * Records a writer's request that appended nothing (its changelog was empty), so a retry of it is
+   * recognised and the writer's next sequence is accepted. Kept in memory only: after a restart the
+   * writer's next sequence is accepted as after any gap-free history.
+   *
+   * @return an outcome at the log end, with nothing in it
+   */
+  public AppendResult appendNothing(long writerId, int sequence) {
+    synchronized (appendLock) {
+      AppendResult earlier = earlierAppend(writerId, sequence);
+      if (earlier != null) {
+        return earlier;
+      }
+      rememberWriter(writerId, sequence, logEndOffset, logEndOffset - 1);
+      return new AppendResult(logEndOffset, logEndOffset - 1, false, whenDurable(logEndOffset));
     }
   }
 
@@ -151,40 +226,9 @@ public final class LogTablet implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("Tablet is closed: " + directory);
       }
-      long writerId = batch.writerId();
-      if (writerId != LogBatch.NO_WRITER) {
-        java.util.ArrayDeque<WriterState> recent = writers.get(writerId);
-        WriterState state = recent == null ? null : recent.peekLast();
-        if (state != null && batch.writerSequence() <= state.sequence()) {
-          for (WriterState earlier : recent) {
-            if (earlier.sequence() == batch.writerSequence()) {
-              return new AppendResult(
-                  earlier.baseOffset(),
-                  earlier.lastOffset(),
-                  true,
-                  whenDurable(earlier.lastOffset() + 1));
-            }
-          }
-          throw InvalidBatchException.outOfOrder(
-              "Writer "
-                  + writerId
-                  + " sent sequence "
-                  + batch.writerSequence()
-                  + " after "
-                  + state.sequence()
-                  + ": older than the last "
-                  + DEDUPLICATION_WINDOW
-                  + " batches, too old to deduplicate");
-        }
-        if (state != null && batch.writerSequence() != state.sequence() + 1) {
-          throw InvalidBatchException.outOfOrder(
-              "Writer "
-                  + writerId
-                  + " skipped from sequence "
-                  + state.sequence()
-                  + " to "
-                  + batch.writerSequence());
-        }
+      AppendResult earlier = earlierAppend(batch.writerId(), batch.writerSequence());
+      if (earlier != null) {
+        return earlier;
       }
       baseOffset = logEndOffset;
       batch.assign(baseOffset, clock.millis());

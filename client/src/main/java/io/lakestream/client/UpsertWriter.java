@@ -1,0 +1,93 @@
+package io.lakestream.client;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.rpc.Messages.PutKvRequest;
+import io.lakestream.client.rpc.RpcException;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * Writes upserts, deletes and partial updates to a primary-key table. Rows are batched per bucket
+ * (by the hash of the bucket key, the primary key by default) and sent like an {@link
+ * AppendWriter}'s: asynchronously, with linger and size limits, a writer id and sequence per bucket
+ * so that a resent batch is applied once, and backpressure on unacknowledged batches. An upsert or
+ * delete is acknowledged once its changelog is durable in the bucket's log; from then on lookups
+ * see it.
+ *
+ * <p>How an upsert combines with the stored row is the table's merge engine's business ({@code
+ * lakestream.merge-engine}). A writer made with target columns sends partial updates: only those
+ * columns change. A row the server refuses (a null key column, a delete on a first-row table, a
+ * partial update without the key) fails its batch, and the writer, with a typed {@link
+ * RpcException}; nothing of that batch is applied.
+ *
+ * <p>Thread safe; writes of one thread to one key keep their order.
+ */
+public final class UpsertWriter implements AutoCloseable {
+  private final Table table;
+  private final AppendWriter writer;
+  private final int[] keyPositions;
+  private final int columns;
+
+  UpsertWriter(Table table, WriterOptions options, List<String> targetColumns) {
+    this.table = requireNonNull(table, "table is null");
+    if (!table.kind().equals("primary-key")) {
+      throw new IllegalStateException(
+          "Table " + table.path() + " is a " + table.kind() + " table, not a primary-key table");
+    }
+    Schema schema = table.rowSchema(table.schemaId());
+    this.columns = schema.getFields().size();
+    this.keyPositions = positions(table, schema, table.primaryKey());
+    int[] targets = positions(table, schema, targetColumns);
+    this.writer = new AppendWriter(table, options, schema, targets);
+  }
+
+  static int[] positions(Table table, Schema schema, List<String> names) {
+    return names.stream()
+        .mapToInt(
+            name -> {
+              int index = LogScanner.indexOf(schema, name);
+              if (index < 0) {
+                throw new IllegalArgumentException(
+                    "Table " + table.path() + " has no column " + name);
+              }
+              return index;
+            })
+        .toArray();
+  }
+
+  /** The writer id its batches carry. */
+  public long writerId() {
+    return writer.writerId();
+  }
+
+  /**
+   * Inserts or updates a row, given with a value per column of the current schema (see {@link
+   * AppendWriter#append(Object...)} for the value types). For a partial-update writer, values of
+   * columns outside its target columns are ignored.
+   *
+   * @throws IllegalArgumentException for a row that does not fit the schema; nothing is written
+   */
+  public void upsert(Object... row) {
+    writer.add(row, PutKvRequest.UPSERT);
+  }
+
+  /**
+   * Deletes the row of a primary key, given as the key columns' values in schema order.
+   *
+   * @throws IllegalArgumentException for a key of the wrong arity
+   */
+  public void delete(Object... key) {
+    writer.add(Lookuper.fullRow(table, key, keyPositions, columns), PutKvRequest.DELETE);
+  }
+
+  /** Sends every pending write and waits until all are acknowledged. */
+  public void flush() {
+    writer.flush();
+  }
+
+  @Override
+  public void close() {
+    writer.close();
+  }
+}

@@ -1,0 +1,413 @@
+package io.lakestream.store;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.ChangeType;
+import io.lakestream.client.Partitioning;
+import io.lakestream.client.RowBatch;
+import io.lakestream.client.arrow.ArrowBatchCodec;
+import io.lakestream.client.arrow.ArrowValues;
+import io.lakestream.client.arrow.BatchStatistics;
+import io.lakestream.client.arrow.ByteSink;
+import io.lakestream.client.arrow.Compression;
+import io.lakestream.client.arrow.InvalidBatchFormatException;
+import io.lakestream.client.batch.BatchPayload;
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.Messages.LookupRequest;
+import io.lakestream.client.rpc.Messages.LookupResponse;
+import io.lakestream.client.rpc.Messages.ProduceResponse;
+import io.lakestream.client.rpc.Messages.PutKvRequest;
+import io.lakestream.client.rpc.RowValues;
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.kv.DeleteNotSupportedException;
+import io.lakestream.store.kv.InvalidMutationException;
+import io.lakestream.store.kv.KvChange;
+import io.lakestream.store.kv.KvManager;
+import io.lakestream.store.kv.KvSchema;
+import io.lakestream.store.kv.KvTablet;
+import io.lakestream.store.kv.MergeEngines;
+import io.lakestream.store.kv.Mutation;
+import io.lakestream.store.log.AppendResult;
+import io.lakestream.store.log.InvalidBatchException;
+import io.lakestream.store.log.LogManager;
+import io.lakestream.store.log.LogTablet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The write and lookup paths of primary-key tables, on top of the {@link KvManager} and the {@link
+ * LogManager}: a PUT_KV request's rows are merged with the bucket's state into a changelog, the
+ * changelog is appended to the bucket's log (it is the write-ahead log), and once it is durable the
+ * state moves into RocksDB, where lookups read it.
+ *
+ * <p>Per bucket, preparing the changelog and appending it happen under the tablet's lock, so the
+ * changelog's offsets are the ones the state was prepared for; acknowledgements come in log order.
+ */
+final class KvService {
+  private final LogManager logs;
+  private final KvManager kvs;
+  private final BufferAllocator allocator = new RootAllocator();
+
+  KvService(LogManager logs, KvManager kvs) {
+    this.logs = requireNonNull(logs, "logs is null");
+    this.kvs = requireNonNull(kvs, "kvs is null");
+  }
+
+  /** The schema rows are written and looked up in: the changelog schema without its last column. */
+  static Schema rowSchema(StreamTable table, int schemaId) {
+    String json = table.arrowSchemas().get(schemaId);
+    if (json == null) {
+      throw new RpcException(
+          ErrorCode.SCHEMA_MISMATCH, "Table " + table.displayName() + " has no schema " + schemaId);
+    }
+    try {
+      List<Field> fields = Schema.fromJSON(json).getFields();
+      return new Schema(fields.subList(0, fields.size() - 1));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private KvTablet tablet(StreamTable table, String partition, int bucket, LogTablet log) {
+    try {
+      return kvs.tablet(
+          table.tableId(),
+          partition,
+          bucket,
+          directory -> {
+            KvTablet tablet =
+                KvTablet.open(
+                    directory,
+                    KvSchema.create(table.schemas(), table.currentSchemaId(), table.bucketKey()),
+                    MergeEngines.create(
+                        table.schemas().get(table.currentSchemaId()), table.properties()),
+                    kvs.config(),
+                    kvs.clock());
+            try {
+              replay(table, tablet, log);
+            } catch (IOException | RuntimeException e) {
+              tablet.close();
+              throw e;
+            }
+            return tablet;
+          });
+    } catch (UncheckedIOException e) {
+      throw new RpcException(
+          ErrorCode.STORAGE_ERROR,
+          "Cannot open the state of " + table.displayName() + ": " + e.getMessage());
+    }
+  }
+
+  /** Applies the durable changelog after the tablet's applied offset. */
+  private void replay(StreamTable table, KvTablet tablet, LogTablet log) throws IOException {
+    long offset = Math.max(tablet.appliedOffset(), log.logStartOffset());
+    Schema current = rowSchema(table, table.currentSchemaId());
+    while (offset < log.highWatermark()) {
+      ByteBuffer bytes = log.read(offset, 8 << 20);
+      if (!bytes.hasRemaining()) {
+        break;
+      }
+      while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
+        int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
+        LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
+        bytes.position(bytes.position() + size);
+        if (batch.nextOffset() <= offset || batch.baseOffset() >= log.highWatermark()) {
+          continue;
+        }
+        Schema written = ArrowValues.withChangeType(rowSchema(table, batch.schemaId()));
+        try (VectorSchemaRoot root =
+            ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), written, allocator)) {
+          int[] columns = currentColumns(current, written);
+          int typeColumn = written.getFields().size() - 1;
+          for (int row = 0; row < root.getRowCount(); row++) {
+            Object[] values = new Object[columns.length];
+            for (int i = 0; i < columns.length; i++) {
+              values[i] =
+                  columns[i] < 0
+                      ? null
+                      : ArrowValues.get(root.getFieldVectors().get(columns[i]), row);
+            }
+            ChangeType type =
+                ChangeType.fromCode(
+                    (Byte) ArrowValues.get(root.getFieldVectors().get(typeColumn), row));
+            tablet.replay(batch.baseOffset() + row, type, values);
+          }
+        }
+        offset = batch.nextOffset();
+      }
+    }
+  }
+
+  /** Per column of the current schema, its position in a batch's schema (by name), or -1. */
+  private static int[] currentColumns(Schema current, Schema written) {
+    int[] columns = new int[current.getFields().size()];
+    for (int i = 0; i < columns.length; i++) {
+      columns[i] = -1;
+      String name = current.getFields().get(i).getName();
+      for (int j = 0; j < written.getFields().size() - 1; j++) {
+        if (written.getFields().get(j).getName().equals(name)) {
+          columns[i] = j;
+        }
+      }
+    }
+    return columns;
+  }
+
+  CompletableFuture<ByteBuffer> put(StreamTable table, PutKvRequest request) {
+    ByteBuffer bytes = request.batch();
+    if (bytes.remaining() < LogBatch.HEADER_SIZE) {
+      throw new RpcException(ErrorCode.INVALID_BATCH, "Batch shorter than its header");
+    }
+    LogBatch input = LogBatch.wrap(bytes.slice());
+    if (input.sizeInBytes() != bytes.remaining() || !input.isValid()) {
+      throw new RpcException(
+          ErrorCode.INVALID_BATCH,
+          "Batch failed its length or CRC check, or has an unknown format");
+    }
+    if (input.schemaId() != table.currentSchemaId()) {
+      throw new RpcException(
+          ErrorCode.SCHEMA_MISMATCH,
+          "Rows of "
+              + table.displayName()
+              + " must have the current schema "
+              + table.currentSchemaId()
+              + ", not "
+              + input.schemaId()
+              + "; refresh the table");
+    }
+    Schema schema = rowSchema(table, input.schemaId());
+    List<Mutation> mutations = mutations(table, request, input, schema);
+    LogTablet log;
+    try {
+      log = logs.tablet(table.tableId(), request.partition(), request.bucket());
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+    }
+    KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+    AppendResult result;
+    synchronized (kv) {
+      try {
+        AppendResult earlier = log.earlierAppendOf(input.writerId(), input.writerSequence());
+        if (earlier != null) {
+          result = earlier;
+        } else {
+          long base = log.logEndOffset();
+          List<KvChange> changes = kv.prepare(base, mutations);
+          if (changes.isEmpty()) {
+            result = log.appendNothing(input.writerId(), input.writerSequence());
+          } else {
+            LogBatch changelog = changelog(schema, changes, input);
+            try {
+              result = log.append(changelog);
+            } catch (IOException | RuntimeException e) {
+              kv.abort(base);
+              throw e;
+            }
+            if (result.baseOffset() != base) {
+              kv.abort(base);
+              throw new IllegalStateException(
+                  "Changelog landed at " + result.baseOffset() + ", prepared for " + base);
+            }
+          }
+        }
+      } catch (DeleteNotSupportedException e) {
+        throw new RpcException(ErrorCode.DELETE_NOT_SUPPORTED, e.getMessage());
+      } catch (InvalidMutationException e) {
+        throw new RpcException(ErrorCode.INVALID_MUTATION, e.getMessage());
+      } catch (InvalidBatchException e) {
+        throw new RpcException(
+            e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
+            e.getMessage());
+      } catch (IOException | UncheckedIOException e) {
+        throw new RpcException(
+            ErrorCode.STORAGE_ERROR,
+            "Cannot write to " + table.displayName() + ": " + e.getMessage());
+      }
+    }
+    AppendResult appended = result;
+    return appended
+        .durable()
+        .handle(
+            (ignored, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    new RpcException(
+                        ErrorCode.STORAGE_ERROR,
+                        "Cannot make the changelog durable: " + error.getMessage()));
+              }
+              try {
+                kv.markDurable(appended.lastOffset() + 1);
+              } catch (IOException e) {
+                throw new CompletionException(
+                    new RpcException(
+                        ErrorCode.STORAGE_ERROR,
+                        "Cannot apply the changelog to the state: " + e.getMessage()));
+              }
+              return new ProduceResponse(
+                      appended.baseOffset(), appended.lastOffset(), appended.duplicate())
+                  .encode();
+            });
+  }
+
+  private List<Mutation> mutations(
+      StreamTable table, PutKvRequest request, LogBatch input, Schema schema) {
+    List<Object[]> rows;
+    try (VectorSchemaRoot root =
+        ArrowBatchCodec.decode(BatchPayload.message(input.payload()), schema, allocator)) {
+      rows = ArrowValues.rows(root, schema.getFields().size());
+    } catch (InvalidBatchFormatException | IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
+    }
+    ByteBuffer ops = request.ops();
+    if (ops.remaining() != rows.size()) {
+      throw new RpcException(
+          ErrorCode.INVALID_REQUEST,
+          rows.size() + " rows came with " + ops.remaining() + " operations");
+    }
+    Partitioning partitioning = table.partitioning().get(input.schemaId());
+    List<Mutation> mutations = new ArrayList<>(rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      Object[] row = rows.get(i);
+      byte op = ops.get(ops.position() + i);
+      if (table.isPartitioned() && partitioning != null) {
+        String partition;
+        try {
+          partition = partitioning.partitionOf(row);
+        } catch (IllegalArgumentException e) {
+          throw new RpcException(ErrorCode.INVALID_MUTATION, e.getMessage());
+        }
+        if (!partition.equals(request.partition())) {
+          throw new RpcException(
+              ErrorCode.INVALID_MUTATION,
+              "Row " + i + " belongs to partition " + partition + ", not " + request.partition());
+        }
+      }
+      try {
+        mutations.add(
+            switch (op) {
+              case PutKvRequest.UPSERT ->
+                  request.targetColumns().length == 0
+                      ? Mutation.upsert(row)
+                      : Mutation.partialUpdate(row, request.targetColumns());
+              case PutKvRequest.DELETE -> Mutation.delete(row);
+              default ->
+                  throw new RpcException(ErrorCode.INVALID_REQUEST, "Unknown operation " + op);
+            });
+      } catch (IllegalArgumentException e) {
+        throw new RpcException(ErrorCode.INVALID_MUTATION, "Row " + i + ": " + e.getMessage());
+      }
+    }
+    return mutations;
+  }
+
+  /** The changelog as one log batch with the request's writer id and sequence. */
+  private LogBatch changelog(Schema schema, List<KvChange> changes, LogBatch input) {
+    Schema changelogSchema = ArrowValues.withChangeType(schema);
+    RowBatch rows = new RowBatch(changelogSchema, changes.size());
+    int columns = schema.getFields().size();
+    for (KvChange change : changes) {
+      Object[] values = new Object[columns + 1];
+      System.arraycopy(change.row(), 0, values, 0, columns);
+      values[columns] = change.type().code();
+      rows.add(values);
+    }
+    Compression compression = Compression.values()[input.attributes() & 0x7];
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(changelogSchema, allocator)) {
+      rows.writeTo(root);
+      byte[] statistics = BatchStatistics.compute(root).serialize();
+      ByteSink out =
+          new ByteSink(
+              LogBatch.HEADER_SIZE + 4 + statistics.length + ArrowBatchCodec.estimatedSize(root));
+      out.skip(LogBatch.HEADER_SIZE);
+      out.writeInt(statistics.length);
+      out.write(statistics, 0, statistics.length);
+      ArrowBatchCodec.encode(root, compression, out);
+      return LogBatch.createInPlace(
+          out.buffer(),
+          changes.size(),
+          input.schemaId(),
+          input.writerId(),
+          input.writerSequence(),
+          input.attributes());
+    }
+  }
+
+  /** LOOKUP and PREFIX_LOOKUP: the durable rows of keys, or of a bucket-key prefix. */
+  ByteBuffer lookup(StreamTable table, LookupRequest request, boolean prefix) {
+    Schema schema = rowSchema(table, table.currentSchemaId());
+    List<String> keyColumns = prefix ? table.bucketKey() : table.primaryKey();
+    List<ArrowType> keyTypes = new ArrayList<>();
+    for (String column : keyColumns) {
+      keyTypes.add(schema.findField(column).getType());
+    }
+    List<Object[]> keys;
+    try {
+      keys = RowValues.decode(request.keys(), keyTypes);
+    } catch (RuntimeException e) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, "Malformed keys: " + e.getMessage());
+    }
+    LogTablet log =
+        logs.existingTablet(table.tableId(), request.partition(), request.bucket())
+            .orElseThrow(
+                () ->
+                    new RpcException(
+                        ErrorCode.UNKNOWN_PARTITION,
+                        "Table "
+                            + table.displayName()
+                            + " has no partition "
+                            + request.partition()));
+    KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+    List<Object[]> found;
+    byte[] flags;
+    try {
+      if (prefix) {
+        if (keys.size() != 1) {
+          throw new RpcException(ErrorCode.INVALID_REQUEST, "A prefix lookup takes one prefix");
+        }
+        found = kv.prefixLookup(keys.get(0));
+        flags = new byte[found.size()];
+        java.util.Arrays.fill(flags, (byte) 1);
+      } else {
+        List<Object[]> rows = kv.lookupAll(keys);
+        flags = new byte[rows.size()];
+        found = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++) {
+          if (rows.get(i) != null) {
+            flags[i] = 1;
+            found.add(rows.get(i));
+          }
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
+    } catch (IOException e) {
+      throw new RpcException(
+          ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+    }
+    List<ArrowType> types = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (Field field : schema.getFields()) {
+      types.add(field.getType());
+      names.add(field.getName());
+    }
+    return new LookupResponse(table.currentSchemaId(), flags, RowValues.encode(found, types, names))
+        .encode();
+  }
+
+  /** Drops the state of a table. */
+  void dropTable(String tableId) throws IOException {
+    kvs.dropTable(tableId);
+  }
+}

@@ -1,0 +1,135 @@
+package io.lakestream.store.kv;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * The KV tablets of one server node, by table id, partition and bucket, under {@code
+ * <root>/<tableId>/<bucket>} (or {@code <root>/<tableId>/partitions/<encoded partition>/<bucket>}),
+ * laid out as the log's tablets are. A tablet opens on first use through an opener that restores
+ * its newest checkpoint and replays the changelog after it, so a tablet handed out is always caught
+ * up with the durable log. Thread safe.
+ */
+public final class KvManager implements AutoCloseable {
+  private record Key(String tableId, String partition, int bucket) {}
+
+  /** Opens a tablet in a directory and replays the log into it. */
+  public interface Opener {
+    KvTablet open(Path directory) throws IOException;
+  }
+
+  private final Path root;
+  private final KvConfig config;
+  private final Clock clock;
+  private final Map<Key, KvTablet> tablets = new ConcurrentHashMap<>();
+
+  public KvManager(Path root, KvConfig config, Clock clock) throws IOException {
+    this.root = Files.createDirectories(requireNonNull(root, "root is null"));
+    this.config = requireNonNull(config, "config is null");
+    this.clock = requireNonNull(clock, "clock is null");
+  }
+
+  public KvConfig config() {
+    return config;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  /** The tablet of a bucket, opened through {@code opener} on first use. */
+  public KvTablet tablet(String tableId, String partition, int bucket, Opener opener) {
+    Key key = new Key(tableId, partition, bucket);
+    KvTablet open = tablets.get(key);
+    if (open != null) {
+      return open;
+    }
+    return tablets.computeIfAbsent(
+        key,
+        (Function<Key, KvTablet>)
+            k -> {
+              try {
+                return opener.open(directory(k));
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+  }
+
+  private Path directory(Key key) {
+    Path table = root.resolve(key.tableId());
+    Path parent =
+        key.partition().isEmpty()
+            ? table
+            : table
+                .resolve("partitions")
+                .resolve(URLEncoder.encode(key.partition(), StandardCharsets.UTF_8));
+    return parent.resolve(Integer.toString(key.bucket()));
+  }
+
+  /**
+   * Checkpoints every open tablet that {@link KvTablet#shouldCheckpoint() is due}.
+   *
+   * @return how many checkpoints were written
+   */
+  public int checkpointDue() throws IOException {
+    int written = 0;
+    for (KvTablet tablet : tablets.values()) {
+      if (tablet.shouldCheckpoint()) {
+        tablet.checkpoint();
+        written++;
+      }
+    }
+    return written;
+  }
+
+  /** Closes and deletes every tablet of a table. */
+  public void dropTable(String tableId) throws IOException {
+    for (Key key : tablets.keySet()) {
+      if (key.tableId().equals(tableId)) {
+        KvTablet tablet = tablets.remove(key);
+        if (tablet != null) {
+          tablet.close();
+        }
+      }
+    }
+    Path directory = root.resolve(tableId);
+    if (Files.exists(directory)) {
+      try (Stream<Path> files = Files.walk(directory)) {
+        for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(path);
+        }
+      }
+    }
+  }
+
+  /** Forgets (and closes) the tablets of a partition that retention removed. */
+  public void dropPartition(String tableId, String partition) throws IOException {
+    for (Key key : tablets.keySet()) {
+      if (key.tableId().equals(tableId) && key.partition().equals(partition)) {
+        KvTablet tablet = tablets.remove(key);
+        if (tablet != null) {
+          tablet.close();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    tablets.values().forEach(KvTablet::close);
+    tablets.clear();
+  }
+}
