@@ -169,6 +169,15 @@ public final class LakestreamServer implements AutoCloseable {
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
           e);
     }
+    logs.onPartitionExpired(
+        (tableId, partition) -> {
+          try {
+            kvs.dropPartition(tableId, partition);
+          } catch (IOException e) {
+            LOG.warn(
+                "Cannot delete the state of expired partition {} of {}", partition, tableId, e);
+          }
+        });
     catalogs.values().forEach(catalog -> catalog.onTableDropped(this::dropStream));
     housekeeping.scheduleWithFixedDelay(this::enforceLogRetention, 1, 1, TimeUnit.MINUTES);
     housekeeping.scheduleWithFixedDelay(this::checkpointState, 10, 10, TimeUnit.SECONDS);

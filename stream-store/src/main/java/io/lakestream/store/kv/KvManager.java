@@ -105,7 +105,10 @@ public final class KvManager implements AutoCloseable {
         }
       }
     }
-    Path directory = root.resolve(tableId);
+    deleteRecursively(root.resolve(tableId));
+  }
+
+  private static void deleteRecursively(Path directory) throws IOException {
     if (Files.exists(directory)) {
       try (Stream<Path> files = Files.walk(directory)) {
         for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -115,7 +118,7 @@ public final class KvManager implements AutoCloseable {
     }
   }
 
-  /** Forgets (and closes) the tablets of a partition that retention removed. */
+  /** Closes and deletes the tablets of a partition whose log retention removed. */
   public void dropPartition(String tableId, String partition) throws IOException {
     for (Key key : tablets.keySet()) {
       if (key.tableId().equals(tableId) && key.partition().equals(partition)) {
@@ -125,6 +128,7 @@ public final class KvManager implements AutoCloseable {
         }
       }
     }
+    deleteRecursively(directory(new Key(tableId, partition, 0)).getParent());
   }
 
   @Override

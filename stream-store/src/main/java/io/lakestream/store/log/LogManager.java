@@ -45,11 +45,21 @@ public final class LogManager implements AutoCloseable {
   // Held while a partition's tablets open or while a partition is removed, so neither sees half
   // of the other.
   private final Object partitionLifecycle = new Object();
+  private volatile java.util.function.BiConsumer<String, String> partitionExpired =
+      (tableId, partition) -> {};
 
   public LogManager(Path root, LogConfig config, Clock clock) throws IOException {
     this.root = Files.createDirectories(requireNonNull(root, "root is null"));
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
+  }
+
+  /**
+   * Sets what to do after retention removed a partition (table id, partition name), such as
+   * dropping state derived from its log; called with no lock held.
+   */
+  public void onPartitionExpired(java.util.function.BiConsumer<String, String> listener) {
+    this.partitionExpired = requireNonNull(listener, "listener is null");
   }
 
   /** The tablet of a bucket of an unpartitioned table, opened (and recovered) on first use. */
@@ -204,11 +214,16 @@ public final class LogManager implements AutoCloseable {
     for (Path table : tables) {
       String tableId = table.getFileName().toString();
       for (String partition : partitions(tableId)) {
+        boolean removed;
         synchronized (partitionLifecycle) {
-          if (closeIfIdle(tableId, partition, oldestKept)) {
+          removed = closeIfIdle(tableId, partition, oldestKept);
+          if (removed) {
             deleteRecursively(partitionDirectory(tableId, partition));
             expired++;
           }
+        }
+        if (removed) {
+          partitionExpired.accept(tableId, partition);
         }
       }
     }

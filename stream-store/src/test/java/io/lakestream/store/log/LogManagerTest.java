@@ -9,6 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,6 +64,8 @@ class LogManagerTest {
   @Test
   void retentionRemovesAPartitionOnlyOnceEveryBucketIsPastIt() throws Exception {
     try (LogManager logs = manager()) {
+      List<String> expired = new CopyOnWriteArrayList<>();
+      logs.onPartitionExpired((table, partition) -> expired.add(table + ":" + partition));
       logs.tablet(TABLE, "day=old", 0).append(batch("a")).durable().get();
       logs.tablet(TABLE, "day=old", 1).append(batch("b")).durable().get();
       logs.tablet(TABLE, "day=mixed", 0).append(batch("c")).durable().get();
@@ -72,6 +76,7 @@ class LogManagerTest {
       clock.advance(HOUR / 2 + 1);
       assertThat(logs.enforceRetention()).isEqualTo(1);
       assertThat(logs.partitions(TABLE)).containsExactly("day=mixed", "day=new");
+      assertThat(expired).containsExactly(TABLE + ":day=old");
       assertThat(Files.exists(root.resolve(TABLE).resolve("partitions").resolve("day%3Dold")))
           .isFalse();
       // The bucket of "mixed" closed by the check reopens and still has its row.
