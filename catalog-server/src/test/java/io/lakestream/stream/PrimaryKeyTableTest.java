@@ -225,6 +225,49 @@ class PrimaryKeyTableTest {
   }
 
   @Test
+  void prefixLookupsReturnTheRowsOfABucketKey() throws Exception {
+    Schema composite =
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "tenant", Types.StringType.get()),
+                Types.NestedField.required(2, "id", Types.LongType.get()),
+                Types.NestedField.optional(3, "v", Types.LongType.get())),
+            Set.of(1, 2));
+    try (EmbeddedLakestream lakestream = EmbeddedLakestream.start(data)) {
+      lakestream.catalog().createNamespace(Namespace.of("app"), new HashMap<>());
+      lakestream
+          .catalog()
+          .createTable(
+              TableIdentifier.of("app", "tenants"),
+              composite,
+              PartitionSpec.unpartitioned(),
+              Map.of(
+                  "lakestream.kind", "primary-key",
+                  "lakestream.buckets", "3",
+                  "lakestream.bucket-key", "tenant"));
+      Table table = lakestream.connection().table(TablePath.of("app.tenants"));
+      Map<String, List<Object[]>> byTenant = new TreeMap<>();
+      try (UpsertWriter writer = table.newUpsertWriter()) {
+        for (String tenant : List.of("a", "b", "a\0", "c")) {
+          for (long id = 0; id < 20; id++) {
+            Object[] row = {tenant, id, id * 7};
+            writer.upsert(row);
+            byTenant.computeIfAbsent(tenant, ignored -> new ArrayList<>()).add(row);
+          }
+        }
+      }
+      Lookuper lookuper = table.newLookuper();
+      for (Map.Entry<String, List<Object[]>> tenant : byTenant.entrySet()) {
+        assertThat(lookuper.prefixLookup(tenant.getKey()).join())
+            .as("tenant %s", tenant.getKey())
+            .containsExactlyElementsOf(tenant.getValue());
+      }
+      assertThat(lookuper.prefixLookup("missing").join()).isEmpty();
+      assertThat(lookuper.lookup("b", 3L).join()).containsExactly("b", 3L, 21L);
+    }
+  }
+
+  @Test
   void aConnectionReadsThePrimaryKey() throws Exception {
     try (EmbeddedLakestream lakestream = EmbeddedLakestream.start(data)) {
       lakestream.catalog().createNamespace(Namespace.of("app"), new HashMap<>());
