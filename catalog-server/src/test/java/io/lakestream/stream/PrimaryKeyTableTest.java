@@ -8,6 +8,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.Lookuper;
 import io.lakestream.client.ScanBatch;
+import io.lakestream.client.StateSnapshot;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
@@ -138,6 +139,7 @@ class PrimaryKeyTableTest {
 
       assertLookups(table.newLookuper(), model);
       assertThat(readChangelog(table, changes)).containsExactlyEntriesOf(model);
+      assertSnapshots(table, model);
     }
 
     // The state is rebuilt from the log after a restart.
@@ -145,6 +147,18 @@ class PrimaryKeyTableTest {
       Table table = lakestream.connection().table(TablePath.of("app.scores"));
       assertLookups(table.newLookuper(), model);
     }
+  }
+
+  /** The buckets' snapshots hold the model's rows, each consistent with the changelog below it. */
+  private static void assertSnapshots(Table table, Map<Long, Object[]> model) {
+    Map<Long, Object[]> state = new TreeMap<>();
+    for (int bucket = 0; bucket < table.buckets(); bucket++) {
+      try (StateSnapshot snapshot = table.snapshot("", bucket)) {
+        snapshot.forEachRemaining(row -> state.put((Long) row[0], row));
+        assertThat(snapshot.offset()).isEqualTo(table.latestOffset(bucket));
+      }
+    }
+    assertThat(state).containsExactlyEntriesOf(model);
   }
 
   private static void assertLookups(Lookuper lookuper, Map<Long, Object[]> model) {

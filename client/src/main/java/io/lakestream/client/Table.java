@@ -235,6 +235,14 @@ public final class Table {
     return new UpsertWriter(this, options, targetColumns);
   }
 
+  /**
+   * Every row of a bucket of a primary-key table from one consistent snapshot, with the changelog
+   * offset it is consistent to.
+   */
+  public StateSnapshot snapshot(String partition, int bucket) {
+    return new StateSnapshot(this, new TableBucket(partition, bucket));
+  }
+
   /** Point and prefix lookups of a primary-key table. */
   public Lookuper newLookuper() {
     return new Lookuper(this);

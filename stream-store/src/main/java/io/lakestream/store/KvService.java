@@ -18,12 +18,15 @@ import io.lakestream.client.rpc.Messages.LookupRequest;
 import io.lakestream.client.rpc.Messages.LookupResponse;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.Messages.PutKvRequest;
+import io.lakestream.client.rpc.Messages.ScanKvRequest;
+import io.lakestream.client.rpc.Messages.ScanKvResponse;
 import io.lakestream.client.rpc.RowValues;
 import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.kv.DeleteNotSupportedException;
 import io.lakestream.store.kv.InvalidMutationException;
 import io.lakestream.store.kv.KvChange;
 import io.lakestream.store.kv.KvManager;
+import io.lakestream.store.kv.KvScan;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.KvTablet;
 import io.lakestream.store.kv.MergeEngines;
@@ -35,10 +38,14 @@ import io.lakestream.store.log.LogTablet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -59,6 +66,13 @@ final class KvService {
   private final LogManager logs;
   private final KvManager kvs;
   private final BufferAllocator allocator = new RootAllocator();
+  private final Map<Long, OpenScan> scans = new ConcurrentHashMap<>();
+  private final SecureRandom scanIds = new SecureRandom();
+
+  /** A snapshot scan between pages; closed when done or after a minute without a page. */
+  private record OpenScan(String tabletKey, KvScan scan, AtomicLong lastUsed) {}
+
+  private static final long SCAN_IDLE_MILLIS = 60_000;
 
   KvService(LogManager logs, KvManager kvs) {
     this.logs = requireNonNull(logs, "logs is null");
@@ -404,6 +418,90 @@ final class KvService {
     }
     return new LookupResponse(table.currentSchemaId(), flags, RowValues.encode(found, types, names))
         .encode();
+  }
+
+  /** SCAN_KV: the next page of a snapshot scan, starting one when the request has no scan id. */
+  ByteBuffer scan(StreamTable table, ScanKvRequest request) {
+    closeIdleScans();
+    String tabletKey = table.tableId() + "/" + request.partition() + "/" + request.bucket();
+    long scanId = request.scanId();
+    OpenScan open;
+    if (scanId == 0) {
+      LogTablet log =
+          logs.existingTablet(table.tableId(), request.partition(), request.bucket())
+              .orElseThrow(
+                  () ->
+                      new RpcException(
+                          ErrorCode.UNKNOWN_PARTITION,
+                          "Table "
+                              + table.displayName()
+                              + " has no partition "
+                              + request.partition()));
+      KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+      try {
+        open = new OpenScan(tabletKey, kv.snapshotScan(), new AtomicLong());
+      } catch (IOException e) {
+        throw new RpcException(
+            ErrorCode.STORAGE_ERROR, "Cannot scan " + table.displayName() + ": " + e.getMessage());
+      }
+      do {
+        scanId = scanIds.nextLong() & Long.MAX_VALUE;
+      } while (scanId == 0 || scans.putIfAbsent(scanId, open) != null);
+    } else {
+      open = scans.get(scanId);
+      if (open == null || !open.tabletKey().equals(tabletKey)) {
+        throw new RpcException(
+            ErrorCode.UNKNOWN_SCAN,
+            "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
+      }
+    }
+    open.lastUsed().set(System.currentTimeMillis());
+    int maxRows = Math.max(1, Math.min(request.maxRows(), 100_000));
+    List<Object[]> rows = new ArrayList<>();
+    boolean done;
+    synchronized (open) {
+      try {
+        while (rows.size() < maxRows && open.scan().hasNext()) {
+          rows.add(open.scan().next());
+        }
+        done = !open.scan().hasNext();
+      } catch (IllegalStateException e) {
+        scans.remove(scanId);
+        throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
+      }
+    }
+    if (done) {
+      scans.remove(scanId);
+      open.scan().close();
+    }
+    Schema schema = rowSchema(table, table.currentSchemaId());
+    List<ArrowType> types = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (Field field : schema.getFields()) {
+      types.add(field.getType());
+      names.add(field.getName());
+    }
+    return new ScanKvResponse(
+            scanId,
+            open.scan().offset(),
+            table.currentSchemaId(),
+            done,
+            RowValues.encode(rows, types, names))
+        .encode();
+  }
+
+  private void closeIdleScans() {
+    long now = System.currentTimeMillis();
+    scans
+        .entrySet()
+        .removeIf(
+            entry -> {
+              if (now - entry.getValue().lastUsed().get() < SCAN_IDLE_MILLIS) {
+                return false;
+              }
+              entry.getValue().scan().close();
+              return true;
+            });
   }
 
   /** Drops the state of a table. */

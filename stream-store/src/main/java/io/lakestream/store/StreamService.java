@@ -103,6 +103,9 @@ public final class StreamService implements RequestHandler {
             CompletableFuture.completedFuture(
                 ResponseBody.of(listPartitions(session, ListPartitionsRequest.decode(body))));
         case PUT_KV -> bytes(putKv(session, PutKvRequest.decode(body)));
+        case SCAN_KV ->
+            CompletableFuture.completedFuture(
+                ResponseBody.of(scanKv(session, Messages.ScanKvRequest.decode(body))));
         case LOOKUP, PREFIX_LOOKUP ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(
@@ -280,6 +283,12 @@ public final class StreamService implements RequestHandler {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
     return kv.put(primaryKeyTable(table), request);
+  }
+
+  private ByteBuffer scanKv(Session session, Messages.ScanKvRequest request) {
+    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    access.check(session.principal(), table, false);
+    return kv.scan(primaryKeyTable(table), request);
   }
 
   private ByteBuffer lookup(Session session, LookupRequest request, boolean prefix) {

@@ -39,7 +39,12 @@ public enum ApiKey {
   /** Rows of a primary-key table's bucket by full primary key. */
   LOOKUP(11, 0),
   /** Rows of a primary-key table's bucket by a bucket-key prefix of the primary key. */
-  PREFIX_LOOKUP(12, 0);
+  PREFIX_LOOKUP(12, 0),
+  /**
+   * Pages of every row of a primary-key table's bucket, from one consistent snapshot tied to a log
+   * offset.
+   */
+  SCAN_KV(13, 0);
 
   private final short id;
   private final short latestVersion;

@@ -39,7 +39,11 @@ public enum ErrorCode {
   /** A delete on a table whose merge engine keeps the first row of each key. */
   DELETE_NOT_SUPPORTED(22, false),
   /** A key-value request on a table that is not a primary-key table. */
-  NOT_A_PRIMARY_KEY_TABLE(23, false);
+  NOT_A_PRIMARY_KEY_TABLE(23, false),
+  /**
+   * A snapshot scan id the server does not know (finished, expired after a minute idle, or never).
+   */
+  UNKNOWN_SCAN(24, false);
 
   private final short code;
   private final boolean retriable;

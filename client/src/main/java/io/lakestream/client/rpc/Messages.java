@@ -572,4 +572,62 @@ public final class Messages {
       return new LookupResponse(schemaId, flags, Wire.getBytes(buffer));
     }
   }
+
+  /**
+   * The next page of a snapshot scan of a primary-key table's bucket.
+   *
+   * @param scanId 0 to start a scan; then the id the first response gave
+   * @param maxRows the most rows one response carries
+   */
+  public record ScanKvRequest(
+      String tableId, String partition, int bucket, long scanId, int maxRows) {
+    public ScanKvRequest {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(partition, "partition is null");
+    }
+
+    public ByteBuffer encode() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(Wire.stringSize(tableId) + Wire.stringSize(partition) + 4 + 8 + 4);
+      Wire.putString(buffer, tableId);
+      Wire.putString(buffer, partition);
+      buffer.putInt(bucket).putLong(scanId).putInt(maxRows);
+      return buffer.flip();
+    }
+
+    public static ScanKvRequest decode(ByteBuffer buffer) {
+      return new ScanKvRequest(
+          Wire.getString(buffer),
+          Wire.getString(buffer),
+          buffer.getInt(),
+          buffer.getLong(),
+          buffer.getInt());
+    }
+  }
+
+  /**
+   * @param scanId the scan's id, for the next page
+   * @param offset the log offset the snapshot is consistent to: it holds exactly the changelog
+   *     below it
+   * @param done whether this is the last page (the server has closed the scan)
+   * @param rows {@link RowValues} of the rows of this page, in key order
+   */
+  public record ScanKvResponse(
+      long scanId, long offset, int schemaId, boolean done, ByteBuffer rows) {
+    public ByteBuffer encode() {
+      ByteBuffer buffer = ByteBuffer.allocate(8 + 8 + 4 + 1 + 4 + rows.remaining());
+      buffer.putLong(scanId).putLong(offset).putInt(schemaId).put((byte) (done ? 1 : 0));
+      Wire.putBytes(buffer, rows);
+      return buffer.flip();
+    }
+
+    public static ScanKvResponse decode(ByteBuffer buffer) {
+      return new ScanKvResponse(
+          buffer.getLong(),
+          buffer.getLong(),
+          buffer.getInt(),
+          buffer.get() == 1,
+          Wire.getBytes(buffer));
+    }
+  }
 }
