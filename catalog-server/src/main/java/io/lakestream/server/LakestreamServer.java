@@ -169,6 +169,7 @@ public final class LakestreamServer implements AutoCloseable {
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
           e);
     }
+    logs.retentionFloor(kvs::retentionFloor);
     logs.onPartitionExpired(
         (tableId, partition) -> {
           try {

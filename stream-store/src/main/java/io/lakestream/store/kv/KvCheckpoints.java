@@ -53,6 +53,26 @@ final class KvCheckpoints {
     return complete.isEmpty() ? Optional.empty() : Optional.of(complete.getFirst());
   }
 
+  /**
+   * The offset of the newest complete checkpoint, or -1; only reads, so it may run while a
+   * checkpoint is being written.
+   */
+  static long newestCompleteOffset(Path checkpoints) throws IOException {
+    if (!Files.isDirectory(checkpoints)) {
+      return -1;
+    }
+    long newest = -1;
+    try (Stream<Path> listing = Files.list(checkpoints)) {
+      for (Path path : listing.toList()) {
+        long offset = offsetOf(path);
+        if (offset > newest && isComplete(path)) {
+          newest = offset;
+        }
+      }
+    }
+    return newest;
+  }
+
   /** Deletes all but the newest {@code keep} complete checkpoints, and every incomplete one. */
   static void retainNewest(Path checkpoints, int keep) throws IOException {
     List<Path> complete = complete(checkpoints);

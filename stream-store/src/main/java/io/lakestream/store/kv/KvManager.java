@@ -80,6 +80,21 @@ public final class KvManager implements AutoCloseable {
   }
 
   /**
+   * The log offset below which a bucket's changelog may be deleted: the offset of its newest
+   * checkpoint, since a restart replays the changelog from there (0 when it has none), or {@link
+   * Long#MAX_VALUE} when the table has no state here (it is not a primary-key table).
+   */
+  public long retentionFloor(String tableId, String partition, int bucket) throws IOException {
+    if (!Files.isDirectory(root.resolve(tableId))) {
+      return Long.MAX_VALUE;
+    }
+    long newest =
+        KvCheckpoints.newestCompleteOffset(
+            directory(new Key(tableId, partition, bucket)).resolve("checkpoints"));
+    return Math.max(0, newest);
+  }
+
+  /**
    * Checkpoints every open tablet that {@link KvTablet#shouldCheckpoint() is due}.
    *
    * @return how many checkpoints were written

@@ -54,6 +54,22 @@ public final class LogManager implements AutoCloseable {
     this.clock = requireNonNull(clock, "clock is null");
   }
 
+  /** The offset below which retention may delete a bucket's log. */
+  @FunctionalInterface
+  public interface RetentionFloor {
+    long floor(String tableId, String partition, int bucket) throws IOException;
+  }
+
+  private volatile RetentionFloor retentionFloor = (tableId, partition, bucket) -> Long.MAX_VALUE;
+
+  /**
+   * Sets what holds retention back per bucket (the state checkpoint of a primary-key table, and
+   * later the tiered offset); by default nothing does.
+   */
+  public void retentionFloor(RetentionFloor floor) {
+    this.retentionFloor = requireNonNull(floor, "floor is null");
+  }
+
   /**
    * Sets what to do after retention removed a partition (table id, partition name), such as
    * dropping state derived from its log; called with no lock held.
@@ -188,16 +204,20 @@ public final class LogManager implements AutoCloseable {
   }
 
   /**
-   * Applies retention: deletes expired segments of every open tablet, and removes whole every
-   * partition whose newest row is older than the retention time. Nothing tiers yet, so no floor
-   * holds segments back.
+   * Applies retention: deletes expired segments of every open tablet that lie below its {@link
+   * #retentionFloor floor}, and removes whole every partition whose newest row is older than the
+   * retention time.
    *
    * @return how many segments and partitions were deleted
    */
   public int enforceRetention() throws IOException {
     int deleted = expirePartitions();
-    for (LogTablet tablet : tablets.values()) {
-      deleted += tablet.enforceRetention(Long.MAX_VALUE);
+    for (Map.Entry<Key, LogTablet> entry : tablets.entrySet()) {
+      Key key = entry.getKey();
+      deleted +=
+          entry
+              .getValue()
+              .enforceRetention(retentionFloor.floor(key.tableId(), key.partition(), key.bucket()));
     }
     return deleted;
   }

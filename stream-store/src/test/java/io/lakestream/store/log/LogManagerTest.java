@@ -104,6 +104,29 @@ class LogManagerTest {
   }
 
   @Test
+  void retentionKeepsSegmentsAtAndAboveABucketsFloor() throws Exception {
+    try (LogManager logs =
+        new LogManager(
+            root,
+            new LogConfig(
+                64, Duration.ofDays(1), 256, FlushMode.FSYNC, 1 << 20, Duration.ofHours(1), -1),
+            clock)) {
+      LogTablet tablet = logs.tablet(TABLE, 0);
+      for (int i = 0; i < 5; i++) {
+        tablet.append(batch("row-" + i)).durable().get();
+      }
+      assertThat(tablet.segmentCount()).isEqualTo(5);
+      clock.advance(2 * HOUR);
+      logs.retentionFloor((table, partition, bucket) -> 2);
+      logs.enforceRetention();
+      assertThat(tablet.logStartOffset()).isEqualTo(2);
+      logs.retentionFloor((table, partition, bucket) -> Long.MAX_VALUE);
+      logs.enforceRetention();
+      assertThat(tablet.segmentCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void refusesPartitionNamesTooLongForAFileName() throws Exception {
     try (LogManager logs = manager()) {
       assertThatThrownBy(() -> logs.tablet(TABLE, "p=" + "x".repeat(300), 0))
