@@ -79,19 +79,29 @@ final class KvService {
     this.kvs = requireNonNull(kvs, "kvs is null");
   }
 
+  /** Parsed row schemas by table id and schema id; a schema id never changes meaning. */
+  private final Map<String, Schema> rowSchemas = new ConcurrentHashMap<>();
+
   /** The schema rows are written and looked up in: the changelog schema without its last column. */
-  static Schema rowSchema(StreamTable table, int schemaId) {
+  Schema rowSchema(StreamTable table, int schemaId) {
     String json = table.arrowSchemas().get(schemaId);
     if (json == null) {
       throw new RpcException(
           ErrorCode.SCHEMA_MISMATCH, "Table " + table.displayName() + " has no schema " + schemaId);
     }
-    try {
-      List<Field> fields = Schema.fromJSON(json).getFields();
-      return new Schema(fields.subList(0, fields.size() - 1));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    if (rowSchemas.size() > 10_000) {
+      rowSchemas.clear();
     }
+    return rowSchemas.computeIfAbsent(
+        table.tableId() + "/" + schemaId,
+        ignored -> {
+          try {
+            List<Field> fields = Schema.fromJSON(json).getFields();
+            return new Schema(fields.subList(0, fields.size() - 1));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   private KvTablet tablet(StreamTable table, String partition, int bucket, LogTablet log) {
@@ -145,6 +155,8 @@ final class KvService {
             ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), written, allocator)) {
           int[] columns = currentColumns(current, written);
           int typeColumn = written.getFields().size() - 1;
+          List<ChangeType> types = new ArrayList<>(root.getRowCount());
+          List<Object[]> rows = new ArrayList<>(root.getRowCount());
           for (int row = 0; row < root.getRowCount(); row++) {
             Object[] values = new Object[columns.length];
             for (int i = 0; i < columns.length; i++) {
@@ -153,11 +165,12 @@ final class KvService {
                       ? null
                       : ArrowValues.get(root.getFieldVectors().get(columns[i]), row);
             }
-            ChangeType type =
+            types.add(
                 ChangeType.fromCode(
-                    (Byte) ArrowValues.get(root.getFieldVectors().get(typeColumn), row));
-            tablet.replay(batch.baseOffset() + row, type, values);
+                    (Byte) ArrowValues.get(root.getFieldVectors().get(typeColumn), row)));
+            rows.add(values);
           }
+          tablet.replay(batch.baseOffset(), types, rows);
         }
         offset = batch.nextOffset();
       }

@@ -425,37 +425,61 @@ public final class KvTablet implements AutoCloseable {
    */
   public boolean replay(long offset, ChangeType type, Object[] row) throws IOException {
     requireNonNull(type, "type is null");
+    return replay(offset, List.of(type), List.<Object[]>of(row)) > 0;
+  }
+
+  /**
+   * Replays consecutive changelog records from {@code baseOffset} in one atomic write, as {@link
+   * #replay(long, ChangeType, Object[])} does each; records below the applied offset are skipped.
+   *
+   * @return how many records were applied
+   */
+  public int replay(long baseOffset, List<ChangeType> types, List<Object[]> changedRows)
+      throws IOException {
+    requireNonNull(types, "types is null");
+    requireNonNull(changedRows, "changedRows is null");
+    if (types.size() != changedRows.size()) {
+      throw new IllegalArgumentException(
+          types.size() + " change types for " + changedRows.size() + " rows");
+    }
     writeLock.lock();
     try {
       ensureOpen();
       if (!buffer.isEmpty()) {
         throw new IllegalStateException("Cannot replay the changelog while changes are prepared");
       }
-      if (offset < appliedOffset) {
-        return false;
+      int first = (int) Math.max(0, Math.min(types.size(), appliedOffset - baseOffset));
+      if (first == types.size()) {
+        return 0;
       }
-      Object[] canonical = schema.canonicalRow(row);
-      byte[] key = keys.encodeRow(canonical);
-      long bytes = key.length;
+      long bytes = 0;
       try (WriteBatch batch = new WriteBatch()) {
-        switch (type) {
-          case INSERT, UPDATE_AFTER -> {
-            byte[] value = rows.encode(canonical);
-            batch.put(key, value);
-            bytes += value.length;
+        for (int i = first; i < types.size(); i++) {
+          Object[] canonical = schema.canonicalRow(changedRows.get(i));
+          byte[] key = keys.encodeRow(canonical);
+          switch (types.get(i)) {
+            case INSERT, UPDATE_AFTER -> {
+              byte[] value = rows.encode(canonical);
+              batch.put(key, value);
+              bytes += key.length + value.length;
+            }
+            case DELETE -> {
+              batch.delete(key);
+              bytes += key.length;
+            }
+            case UPDATE_BEFORE -> {}
           }
-          case DELETE -> batch.delete(key);
-          case UPDATE_BEFORE -> bytes = 0;
         }
-        batch.put(APPLIED_OFFSET_KEY, encodeOffset(offset + 1));
+        long end = baseOffset + types.size();
+        batch.put(APPLIED_OFFSET_KEY, encodeOffset(end));
         db.write(writeOptions, batch);
+        appliedOffset = end;
+        nextOffset = Math.max(nextOffset, appliedOffset);
+        bytesSinceCheckpoint += bytes;
       } catch (RocksDBException e) {
-        throw new IOException("Cannot replay the change at offset " + offset, e);
+        throw new IOException("Cannot replay the changes from offset " + baseOffset, e);
       }
-      appliedOffset = offset + 1;
-      nextOffset = Math.max(nextOffset, appliedOffset);
-      bytesSinceCheckpoint += bytes;
-      return true;
+      return types.size() - first;
     } finally {
       writeLock.unlock();
     }
