@@ -68,11 +68,11 @@ import org.apache.iceberg.rest.RESTCatalog;
  */
 final class KeyedStateBenchmark implements Benchmark {
   private static final int FULL_UPSERTS = 2_000_000;
-  private static final int QUICK_UPSERTS = 20_000;
+  private static final int QUICK_UPSERTS = 10_000;
   private static final int FULL_KEY_SPACE = 1_000_000;
-  private static final int QUICK_KEY_SPACE = 10_000;
+  private static final int QUICK_KEY_SPACE = 5_000;
   private static final int FULL_LOOKUPS = 200_000;
-  private static final int QUICK_LOOKUPS = 2_000;
+  private static final int QUICK_LOOKUPS = 1_000;
   private static final int FULL_FRESHNESS_SAMPLES = 200;
   private static final int QUICK_FRESHNESS_SAMPLES = 20;
   private static final int BATCH_ROWS = 8192;
