@@ -328,6 +328,11 @@ final class KeyedStateBenchmark implements Benchmark {
                   sample.many.p99Micros());
 
           freshness(table, pool, size, sample);
+          context
+              .progress()
+              .printf(
+                  "    freshness: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+                  sample.freshnessP50, sample.freshnessP99, sample.freshnessMax);
         }
         if (rawBytesWritten >= KvConfig.defaults().checkpointBytes()) {
           awaitCheckpoint(server.process, data);
@@ -336,6 +341,11 @@ final class KeyedStateBenchmark implements Benchmark {
         sample.diskBytesPerLiveKey =
             (double) (diskBytes(data.resolve("kv")) + diskBytes(data.resolve("streams")))
                 / liveKeys;
+        context
+            .progress()
+            .printf(
+                "    disk: %.0f bytes per live key (raw RocksDB %.0f)%n",
+                sample.diskBytesPerLiveKey, sample.rawDiskBytesPerLiveKey);
       } finally {
         stop(server);
       }
