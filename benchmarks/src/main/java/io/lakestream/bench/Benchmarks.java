@@ -6,7 +6,11 @@ import java.util.Optional;
 /** Every benchmark {@code bin/lakestream bench} knows, in the order it runs them. */
 final class Benchmarks {
   private static final List<Benchmark> ALL =
-      List.of(new StartupBenchmark(), new RestCatalogBenchmark(), new LogAppendScanBenchmark());
+      List.of(
+          new StartupBenchmark(),
+          new RestCatalogBenchmark(),
+          new LogAppendScanBenchmark(),
+          new KeyedStateBenchmark());
 
   private Benchmarks() {}
 

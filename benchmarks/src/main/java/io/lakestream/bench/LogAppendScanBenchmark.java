@@ -20,12 +20,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -45,8 +43,6 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
-import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.Types;
 
 /**
  * Workload W1 on a log table of one bucket, through the packaged server and the Java client.
@@ -75,8 +71,8 @@ final class LogAppendScanBenchmark implements Benchmark {
   private static final int QUICK_FRESHNESS_SAMPLES = 20;
   private static final int FULL_FRESHNESS_SAMPLES = 200;
   private static final int BATCH_ROWS = 8192;
-  private static final int DISTINCT_ROWS = 4096;
-  private static final long SEED = 20_260_101L;
+  private static final int DISTINCT_ROWS = WideEvents.DISTINCT_ROWS;
+  private static final long SEED = WideEvents.SEED;
 
   private static final Duration START_DEADLINE = Duration.ofSeconds(60);
   private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
@@ -90,7 +86,7 @@ final class LogAppendScanBenchmark implements Benchmark {
   private static final double FRESHNESS_P99_TARGET_MS = 10;
   private static final double PROJECTED_RATIO_TARGET = 5;
 
-  private static final Schema W1_SCHEMA = w1Schema();
+  private static final Schema W1_SCHEMA = WideEvents.schema();
   private static final List<String> PROJECTION = List.of("b0", "s0");
 
   @Override
@@ -117,7 +113,7 @@ final class LogAppendScanBenchmark implements Benchmark {
     int rows = quick ? QUICK_ROWS : FULL_ROWS;
     int freshnessSamples = quick ? QUICK_FRESHNESS_SAMPLES : FULL_FRESHNESS_SAMPLES;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
-    Object[][] pool = rowPool();
+    Object[][] pool = WideEvents.rowPool();
     List<Sample> samples =
         context.iterate(() -> measure(context, launcher, pool, rows, freshnessSamples));
     String rawBaseline =
@@ -436,19 +432,13 @@ final class LogAppendScanBenchmark implements Benchmark {
       }
       Arrays.sort(freshness);
       Arrays.sort(ack);
-      sample.freshnessP50 = percentile(freshness, 0.50);
-      sample.freshnessP99 = percentile(freshness, 0.99);
+      sample.freshnessP50 = Percentile.of(freshness, 0.50);
+      sample.freshnessP99 = Percentile.of(freshness, 0.99);
       sample.freshnessMax = freshness[freshness.length - 1];
-      sample.ackP50 = percentile(ack, 0.50);
-      sample.ackP99 = percentile(ack, 0.99);
+      sample.ackP50 = Percentile.of(ack, 0.50);
+      sample.ackP99 = Percentile.of(ack, 0.99);
       sample.ackMax = ack[ack.length - 1];
     }
-  }
-
-  /** Nearest-rank percentile of sorted values. */
-  private static double percentile(double[] sorted, double fraction) {
-    int rank = (int) Math.ceil(fraction * sorted.length);
-    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
   /** Seconds to write {@code bytes} in {@code batches} writes, each followed by force(false). */
@@ -547,62 +537,12 @@ final class LogAppendScanBenchmark implements Benchmark {
     throw new IOException("no VmRSS in /proc/self/status");
   }
 
-  /** Bytes of the rows in row form: 8 per long and double, 4 per int, UTF-8 length of strings. */
+  /** Bytes of the rows in row form (see {@link WideEvents#rawBytes}). */
   private static long rawRowBytes(Object[][] pool, int rows) {
     long total = 0;
     for (int i = 0; i < rows; i++) {
-      for (Object value : pool[i % DISTINCT_ROWS]) {
-        total +=
-            switch (value) {
-              case Long l -> 8;
-              case Double d -> 8;
-              case Integer n -> 4;
-              case String s -> s.getBytes(StandardCharsets.UTF_8).length;
-              default -> 0;
-            };
-      }
+      total += WideEvents.rawBytes(pool[i % DISTINCT_ROWS]);
     }
     return total;
-  }
-
-  /** W1 rows generated from the seed; b0 is overwritten with the row number when appended. */
-  private static Object[][] rowPool() {
-    SplittableRandom random = new SplittableRandom(SEED);
-    Object[][] pool = new Object[DISTINCT_ROWS][];
-    for (int r = 0; r < DISTINCT_ROWS; r++) {
-      Object[] row = new Object[20];
-      for (int c = 0; c < 5; c++) {
-        row[c] = random.nextLong();
-        row[5 + c] = random.nextInt();
-        row[10 + c] = random.nextDouble() * 1e6;
-        row[15 + c] = asciiString(random);
-      }
-      pool[r] = row;
-    }
-    return pool;
-  }
-
-  private static String asciiString(SplittableRandom random) {
-    int length = 16 + random.nextInt(9);
-    char[] chars = new char[length];
-    for (int i = 0; i < length; i++) {
-      chars[i] = (char) ('a' + random.nextInt(26));
-    }
-    return new String(chars);
-  }
-
-  private static Schema w1Schema() {
-    List<Types.NestedField> fields = new ArrayList<>();
-    int id = 1;
-    String[] prefixes = {"b", "i", "d", "s"};
-    Type[] types = {
-      Types.LongType.get(), Types.IntegerType.get(), Types.DoubleType.get(), Types.StringType.get()
-    };
-    for (int t = 0; t < prefixes.length; t++) {
-      for (int c = 0; c < 5; c++) {
-        fields.add(Types.NestedField.optional(id++, prefixes[t] + c, types[t]));
-      }
-    }
-    return new Schema(fields);
   }
 }

@@ -23,8 +23,9 @@ import java.util.Locale;
  * totalMemoryBytes}, {@code jvm}, {@code maxHeapBytes}, {@code os}) and {@code figures}, an array
  * in report order of objects with {@code name}, {@code value}, {@code unit}, {@code baseline},
  * {@code baselineValue}, {@code ratio} and, for a figure with a target, {@code target}: {@code
- * below} (a bound on the value) or {@code ratioAtLeast} (a bound on the ratio), and {@code met}.
- * Field names are stable; new fields may be added.
+ * below} (an upper bound on the value), {@code atLeast} (a lower bound on the value) or {@code
+ * ratioAtLeast} (a bound on the ratio), and {@code met}. Field names are stable; new fields may be
+ * added.
  *
  * @param benchmark the benchmark's name, also the JSON file's name
  * @param workload the benchmark's workload description

@@ -7,9 +7,10 @@ import java.util.Locale;
 /**
  * The goal a figure is judged against. A missed target is reported, never thrown.
  *
- * <p>Two kinds: {@link #below} bounds the figure's value from above, in the figure's own unit (a
- * time, a size, a count of faults); {@link #ratioAtLeast} asks that the figure's ratio to its
- * baseline reach a bound (a throughput that should be some multiple of the baseline's).
+ * <p>Three kinds: {@link #below} bounds the figure's value from above, in the figure's own unit (a
+ * time, a size, a count of faults); {@link #atLeast} bounds it from below (a throughput with an
+ * absolute goal); {@link #ratioAtLeast} asks that the figure's ratio to its baseline reach a bound
+ * (a throughput that should be some multiple of the baseline's).
  *
  * @param kind what is compared and how
  * @param bound the bound, positive and finite
@@ -27,6 +28,11 @@ public record Target(Kind kind, double bound) {
     return new Target(Kind.VALUE_BELOW, upperBound);
   }
 
+  /** The figure's value should be at least {@code lowerBound}. */
+  public static Target atLeast(double lowerBound) {
+    return new Target(Kind.VALUE_AT_LEAST, lowerBound);
+  }
+
   /** The figure's ratio to its baseline should be at least {@code lowerBound}. */
   public static Target ratioAtLeast(double lowerBound) {
     return new Target(Kind.RATIO_AT_LEAST, lowerBound);
@@ -35,6 +41,7 @@ public record Target(Kind kind, double bound) {
   public boolean isMetBy(Figure figure) {
     return switch (kind) {
       case VALUE_BELOW -> figure.value() < bound;
+      case VALUE_AT_LEAST -> figure.value() >= bound;
       case RATIO_AT_LEAST -> figure.ratio() >= bound;
     };
   }
@@ -43,6 +50,7 @@ public record Target(Kind kind, double bound) {
   public String describe(String unit) {
     return switch (kind) {
       case VALUE_BELOW -> "< " + plain(bound) + " " + unit;
+      case VALUE_AT_LEAST -> ">= " + plain(bound) + " " + unit;
       case RATIO_AT_LEAST -> "ratio >= " + plain(bound);
     };
   }
@@ -56,6 +64,7 @@ public record Target(Kind kind, double bound) {
   /** What a target compares, and how; the name is the target's key in the JSON report. */
   public enum Kind {
     VALUE_BELOW("below"),
+    VALUE_AT_LEAST("atLeast"),
     RATIO_AT_LEAST("ratioAtLeast");
 
     private final String jsonKey;

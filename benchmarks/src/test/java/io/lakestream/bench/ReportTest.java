@@ -93,6 +93,32 @@ class ReportTest {
   }
 
   @Test
+  void absoluteLowerBoundTargetsAreReported(@TempDir Path directory) throws Exception {
+    Report lookups =
+        new Report(
+            "keyed-state",
+            "W2",
+            RunMode.FULL,
+            MACHINE,
+            Instant.parse("2025-01-02T03:04:05Z"),
+            List.of(
+                Figure.of(
+                    "lookups_per_s", 60000, "lookups/s", "raw", 600000, Target.atLeast(50000)),
+                Figure.of("upserts_per_s", 1000, "upserts/s", "raw", 2000, Target.atLeast(1500))));
+
+    assertThat(lookups.toMarkdown())
+        .contains(
+            "| lookups_per_s | 60000.0 | lookups/s | raw | 600000.0 | 0.10 | >= 50000 lookups/s: met |")
+        .contains(
+            "| upserts_per_s | 1000.0 | upserts/s | raw | 2000.0 | 0.50 | >= 1500 upserts/s: MISSED |");
+    JsonNode figures =
+        new ObjectMapper().readTree(lookups.writeJson(directory).toFile()).path("figures");
+    assertThat(figures.get(0).path("target").path("atLeast").asDouble()).isEqualTo(50000);
+    assertThat(figures.get(0).path("target").path("met").asBoolean()).isTrue();
+    assertThat(figures.get(1).path("target").path("met").asBoolean()).isFalse();
+  }
+
+  @Test
   void figureNeedsAPositiveBaseline() {
     assertThatThrownBy(() -> Figure.of("ready_ms", 10, "ms", "nothing", 0, Target.below(1)))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,0 +1,632 @@
+package io.lakestream.bench;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.client.ChangeType;
+import io.lakestream.client.Connection;
+import io.lakestream.client.LogScanner;
+import io.lakestream.client.Lookuper;
+import io.lakestream.client.ScanBatch;
+import io.lakestream.client.Table;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.store.kv.KvConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+
+/**
+ * Workload W2 on a primary-key table of one bucket, through the packaged server and the Java
+ * client.
+ *
+ * <p>Each iteration starts {@code bin/lakestream server} on an empty data directory, creates the W2
+ * table {@code bench.w2} through the REST catalog ({@code lakestream.kind=primary-key}, one bucket,
+ * so that its state is one RocksDB instance like the baseline's), and:
+ *
+ * <ul>
+ *   <li>upserts W2 rows with keys uniform in the key space from one client (8192-row batches, 100
+ *       ms linger, default ZSTD and fsync), timing first upsert to {@code flush()} return.
+ *       Baseline: {@link RawRocksDb} puts of the same rows in 8192-row write batches;
+ *   <li>looks up random keys with one lookup in flight and with 16 (16 threads, each waiting for
+ *       its lookup), after a warm-up pass of a tenth of them, checking each answer against the keys
+ *       written. Baseline: {@link RawRocksDb} gets of the same keys the same way;
+ *   <li>measures changelog freshness: a thread polls a scanner from the log end while single rows
+ *       are upserted and flushed one at a time; the figure is the time from {@code flush()} return
+ *       to the row's {@code +U}/{@code +I} arrival. Baseline: the upsert-to-ack time;
+ *   <li>waits (at most {@link #CHECKPOINT_WAIT}) for the server's own checkpoint when enough was
+ *       written for one to be due ({@link KvConfig#checkpointBytes()}), measures the disk bytes per
+ *       live key (the server's {@code kv} and {@code streams} directories, hard links counted once;
+ *       baseline: the flushed raw RocksDB directory), then stops the server and restarts it twice:
+ *       with its checkpoints, then with them deleted so the whole changelog is replayed. Restart
+ *       time is process start to the first lookup answered (the state opens on first use).
+ * </ul>
+ */
+final class KeyedStateBenchmark implements Benchmark {
+  private static final int FULL_UPSERTS = 2_000_000;
+  private static final int QUICK_UPSERTS = 10_000;
+  private static final int FULL_KEY_SPACE = 1_000_000;
+  private static final int QUICK_KEY_SPACE = 5_000;
+  private static final int FULL_LOOKUPS = 200_000;
+  private static final int QUICK_LOOKUPS = 1_000;
+  private static final int FULL_FRESHNESS_SAMPLES = 200;
+  private static final int QUICK_FRESHNESS_SAMPLES = 20;
+  private static final int BATCH_ROWS = 8192;
+  private static final int MANY_IN_FLIGHT = 16;
+  private static final long UPSERT_SEED = WideEvents.SEED + 1;
+  private static final long LOOKUP_SEED = WideEvents.SEED + 2;
+  private static final long FRESHNESS_SEED = WideEvents.SEED + 3;
+  private static final String TABLE = "w2";
+
+  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
+  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
+  private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration FIRST_LOOKUP_DEADLINE = Duration.ofMinutes(10);
+  private static final Duration CHECKPOINT_WAIT = Duration.ofSeconds(25);
+  private static final Duration CHECKPOINT_POLL_INTERVAL = Duration.ofMillis(100);
+  // A bulk producer fills its batches rather than sending them every 2 ms.
+  private static final Duration THROUGHPUT_LINGER = Duration.ofMillis(100);
+
+  private static final double UPSERT_RATIO_TARGET = 0.5;
+  private static final double UPSERTS_PER_SECOND_TARGET = 150_000;
+  private static final double LOOKUP_P99_MICROS_TARGET = 1_000;
+  private static final double LOOKUPS_PER_SECOND_TARGET = 50_000;
+  private static final double FRESHNESS_P99_TARGET_MS = 10;
+
+  @Override
+  public String name() {
+    return "keyed-state";
+  }
+
+  @Override
+  public String workload() {
+    return String.format(
+        Locale.ROOT,
+        "W2 keyed state, %d upserts of keys uniform in [0, %d) then %d random point lookups at 1"
+            + " and at %d in flight (quick mode %d upserts, keys in [0, %d), %d lookups);"
+            + " primary-key table with 1 bucket, one client, 8192-row batches (100 ms linger),"
+            + " fsync on; %d freshness samples (quick mode %d); restart with and without"
+            + " checkpoint",
+        FULL_UPSERTS,
+        FULL_KEY_SPACE,
+        FULL_LOOKUPS,
+        MANY_IN_FLIGHT,
+        QUICK_UPSERTS,
+        QUICK_KEY_SPACE,
+        QUICK_LOOKUPS,
+        FULL_FRESHNESS_SAMPLES,
+        QUICK_FRESHNESS_SAMPLES);
+  }
+
+  /** Sizes of one run. */
+  private record Size(int upserts, int keySpace, int lookups, int freshnessSamples) {}
+
+  @Override
+  public List<Figure> run(BenchmarkContext context) throws Exception {
+    Size size =
+        context.mode() == RunMode.QUICK
+            ? new Size(QUICK_UPSERTS, QUICK_KEY_SPACE, QUICK_LOOKUPS, QUICK_FRESHNESS_SAMPLES)
+            : new Size(FULL_UPSERTS, FULL_KEY_SPACE, FULL_LOOKUPS, FULL_FRESHNESS_SAMPLES);
+    Path launcher = LakestreamLauncher.find(context.lakestreamHome());
+    Object[][] pool = WideEvents.rowPool();
+    List<Sample> samples = context.iterate(() -> measure(context, launcher, pool, size));
+    long checkpointed = samples.stream().filter(s -> s.checkpointed).count();
+    String restartBaseline =
+        String.format(
+            Locale.ROOT,
+            "restart without checkpoint, full changelog replay (a checkpoint existed in %d of %d"
+                + " iterations)",
+            checkpointed,
+            samples.size());
+    return List.of(
+        Figure.of(
+            "upserts_per_s",
+            Median.of(samples, s -> s.upsertsPerSecond),
+            "upserts/s",
+            "raw RocksDB JNI puts of the same rows, same options, 8192-row write batches",
+            Median.of(samples, s -> s.rawPutsPerSecond),
+            Target.atLeast(UPSERTS_PER_SECOND_TARGET)),
+        // The same figure again, judged against its second target, the ratio to the baseline.
+        Figure.of(
+            "upserts_per_s_vs_raw",
+            Median.of(samples, s -> s.upsertsPerSecond),
+            "upserts/s",
+            "raw RocksDB JNI puts (as above)",
+            Median.of(samples, s -> s.rawPutsPerSecond),
+            Target.ratioAtLeast(UPSERT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "lookups_per_s_1_in_flight",
+            Median.of(samples, s -> s.single.perSecond()),
+            "lookups/s",
+            "raw RocksDB JNI gets of the same keys, 1 thread",
+            Median.of(samples, s -> s.rawSingle.perSecond())),
+        Figure.withoutTarget(
+            "lookup_us_p50_1_in_flight",
+            Median.of(samples, s -> s.single.p50Micros()),
+            "us",
+            "raw RocksDB get p50, 1 thread",
+            positive(Median.of(samples, s -> s.rawSingle.p50Micros()))),
+        Figure.of(
+            "lookup_us_p99_1_in_flight",
+            Median.of(samples, s -> s.single.p99Micros()),
+            "us",
+            "raw RocksDB get p99, 1 thread",
+            positive(Median.of(samples, s -> s.rawSingle.p99Micros())),
+            Target.below(LOOKUP_P99_MICROS_TARGET)),
+        Figure.of(
+            "lookups_per_s_16_in_flight",
+            Median.of(samples, s -> s.many.perSecond()),
+            "lookups/s",
+            "raw RocksDB JNI gets of the same keys, 16 threads",
+            Median.of(samples, s -> s.rawMany.perSecond()),
+            Target.atLeast(LOOKUPS_PER_SECOND_TARGET)),
+        Figure.withoutTarget(
+            "lookup_us_p50_16_in_flight",
+            Median.of(samples, s -> s.many.p50Micros()),
+            "us",
+            "raw RocksDB get p50, 16 threads",
+            positive(Median.of(samples, s -> s.rawMany.p50Micros()))),
+        Figure.withoutTarget(
+            "lookup_us_p99_16_in_flight",
+            Median.of(samples, s -> s.many.p99Micros()),
+            "us",
+            "raw RocksDB get p99, 16 threads",
+            positive(Median.of(samples, s -> s.rawMany.p99Micros()))),
+        Figure.withoutTarget(
+            "freshness_ms_p50",
+            Median.of(samples, s -> s.freshnessP50),
+            "ms",
+            "upsert-to-ack p50",
+            positive(Median.of(samples, s -> s.ackP50))),
+        Figure.of(
+            "freshness_ms_p99",
+            Median.of(samples, s -> s.freshnessP99),
+            "ms",
+            "upsert-to-ack p99",
+            positive(Median.of(samples, s -> s.ackP99)),
+            Target.below(FRESHNESS_P99_TARGET_MS)),
+        Figure.withoutTarget(
+            "freshness_ms_max",
+            Median.of(samples, s -> s.freshnessMax),
+            "ms",
+            "upsert-to-ack max",
+            positive(Median.of(samples, s -> s.ackMax))),
+        Figure.withoutTarget(
+            "restart_ms_with_checkpoint",
+            Median.of(samples, s -> s.restartWithCheckpoint.firstLookupMillis()),
+            "ms",
+            restartBaseline,
+            Median.of(samples, s -> s.restartWithoutCheckpoint.firstLookupMillis())),
+        Figure.withoutTarget(
+            "restart_ms_without_checkpoint",
+            Median.of(samples, s -> s.restartWithoutCheckpoint.firstLookupMillis()),
+            "ms",
+            "same restart's process start to GET /ready answering 200",
+            Median.of(samples, s -> s.restartWithoutCheckpoint.readyMillis())),
+        Figure.withoutTarget(
+            "disk_bytes_per_live_key",
+            Median.of(samples, s -> s.diskBytesPerLiveKey),
+            "bytes",
+            "raw RocksDB directory after flush, per live key",
+            Median.of(samples, s -> s.rawDiskBytesPerLiveKey)));
+  }
+
+  private static double positive(double value) {
+    return Math.max(value, 0.001);
+  }
+
+  /** One iteration's measurements. */
+  private static final class Sample {
+    double upsertsPerSecond;
+    double rawPutsPerSecond;
+    PointLookups.Result single;
+    PointLookups.Result many;
+    PointLookups.Result rawSingle;
+    PointLookups.Result rawMany;
+    double freshnessP50;
+    double freshnessP99;
+    double freshnessMax;
+    double ackP50;
+    double ackP99;
+    double ackMax;
+    double diskBytesPerLiveKey;
+    double rawDiskBytesPerLiveKey;
+    boolean checkpointed;
+    Restart restartWithCheckpoint;
+    Restart restartWithoutCheckpoint;
+  }
+
+  /** Milliseconds from a restarted server's process start to readiness and to a first lookup. */
+  private record Restart(double readyMillis, double firstLookupMillis) {}
+
+  /** A running server and its ports. */
+  private record Server(ChildProcess process, URI base, int rpcPort) {}
+
+  private static Sample measure(BenchmarkContext context, Path launcher, Object[][] pool, Size size)
+      throws Exception {
+    Sample sample = new Sample();
+    long[] upsertKeys =
+        new SplittableRandom(UPSERT_SEED).longs(size.upserts, 0, size.keySpace).toArray();
+    long[] lookupKeys =
+        new SplittableRandom(LOOKUP_SEED).longs(size.lookups, 0, size.keySpace).toArray();
+    BitSet live = new BitSet(size.keySpace);
+    for (long key : upsertKeys) {
+      live.set((int) key);
+    }
+    int liveKeys = live.cardinality();
+    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-kv-");
+        HttpClient http =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(REQUEST_TIMEOUT)
+                .build()) {
+      Path work = directory.path();
+      Path data = work.resolve("data");
+      long rawBytesWritten;
+      try (RawRocksDb raw = RawRocksDb.open(work.resolve("raw-rocksdb"))) {
+        long start = System.nanoTime();
+        rawBytesWritten = rawPuts(raw, pool, upsertKeys);
+        sample.rawPutsPerSecond = size.upserts / ((System.nanoTime() - start) / 1e9);
+        raw.flush();
+        sample.rawDiskBytesPerLiveKey = (double) diskBytes(raw.directory()) / liveKeys;
+        PointLookups.Lookup rawGet = key -> raw.get(key) >= 0;
+        PointLookups.run(Arrays.copyOf(lookupKeys, lookupKeys.length / 10), 1, rawGet);
+        sample.rawSingle = PointLookups.run(lookupKeys, 1, rawGet);
+        sample.rawMany = PointLookups.run(lookupKeys, MANY_IN_FLIGHT, rawGet);
+      }
+      context
+          .progress()
+          .printf(
+              "    raw RocksDB: %.0f puts/s, %.0f gets/s (1 thread), %.0f gets/s (16 threads)%n",
+              sample.rawPutsPerSecond, sample.rawSingle.perSecond(), sample.rawMany.perSecond());
+
+      Server server = start(launcher, work, data, http);
+      try {
+        createTable(server.base);
+        try (Connection connection = Connection.open("127.0.0.1", server.rpcPort, null)) {
+          Table table = connection.table(TablePath.of("bench." + TABLE));
+          sample.upsertsPerSecond = upserts(table, pool, upsertKeys);
+          context.progress().printf("    upserts: %.0f upserts/s%n", sample.upsertsPerSecond);
+
+          Lookuper lookuper = table.newLookuper();
+          PointLookups.Lookup lookup = key -> checkedLookup(lookuper, live, key);
+          PointLookups.run(Arrays.copyOf(lookupKeys, lookupKeys.length / 10), 1, lookup);
+          sample.single = PointLookups.run(lookupKeys, 1, lookup);
+          sample.many = PointLookups.run(lookupKeys, MANY_IN_FLIGHT, lookup);
+          context
+              .progress()
+              .printf(
+                  "    lookups: %.0f/s p99 %.0f us (1 in flight), %.0f/s p99 %.0f us (16)%n",
+                  sample.single.perSecond(),
+                  sample.single.p99Micros(),
+                  sample.many.perSecond(),
+                  sample.many.p99Micros());
+
+          freshness(table, pool, size, sample);
+          context
+              .progress()
+              .printf(
+                  "    freshness: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+                  sample.freshnessP50, sample.freshnessP99, sample.freshnessMax);
+        }
+        if (rawBytesWritten >= KvConfig.defaults().checkpointBytes()) {
+          awaitCheckpoint(server.process, data);
+        }
+        sample.checkpointed = hasCheckpoint(data);
+        sample.diskBytesPerLiveKey =
+            (double) (diskBytes(data.resolve("kv")) + diskBytes(data.resolve("streams")))
+                / liveKeys;
+        context
+            .progress()
+            .printf(
+                "    disk: %.0f bytes per live key (raw RocksDB %.0f)%n",
+                sample.diskBytesPerLiveKey, sample.rawDiskBytesPerLiveKey);
+      } finally {
+        stop(server);
+      }
+
+      long probeKey = upsertKeys[upsertKeys.length - 1];
+      sample.restartWithCheckpoint = restart(launcher, work, data, http, probeKey);
+      deleteCheckpoints(data);
+      sample.restartWithoutCheckpoint = restart(launcher, work, data, http, probeKey);
+      context
+          .progress()
+          .printf(
+              "    restart to first lookup: %.0f ms with checkpoint (%s), %.0f ms without%n",
+              sample.restartWithCheckpoint.firstLookupMillis(),
+              sample.checkpointed ? "one existed" : "none existed",
+              sample.restartWithoutCheckpoint.firstLookupMillis());
+    }
+    return sample;
+  }
+
+  private static Server start(Path launcher, Path work, Path data, HttpClient http)
+      throws Exception {
+    int[] ports = FreePorts.onLoopback(3);
+    ProcessBuilder builder =
+        LakestreamLauncher.server(launcher, data, ports[0], ports[1], ports[2]);
+    URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
+    ChildProcess process =
+        ChildProcess.start("Lakestream server", builder, work.resolve("server.log"));
+    try {
+      process.awaitCondition(
+          "GET /ready answering 200",
+          START_DEADLINE,
+          POLL_INTERVAL,
+          () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
+    } catch (Exception e) {
+      process.close();
+      throw e;
+    }
+    return new Server(process, base, ports[1]);
+  }
+
+  private static void stop(Server server) throws InterruptedException {
+    try (ChildProcess process = server.process) {
+      int exitCode = process.terminate(EXIT_DEADLINE);
+      if (exitCode != 0) {
+        throw process.failure("exited with " + exitCode + " after SIGTERM instead of 0");
+      }
+    }
+  }
+
+  /** Starts the server on the existing data directory and times it to a first lookup. */
+  private static Restart restart(
+      Path launcher, Path work, Path data, HttpClient http, long probeKey) throws Exception {
+    Server server = start(launcher, work, data, http);
+    try {
+      double ready = server.process.millisSinceStart();
+      try (Connection connection = Connection.open("127.0.0.1", server.rpcPort, null)) {
+        Table table = connection.table(TablePath.of("bench." + TABLE));
+        Object[] row =
+            table
+                .newLookuper()
+                .lookup(probeKey)
+                .get(FIRST_LOOKUP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+        double firstLookup = server.process.millisSinceStart();
+        if (row == null || !Long.valueOf(probeKey).equals(row[0])) {
+          throw new IllegalStateException(
+              "After a restart, key " + probeKey + " looked up as " + Arrays.toString(row));
+        }
+        return new Restart(ready, firstLookup);
+      }
+    } finally {
+      stop(server);
+    }
+  }
+
+  private static void createTable(URI base) throws IOException {
+    Map<String, String> properties = new HashMap<>();
+    properties.put(CatalogProperties.URI, base.toString());
+    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    properties.put("rest-metrics-reporting-enabled", "false");
+    try (RESTCatalog catalog = new RESTCatalog()) {
+      catalog.initialize("lakestream", properties);
+      catalog.createNamespace(Namespace.of("bench"));
+      catalog
+          .buildTable(TableIdentifier.of("bench", TABLE), WideEvents.keyedSchema())
+          .withPartitionSpec(PartitionSpec.unpartitioned())
+          .withProperties(Map.of("lakestream.kind", "primary-key", "lakestream.buckets", "1"))
+          .create();
+    }
+  }
+
+  /** The W2 row of upsert {@code i}: a W1 pool row with its first column replaced by the key. */
+  private static Object[] row(Object[][] pool, long key, int i) {
+    Object[] row = pool[i % WideEvents.DISTINCT_ROWS].clone();
+    row[0] = key;
+    return row;
+  }
+
+  /** Upserts a row per key and returns upserts/s from the first upsert to flush() return. */
+  private static double upserts(Table table, Object[][] pool, long[] keys) {
+    WriterOptions options =
+        WriterOptions.defaults().withBatchRows(BATCH_ROWS).withLinger(THROUGHPUT_LINGER);
+    try (UpsertWriter writer = table.newUpsertWriter(options)) {
+      long start = System.nanoTime();
+      for (int i = 0; i < keys.length; i++) {
+        writer.upsert(row(pool, keys[i], i));
+      }
+      writer.flush();
+      return keys.length / ((System.nanoTime() - start) / 1e9);
+    }
+  }
+
+  /** Puts the same rows as {@link #upserts} in write batches of as many rows; bytes written. */
+  private static long rawPuts(RawRocksDb raw, Object[][] pool, long[] keys) throws IOException {
+    Object[][] batch = new Object[BATCH_ROWS][];
+    long bytes = 0;
+    int filled = 0;
+    for (int i = 0; i < keys.length; i++) {
+      batch[filled++] = row(pool, keys[i], i);
+      if (filled == BATCH_ROWS || i == keys.length - 1) {
+        bytes += raw.putAll(batch, 0, filled);
+        filled = 0;
+      }
+    }
+    return bytes;
+  }
+
+  private static boolean checkedLookup(Lookuper lookuper, BitSet live, long key) {
+    Object[] row = lookuper.lookup(key).join();
+    boolean expected = live.get((int) key);
+    if ((row != null) != expected || row != null && !Long.valueOf(key).equals(row[0])) {
+      throw new IllegalStateException(
+          "Key "
+              + key
+              + " looked up as "
+              + Arrays.toString(row)
+              + "; it was "
+              + (expected ? "" : "never ")
+              + "written");
+    }
+    return row != null;
+  }
+
+  private static void freshness(Table table, Object[][] pool, Size size, Sample sample)
+      throws Exception {
+    LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    CountDownLatch polling = new CountDownLatch(1);
+    long[] keys =
+        new SplittableRandom(FRESHNESS_SEED)
+            .longs(size.freshnessSamples, 0, size.keySpace)
+            .toArray();
+    try (LogScanner scanner = table.newScanner()) {
+      scanner.subscribe(0, LogScanner.offset(table.latestOffset(0)));
+      Thread poller =
+          Thread.ofPlatform()
+              .name("freshness-poller")
+              .daemon()
+              .start(
+                  () -> {
+                    try {
+                      polling.countDown();
+                      while (!stop.get()) {
+                        for (ScanBatch batch : scanner.poll(Duration.ofMillis(50))) {
+                          long now = System.nanoTime();
+                          try (batch) {
+                            BigIntVector marker = (BigIntVector) batch.root().getVector("b1");
+                            for (int i = 0; i < batch.rowCount(); i++) {
+                              ChangeType type = batch.changeType(i);
+                              if (type == ChangeType.INSERT || type == ChangeType.UPDATE_AFTER) {
+                                arrivals.add(new long[] {marker.get(i), now});
+                              }
+                            }
+                          }
+                        }
+                      }
+                    } catch (Throwable t) {
+                      failure.set(t);
+                    }
+                  });
+      if (!polling.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("The freshness poller did not start");
+      }
+      double[] freshness = new double[size.freshnessSamples];
+      double[] ack = new double[size.freshnessSamples];
+      try (UpsertWriter writer = table.newUpsertWriter(WriterOptions.defaults())) {
+        for (int n = 0; n < size.freshnessSamples; n++) {
+          // b1 carries a marker no bulk row has, so every sample changes its row.
+          long marker = -1L - n;
+          Object[] row = row(pool, keys[n], n);
+          row[1] = marker;
+          long upsertStart = System.nanoTime();
+          writer.upsert(row);
+          writer.flush();
+          long acked = System.nanoTime();
+          long[] arrival;
+          do {
+            arrival = arrivals.poll(10, TimeUnit.SECONDS);
+            if (arrival == null) {
+              throw new IllegalStateException(
+                  "The change of freshness sample " + n + " never arrived", failure.get());
+            }
+          } while (arrival[0] != marker);
+          freshness[n] = Math.max(0, arrival[1] - acked) / 1e6;
+          ack[n] = (acked - upsertStart) / 1e6;
+        }
+      } finally {
+        stop.set(true);
+        poller.join(5000);
+      }
+      Arrays.sort(freshness);
+      Arrays.sort(ack);
+      sample.freshnessP50 = Percentile.of(freshness, 0.50);
+      sample.freshnessP99 = Percentile.of(freshness, 0.99);
+      sample.freshnessMax = freshness[freshness.length - 1];
+      sample.ackP50 = Percentile.of(ack, 0.50);
+      sample.ackP99 = Percentile.of(ack, 0.99);
+      sample.ackMax = ack[ack.length - 1];
+    }
+  }
+
+  /** Waits for a complete checkpoint of the table's state; returns without one at the deadline. */
+  private static void awaitCheckpoint(ChildProcess server, Path data) throws Exception {
+    long deadline = System.nanoTime() + CHECKPOINT_WAIT.toNanos();
+    while (!hasCheckpoint(data) && System.nanoTime() - deadline < 0) {
+      server.stayAliveFor(CHECKPOINT_POLL_INTERVAL);
+    }
+  }
+
+  /** The checkpoint directories of every KV tablet: {@code kv/<table>/<bucket>/checkpoints/*}. */
+  private static List<Path> checkpoints(Path data) throws IOException {
+    Path kv = data.resolve("kv");
+    if (!Files.isDirectory(kv)) {
+      return List.of();
+    }
+    try (Stream<Path> paths = Files.walk(kv, 4)) {
+      return paths
+          .filter(path -> path.getParent() != null)
+          .filter(path -> path.getParent().getFileName().toString().equals("checkpoints"))
+          .filter(Files::isDirectory)
+          .toList();
+    }
+  }
+
+  private static boolean hasCheckpoint(Path data) throws IOException {
+    for (Path checkpoint : checkpoints(data)) {
+      if (Files.isRegularFile(checkpoint.resolve("LAKESTREAM-CHECKPOINT-COMPLETE"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void deleteCheckpoints(Path data) throws IOException {
+    for (Path checkpoint : checkpoints(data)) {
+      try (Stream<Path> paths = Files.walk(checkpoint)) {
+        for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(path);
+        }
+      }
+    }
+  }
+
+  /** Bytes of the regular files under a directory, each file counted once however many links. */
+  private static long diskBytes(Path directory) throws IOException {
+    if (!Files.exists(directory)) {
+      return 0;
+    }
+    Set<Object> inodes = new HashSet<>();
+    long total = 0;
+    try (Stream<Path> paths = Files.walk(directory)) {
+      for (Path file : paths.filter(Files::isRegularFile).toList()) {
+        try {
+          if (inodes.add(Files.getAttribute(file, "unix:ino"))) {
+            total += Files.size(file);
+          }
+        } catch (IOException e) {
+          // deleted while walking
+        }
+      }
+    }
+    return total;
+  }
+}
