@@ -6,8 +6,10 @@ import io.lakestream.client.batch.LogBatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,6 +47,9 @@ import java.util.stream.Stream;
  */
 public final class LogTablet implements AutoCloseable {
   private final Path directory;
+  private static final String EMPTY_APPENDS_FILE = "empty-appends.bin";
+  private static final int EMPTY_APPEND_BYTES = 8 + 4 + 8;
+  private FileChannel emptyAppends;
   private final LogConfig config;
   private final Clock clock;
   private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
@@ -114,6 +119,30 @@ public final class LogTablet implements AutoCloseable {
     logStartOffset = segments.firstKey();
     logEndOffset = segments.lastEntry().getValue().nextOffset();
     highWatermark = logEndOffset;
+    loadEmptyAppends();
+  }
+
+  /**
+   * Restores the writer sequences of requests that appended nothing ({@link #appendNothing}), which
+   * the log's batches do not record: each entry newer than the writer's last batch, and not past
+   * the recovered log end (an entry past it was never acknowledged).
+   */
+  private void loadEmptyAppends() throws IOException {
+    Path file = directory.resolve(EMPTY_APPENDS_FILE);
+    if (!Files.exists(file)) {
+      return;
+    }
+    ByteBuffer entries = ByteBuffer.wrap(Files.readAllBytes(file));
+    while (entries.remaining() >= EMPTY_APPEND_BYTES) {
+      long writerId = entries.getLong();
+      int sequence = entries.getInt();
+      long offset = entries.getLong();
+      java.util.ArrayDeque<WriterState> recent = writers.get(writerId);
+      WriterState last = recent == null ? null : recent.peekLast();
+      if (offset <= logEndOffset && (last == null || sequence > last.sequence())) {
+        rememberWriter(writerId, sequence, offset, offset - 1);
+      }
+    }
   }
 
   private void rememberWriter(LogBatch batch) {
@@ -192,11 +221,35 @@ public final class LogTablet implements AutoCloseable {
    *
    * @return an outcome at the log end, with nothing in it
    */
-  public AppendResult appendNothing(long writerId, int sequence) {
+  public AppendResult appendNothing(long writerId, int sequence) throws IOException {
     synchronized (appendLock) {
+      if (closed) {
+        throw new IllegalStateException("Tablet is closed: " + directory);
+      }
       AppendResult earlier = earlierAppend(writerId, sequence);
       if (earlier != null) {
         return earlier;
+      }
+      if (writerId != LogBatch.NO_WRITER) {
+        // Rare (every row of the request was a no-op), so it is simply forced on its own.
+        if (emptyAppends == null) {
+          emptyAppends =
+              FileChannel.open(
+                  directory.resolve(EMPTY_APPENDS_FILE),
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.WRITE,
+                  StandardOpenOption.APPEND);
+        }
+        ByteBuffer entry =
+            ByteBuffer.allocate(EMPTY_APPEND_BYTES)
+                .putLong(writerId)
+                .putInt(sequence)
+                .putLong(logEndOffset)
+                .flip();
+        while (entry.hasRemaining()) {
+          emptyAppends.write(entry);
+        }
+        emptyAppends.force(false);
       }
       rememberWriter(writerId, sequence, logEndOffset, logEndOffset - 1);
       return new AppendResult(logEndOffset, logEndOffset - 1, false, whenDurable(logEndOffset));
@@ -555,6 +608,9 @@ public final class LogTablet implements AutoCloseable {
     flushPending();
     for (LogSegment segment : segments.values()) {
       segment.close();
+    }
+    if (emptyAppends != null) {
+      emptyAppends.close();
     }
   }
 

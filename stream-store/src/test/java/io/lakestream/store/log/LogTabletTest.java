@@ -60,6 +60,26 @@ class LogTabletTest {
   }
 
   @Test
+  void aWritersEmptyAppendKeepsItsSequenceAcrossARestart() throws Exception {
+    long writer = 77;
+    try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      tablet.append(batch("a", 2, writer, 0)).durable().get();
+      AppendResult nothing = tablet.appendNothing(writer, 1);
+      nothing.durable().get();
+      assertThat(nothing.baseOffset()).isEqualTo(2);
+      assertThat(nothing.lastOffset()).isEqualTo(1);
+    }
+    try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      // A retry of the empty request is recognised; the next sequence is accepted.
+      assertThat(tablet.earlierAppendOf(writer, 1).duplicate()).isTrue();
+      assertThat(tablet.append(batch("b", 1, writer, 2)).baseOffset()).isEqualTo(2);
+      assertThatThrownBy(() -> tablet.append(batch("c", 1, writer, 4)))
+          .isInstanceOf(InvalidBatchException.class)
+          .hasMessageContaining("skipped from sequence 2 to 4");
+    }
+  }
+
+  @Test
   void appendsTakeConsecutiveOffsetsAndReadBack() throws Exception {
     try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
       AppendResult first = tablet.append(batch("a", 3));
