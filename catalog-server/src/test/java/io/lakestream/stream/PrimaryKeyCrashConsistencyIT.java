@@ -144,6 +144,7 @@ class PrimaryKeyCrashConsistencyIT {
             MIN_OPERATIONS_BEFORE_KILL + random.nextInt(OPERATIONS_BEFORE_KILL_SPREAD);
         CountDownLatch written = new CountDownLatch(operationsBeforeKill);
         AtomicBoolean stop = new AtomicBoolean();
+        long writing = System.nanoTime();
         List<Future<?>> running = new ArrayList<>();
         for (KeyRangeWriter writer : writers) {
           running.add(
@@ -159,21 +160,30 @@ class PrimaryKeyCrashConsistencyIT {
           throw new AssertionError(
               "Writers did not write " + operationsBeforeKill + " operations in round " + round);
         }
+        long writeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - writing);
         kills.incrementAndGet();
         server.kill();
         long restarting = System.nanoTime();
         server = start(logs, httpPort, flags);
         long restartMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarting);
         stop.set(true);
+        long stopping = System.nanoTime();
         awaitAll(running, seed, round);
+        long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
+        long verifying = System.nanoTime();
         Verified verified = verify(table, writers, seed, "after restart " + round);
+        long verifyMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - verifying);
         System.out.printf(
             Locale.ROOT,
-            "round %d: killed after %d operations, ready again after %d ms; %d changes,"
-                + " %d keys present, %d in-doubt operations applied and %d not%n",
+            "round %d: killed after %d operations (%d ms), ready again after %d ms, writers done %d ms"
+                + " later, verified in %d ms; %d changes, %d keys present, %d in-doubt"
+                + " operations applied and %d not%n",
             round,
             operationsBeforeKill,
+            writeMillis,
             restartMillis,
+            stopMillis,
+            verifyMillis,
             verified.changes(),
             verified.state().size(),
             verified.inDoubtApplied(),
