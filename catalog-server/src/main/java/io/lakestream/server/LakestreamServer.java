@@ -22,7 +22,6 @@ import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import io.lakestream.storage.WarehouseStorage;
 import io.lakestream.store.StreamService;
-import io.lakestream.store.kv.KvConfig;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.LogManager;
 import io.lakestream.store.rpc.RpcServer;
@@ -163,7 +162,7 @@ public final class LakestreamServer implements AutoCloseable {
               config.dataDirectory().resolve("streams"), config.stream().log(), Clock.systemUTC());
       kvs =
           new KvManager(
-              config.dataDirectory().resolve("kv"), KvConfig.defaults(), Clock.systemUTC());
+              config.dataDirectory().resolve("kv"), config.stream().kv(), Clock.systemUTC());
     } catch (IOException e) {
       throw new StartupException(
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),

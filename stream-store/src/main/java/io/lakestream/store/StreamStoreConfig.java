@@ -4,13 +4,15 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
+import io.lakestream.store.kv.KvConfig;
 import io.lakestream.store.log.FlushMode;
 import io.lakestream.store.log.LogConfig;
 import java.time.Duration;
 import java.util.List;
 
 /** Settings of the stream store and its RPC endpoint. */
-public record StreamStoreConfig(LogConfig log, int maxRequestBytes, long maxInFlightBytes) {
+public record StreamStoreConfig(
+    LogConfig log, KvConfig kv, int maxRequestBytes, long maxInFlightBytes) {
   public static final ConfigKey<FlushMode> FLUSH_MODE =
       ConfigKey.choice(
           "log.flush-mode",
@@ -39,6 +41,28 @@ public record StreamStoreConfig(LogConfig log, int maxRequestBytes, long maxInFl
           128L << 20,
           "Unanswered request bytes per connection before the server stops reading it");
 
+  public static final ConfigKey<Long> KV_BLOCK_CACHE =
+      ConfigKey.bytes(
+          "kv.block-cache",
+          KvConfig.defaults().blockCacheBytes(),
+          "RocksDB block cache of each primary-key table bucket");
+  public static final ConfigKey<Long> KV_WRITE_BUFFER =
+      ConfigKey.bytes(
+          "kv.write-buffer",
+          KvConfig.defaults().writeBufferBytes(),
+          "RocksDB memtable size of each primary-key table bucket");
+  public static final ConfigKey<Duration> KV_CHECKPOINT_INTERVAL =
+      ConfigKey.duration(
+          "kv.checkpoint-interval",
+          KvConfig.defaults().checkpointInterval(),
+          "A bucket's state is checkpointed this long after the last checkpoint once it changed;"
+              + " a restart replays the changelog written since");
+  public static final ConfigKey<Long> KV_CHECKPOINT_BYTES =
+      ConfigKey.bytes(
+          "kv.checkpoint-bytes",
+          KvConfig.defaults().checkpointBytes(),
+          "A bucket's state is also checkpointed once this much was written since the last one");
+
   public static final List<ConfigKey<?>> KEYS =
       List.of(
           FLUSH_MODE,
@@ -48,10 +72,15 @@ public record StreamStoreConfig(LogConfig log, int maxRequestBytes, long maxInFl
           RETENTION_BYTES,
           MAX_BATCH_BYTES,
           MAX_REQUEST_BYTES,
-          MAX_IN_FLIGHT_BYTES);
+          MAX_IN_FLIGHT_BYTES,
+          KV_BLOCK_CACHE,
+          KV_WRITE_BUFFER,
+          KV_CHECKPOINT_INTERVAL,
+          KV_CHECKPOINT_BYTES);
 
   public StreamStoreConfig {
     requireNonNull(log, "log is null");
+    requireNonNull(kv, "kv is null");
   }
 
   public static StreamStoreConfig from(Configuration configuration) {
@@ -65,6 +94,11 @@ public record StreamStoreConfig(LogConfig log, int maxRequestBytes, long maxInFl
             (int) Math.min(Integer.MAX_VALUE, configuration.get(MAX_BATCH_BYTES)),
             configuration.get(RETENTION),
             retentionBytes == 0 ? -1 : retentionBytes),
+        new KvConfig(
+            configuration.get(KV_BLOCK_CACHE),
+            configuration.get(KV_WRITE_BUFFER),
+            configuration.get(KV_CHECKPOINT_INTERVAL),
+            configuration.get(KV_CHECKPOINT_BYTES)),
         (int) Math.min(Integer.MAX_VALUE, configuration.get(MAX_REQUEST_BYTES)),
         configuration.get(MAX_IN_FLIGHT_BYTES));
   }

@@ -1,0 +1,45 @@
+package io.lakestream.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.config.ConfigKey;
+import io.lakestream.config.Configuration;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StreamStoreConfigTest {
+  @Test
+  void pinsEveryKeyAndDefault() {
+    Map<String, String> defaults = new LinkedHashMap<>();
+    for (ConfigKey<?> key : StreamStoreConfig.KEYS) {
+      defaults.put(key.name(), key.defaultText());
+    }
+    assertThat(defaults)
+        .containsExactly(
+            Map.entry("log.flush-mode", "fsync"),
+            Map.entry("log.segment-bytes", "256mb"),
+            Map.entry("log.segment-age", "1d"),
+            Map.entry("log.retention", "7d"),
+            Map.entry("log.retention-bytes", "0"),
+            Map.entry("log.max-batch-bytes", "16mb"),
+            Map.entry("rpc.max-request-size", "64mb"),
+            Map.entry("rpc.max-in-flight-bytes", "128mb"),
+            Map.entry("kv.block-cache", "64mb"),
+            Map.entry("kv.write-buffer", "16mb"),
+            Map.entry("kv.checkpoint-interval", "10m"),
+            Map.entry("kv.checkpoint-bytes", "256mb"));
+  }
+
+  @Test
+  void readsTheStateSettings() {
+    StreamStoreConfig config =
+        StreamStoreConfig.from(
+            Configuration.builder(StreamStoreConfig.KEYS)
+                .layer("test", Map.of("kv.checkpoint-interval", "30s", "kv.block-cache", "1gb"))
+                .build());
+    assertThat(config.kv().checkpointInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.kv().blockCacheBytes()).isEqualTo(1L << 30);
+  }
+}
