@@ -12,6 +12,7 @@ import io.lakestream.catalog.JdbcMetadataStore;
 import io.lakestream.catalog.MetadataCache;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
+import io.lakestream.client.Connection;
 import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.AuthorizingHandler;
 import io.lakestream.rest.CatalogHttpServer;
@@ -30,6 +31,10 @@ import io.lakestream.stream.CatalogStreamAccess;
 import io.lakestream.stream.CatalogTableResolver;
 import io.lakestream.stream.StreamAdmin;
 import io.lakestream.stream.StreamTableProperties;
+import io.lakestream.tiering.IcebergLakeCatalog;
+import io.lakestream.tiering.LogTableTiering;
+import io.lakestream.tiering.TieringHook;
+import io.lakestream.tiering.TieringService;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -67,6 +72,8 @@ public final class LakestreamServer implements AutoCloseable {
   private KvManager kvs;
   private RpcServer rpc;
   private CatalogHttpServer http;
+  private Connection tieringConnection;
+  private TieringService tiering;
 
   private LakestreamServer(ServerConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -258,12 +265,56 @@ public final class LakestreamServer implements AutoCloseable {
               + e.getMessage(),
           e);
     }
+    startTiering(catalogs);
     ready.set(true);
     LOG.info(
         "Lakestream ready: Iceberg REST catalog on http://{}:{}/v1, data in {}",
         config.bindAddress(),
         http.port(),
         config.dataDirectory());
+  }
+
+  /**
+   * Starts the embedded tiering service over the server's own catalogs (in process) and a stream
+   * RPC connection to itself.
+   */
+  private void startTiering(Map<String, WarehouseCatalog> catalogs) {
+    if (!config.tiering().enabled()) {
+      LOG.info("Tiering is off (tiering.enabled=false)");
+      return;
+    }
+    if (config.auth().mode() == AuthMode.OAUTH2) {
+      // The embedded tierer has no credentials of its own yet.
+      LOG.warn("Tiering is not yet supported with auth.mode=oauth2; log tables are not tiered");
+      return;
+    }
+    Map<String, WarehouseCatalog> byWarehouse = new LinkedHashMap<>();
+    catalogs.forEach(
+        (name, catalog) ->
+            byWarehouse.put(
+                name.equals(config.defaultWarehouse())
+                    ? IcebergLakeCatalog.DEFAULT_WAREHOUSE
+                    : name,
+                catalog));
+    IcebergLakeCatalog lake = new IcebergLakeCatalog(byWarehouse);
+    String host =
+        config.bindAddress().equals("0.0.0.0") || config.bindAddress().equals("::")
+            ? "127.0.0.1"
+            : config.bindAddress();
+    tieringConnection = Connection.open(host, rpc.port(), null);
+    tiering =
+        new TieringService(
+            lake,
+            new LogTableTiering(
+                lake, tieringConnection, TieringHook.NONE, config.tiering().readTimeout()),
+            config.tiering(),
+            Clock.systemUTC());
+    tiering.start();
+  }
+
+  /** The embedded tiering service, when it runs. */
+  public java.util.Optional<TieringService> tiering() {
+    return java.util.Optional.ofNullable(tiering);
   }
 
   /**
@@ -397,6 +448,12 @@ public final class LakestreamServer implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("Error stopping the HTTP server", e);
       }
+    }
+    if (tiering != null) {
+      tiering.close();
+    }
+    if (tieringConnection != null) {
+      tieringConnection.close();
     }
     if (rpc != null) {
       rpc.close();

@@ -7,6 +7,7 @@ import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import io.lakestream.storage.StorageConfig;
 import io.lakestream.store.StreamStoreConfig;
+import io.lakestream.tiering.TieringConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,7 +35,8 @@ public record ServerConfig(
     Duration idempotencyKeyLifetime,
     AuthConfig auth,
     StorageConfig storage,
-    StreamStoreConfig stream) {
+    StreamStoreConfig stream,
+    TieringConfig tiering) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -121,6 +123,7 @@ public record ServerConfig(
     keys.addAll(AuthConfig.KEYS);
     keys.addAll(StorageConfig.KEYS);
     keys.addAll(StreamStoreConfig.KEYS);
+    keys.addAll(TieringConfig.KEYS);
     return List.copyOf(keys);
   }
 
@@ -128,6 +131,7 @@ public record ServerConfig(
     requireNonNull(auth, "auth is null");
     requireNonNull(storage, "storage is null");
     requireNonNull(stream, "stream is null");
+    requireNonNull(tiering, "tiering is null");
     requireNonNull(dataDirectory, "dataDirectory is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(shutdownTimeout, "shutdownTimeout is null");
@@ -165,7 +169,8 @@ public record ServerConfig(
         configuration.get(IDEMPOTENCY_KEY_LIFETIME),
         AuthConfig.from(configuration),
         StorageConfig.from(configuration),
-        StreamStoreConfig.from(configuration));
+        StreamStoreConfig.from(configuration),
+        TieringConfig.from(configuration));
   }
 
   @Override

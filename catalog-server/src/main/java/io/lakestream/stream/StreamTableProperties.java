@@ -5,6 +5,7 @@ import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.MergeEngines;
+import io.lakestream.tiering.TieringConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,11 @@ public final class StreamTableProperties {
       throw new BadRequestException("Invalid %s '%s': expected log or primary-key", KIND, kind);
     }
     buckets(properties);
+    try {
+      TieringConfig.interval(properties);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("%s", e.getMessage());
+    }
     if (schema != null) {
       try {
         IcebergArrowSchemas.toArrowSchema(schema);

@@ -35,14 +35,18 @@ public final class EmbeddedLakestream implements AutoCloseable {
 
   /** Starts a server whose data lives under {@code data}. */
   public static EmbeddedLakestream start(Path data) {
+    return start(data, Map.of());
+  }
+
+  /** Starts a server whose data lives under {@code data}, with some settings of its own. */
+  public static EmbeddedLakestream start(Path data, Map<String, String> settings) {
+    Map<String, String> layer =
+        new HashMap<>(Map.of("data-dir", data.toString(), "http.port", "0", "rpc.port", "0"));
+    layer.putAll(settings);
     return new EmbeddedLakestream(
         LakestreamServer.start(
             ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of("data-dir", data.toString(), "http.port", "0", "rpc.port", "0"))
-                    .build())));
+                Configuration.builder(ServerConfig.allKeys()).layer("test", layer).build())));
   }
 
   public LakestreamServer server() {

@@ -1,0 +1,91 @@
+package io.lakestream.tiering;
+
+import io.lakestream.config.ConfigKey;
+import io.lakestream.config.Configuration;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Settings of the tiering service embedded in the server. How often each table tiers is a table
+ * property, {@value #INTERVAL_PROPERTY}, so that it travels with the table.
+ *
+ * @param enabled whether the server runs the tiering service
+ * @param discoveryInterval how often the service lists the catalog for log tables
+ * @param readTimeout how long one round may take to read its log ranges
+ */
+public record TieringConfig(boolean enabled, Duration discoveryInterval, Duration readTimeout) {
+  public static final ConfigKey<Boolean> ENABLED =
+      ConfigKey.bool(
+          "tiering.enabled",
+          true,
+          "Run the tiering service: commit log tables into their Iceberg tables");
+  public static final ConfigKey<Duration> DISCOVERY_INTERVAL =
+      ConfigKey.duration(
+          "tiering.discovery-interval",
+          Duration.ofSeconds(10),
+          "How often tiering lists the catalog for new and dropped log tables");
+  public static final ConfigKey<Duration> READ_TIMEOUT =
+      ConfigKey.duration(
+          "tiering.read-timeout",
+          Duration.ofMinutes(5),
+          "How long one tiering round may take to read its log ranges before it fails");
+
+  public static final List<ConfigKey<?>> KEYS = List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT);
+
+  /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
+  public static final String INTERVAL_PROPERTY = "lakestream.tiering.interval";
+
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+
+  private static final ConfigKey<Duration> INTERVAL =
+      ConfigKey.duration(INTERVAL_PROPERTY, DEFAULT_INTERVAL, "How often a table tiers");
+
+  public TieringConfig {
+    java.util.Objects.requireNonNull(discoveryInterval, "discoveryInterval is null");
+    java.util.Objects.requireNonNull(readTimeout, "readTimeout is null");
+  }
+
+  public static TieringConfig from(Configuration configuration) {
+    return new TieringConfig(
+        configuration.get(ENABLED),
+        configuration.get(DISCOVERY_INTERVAL),
+        configuration.get(READ_TIMEOUT));
+  }
+
+  public static TieringConfig defaults() {
+    return from(Configuration.builder(KEYS).build());
+  }
+
+  /**
+   * A table's tiering interval from its properties: {@value #INTERVAL_PROPERTY}, or {@link
+   * #DEFAULT_INTERVAL} when it is not set.
+   *
+   * @throws IllegalArgumentException naming the property and value when it is not a duration of at
+   *     least {@link #MIN_INTERVAL}
+   */
+  public static Duration interval(Map<String, String> tableProperties) {
+    String raw = tableProperties.get(INTERVAL_PROPERTY);
+    if (raw == null) {
+      return DEFAULT_INTERVAL;
+    }
+    Duration interval;
+    try {
+      interval =
+          Configuration.builder(List.of(INTERVAL))
+              .layer("table", Map.of(INTERVAL_PROPERTY, raw))
+              .build()
+              .get(INTERVAL);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': expected a duration such as 30s or 5m",
+          e);
+    }
+    if (interval.compareTo(MIN_INTERVAL) < 0) {
+      throw new IllegalArgumentException(
+          "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': the shortest interval is 1s");
+    }
+    return interval;
+  }
+}

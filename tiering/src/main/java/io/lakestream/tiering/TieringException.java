@@ -1,0 +1,8 @@
+package io.lakestream.tiering;
+
+/** A round cannot tier a table, for a reason its message names. Nothing was committed. */
+public final class TieringException extends RuntimeException {
+  public TieringException(String message) {
+    super(message);
+  }
+}

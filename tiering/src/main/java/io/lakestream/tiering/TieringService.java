@@ -1,0 +1,182 @@
+package io.lakestream.tiering;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.TablePath;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tiering rounds for every log table of a catalog on a schedule: each table every {@link
+ * TieringConfig#INTERVAL_PROPERTY} (default 30 s, at least 1 s), its first round one interval after
+ * the service finds it. Tables are found by listing the catalog every {@link
+ * TieringConfig#discoveryInterval()}; a dropped table stops being tiered at the next listing.
+ *
+ * <p>{@link #tick()} does the work that is due: a listing, then the due rounds, one after another.
+ * {@link #start()} calls it every second on the service's own thread, so a slow round delays the
+ * others but never the server's housekeeping. A round that fails is logged and retried at the
+ * table's next interval; it never stops the rounds of other tables.
+ *
+ * <p>Thread safe: {@link #tick()} is serialised; {@link #state} and {@link #tables} may be read
+ * from any thread.
+ */
+public final class TieringService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
+  private static final Duration TICK = Duration.ofSeconds(1);
+
+  /**
+   * The state of a table the service tiers.
+   *
+   * @param lastRound the last round that finished, or null
+   * @param lastError what the last round failed with, or null when it did not fail
+   */
+  public record TableState(
+      Duration interval, Instant nextRound, TieringRound lastRound, String lastError) {}
+
+  private final LakeCatalog lake;
+  private final LogTableTiering tiering;
+  private final TieringConfig config;
+  private final Clock clock;
+  private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService scheduler =
+      Executors.newSingleThreadScheduledExecutor(
+          runnable -> {
+            Thread thread = new Thread(runnable, "lakestream-tiering");
+            thread.setDaemon(true);
+            return thread;
+          });
+  private Instant nextDiscovery = Instant.MIN;
+
+  public TieringService(
+      LakeCatalog lake, LogTableTiering tiering, TieringConfig config, Clock clock) {
+    this.lake = requireNonNull(lake, "lake is null");
+    this.tiering = requireNonNull(tiering, "tiering is null");
+    this.config = requireNonNull(config, "config is null");
+    this.clock = requireNonNull(clock, "clock is null");
+  }
+
+  /** Ticks every second on the service's thread until {@link #close()}. */
+  public void start() {
+    scheduler.scheduleWithFixedDelay(
+        this::tickLogged, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void tickLogged() {
+    try {
+      tick();
+    } catch (RuntimeException e) {
+      LOG.warn("Tiering tick failed", e);
+    }
+  }
+
+  /** Lists the catalog if a listing is due, then runs the rounds that are due. */
+  public synchronized void tick() {
+    Instant now = clock.instant();
+    if (!now.isBefore(nextDiscovery)) {
+      discover(now);
+      nextDiscovery = now.plus(config.discoveryInterval());
+    }
+    for (Map.Entry<TablePath, TableState> entry : tables.entrySet()) {
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+      TableState state = entry.getValue();
+      if (clock.instant().isBefore(state.nextRound())) {
+        continue;
+      }
+      TablePath path = entry.getKey();
+      TieringRound round = null;
+      String error = null;
+      try {
+        round = tiering.tierOnce(path);
+      } catch (RuntimeException e) {
+        error = e.getClass().getSimpleName() + ": " + e.getMessage();
+        LOG.warn("Tiering round of {} failed; retrying in {}", path, state.interval(), e);
+      }
+      TieringRound finished = round;
+      String failure = error;
+      tables.computeIfPresent(
+          path,
+          (key, current) ->
+              new TableState(
+                  current.interval(),
+                  clock.instant().plus(current.interval()),
+                  finished == null ? current.lastRound() : finished,
+                  failure));
+    }
+  }
+
+  private void discover(Instant now) {
+    List<LakeCatalog.LogTable> found;
+    try {
+      found = lake.listLogTables();
+    } catch (RuntimeException e) {
+      LOG.warn("Tiering cannot list the catalog's log tables", e);
+      return;
+    }
+    Set<TablePath> seen = new HashSet<>();
+    for (LakeCatalog.LogTable table : found) {
+      seen.add(table.path());
+      Duration interval;
+      try {
+        interval = TieringConfig.interval(table.properties());
+      } catch (IllegalArgumentException e) {
+        LOG.warn(
+            "Table {}: {}; tiering it every {}",
+            table.path(),
+            e.getMessage(),
+            TieringConfig.DEFAULT_INTERVAL);
+        interval = TieringConfig.DEFAULT_INTERVAL;
+      }
+      Duration tableInterval = interval;
+      tables.compute(
+          table.path(),
+          (path, current) -> {
+            if (current == null) {
+              return new TableState(tableInterval, now.plus(tableInterval), null, null);
+            }
+            if (current.interval().equals(tableInterval)) {
+              return current;
+            }
+            Instant next = current.nextRound().minus(current.interval()).plus(tableInterval);
+            return new TableState(tableInterval, next, current.lastRound(), current.lastError());
+          });
+    }
+    tables.keySet().retainAll(seen);
+  }
+
+  /** The state of a table the service tiers, if it knows the table. */
+  public Optional<TableState> state(TablePath path) {
+    return Optional.ofNullable(tables.get(path));
+  }
+
+  /** Every table the service tiers, with its state. */
+  public Map<TablePath, TableState> tables() {
+    return Map.copyOf(tables);
+  }
+
+  /** Stops ticking; a round still reading is interrupted and commits nothing. */
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    try {
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("A tiering round did not stop within 10 s of shutdown");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
