@@ -33,6 +33,7 @@ import io.lakestream.stream.StreamAdmin;
 import io.lakestream.stream.StreamTableProperties;
 import io.lakestream.tiering.IcebergLakeCatalog;
 import io.lakestream.tiering.LogTableTiering;
+import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
 import java.io.IOException;
@@ -42,6 +43,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -70,10 +72,11 @@ public final class LakestreamServer implements AutoCloseable {
   private JdbcMetadataStore store;
   private LogManager logs;
   private KvManager kvs;
+  private volatile CatalogTableResolver resolver;
   private RpcServer rpc;
   private CatalogHttpServer http;
   private Connection tieringConnection;
-  private TieringService tiering;
+  private volatile TieringService tiering;
 
   private LakestreamServer(ServerConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -175,7 +178,7 @@ public final class LakestreamServer implements AutoCloseable {
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
           e);
     }
-    logs.retentionFloor(kvs::retentionFloor);
+    logs.retentionFloor(this::retentionFloor);
     logs.onPartitionExpired(
         (tableId, partition) -> {
           try {
@@ -240,6 +243,7 @@ public final class LakestreamServer implements AutoCloseable {
           e);
     }
     requirePortFree(config.bindAddress(), config.rpcPort(), "rpc.port");
+    resolver = new CatalogTableResolver(warehouses);
     CatalogStreamAccess streamAccess =
         new CatalogStreamAccess(tokens, authorizer, config.auth().mode() == AuthMode.OAUTH2);
     rpc =
@@ -247,7 +251,7 @@ public final class LakestreamServer implements AutoCloseable {
             new StreamService(
                 logs,
                 kvs,
-                new CatalogTableResolver(warehouses),
+                resolver,
                 streamAccess,
                 new ArrowBatchProjector(),
                 new StreamAdmin(warehouses, streamAccess)),
@@ -402,6 +406,32 @@ public final class LakestreamServer implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Log retention failed", e);
+    }
+  }
+
+  /**
+   * Where retention must stop in a bucket's log: at the newest state checkpoint of a primary-key
+   * table, and, while tiering runs, at the offset a log table is tiered to (all of it for a table
+   * not looked up since the start, whose tiered offsets are not known yet).
+   */
+  private long retentionFloor(String tableId, String partition, int bucket) throws IOException {
+    long floor = kvs.retentionFloor(tableId, partition, bucket);
+    CatalogTableResolver tables = resolver;
+    if (tiering == null || tables == null) {
+      return floor;
+    }
+    Optional<org.apache.iceberg.TableMetadata> metadata = tables.metadataById(tableId);
+    if (metadata.isEmpty()) {
+      return 0;
+    }
+    if (!StreamTableProperties.LOG.equals(
+        metadata.get().properties().get(StreamTableProperties.KIND))) {
+      return floor;
+    }
+    try {
+      return Math.min(floor, TieredOffsets.committedIn(metadata.get()).offset(partition, bucket));
+    } catch (IllegalArgumentException e) {
+      return 0;
     }
   }
 

@@ -78,6 +78,24 @@ public final class CatalogTableResolver implements TableResolver {
         .filter(table -> table.tableId().equals(tableId));
   }
 
+  /** The current Iceberg metadata of a stream table resolved before by path; empty otherwise. */
+  public Optional<TableMetadata> metadataById(String tableId) {
+    Path path = paths.get(tableId);
+    if (path == null) {
+      return Optional.empty();
+    }
+    try {
+      return warehouses
+          .catalog(path.warehouse())
+          .currentTableMetadata(
+              TableIdentifier.of(
+                  Namespace.of(path.namespace().toArray(String[]::new)), path.name()))
+          .filter(metadata -> metadata.uuid().equals(tableId));
+    } catch (NoSuchWarehouseException | IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
   private static Map<Integer, String> arrowSchemas(TableMetadata metadata, boolean changelog) {
     Map<Integer, String> schemas = new java.util.HashMap<>();
     metadata

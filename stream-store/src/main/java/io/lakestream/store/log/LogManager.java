@@ -270,7 +270,9 @@ public final class LogManager implements AutoCloseable {
         continue;
       }
       LogTablet tablet = tablets.computeIfAbsent(key(tableId, partition, index), this::open);
-      if (!tablet.closeIfIdleSince(oldestKept)) {
+      // A partition goes only once nothing of it is held back (untiered rows, say).
+      if (retentionFloor.floor(tableId, partition, index) < tablet.logEndOffset()
+          || !tablet.closeIfIdleSince(oldestKept)) {
         idle = false;
         break;
       }
