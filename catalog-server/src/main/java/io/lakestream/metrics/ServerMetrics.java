@@ -15,6 +15,15 @@ import java.io.UncheckedIOException;
  * several servers in one JVM. Thread safe.
  */
 public final class ServerMetrics {
+  private static final int FIRST_STATUS = 100;
+  private static final String[] STATUS_LABELS = new String[500];
+
+  static {
+    for (int i = 0; i < STATUS_LABELS.length; i++) {
+      STATUS_LABELS[i] = Integer.toString(FIRST_STATUS + i);
+    }
+  }
+
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final Counter requests;
@@ -38,8 +47,16 @@ public final class ServerMetrics {
 
   /** Records one served request. */
   public void recordRequest(String route, int status, long nanos) {
-    requests.labelValues(route, Integer.toString(status)).inc();
+    requests.labelValues(route, statusLabel(status)).inc();
     latency.labelValues(route).observe(nanos / 1e9);
+  }
+
+  /** The status as a label value; the common ones are made once, with their hash codes. */
+  private static String statusLabel(int status) {
+    int index = status - FIRST_STATUS;
+    return index >= 0 && index < STATUS_LABELS.length
+        ? STATUS_LABELS[index]
+        : Integer.toString(status);
   }
 
   public PrometheusRegistry registry() {
