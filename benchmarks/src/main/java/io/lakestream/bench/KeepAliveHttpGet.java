@@ -5,21 +5,24 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 
 /**
  * A lean HTTP/1.1 client for one {@code GET} repeated on one kept-alive connection: the request
  * bytes are built once, and each response is read completely (status line, headers, and every body
  * byte, by {@code Content-Length} or chunked transfer coding) into one reused buffer and discarded.
- * The status line and headers are parsed in that buffer, without making strings.
+ * The status line and headers are parsed in that buffer, without making strings. The buffer is
+ * direct and the channel blocking, so a read is one system call and no copy to the heap.
  *
  * <p>It exists so that the load generator, which shares the machine's cores with the servers, costs
  * little CPU per request; the servers do the same work as for any client. No {@code
- * Accept-Encoding} is sent, so neither server compresses. Not thread safe: one per client thread.
+ * Accept-Encoding} is sent, so neither server compresses. Reads have no timeout of their own: a
+ * caller that waits too long {@linkplain #abort() aborts} the connection from another thread. Not
+ * thread safe otherwise: one per client thread.
  */
 final class KeepAliveHttpGet implements AutoCloseable {
   private static final byte[] HTTP_1_1 = "HTTP/1.1 ".getBytes(US_ASCII);
@@ -30,30 +33,31 @@ final class KeepAliveHttpGet implements AutoCloseable {
   private static final byte[] CLOSE = "close".getBytes(US_ASCII);
 
   private final InetSocketAddress address;
-  private final byte[] request;
-  private final int timeoutMillis;
-  private final byte[] buffer = new byte[64 * 1024];
+  private final ByteBuffer request;
+  private final int connectTimeoutMillis;
+  private final ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
   // Unread response bytes are buffer[position, limit).
   private int position;
   private int limit;
-  private Socket socket;
-  private InputStream in;
-  private OutputStream out;
+  private volatile SocketChannel channel;
+  private volatile boolean aborted;
 
-  KeepAliveHttpGet(URI uri, int timeoutMillis) {
+  KeepAliveHttpGet(URI uri, int connectTimeoutMillis) {
     requireNonNull(uri, "uri is null");
     this.address = new InetSocketAddress(uri.getHost(), uri.getPort());
-    this.timeoutMillis = timeoutMillis;
+    this.connectTimeoutMillis = connectTimeoutMillis;
     String path = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
     this.request =
-        ("GET "
-                + path
-                + " HTTP/1.1\r\nHost: "
-                + uri.getHost()
-                + ":"
-                + uri.getPort()
-                + "\r\nAccept: application/json\r\n\r\n")
-            .getBytes(US_ASCII);
+        ByteBuffer.wrap(
+                ("GET "
+                        + path
+                        + " HTTP/1.1\r\nHost: "
+                        + uri.getHost()
+                        + ":"
+                        + uri.getPort()
+                        + "\r\nAccept: application/json\r\n\r\n")
+                    .getBytes(US_ASCII))
+            .asReadOnlyBuffer();
   }
 
   /** A complete response: its status and how many body bytes were read. */
@@ -64,7 +68,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
    * once.
    */
   Response send() throws IOException {
-    boolean reused = socket != null;
+    boolean reused = channel != null;
     try {
       return exchange();
     } catch (IOException e) {
@@ -77,23 +81,26 @@ final class KeepAliveHttpGet implements AutoCloseable {
   }
 
   private Response exchange() throws IOException {
-    if (socket == null) {
-      socket = new Socket();
-      socket.setTcpNoDelay(true);
-      socket.connect(address, timeoutMillis);
-      socket.setSoTimeout(timeoutMillis);
-      in = socket.getInputStream();
-      out = socket.getOutputStream();
+    if (aborted) {
+      throw new IOException("Connection to " + address + " aborted");
+    }
+    SocketChannel open = channel;
+    if (open == null) {
+      open = SocketChannel.open();
+      channel = open;
+      open.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      open.socket().connect(address, connectTimeoutMillis);
       position = 0;
       limit = 0;
     }
-    out.write(request);
-    out.flush();
+    ByteBuffer sent = request.duplicate();
+    while (sent.hasRemaining()) {
+      open.write(sent);
+    }
     int newline = nextLine();
     int end = contentEnd(newline);
     if (end - position < HTTP_1_1.length + 3 || !startsWith(position, end, HTTP_1_1)) {
-      throw new IOException(
-          "Not an HTTP/1.1 status line: " + new String(buffer, position, end - position, US_ASCII));
+      throw new IOException("Not an HTTP/1.1 status line: " + text(position, end));
     }
     int status = (int) digits(position + HTTP_1_1.length, position + HTTP_1_1.length + 3, 10);
     position = newline + 1;
@@ -171,7 +178,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
 
   /** Where the line at {@code position} ending with the {@code LF} at {@code newline} ends. */
   private int contentEnd(int newline) {
-    return newline > position && buffer[newline - 1] == '\r' ? newline - 1 : newline;
+    return newline > position && buffer.get(newline - 1) == '\r' ? newline - 1 : newline;
   }
 
   /**
@@ -179,15 +186,15 @@ final class KeepAliveHttpGet implements AutoCloseable {
    * end at its end.
    */
   private void fill() throws IOException {
-    if (limit == buffer.length) {
+    if (limit == buffer.capacity()) {
       if (position == 0) {
-        throw new IOException("Response line longer than " + buffer.length + " bytes");
+        throw new IOException("Response line longer than " + buffer.capacity() + " bytes");
       }
-      System.arraycopy(buffer, position, buffer, 0, limit - position);
+      buffer.put(0, buffer, position, limit - position);
       limit -= position;
       position = 0;
     }
-    int read = in.read(buffer, limit, buffer.length - limit);
+    int read = channel.read(buffer.limit(buffer.capacity()).position(limit));
     if (read < 0) {
       throw new EOFException("Connection closed inside a response");
     }
@@ -205,7 +212,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
       limit = 0;
     }
     while (left > 0) {
-      int read = in.read(buffer, 0, (int) Math.min(buffer.length, left));
+      int read = channel.read(buffer.limit((int) Math.min(buffer.capacity(), left)).position(0));
       if (read < 0) {
         throw new EOFException("Connection closed with " + left + " body bytes unread");
       }
@@ -215,7 +222,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
 
   private int indexOf(int from, int to, byte wanted) {
     for (int i = from; i < to; i++) {
-      if (buffer[i] == wanted) {
+      if (buffer.get(i) == wanted) {
         return i;
       }
     }
@@ -224,7 +231,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
 
   private int skipSpaces(int from, int to) {
     int i = from;
-    while (i < to && (buffer[i] == ' ' || buffer[i] == '\t')) {
+    while (i < to && (buffer.get(i) == ' ' || buffer.get(i) == '\t')) {
       i++;
     }
     return i;
@@ -232,7 +239,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
 
   private int trimEnd(int from, int to) {
     int i = to;
-    while (i > from && (buffer[i - 1] == ' ' || buffer[i - 1] == '\t')) {
+    while (i > from && (buffer.get(i - 1) == ' ' || buffer.get(i - 1) == '\t')) {
       i--;
     }
     return i;
@@ -243,7 +250,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
       return false;
     }
     for (int i = 0; i < prefix.length; i++) {
-      if (buffer[from + i] != prefix[i]) {
+      if (buffer.get(from + i) != prefix[i]) {
         return false;
       }
     }
@@ -266,7 +273,7 @@ final class KeepAliveHttpGet implements AutoCloseable {
 
   private boolean regionMatchesIgnoreCase(int from, byte[] lowerCase) {
     for (int i = 0; i < lowerCase.length; i++) {
-      int c = buffer[from + i];
+      int c = buffer.get(from + i);
       if (c >= 'A' && c <= 'Z') {
         c += 'a' - 'A';
       }
@@ -284,28 +291,41 @@ final class KeepAliveHttpGet implements AutoCloseable {
     }
     long value = 0;
     for (int i = from; i < to; i++) {
-      int digit = Character.digit(buffer[i], radix);
+      int digit = Character.digit(buffer.get(i), radix);
       if (digit < 0 || value > (Long.MAX_VALUE - digit) / radix) {
-        throw new IOException(
-            "Not a number in response: " + new String(buffer, from, to - from, US_ASCII));
+        throw new IOException("Not a number in response: " + text(from, to));
       }
       value = value * radix + digit;
     }
     return value;
   }
 
-  @Override
-  public void close() {
-    if (socket != null) {
+  private String text(int from, int to) {
+    byte[] bytes = new byte[to - from];
+    buffer.get(from, bytes);
+    return new String(bytes, US_ASCII);
+  }
+
+  /**
+   * Closes the connection from any thread: a request blocked on it fails with an {@link
+   * IOException}, and so does every later one.
+   */
+  void abort() {
+    aborted = true;
+    SocketChannel open = channel;
+    if (open != null) {
       try {
-        socket.close();
+        open.close();
       } catch (IOException e) {
         // Nothing to do: the connection is gone either way.
       }
-      socket = null;
-      in = null;
-      out = null;
     }
+  }
+
+  @Override
+  public void close() {
+    abort();
+    channel = null;
     position = 0;
     limit = 0;
   }

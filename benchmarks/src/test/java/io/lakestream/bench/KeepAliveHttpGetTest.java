@@ -84,6 +84,44 @@ class KeepAliveHttpGetTest {
     }
   }
 
+  @Test
+  void abortFailsARequestTheServerNeverAnswers() throws Exception {
+    ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    resources.add(server);
+    java.util.concurrent.CountDownLatch requested = new java.util.concurrent.CountDownLatch(1);
+    Thread silent =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  try (Socket socket = server.accept()) {
+                    readRequest(socket.getInputStream());
+                    requested.countDown();
+                    // Hold the connection open without answering until the client gives up.
+                    socket.getInputStream().read();
+                  } catch (IOException e) {
+                    // The client went away.
+                  }
+                });
+    resources.add(silent::interrupt);
+    URI uri = URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/t");
+    try (KeepAliveHttpGet client = new KeepAliveHttpGet(uri, 5_000)) {
+      Thread aborter =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      requested.await();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    client.abort();
+                  });
+      assertThatThrownBy(client::send).isInstanceOf(IOException.class);
+      aborter.join();
+    }
+  }
+
   /**
    * Serves {@code responses} on every connection, one per request, then closes it; a response with
    * {@code Connection: close} closes it too.

@@ -1,5 +1,7 @@
 package io.lakestream.metrics;
 
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -8,6 +10,9 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The server's Prometheus metrics: HTTP requests by route and status, their latency, and the JVM's
@@ -28,6 +33,7 @@ public final class ServerMetrics {
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final Counter requests;
   private final Histogram latency;
+  private final Map<String, RouteMetrics> routes = new ConcurrentHashMap<>();
 
   public ServerMetrics() {
     JvmMetrics.builder().register(registry);
@@ -47,16 +53,35 @@ public final class ServerMetrics {
 
   /** Records one served request. */
   public void recordRequest(String route, int status, long nanos) {
-    requests.labelValues(route, statusLabel(status)).inc();
-    latency.labelValues(route).observe(nanos / 1e9);
+    RouteMetrics metrics = routes.computeIfAbsent(route, RouteMetrics::new);
+    metrics.requests(status).inc();
+    metrics.latency.observe(nanos / 1e9);
   }
 
-  /** The status as a label value; the common ones are made once, with their hash codes. */
-  private static String statusLabel(int status) {
-    int index = status - FIRST_STATUS;
-    return index >= 0 && index < STATUS_LABELS.length
-        ? STATUS_LABELS[index]
-        : Integer.toString(status);
+  /** The data points of one route, looked up once rather than by label values on every request. */
+  private final class RouteMetrics {
+    private final String route;
+    private final DistributionDataPoint latency;
+    private final AtomicReferenceArray<CounterDataPoint> requestsByStatus =
+        new AtomicReferenceArray<>(STATUS_LABELS.length);
+
+    RouteMetrics(String route) {
+      this.route = route;
+      this.latency = ServerMetrics.this.latency.labelValues(route);
+    }
+
+    CounterDataPoint requests(int status) {
+      int index = status - FIRST_STATUS;
+      if (index < 0 || index >= STATUS_LABELS.length) {
+        return ServerMetrics.this.requests.labelValues(route, Integer.toString(status));
+      }
+      CounterDataPoint point = requestsByStatus.get(index);
+      if (point == null) {
+        point = ServerMetrics.this.requests.labelValues(route, STATUS_LABELS[index]);
+        requestsByStatus.set(index, point);
+      }
+      return point;
+    }
   }
 
   public PrometheusRegistry registry() {

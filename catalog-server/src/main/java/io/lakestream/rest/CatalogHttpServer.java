@@ -70,6 +70,7 @@ public final class CatalogHttpServer implements AutoCloseable {
 
   private static final String GZIP_ETAG_SUFFIX = "--gzip";
   private static final String OAUTH_TOKENS_PATH = "/v1/oauth/tokens";
+  private static final long MAX_DISCARDED_BYTES = 8L * 1024 * 1024;
   private static final int MIN_GZIP_BYTES = 1500;
 
   private final Javalin app;
@@ -249,18 +250,32 @@ public final class CatalogHttpServer implements AutoCloseable {
     }
   }
 
-  /** The request body, refused (413) beyond {@code maxRequestBytes}. */
+  /**
+   * The request body, refused (413) beyond {@code maxRequestBytes}. A refused body is read and
+   * dropped up to {@value #MAX_DISCARDED_BYTES} bytes first: a client still sending it when the
+   * connection closes could otherwise lose the answer to a reset.
+   */
   private byte[] body(Request base) throws IOException {
     long declared = base.getContentLengthLong();
-    if (declared > maxRequestBytes) {
-      throw new RequestTooLargeException(declared, maxRequestBytes);
-    }
     try (InputStream in = base.getInputStream()) {
+      if (declared > maxRequestBytes) {
+        discard(in);
+        throw new RequestTooLargeException(declared, maxRequestBytes);
+      }
       byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
       if (body.length > maxRequestBytes) {
+        discard(in);
         throw new RequestTooLargeException(body.length, maxRequestBytes);
       }
       return body;
+    }
+  }
+
+  private static void discard(InputStream in) throws IOException {
+    byte[] dropped = new byte[8192];
+    long left = MAX_DISCARDED_BYTES;
+    for (int read = 0; read >= 0 && left > 0; left -= read) {
+      read = in.read(dropped, 0, (int) Math.min(dropped.length, left));
     }
   }
 
