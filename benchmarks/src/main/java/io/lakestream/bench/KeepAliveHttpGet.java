@@ -312,6 +312,18 @@ final class KeepAliveHttpGet implements AutoCloseable {
    */
   void abort() {
     aborted = true;
+    closeChannel();
+  }
+
+  @Override
+  public void close() {
+    closeChannel();
+    channel = null;
+    position = 0;
+    limit = 0;
+  }
+
+  private void closeChannel() {
     SocketChannel open = channel;
     if (open != null) {
       try {
@@ -320,13 +332,5 @@ final class KeepAliveHttpGet implements AutoCloseable {
         // Nothing to do: the connection is gone either way.
       }
     }
-  }
-
-  @Override
-  public void close() {
-    abort();
-    channel = null;
-    position = 0;
-    limit = 0;
   }
 }
