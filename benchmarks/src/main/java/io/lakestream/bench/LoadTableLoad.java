@@ -58,8 +58,15 @@ final class LoadTableLoad {
     Duration serverCpuBefore = catalog.serverCpuTime();
     Duration clientCpuBefore = ownCpuTime();
     start.countDown();
-    for (Thread thread : started) {
-      thread.join();
+    // A request still unanswered REQUEST_TIMEOUT after the measured period has its connection
+    // aborted, which fails it (an error) and ends its thread.
+    long abortAt = measuredUntil + REQUEST_TIMEOUT.toNanos();
+    for (int i = 0; i < threads; i++) {
+      long waitNanos = abortAt - System.nanoTime();
+      if (waitNanos <= 0 || !started.get(i).join(Duration.ofNanos(waitNanos))) {
+        clients.get(i).http.abort();
+        started.get(i).join();
+      }
     }
     Duration serverCpu = catalog.serverCpuTime().minus(serverCpuBefore);
     Duration clientCpu = ownCpuTime().minus(clientCpuBefore);
@@ -179,7 +186,7 @@ final class LoadTableLoad {
       try {
         KeepAliveHttpGet.Response response = http.send();
         return response.status() == 200 && response.bodyBytes() > 0;
-      } catch (IOException | NumberFormatException e) {
+      } catch (IOException e) {
         http.close();
         return false;
       }

@@ -55,6 +55,11 @@ public interface IdempotencyStore {
    * Stores the outcome of a request. A recorded claim becomes completed; for an unrecorded claim
    * (the request changed nothing) a completed record is created unless the key is taken.
    *
+   * <p><b>Durability.</b> The completion of a recorded claim is durable when this returns. The
+   * record of an unrecorded claim may instead become durable with the store's next durable write: a
+   * crash of the machine before then can lose it, and a repeat of the request then runs again,
+   * which is safe because the request changed nothing (as for a key whose record expired).
+   *
    * @return false if another request holds the key, whose record is kept
    */
   boolean complete(IdempotencyClaim claim, Outcome outcome);

@@ -5,10 +5,12 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,22 +24,27 @@ import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.apache.iceberg.exceptions.ServiceFailureException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link IdempotencyStore} in the catalog database, beside the {@link JdbcMetadataStore}, whose
  * write transactions record the claims ({@link #runClaiming}).
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
   private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {};
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final DataSource dataSource;
+  private final boolean postgres;
   private final Lock writeLock;
   private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
+    this.postgres = metadataStore.postgres();
     this.writeLock = metadataStore.writeLock();
   }
 
@@ -124,6 +131,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * stores every queued completion in one transaction. On SQLite, completions that arrive while a
    * transaction holds the lock (a commit, or another batch) therefore share one fsync of the log
    * instead of taking one each; each returns once its own batch is durable.
+   *
+   * <p>A batch of nothing but unrecorded claims (refused commits, mostly) commits without waiting
+   * for the disk: SQLite's {@code synchronous=NORMAL}, PostgreSQL's {@code synchronous_commit=off}.
+   * Both keep the database consistent and make the batch durable with the next durable commit;
+   * until then a machine crash may lose it, which the contract allows for such records. Concurrent
+   * writers that lose races then do not queue their refusals' fsyncs in front of the next commit.
    */
   @Override
   public boolean complete(IdempotencyClaim claim, Outcome outcome) {
@@ -157,8 +170,74 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       return; // another thread took this one's completion into its batch
     }
     List<Boolean> stored = new ArrayList<>(batch.size());
-    try (Connection connection = dataSource.getConnection()) {
-      connection.setAutoCommit(false);
+    boolean changedNothing = batch.stream().noneMatch(completion -> completion.claim().recorded());
+    try {
+      Connection connection = dataSource.getConnection();
+      boolean relaxed = changedNothing && !postgres;
+      boolean returnToPool = true;
+      try {
+        if (relaxed) {
+          execute(connection, "PRAGMA synchronous = NORMAL");
+        }
+        storeBatch(connection, batch, stored, changedNothing && postgres);
+      } finally {
+        if (relaxed) {
+          returnToPool = restoreFullSynchronous(connection);
+        }
+        if (returnToPool) {
+          connection.close();
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      RuntimeException failure =
+          e instanceof SQLException
+              ? new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage())
+              : (RuntimeException) e;
+      batch.forEach(completion -> completion.stored().completeExceptionally(failure));
+      return;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).stored().complete(stored.get(i));
+    }
+  }
+
+  /**
+   * Puts the connection back to the pool's durability (outside a transaction, where SQLite allows
+   * the change). A connection that cannot go back is evicted: returns false, and it is closed.
+   */
+  private boolean restoreFullSynchronous(Connection connection) throws SQLException {
+    try {
+      connection.setAutoCommit(true);
+      execute(connection, "PRAGMA synchronous = FULL");
+      return true;
+    } catch (SQLException e) {
+      LOG.warn("Evicting a catalog database connection left at synchronous=NORMAL", e);
+      if (dataSource instanceof HikariDataSource pool) {
+        pool.evictConnection(connection);
+        return false;
+      }
+      connection.close();
+      throw e;
+    }
+  }
+
+  private static void execute(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  private static void storeBatch(
+      Connection connection,
+      List<Completion> batch,
+      List<Boolean> stored,
+      boolean asynchronousCommit)
+      throws SQLException {
+    connection.setAutoCommit(false);
+    try {
+      if (asynchronousCommit) {
+        execute(connection, "SET LOCAL synchronous_commit = off");
+      }
       try (PreparedStatement update =
               connection.prepareStatement(
                   "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
@@ -175,21 +254,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
         for (Completion completion : batch) {
           stored.add(store(completion, update, deleteExpired, insert));
         }
-        connection.commit();
-      } catch (SQLException | RuntimeException e) {
-        connection.rollback();
-        throw e;
       }
+      connection.commit();
     } catch (SQLException | RuntimeException e) {
-      RuntimeException failure =
-          e instanceof SQLException
-              ? new ServiceFailureException(e, "Idempotency store failed: %s", e.getMessage())
-              : (RuntimeException) e;
-      batch.forEach(completion -> completion.stored().completeExceptionally(failure));
-      return;
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      batch.get(i).stored().complete(stored.get(i));
+      connection.rollback();
+      throw e;
     }
   }
 

@@ -613,6 +613,11 @@ public final class JdbcMetadataStore implements MetadataStore {
     }
   }
 
+  /** Whether the database is PostgreSQL (else SQLite). */
+  boolean postgres() {
+    return rowLocks;
+  }
+
   /** The connection pool, shared with the other stores kept in the same database. */
   javax.sql.DataSource dataSource() {
     return dataSource;

@@ -108,7 +108,10 @@ public final class LocalFileIO implements FileIO {
     private PositionOutputStream open(boolean overwrite) {
       Path target = toPath(location);
       try {
-        Files.createDirectories(target.getParent());
+        // createDirectories throws and catches an exception for a directory that exists.
+        if (!Files.isDirectory(target.getParent())) {
+          Files.createDirectories(target.getParent());
+        }
         Path temporary =
             target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + ".tmp");
         FileChannel channel =

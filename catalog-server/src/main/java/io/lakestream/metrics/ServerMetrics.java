@@ -1,5 +1,7 @@
 package io.lakestream.metrics;
 
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -8,6 +10,9 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The server's Prometheus metrics: HTTP requests by route and status, their latency, and the JVM's
@@ -15,10 +20,20 @@ import java.io.UncheckedIOException;
  * several servers in one JVM. Thread safe.
  */
 public final class ServerMetrics {
+  private static final int FIRST_STATUS = 100;
+  private static final String[] STATUS_LABELS = new String[500];
+
+  static {
+    for (int i = 0; i < STATUS_LABELS.length; i++) {
+      STATUS_LABELS[i] = Integer.toString(FIRST_STATUS + i);
+    }
+  }
+
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
   private final Counter requests;
   private final Histogram latency;
+  private final Map<String, RouteMetrics> routes = new ConcurrentHashMap<>();
 
   public ServerMetrics() {
     JvmMetrics.builder().register(registry);
@@ -38,8 +53,35 @@ public final class ServerMetrics {
 
   /** Records one served request. */
   public void recordRequest(String route, int status, long nanos) {
-    requests.labelValues(route, Integer.toString(status)).inc();
-    latency.labelValues(route).observe(nanos / 1e9);
+    RouteMetrics metrics = routes.computeIfAbsent(route, RouteMetrics::new);
+    metrics.requests(status).inc();
+    metrics.latency.observe(nanos / 1e9);
+  }
+
+  /** The data points of one route, looked up once rather than by label values on every request. */
+  private final class RouteMetrics {
+    private final String route;
+    private final DistributionDataPoint latency;
+    private final AtomicReferenceArray<CounterDataPoint> requestsByStatus =
+        new AtomicReferenceArray<>(STATUS_LABELS.length);
+
+    RouteMetrics(String route) {
+      this.route = route;
+      this.latency = ServerMetrics.this.latency.labelValues(route);
+    }
+
+    CounterDataPoint requests(int status) {
+      int index = status - FIRST_STATUS;
+      if (index < 0 || index >= STATUS_LABELS.length) {
+        return ServerMetrics.this.requests.labelValues(route, Integer.toString(status));
+      }
+      CounterDataPoint point = requestsByStatus.get(index);
+      if (point == null) {
+        point = ServerMetrics.this.requests.labelValues(route, STATUS_LABELS[index]);
+        requestsByStatus.set(index, point);
+      }
+      return point;
+    }
   }
 
   public PrometheusRegistry registry() {

@@ -269,34 +269,41 @@ public final class IcebergRestHandlers implements RestHandler {
         catalog
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
-    String location = metadata.metadataFileLocation();
-    boolean vended = vends(catalog, request);
-    LoadedTable loaded =
-        loadTableResponses.get(
-            new LoadedTableKey(location, mode, vended),
-            () -> {
-              TableMetadata served =
-                  mode == SnapshotMode.REFS
-                      ? TableMetadata.buildFrom(metadata)
-                          .withMetadataLocation(location)
-                          .suppressHistoricalSnapshots()
-                          .build()
-                      : metadata;
-              LoadTableResponse.Builder response =
-                  LoadTableResponse.builder().withTableMetadata(served);
-              if (vended) {
-                response.addAllConfig(catalog.clientStorageConfig());
-                credential(catalog, served.location()).ifPresent(response::addCredential);
-              }
-              return new LoadedTable(
-                  etag(vended ? location + "#vended-credentials" : location, mode),
-                  serialize(response.build()));
-            });
+    LoadedTable loaded = loadedTable(catalog, metadata, mode, vends(catalog, request));
     Optional<String> ifNoneMatch = request.header("If-None-Match");
     if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), loaded.etag())) {
       return new RestResponse(304, null, java.util.Map.of("ETag", loaded.etag()));
     }
     return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
+  }
+
+  /**
+   * The loadTable answer for committed metadata (read from its file, or parsed from the bytes a
+   * commit wrote to it), serialized once per metadata file, snapshot mode and vending.
+   */
+  private LoadedTable loadedTable(
+      WarehouseCatalog catalog, TableMetadata metadata, SnapshotMode mode, boolean vended) {
+    String location = metadata.metadataFileLocation();
+    return loadTableResponses.get(
+        new LoadedTableKey(location, mode, vended),
+        () -> {
+          TableMetadata served =
+              mode == SnapshotMode.REFS
+                  ? TableMetadata.buildFrom(metadata)
+                      .withMetadataLocation(location)
+                      .suppressHistoricalSnapshots()
+                      .build()
+                  : metadata;
+          LoadTableResponse.Builder response =
+              LoadTableResponse.builder().withTableMetadata(served);
+          if (vended) {
+            response.addAllConfig(catalog.clientStorageConfig());
+            credential(catalog, served.location()).ifPresent(response::addCredential);
+          }
+          return new LoadedTable(
+              etag(vended ? location + "#vended-credentials" : location, mode),
+              serialize(response.build()));
+        });
   }
 
   /** What a loadTable answer depends on besides the warehouse's fixed storage settings. */
@@ -347,14 +354,15 @@ public final class IcebergRestHandlers implements RestHandler {
     }
   }
 
-  /** The answer of a table commit: the committed metadata, with its ETag. */
-  private static RestResponse tableResponse(
+  /**
+   * The answer of a table commit: the committed metadata with its ETag, as loadTable answers it.
+   * The serialized answer goes to loadTable's cache, where the writers that lost the race to this
+   * commit find it when they refresh.
+   */
+  private RestResponse tableResponse(
       TableMetadata committed, WarehouseCatalog catalog, RestRequest request) {
-    LoadTableResponse response = LoadTableResponse.builder().withTableMetadata(committed).build();
-    return withTableETag(
-        RestResponse.ok(withStorageAccess(response, catalog, request)),
-        response,
-        vends(catalog, request));
+    LoadedTable loaded = loadedTable(catalog, committed, SnapshotMode.ALL, vends(catalog, request));
+    return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
   }
 
   /** Whether a table answer to this request carries vended storage credentials. */

@@ -41,10 +41,9 @@ public final class RestRouter {
     if (!rawPath.startsWith("/v1/")) {
       return Optional.empty();
     }
-    String[] split = rawPath.substring(4).split("/", -1);
-    String[] segments = new String[split.length];
-    for (int i = 0; i < split.length; i++) {
-      segments[i] = decode(split[i]);
+    String[] segments = rawPath.substring(4).split("/", -1);
+    for (int i = 0; i < segments.length; i++) {
+      segments[i] = decode(segments[i]);
     }
     if (segments.length == 0 || segments[0].isEmpty()) {
       return Optional.empty();
@@ -79,23 +78,27 @@ public final class RestRouter {
     if (segments.length - start != template.size()) {
       return null;
     }
-    Map<String, String> parameters = new HashMap<>();
     for (int i = 0; i < template.size(); i++) {
       String expected = template.get(i);
       String actual = segments[start + i];
-      if (expected.startsWith("{")) {
-        if (actual.isEmpty()) {
-          return null;
-        }
-        parameters.put(expected.substring(1, expected.length() - 1), actual);
-      } else if (!expected.equals(actual)) {
+      if (expected.startsWith("{") ? actual.isEmpty() : !expected.equals(actual)) {
         return null;
+      }
+    }
+    Map<String, String> parameters = new HashMap<>();
+    for (int i = 0; i < template.size(); i++) {
+      String expected = template.get(i);
+      if (expected.startsWith("{")) {
+        parameters.put(expected.substring(1, expected.length() - 1), segments[start + i]);
       }
     }
     return parameters;
   }
 
   private static String decode(String segment) {
+    if (segment.indexOf('%') < 0) {
+      return segment; // nothing encoded; '+' is a plain character in a path
+    }
     try {
       return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {

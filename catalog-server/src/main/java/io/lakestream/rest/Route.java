@@ -40,6 +40,7 @@ public enum Route {
   private final String method;
   private final boolean mutating;
   private final List<String> segments;
+  private final String metricName;
 
   Route(Endpoint endpoint) {
     this.endpoint = endpoint;
@@ -49,6 +50,7 @@ public enum Route {
     // "/v1/{prefix}/namespaces/{namespace}" -> [namespaces, {namespace}]: the version and the
     // optional prefix are matched by the router.
     this.segments = List.of(endpoint.path().replaceFirst("^/v1/(\\{prefix\\}/)?", "").split("/"));
+    this.metricName = name().toLowerCase(Locale.ROOT);
   }
 
   public Endpoint endpoint() {
@@ -62,6 +64,11 @@ public enum Route {
   /** Whether the route changes the catalog (and so honours idempotency keys). */
   public boolean mutating() {
     return mutating && this != REPORT_METRICS;
+  }
+
+  /** The route's label in the server's metrics: its name in lower case. */
+  public String metricName() {
+    return metricName;
   }
 
   /** The path after {@code /v1/} and the optional prefix, split into segments. */

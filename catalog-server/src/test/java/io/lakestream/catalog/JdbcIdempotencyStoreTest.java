@@ -75,6 +75,38 @@ class JdbcIdempotencyStoreTest {
     assertThat(keys.find("key-2", 2_000).orElseThrow().outcome()).contains(outcome);
   }
 
+  /**
+   * The record of a request that changed nothing commits without its own fsync, on a connection set
+   * to synchronous=NORMAL for it; every pooled connection is back at FULL afterwards, so the
+   * catalog's own changes stay durable.
+   */
+  @Test
+  void refusalsAreStoredAndLeaveEveryConnectionFullySynchronous() throws Exception {
+    for (int i = 0; i < 8; i++) {
+      IdempotencyClaim refused = new IdempotencyClaim("refused-" + i, "request", 1_000, LIFETIME);
+      Outcome conflict = new Outcome(409, Map.of(), "{\"error\":{\"code\":409}}");
+      assertThat(keys.complete(refused, conflict)).isTrue();
+      assertThat(keys.find("refused-" + i, 2_000).orElseThrow().outcome()).contains(conflict);
+    }
+    List<java.sql.Connection> pooled = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 4; i++) {
+        pooled.add(store.dataSource().getConnection());
+      }
+      for (java.sql.Connection connection : pooled) {
+        try (java.sql.Statement statement = connection.createStatement();
+            java.sql.ResultSet synchronous = statement.executeQuery("PRAGMA synchronous")) {
+          assertThat(synchronous.next()).isTrue();
+          assertThat(synchronous.getInt(1)).as("synchronous of a pooled connection").isEqualTo(2);
+        }
+      }
+    } finally {
+      for (java.sql.Connection connection : pooled) {
+        connection.close();
+      }
+    }
+  }
+
   @Test
   void failedChangeRecordsNeitherKeyNorAnswer() {
     IdempotencyClaim claim = new IdempotencyClaim("key-3", "request-c", 1_000, LIFETIME);

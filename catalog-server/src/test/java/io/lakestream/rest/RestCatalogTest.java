@@ -525,6 +525,43 @@ class RestCatalogTest {
   }
 
   /**
+   * An unkeyed commit answers with exactly what loadTable then answers for the metadata it
+   * committed: the same body and ETag, so the client's next conditional load gets a 304.
+   */
+  @Test
+  void commitAnswersWhatLoadTableAnswersForTheCommittedMetadata() throws Exception {
+    catalog.createNamespace(Namespace.of("answers"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("answers", "t");
+    Table table = catalog.createTable(identifier, SCHEMA);
+    String path = "/v1/namespaces/answers/tables/t";
+    String before = get(path, Map.of()).headers().firstValue("ETag").orElseThrow();
+    String commit =
+        org.apache.iceberg.rest.requests.UpdateTableRequestParser.toJson(
+            UpdateTableRequest.create(
+                identifier,
+                List.of(new UpdateRequirement.AssertCurrentSchemaID(table.schema().schemaId())),
+                List.of(new MetadataUpdate.SetProperties(Map.of("answered", "yes")))));
+
+    HttpResponse<String> committed = post(path, commit);
+    assertThat(committed.statusCode()).as(committed.body()).isEqualTo(200);
+    String etag = committed.headers().firstValue("ETag").orElseThrow();
+    assertThat(etag).isNotEqualTo(before);
+    HttpResponse<String> loaded = get(path, Map.of());
+    assertThat(loaded.body()).isEqualTo(committed.body());
+    assertThat(loaded.headers().firstValue("ETag")).contains(etag);
+    assertThat(get(path, Map.of("If-None-Match", etag)).statusCode()).isEqualTo(304);
+    org.apache.iceberg.rest.responses.LoadTableResponse answer =
+        org.apache.iceberg.rest.responses.LoadTableResponseParser.fromJson(committed.body());
+    assertThat(answer.tableMetadata().properties()).containsEntry("answered", "yes");
+    assertThat(answer.metadataLocation())
+        .isEqualTo(
+            ((org.apache.iceberg.BaseTable) catalog.loadTable(identifier))
+                .operations()
+                .current()
+                .metadataFileLocation());
+  }
+
+  /**
    * Concurrent repeats of one keyed commit without requirements: the change commits once, and every
    * repeat answers with its outcome (or 503, which clients retry).
    */
