@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.ChangeType;
+import io.lakestream.store.testing.TestingClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

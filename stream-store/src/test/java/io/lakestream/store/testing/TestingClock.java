@@ -1,4 +1,4 @@
-package io.lakestream.store.log;
+package io.lakestream.store.testing;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -6,14 +6,14 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock that moves only when told to. */
-final class TestingClock extends Clock {
+public final class TestingClock extends Clock {
   private volatile long millis;
 
-  TestingClock(long millis) {
+  public TestingClock(long millis) {
     this.millis = millis;
   }
 
-  void advance(long delta) {
+  public void advance(long delta) {
     millis += delta;
   }
 
