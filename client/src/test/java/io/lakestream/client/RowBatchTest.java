@@ -73,9 +73,12 @@ class RowBatchTest {
     decimal[7] = new BigDecimal("1.234"); // scale 3 in a scale-2 column
     assertThatThrownBy(() -> batch.add(decimal)).hasMessageContaining("Column dec");
     Object[] day = randomRows(1, 6).get(0);
-    day[8] = 19_000;
+    day[8] = 19_000L; // days are a LocalDate or an Integer
     assertThatThrownBy(() -> batch.add(day)).hasMessageContaining("Column day");
     assertThat(batch.rowCount()).isZero();
+    day[8] = 19_000;
+    batch.add(day);
+    assertThat(batch.rowCount()).isOne();
   }
 
   @Test
