@@ -444,6 +444,10 @@ public final class LakestreamServer implements AutoCloseable {
   }
 
   private void dropStream(org.apache.iceberg.TableMetadata metadata) {
+    CatalogTableResolver tables = resolver;
+    if (tables != null) {
+      tables.invalidate(metadata.uuid());
+    }
     try {
       kvs.dropTable(metadata.uuid());
       logs.dropTable(metadata.uuid());

@@ -68,8 +68,47 @@ public final class CatalogTableResolver implements TableResolver {
             });
   }
 
+  /** How long {@link #resolveById} answers from memory before it reads the catalog again. */
+  private static final long CACHE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
+  private record Cached(StreamTable table, long expiresNanos) {}
+
+  private final Map<String, Cached> byId = new ConcurrentHashMap<>();
+
+  /**
+   * Answers from a cache of up to a second, so that small requests (point lookups) do not each read
+   * the catalog pointer; schema changes are seen within that second, or at once by callers that
+   * find a batch's schema id missing and ask {@link #resolveFresh}.
+   */
   @Override
   public Optional<StreamTable> resolveById(String tableId) {
+    Cached cached = byId.get(tableId);
+    if (cached != null && System.nanoTime() - cached.expiresNanos() < 0) {
+      return Optional.of(cached.table());
+    }
+    return resolveFresh(tableId);
+  }
+
+  /** Forgets a dropped table at once. */
+  public void invalidate(String tableId) {
+    byId.remove(tableId);
+  }
+
+  @Override
+  public Optional<StreamTable> resolveFresh(String tableId) {
+    Optional<StreamTable> table = readById(tableId);
+    if (table.isPresent()) {
+      if (byId.size() > 10_000) {
+        byId.clear();
+      }
+      byId.put(tableId, new Cached(table.get(), System.nanoTime() + CACHE_NANOS));
+    } else {
+      byId.remove(tableId);
+    }
+    return table;
+  }
+
+  private Optional<StreamTable> readById(String tableId) {
     Path path = paths.get(tableId);
     if (path == null) {
       return Optional.empty();

@@ -223,6 +223,10 @@ public final class StreamService implements RequestHandler {
               + " arrived");
     }
     if (!table.schemaIds().contains(batch.schemaId())) {
+      // The table may have evolved a moment ago: look again before refusing.
+      table = tables.resolveFresh(table.tableId()).orElse(table);
+    }
+    if (!table.schemaIds().contains(batch.schemaId())) {
       throw new RpcException(
           ErrorCode.SCHEMA_MISMATCH,
           "Table "
@@ -281,6 +285,11 @@ public final class StreamService implements RequestHandler {
 
   private CompletableFuture<ByteBuffer> putKv(Session session, PutKvRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    if (request.batch().remaining() >= LogBatch.HEADER_SIZE
+        && LogBatch.wrap(request.batch().slice()).schemaId() != table.currentSchemaId()) {
+      // The table may have evolved a moment ago: look again before refusing.
+      table = tables.resolveFresh(table.tableId()).orElse(table);
+    }
     access.check(session.principal(), table, true);
     return kv.put(primaryKeyTable(table), request);
   }
