@@ -97,6 +97,7 @@ final class AckTrackingWriter {
   private final SentBatch[] inDoubt;
   private final Ack[] lastAck;
   private final List<Ack> acks = new ArrayList<>();
+  private volatile Runnable ackListener = () -> {};
   private int batchesPutInDoubt;
   private int retriesFoundWritten;
   private int retriesAppended;
@@ -290,6 +291,12 @@ final class AckTrackingWriter {
     Ack ack = new Ack(batch, response.baseOffset(), response.lastOffset(), response.duplicate());
     acks.add(ack);
     lastAck[batch.bucket()] = ack;
+    ackListener.run();
+  }
+
+  /** Runs {@code listener} after each acknowledgement the writer records. */
+  void onAck(Runnable listener) {
+    this.ackListener = listener;
   }
 
   private void markInDoubt(InFlight request) {

@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,8 +57,8 @@ class LogCrashConsistencyIT {
   private static final int ROUNDS = 20;
   private static final int WRITERS = 4;
   private static final int BUCKETS = 3;
-  private static final int MIN_KILL_DELAY_MILLIS = 100;
-  private static final int KILL_DELAY_SPREAD_MILLIS = 600;
+  private static final int MIN_ACKS_BEFORE_KILL = 5;
+  private static final int ACKS_BEFORE_KILL_SPREAD = 60;
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration WRITER_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(30);
@@ -105,7 +106,10 @@ class LogCrashConsistencyIT {
     try {
       createLogTable(server);
       for (int round = 1; round <= ROUNDS; round++) {
-        int killDelay = MIN_KILL_DELAY_MILLIS + random.nextInt(KILL_DELAY_SPREAD_MILLIS);
+        int killAfterAcks = MIN_ACKS_BEFORE_KILL + random.nextInt(ACKS_BEFORE_KILL_SPREAD);
+        CountDownLatch acknowledged = new CountDownLatch(killAfterAcks);
+        writers.forEach(writer -> writer.onAck(acknowledged::countDown));
+        long roundStarted = System.nanoTime();
         try (Connection connection = Connection.open(HOST, rpcPort, null)) {
           Table table = connection.table(TABLE);
           if (round > 1) {
@@ -120,8 +124,11 @@ class LogCrashConsistencyIT {
                       return null;
                     }));
           }
-          // A random kill moment, not a wait for a condition.
-          Thread.sleep(killDelay);
+          // A random kill moment: after a random number of new acknowledgements, with more
+          // batches in flight.
+          assertThat(acknowledged.await(60, TimeUnit.SECONDS))
+              .as("round %d: %d acknowledgements within 60 s (seed %d)", round, killAfterAcks, seed)
+              .isTrue();
           server.kill();
           awaitAll(running, seed, round);
         }
@@ -129,10 +136,12 @@ class LogCrashConsistencyIT {
         server = start(logs, httpPort, flags);
         System.out.printf(
             Locale.ROOT,
-            "round %d: killed after %d ms, ready again after %d ms; %d batches acknowledged,"
+            "round %d: killed after %d acknowledgements (%d ms), ready again after %d ms; %d"
+                + " batches acknowledged,"
                 + " %d in doubt%n",
             round,
-            killDelay,
+            killAfterAcks,
+            TimeUnit.NANOSECONDS.toMillis(restarting - roundStarted),
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarting),
             writers.stream().mapToInt(writer -> writer.acks().size()).sum(),
             writers.stream().mapToInt(AckTrackingWriter::inDoubtCount).sum());

@@ -51,6 +51,7 @@ public final class Connection implements AutoCloseable {
   /** How long a reconnect keeps trying before the request that needed it fails. */
   public static final Duration RECONNECT_TIMEOUT = Duration.ofSeconds(30);
 
+  private final Object backoffSignal = new Object();
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
@@ -164,7 +165,12 @@ public final class Connection implements AutoCloseable {
                   + problem);
         }
         try {
-          Thread.sleep(backoff.toMillis());
+          // Waits out the backoff unless close() ends it early.
+          synchronized (backoffSignal) {
+            if (!closed) {
+              backoffSignal.wait(backoff.toMillis());
+            }
+          }
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new RpcException(ErrorCode.NETWORK_ERROR, "Interrupted while reconnecting");
@@ -273,6 +279,9 @@ public final class Connection implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    synchronized (backoffSignal) {
+      backoffSignal.notifyAll();
+    }
     rpc.close();
   }
 }
