@@ -32,7 +32,7 @@ import io.lakestream.stream.CatalogTableResolver;
 import io.lakestream.stream.StreamAdmin;
 import io.lakestream.stream.StreamTableProperties;
 import io.lakestream.tiering.IcebergLakeCatalog;
-import io.lakestream.tiering.LogTableTiering;
+import io.lakestream.tiering.StreamTableTiering;
 import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
@@ -309,7 +309,7 @@ public final class LakestreamServer implements AutoCloseable {
     tiering =
         new TieringService(
             lake,
-            new LogTableTiering(
+            new StreamTableTiering(
                 lake, tieringConnection, TieringHook.NONE, config.tiering().readTimeout()),
             config.tiering(),
             Clock.systemUTC());

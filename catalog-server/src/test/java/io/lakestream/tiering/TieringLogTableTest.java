@@ -167,7 +167,7 @@ class TieringLogTableTest {
   @Test
   void roundsTierEachRowExactlyOnceAndRecordTheOffsets() {
     TablePath path = create("events", PartitionSpec.unpartitioned());
-    LogTableTiering tiering = new LogTableTiering(lake, connection);
+    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
     assertThat(lakeTable(path).currentSnapshot()).isNull();
 
@@ -208,7 +208,7 @@ class TieringLogTableTest {
   void aPartitionedTableTiersIntoTheSpecsPartitions() {
     TablePath path = create("clicks", PARTITIONED);
     append(path, 0, 1_200);
-    TieringRound round = new LogTableTiering(lake, connection).tierOnce(path);
+    TieringRound round = new StreamTableTiering(lake, connection).tierOnce(path);
     assertThat(round.rows()).isEqualTo(1_200);
 
     Table table = lakeTable(path);
@@ -254,12 +254,12 @@ class TieringLogTableTest {
   void aTiererThatLosesTheRaceCommitsNothingAndDeletesItsFiles() {
     TablePath path = create("raced", PartitionSpec.unpartitioned());
     append(path, 0, 300);
-    LogTableTiering winner = new LogTableTiering(lake, connection);
+    StreamTableTiering winner = new StreamTableTiering(lake, connection);
     AtomicReference<List<DataFile>> loserFiles = new AtomicReference<>();
     AtomicReference<TieringRound> winnerRound = new AtomicReference<>();
     // The loser has read the range and written its files when the winner commits the same range.
-    LogTableTiering loser =
-        new LogTableTiering(
+    StreamTableTiering loser =
+        new StreamTableTiering(
             lake,
             connection,
             (table, files) -> {
@@ -284,8 +284,8 @@ class TieringLogTableTest {
   @Test
   void tierersRacingWhileRowsArriveCommitEveryRowOnce() throws Exception {
     TablePath path = create("contended", PartitionSpec.unpartitioned());
-    LogTableTiering first = new LogTableTiering(lake, connection);
-    LogTableTiering second = new LogTableTiering(lake, connection);
+    StreamTableTiering first = new StreamTableTiering(lake, connection);
+    StreamTableTiering second = new StreamTableTiering(lake, connection);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     List<TieringRound> rounds = new ArrayList<>();
     try {
@@ -316,8 +316,8 @@ class TieringLogTableTest {
     TablePath path = create("crashy", PARTITIONED);
     append(path, 0, 400);
     AtomicReference<List<DataFile>> written = new AtomicReference<>();
-    LogTableTiering crashing =
-        new LogTableTiering(
+    StreamTableTiering crashing =
+        new StreamTableTiering(
             lake,
             connection,
             (table, files) -> {
@@ -335,7 +335,7 @@ class TieringLogTableTest {
             file -> assertThat(table.io().newInputFile(file.location()).exists()).isFalse());
 
     append(path, 400, 500);
-    TieringRound round = new LogTableTiering(lake, connection).tierOnce(path);
+    TieringRound round = new StreamTableTiering(lake, connection).tierOnce(path);
     assertThat(round.rows()).isEqualTo(500);
     Map<Long, Record> rows = readLake(path);
     assertThat(rows.keySet()).containsExactlyElementsOf(range(0, 500));

@@ -22,7 +22,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  */
 public final class IcebergLakeCatalog implements LakeCatalog {
   private static final String KIND = "lakestream.kind";
-  private static final String LOG = "log";
+  private static final java.util.Set<String> STREAM_KINDS = java.util.Set.of("log", "primary-key");
 
   private final Map<String, Catalog> catalogs;
 
@@ -52,8 +52,8 @@ public final class IcebergLakeCatalog implements LakeCatalog {
   }
 
   @Override
-  public List<LogTable> listLogTables() {
-    List<LogTable> tables = new ArrayList<>();
+  public List<StreamTable> listStreamTables() {
+    List<StreamTable> tables = new ArrayList<>();
     for (Map.Entry<String, Catalog> entry : catalogs.entrySet()) {
       Catalog catalog = entry.getValue();
       String warehouse = entry.getKey().equals(DEFAULT_WAREHOUSE) ? null : entry.getKey();
@@ -74,9 +74,9 @@ public final class IcebergLakeCatalog implements LakeCatalog {
           } catch (NoSuchTableException e) {
             continue;
           }
-          if (LOG.equals(table.properties().get(KIND))) {
+          if (STREAM_KINDS.contains(table.properties().get(KIND))) {
             tables.add(
-                new LogTable(
+                new StreamTable(
                     new TablePath(warehouse, Arrays.asList(namespace.levels()), identifier.name()),
                     table.properties()));
           }

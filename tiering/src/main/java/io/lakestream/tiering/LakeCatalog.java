@@ -14,19 +14,26 @@ import org.apache.iceberg.Table;
  */
 public interface LakeCatalog {
   /**
-   * Every table whose properties say it is a log table ({@code lakestream.kind=log}), in every
-   * namespace, with its properties. A table created or dropped while the listing runs may or may
-   * not be in it.
+   * Every streaming table (one whose {@code lakestream.kind} property is {@code log} or {@code
+   * primary-key}), in every namespace, with its properties. A table created or dropped while the
+   * listing runs may or may not be in it.
    *
    * @throws RuntimeException when the catalog cannot be listed; nothing is partially returned
    */
-  List<LogTable> listLogTables();
+  List<StreamTable> listStreamTables();
 
-  /** A log table found by {@link #listLogTables()}: its path and its table properties then. */
-  record LogTable(TablePath path, Map<String, String> properties) {
-    public LogTable {
+  /**
+   * A streaming table found by {@link #listStreamTables()}: its path and its table properties then.
+   */
+  record StreamTable(TablePath path, Map<String, String> properties) {
+    public StreamTable {
       java.util.Objects.requireNonNull(path, "path is null");
       properties = Map.copyOf(properties);
+    }
+
+    /** The table's {@code lakestream.kind}: {@code log} or {@code primary-key}. */
+    public String kind() {
+      return properties.get("lakestream.kind");
     }
   }
 

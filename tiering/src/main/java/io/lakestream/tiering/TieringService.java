@@ -46,7 +46,7 @@ public final class TieringService implements AutoCloseable {
       Duration interval, Instant nextRound, TieringRound lastRound, String lastError) {}
 
   private final LakeCatalog lake;
-  private final LogTableTiering tiering;
+  private final StreamTableTiering tiering;
   private final TieringConfig config;
   private final Clock clock;
   private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
@@ -60,7 +60,7 @@ public final class TieringService implements AutoCloseable {
   private Instant nextDiscovery = Instant.MIN;
 
   public TieringService(
-      LakeCatalog lake, LogTableTiering tiering, TieringConfig config, Clock clock) {
+      LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
     this.lake = requireNonNull(lake, "lake is null");
     this.tiering = requireNonNull(tiering, "tiering is null");
     this.config = requireNonNull(config, "config is null");
@@ -119,15 +119,15 @@ public final class TieringService implements AutoCloseable {
   }
 
   private void discover(Instant now) {
-    List<LakeCatalog.LogTable> found;
+    List<LakeCatalog.StreamTable> found;
     try {
-      found = lake.listLogTables();
+      found = lake.listStreamTables();
     } catch (RuntimeException e) {
       LOG.warn("Tiering cannot list the catalog's log tables", e);
       return;
     }
     Set<TablePath> seen = new HashSet<>();
-    for (LakeCatalog.LogTable table : found) {
+    for (LakeCatalog.StreamTable table : found) {
       seen.add(table.path());
       Duration interval;
       try {

@@ -64,8 +64,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safe; rounds of different tables may run concurrently. Two rounds of one table may too
  * (in different processes, say): at most one of them commits.
  */
-public final class LogTableTiering {
-  private static final Logger LOG = LoggerFactory.getLogger(LogTableTiering.class);
+public final class StreamTableTiering {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamTableTiering.class);
   private static final Duration POLL = Duration.ofMillis(200);
 
   private final LakeCatalog lake;
@@ -77,7 +77,7 @@ public final class LogTableTiering {
   /**
    * @param readTimeout how long a round may take to read its ranges before it fails
    */
-  public LogTableTiering(
+  public StreamTableTiering(
       LakeCatalog lake, Connection connection, TieringHook hook, Duration readTimeout) {
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
@@ -85,7 +85,7 @@ public final class LogTableTiering {
     this.readTimeout = requireNonNull(readTimeout, "readTimeout is null");
   }
 
-  public LogTableTiering(LakeCatalog lake, Connection connection) {
+  public StreamTableTiering(LakeCatalog lake, Connection connection) {
     this(lake, connection, TieringHook.NONE, Duration.ofMinutes(5));
   }
 
