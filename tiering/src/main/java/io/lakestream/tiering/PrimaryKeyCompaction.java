@@ -7,8 +7,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
@@ -16,6 +18,7 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -37,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * <p>The rewrite keeps the data sequence number of the snapshot it read, so equality deletes that
  * another tierer commits meanwhile still apply to the new files; the commit validates from that
  * snapshot and fails (changing nothing) if the table moved in a way that conflicts. The replace
- * snapshot carries no {@link TieredOffsets}: the table's offsets stay those of its newest tiering
- * snapshot. Compaction rewrites the whole table, so its cost grows with the table, not with the
- * changes; it runs on the tiering thread after a committed round.
+ * snapshot repeats the table's {@link TieredOffsets} (so that expiring the tiering snapshots before
+ * it loses nothing) and commits only while the table still holds them. Compaction rewrites the
+ * whole table, so its cost grows with the table, not with the changes; it runs on the tiering
+ * thread after a committed round.
  *
  * <p>Thread safe.
  */
@@ -86,8 +90,12 @@ final class PrimaryKeyCompaction {
    *
    * @throws org.apache.iceberg.exceptions.ValidationException when a concurrent commit conflicts;
    *     nothing is committed and the new files are deleted
+   * @throws TieringConflictException when another tierer committed new offsets meanwhile; nothing
+   *     is committed and the new files are deleted
    */
   void compact(TablePath path, Table table, Snapshot snapshot) {
+    TableOperations operations = ((HasTableOperations) table).operations();
+    TieredOffsets offsets = TieredOffsets.committedIn(operations.current());
     Set<DataFile> oldData = new HashSet<>();
     Set<DeleteFile> oldDeletes = new HashSet<>();
     try {
@@ -137,8 +145,11 @@ final class PrimaryKeyCompaction {
     List<DataFile> newData = writer.result().dataFiles();
     boolean committed = false;
     try {
-      table
+      // Through the offsets guard, so that a round another tierer commits meanwhile makes this
+      // fail rather than be re-applied under offsets that are no longer the table's.
+      new BaseTable(new ExpectingOffsets(operations, offsets, path), table.name())
           .newRewrite()
+          .set(TieredOffsets.SUMMARY_KEY, offsets.toJson())
           .validateFromSnapshot(snapshot.snapshotId())
           .dataSequenceNumber(snapshot.sequenceNumber())
           .rewriteFiles(oldData, oldDeletes, new HashSet<>(newData), Set.of())

@@ -74,6 +74,7 @@ public final class StreamTableTiering {
   private final Duration readTimeout;
   private final AtomicLong attempts = new AtomicLong();
   private final PrimaryKeyCompaction compaction = new PrimaryKeyCompaction();
+  private final SnapshotExpiry expiry = new SnapshotExpiry(java.time.Clock.systemUTC());
 
   /**
    * @param readTimeout how long a round may take to read its ranges before it fails
@@ -198,9 +199,11 @@ public final class StreamTableTiering {
       committed = true;
       long snapshotId = guarded.committed().currentSnapshot().snapshotId();
       LOG.debug("Tiered {} rows of {} in {} files: {}", written.rows(), path, written.count(), to);
+      // The table's operations now hold the committed state, so no reload is needed.
       if (primaryKey) {
-        compaction.compactIfDue(path, lake.loadTable(path));
+        compaction.compactIfDue(path, table);
       }
+      expiry.expireIfDue(path, table);
       return new TieringRound(
           path, TieringRound.Outcome.COMMITTED, written.rows(), written.count(), snapshotId, to);
     } catch (TieringConflictException e) {
