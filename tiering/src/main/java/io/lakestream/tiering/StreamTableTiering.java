@@ -72,19 +72,43 @@ public final class StreamTableTiering {
   private final Connection connection;
   private final TieringHook hook;
   private final Duration readTimeout;
+  private final long maxRowsPerRound;
   private final AtomicLong attempts = new AtomicLong();
   private final PrimaryKeyCompaction compaction = new PrimaryKeyCompaction();
   private final SnapshotExpiry expiry = new SnapshotExpiry(java.time.Clock.systemUTC());
 
   /**
+   * Log rows one round reads at most, unless {@link #StreamTableTiering(LakeCatalog, Connection,
+   * TieringHook, Duration, long)} says otherwise.
+   */
+  public static final long DEFAULT_MAX_ROWS_PER_ROUND = 2_000_000;
+
+  /**
    * @param readTimeout how long a round may take to read its ranges before it fails
+   * @param maxRowsPerRound log rows after which a round stops reading (at a batch boundary) and
+   *     commits what it has; the next round goes on from there. It bounds a round's memory (a
+   *     primary-key round holds the net change of every key it read) and lets a long catch-up
+   *     commit as it goes
    */
   public StreamTableTiering(
-      LakeCatalog lake, Connection connection, TieringHook hook, Duration readTimeout) {
+      LakeCatalog lake,
+      Connection connection,
+      TieringHook hook,
+      Duration readTimeout,
+      long maxRowsPerRound) {
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
     this.hook = requireNonNull(hook, "hook is null");
     this.readTimeout = requireNonNull(readTimeout, "readTimeout is null");
+    if (maxRowsPerRound < 1) {
+      throw new IllegalArgumentException("maxRowsPerRound must be positive: " + maxRowsPerRound);
+    }
+    this.maxRowsPerRound = maxRowsPerRound;
+  }
+
+  public StreamTableTiering(
+      LakeCatalog lake, Connection connection, TieringHook hook, Duration readTimeout) {
+    this(lake, connection, hook, readTimeout, DEFAULT_MAX_ROWS_PER_ROUND);
   }
 
   public StreamTableTiering(LakeCatalog lake, Connection connection) {
@@ -165,16 +189,27 @@ public final class StreamTableTiering {
     if (ranges.isEmpty()) {
       return new TieringRound(path, TieringRound.Outcome.UP_TO_DATE, 0, 0, -1, from);
     }
-    TieredOffsets to = TieredOffsets.of(next);
 
     FileIO io = table.io();
+    Map<TableBucket, Long> reached = new HashMap<>();
     Written written = new Written(List.of(), List.of(), 0);
     boolean committed = false;
     try {
       written =
           primaryKey
-              ? writeChanges(path, table, stream, ranges)
-              : writeAppends(path, table, stream, ranges);
+              ? writeChanges(path, table, stream, ranges, reached)
+              : writeAppends(path, table, stream, ranges, reached);
+      // A round cut short by its row limit commits the offsets it reached.
+      reached.forEach(
+          (bucket, offset) -> {
+            Map<Integer, Long> buckets = next.get(bucket.partition());
+            if (offset > 0) {
+              buckets.put(bucket.bucket(), offset);
+            } else {
+              buckets.remove(bucket.bucket());
+            }
+          });
+      TieredOffsets to = TieredOffsets.of(next);
       hook.beforeCommit(path, written.files());
       ExpectingOffsets guarded = new ExpectingOffsets(operations, from, path);
       BaseTable base = new BaseTable(guarded, table.name());
@@ -238,7 +273,11 @@ public final class StreamTableTiering {
   }
 
   private Written writeAppends(
-      TablePath path, Table table, io.lakestream.client.Table stream, List<Range> ranges) {
+      TablePath path,
+      Table table,
+      io.lakestream.client.Table stream,
+      List<Range> ranges,
+      Map<TableBucket, Long> reached) {
     PartitionSpec spec = table.spec();
     LakeRecords records = new LakeRecords(table.schema());
     PartitionKey partitionKey = new PartitionKey(spec, table.schema());
@@ -251,6 +290,7 @@ public final class StreamTableTiering {
           path,
           stream,
           ranges,
+          reached,
           (range, batch, first, end) -> {
             FieldVector[] vectors = records.vectorsOf(batch.root());
             for (int row = first; row < end; row++) {
@@ -273,7 +313,11 @@ public final class StreamTableTiering {
   }
 
   private Written writeChanges(
-      TablePath path, Table table, io.lakestream.client.Table stream, List<Range> ranges) {
+      TablePath path,
+      Table table,
+      io.lakestream.client.Table stream,
+      List<Range> ranges,
+      Map<TableBucket, Long> reached) {
     PartitionSpec spec = table.spec();
     LakeRecords records = new LakeRecords(table.schema());
     PrimaryKeyChanges changes = new PrimaryKeyChanges(records);
@@ -282,6 +326,7 @@ public final class StreamTableTiering {
           path,
           stream,
           ranges,
+          reached,
           (range, batch, first, end) -> changes.add(range.partition(), batch, first, end));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the changelog of " + path, e);
@@ -366,14 +411,27 @@ public final class StreamTableTiering {
     }
   }
 
-  /** Reads every range to its end, handing each batch's rows inside the ranges to {@code rows}. */
+  /**
+   * Reads every range to its end, handing each batch's rows inside the ranges to {@code rows},
+   * unless the round's row limit is reached first: then reading stops after the batch that reached
+   * it, and {@code reached} receives, for each bucket not read to its end, the offset it was read
+   * to.
+   */
   private void read(
-      TablePath path, io.lakestream.client.Table stream, List<Range> ranges, RangeRows rows)
+      TablePath path,
+      io.lakestream.client.Table stream,
+      List<Range> ranges,
+      Map<TableBucket, Long> reached,
+      RangeRows rows)
       throws IOException {
     Map<TableBucket, Range> pending = new HashMap<>();
+    Map<TableBucket, Long> positions = new HashMap<>();
+    long read = 0;
     try (LogScanner scanner = stream.newScanner()) {
       for (Range range : ranges) {
-        pending.put(new TableBucket(range.partition(), range.bucket()), range);
+        TableBucket bucket = new TableBucket(range.partition(), range.bucket());
+        pending.put(bucket, range);
+        positions.put(bucket, range.from());
         scanner.subscribe(range.partition(), range.bucket(), LogScanner.offset(range.from()));
       }
       long deadline = System.nanoTime() + readTimeout.toNanos();
@@ -403,10 +461,21 @@ public final class StreamTableTiering {
             int end = (int) Math.min(batch.rowCount(), range.to() - base);
             if (first < end) {
               rows.accept(range, batch, first, end);
+              read += end - first;
             }
+            positions.put(bucket, Math.min(range.to(), base + batch.rowCount()));
             if (base + batch.rowCount() >= range.to()) {
               pending.remove(bucket);
               scanner.unsubscribe(range.partition(), range.bucket());
+            }
+            if (read >= maxRowsPerRound && !pending.isEmpty()) {
+              pending.keySet().forEach(cut -> reached.put(cut, positions.get(cut)));
+              LOG.debug(
+                  "Round of {} stops after {} rows (its limit); buckets read to {}",
+                  path,
+                  read,
+                  reached);
+              return;
             }
           }
         } finally {
