@@ -20,12 +20,13 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The baseline of the keyed-state benchmark: RocksDB through its JNI binding in the benchmark JVM,
- * opened with the options a Lakestream KV tablet uses ({@code KvTablet}: 64 MiB LRU block cache
- * holding index and filter blocks, 10-bit whole-key bloom filter, LZ4, 16 MiB memtables, three of
- * them, WAL off). Keys are 8 bytes big-endian with the sign bit flipped, as Lakestream encodes a
- * BIGINT key; values are the row serialised plainly (fixed-width numbers, strings as a 2-byte
- * length and UTF-8 bytes). Writes go in one {@link WriteBatch} per call, as the tablet applies a
- * request's changes. Gets are thread safe; puts come from one thread.
+ * opened with the options a Lakestream KV tablet uses ({@code KvTablet}: the default block cache
+ * size ({@code KvConfig.defaults()}) holding index and filter blocks, 10-bit whole-key bloom
+ * filter, LZ4, 16 MiB memtables, three of them, WAL off). Keys are 8 bytes big-endian with the sign
+ * bit flipped, as Lakestream encodes a BIGINT key; values are the row serialised plainly
+ * (fixed-width numbers, strings as a 2-byte length and UTF-8 bytes). Writes go in one {@link
+ * WriteBatch} per call, as the tablet applies a request's changes. Gets are thread safe; puts come
+ * from one thread.
  */
 final class RawRocksDb implements AutoCloseable {
   static {
@@ -41,7 +42,7 @@ final class RawRocksDb implements AutoCloseable {
 
   private RawRocksDb(Path directory) throws IOException {
     this.directory = requireNonNull(directory, "directory is null");
-    this.blockCache = new LRUCache(64L << 20);
+    this.blockCache = new LRUCache(io.lakestream.store.kv.KvConfig.defaults().blockCacheBytes());
     this.bloomFilter = new BloomFilter(10, false);
     this.options =
         new Options()

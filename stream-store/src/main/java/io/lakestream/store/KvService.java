@@ -118,7 +118,8 @@ final class KvService {
                     MergeEngines.create(
                         table.schemas().get(table.currentSchemaId()), table.properties()),
                     kvs.config(),
-                    kvs.clock());
+                    kvs.clock(),
+                    kvs.blockCache());
             try {
               replay(table, tablet, log);
             } catch (IOException | RuntimeException e) {

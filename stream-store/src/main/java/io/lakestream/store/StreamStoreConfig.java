@@ -45,7 +45,7 @@ public record StreamStoreConfig(
       ConfigKey.bytes(
           "kv.block-cache",
           KvConfig.defaults().blockCacheBytes(),
-          "RocksDB block cache of each primary-key table bucket");
+          "RocksDB block cache shared by all primary-key table buckets of the server");
   public static final ConfigKey<Long> KV_WRITE_BUFFER =
       ConfigKey.bytes(
           "kv.write-buffer",

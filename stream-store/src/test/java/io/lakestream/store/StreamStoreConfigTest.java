@@ -26,7 +26,7 @@ class StreamStoreConfigTest {
             Map.entry("log.max-batch-bytes", "16mb"),
             Map.entry("rpc.max-request-size", "64mb"),
             Map.entry("rpc.max-in-flight-bytes", "128mb"),
-            Map.entry("kv.block-cache", "64mb"),
+            Map.entry("kv.block-cache", "512mb"),
             Map.entry("kv.write-buffer", "16mb"),
             Map.entry("kv.checkpoint-interval", "10m"),
             Map.entry("kv.checkpoint-bytes", "256mb"));

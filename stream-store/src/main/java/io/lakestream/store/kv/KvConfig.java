@@ -7,7 +7,8 @@ import java.time.Duration;
 /**
  * Settings of the KV tablets.
  *
- * @param blockCacheBytes capacity of a tablet's RocksDB block cache (data, index and filter blocks)
+ * @param blockCacheBytes capacity of the RocksDB block cache (data, index and filter blocks) that
+ *     all tablets of a {@link KvManager} share (a tablet opened on its own gets one this size)
  * @param writeBufferBytes size of a RocksDB memtable before it is flushed
  * @param checkpointInterval {@link KvTablet#shouldCheckpoint()} turns true this long after the last
  *     checkpoint once anything was written since
@@ -33,10 +34,10 @@ public record KvConfig(
   }
 
   /**
-   * The defaults: a 64 MiB block cache, 16 MiB memtables, a checkpoint every 10 minutes or every
-   * 256 MiB written.
+   * The defaults: a 512 MiB block cache shared by the node's tablets, 16 MiB memtables, a
+   * checkpoint every 10 minutes or every 256 MiB written.
    */
   public static KvConfig defaults() {
-    return new KvConfig(64L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20);
+    return new KvConfig(512L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20);
   }
 }

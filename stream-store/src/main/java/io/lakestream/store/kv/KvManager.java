@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.rocksdb.Cache;
+import org.rocksdb.LRUCache;
 
 /**
  * The KV tablets of one server node, by table id, partition and bucket, under {@code
@@ -34,11 +36,21 @@ public final class KvManager implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
   private final Map<Key, KvTablet> tablets = new ConcurrentHashMap<>();
+  private final LRUCache blockCache;
 
   public KvManager(Path root, KvConfig config, Clock clock) throws IOException {
     this.root = Files.createDirectories(requireNonNull(root, "root is null"));
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.blockCache = new LRUCache(config.blockCacheBytes());
+  }
+
+  /**
+   * The RocksDB block cache every tablet of this node reads through ({@link
+   * KvConfig#blockCacheBytes()} in all); open while this manager is.
+   */
+  public Cache blockCache() {
+    return blockCache;
   }
 
   public KvConfig config() {
@@ -150,5 +162,6 @@ public final class KvManager implements AutoCloseable {
   public void close() {
     tablets.values().forEach(KvTablet::close);
     tablets.clear();
+    blockCache.close();
   }
 }

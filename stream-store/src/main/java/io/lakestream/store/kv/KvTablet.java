@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Cache;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
@@ -93,7 +94,8 @@ public final class KvTablet implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
 
-  private final LRUCache blockCache;
+  private final Cache blockCache;
+  private final boolean ownsBlockCache;
   private final BloomFilter bloomFilter;
   private final Options options;
   private final WriteOptions writeOptions;
@@ -115,7 +117,8 @@ public final class KvTablet implements AutoCloseable {
       MergeEngine engine,
       KvConfig config,
       Clock clock,
-      Path dbDirectory)
+      Path dbDirectory,
+      Cache sharedBlockCache)
       throws IOException {
     this.directory = directory;
     this.checkpoints = directory.resolve("checkpoints");
@@ -125,7 +128,8 @@ public final class KvTablet implements AutoCloseable {
     this.engine = engine;
     this.config = config;
     this.clock = clock;
-    this.blockCache = new LRUCache(config.blockCacheBytes());
+    this.ownsBlockCache = sharedBlockCache == null;
+    this.blockCache = ownsBlockCache ? new LRUCache(config.blockCacheBytes()) : sharedBlockCache;
     this.bloomFilter = new BloomFilter(10, false);
     this.options =
         new Options()
@@ -172,6 +176,22 @@ public final class KvTablet implements AutoCloseable {
   public static KvTablet open(
       Path directory, KvSchema schema, MergeEngine engine, KvConfig config, Clock clock)
       throws IOException {
+    return open(directory, schema, engine, config, clock, null);
+  }
+
+  /**
+   * Opens a tablet as {@link #open(Path, KvSchema, MergeEngine, KvConfig, Clock)} does, reading
+   * through a block cache that other tablets share; the caller keeps it open while the tablet is.
+   * With a null cache the tablet has its own of {@link KvConfig#blockCacheBytes()}.
+   */
+  public static KvTablet open(
+      Path directory,
+      KvSchema schema,
+      MergeEngine engine,
+      KvConfig config,
+      Clock clock,
+      Cache sharedBlockCache)
+      throws IOException {
     requireNonNull(directory, "directory is null");
     requireNonNull(schema, "schema is null");
     requireNonNull(engine, "engine is null");
@@ -190,7 +210,7 @@ public final class KvTablet implements AutoCloseable {
       if (checkpoint.isPresent()) {
         KvCheckpoints.restore(checkpoint.get(), dbDirectory);
       }
-      return new KvTablet(absolute, schema, engine, config, clock, dbDirectory);
+      return new KvTablet(absolute, schema, engine, config, clock, dbDirectory, sharedBlockCache);
     } catch (IOException | RuntimeException e) {
       OPEN_DIRECTORIES.remove(absolute);
       throw e;
@@ -687,6 +707,8 @@ public final class KvTablet implements AutoCloseable {
     writeOptions.close();
     options.close();
     bloomFilter.close();
-    blockCache.close();
+    if (ownsBlockCache) {
+      blockCache.close();
+    }
   }
 }

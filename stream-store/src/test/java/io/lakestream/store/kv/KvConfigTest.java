@@ -10,7 +10,7 @@ class KvConfigTest {
   @Test
   void defaultsArePinned() {
     assertThat(KvConfig.defaults())
-        .isEqualTo(new KvConfig(64L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20));
+        .isEqualTo(new KvConfig(512L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20));
   }
 
   @Test
