@@ -41,6 +41,8 @@ import org.apache.iceberg.exceptions.NotAuthorizedException;
  */
 public final class TokenService implements Authenticator {
   static final String ISSUER = "lakestream";
+  private static final String INTERNAL_CLAIM = "lakestream-internal";
+  private static final String INTERNAL_PREFIX = "lakestream-internal:";
   private static final String BEARER = "Bearer ";
 
   private final AuthConfig config;
@@ -98,8 +100,15 @@ public final class TokenService implements Authenticator {
     return issue(clientId);
   }
 
-  /** A fresh token for a principal (token exchange of a valid token). */
+  /**
+   * A fresh token for a principal (token exchange of a valid token).
+   *
+   * @throws IllegalArgumentException for an internal principal ({@link #issueInternal} makes those)
+   */
   public String issue(String principal) {
+    if (isInternal(principal)) {
+      throw new IllegalArgumentException("Internal principals get tokens from issueInternal");
+    }
     Instant now = clock.instant();
     JWTClaimsSet claims =
         new JWTClaimsSet.Builder()
@@ -116,6 +125,43 @@ public final class TokenService implements Authenticator {
       throw new IllegalStateException("Cannot sign token", e);
     }
     return jwt.serialize();
+  }
+
+  /**
+   * A token for a part of this server that calls its own endpoints (the embedded tiering service
+   * reading streams over the stream RPC). Its principal is unrestricted, like the in-process
+   * catalog the same component already uses; it is signed with this server's key, lives {@code
+   * auth.token-lifetime}, and never leaves the process.
+   *
+   * @param component names the component in the principal ({@code lakestream-internal:<component>})
+   */
+  public String issueInternal(String component) {
+    requireNonNull(component, "component is null");
+    Instant now = clock.instant();
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .issuer(ISSUER)
+            .subject(INTERNAL_PREFIX + component)
+            .claim(INTERNAL_CLAIM, true)
+            .issueTime(Date.from(now))
+            .expirationTime(Date.from(now.plus(config.tokenLifetime())))
+            .jwtID(UUID.randomUUID().toString())
+            .build();
+    SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+    try {
+      jwt.sign(new MACSigner(signingKey));
+    } catch (JOSEException e) {
+      throw new IllegalStateException("Cannot sign token", e);
+    }
+    return jwt.serialize();
+  }
+
+  /**
+   * Whether a principal name is one of this server's internal components ({@link #issueInternal}).
+   * Such names are reserved: no client or external token can carry one.
+   */
+  public static boolean isInternal(String principal) {
+    return principal != null && principal.startsWith(INTERNAL_PREFIX);
   }
 
   public long tokenLifetimeSeconds() {
@@ -147,8 +193,13 @@ public final class TokenService implements Authenticator {
       }
       if (external != null) {
         JWTClaimsSet claims = external.process(jwt, null);
-        Object principal = claims.getClaim(config.principalClaim());
-        return Principal.named(String.valueOf(principal));
+        String principal = String.valueOf(claims.getClaim(config.principalClaim()));
+        if (isInternal(principal)) {
+          throw new NotAuthorizedException(
+              "Invalid bearer token: principal names starting with %s are reserved",
+              INTERNAL_PREFIX);
+        }
+        return Principal.named(principal);
       }
     } catch (NotAuthorizedException e) {
       throw e;
@@ -170,7 +221,13 @@ public final class TokenService implements Authenticator {
     if (expiry == null || !expiry.toInstant().isAfter(clock.instant())) {
       throw new NotAuthorizedException("Bearer token expired");
     }
-    return Principal.named(claims.getSubject());
+    boolean internal = Boolean.TRUE.equals(claims.getBooleanClaim(INTERNAL_CLAIM));
+    if (internal != isInternal(claims.getSubject())) {
+      throw new NotAuthorizedException("Invalid bearer token: reserved principal name");
+    }
+    return internal
+        ? new Principal(claims.getSubject(), true)
+        : Principal.named(claims.getSubject());
   }
 
   /** The settings shown at start-up; never the key or secrets. */

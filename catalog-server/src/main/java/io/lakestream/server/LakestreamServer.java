@@ -269,7 +269,7 @@ public final class LakestreamServer implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    startTiering(catalogs);
+    startTiering(catalogs, tokens);
     ready.set(true);
     LOG.info(
         "Lakestream ready: Iceberg REST catalog on http://{}:{}/v1, data in {}",
@@ -282,14 +282,9 @@ public final class LakestreamServer implements AutoCloseable {
    * Starts the embedded tiering service over the server's own catalogs (in process) and a stream
    * RPC connection to itself.
    */
-  private void startTiering(Map<String, WarehouseCatalog> catalogs) {
+  private void startTiering(Map<String, WarehouseCatalog> catalogs, TokenService tokens) {
     if (!config.tiering().enabled()) {
       LOG.info("Tiering is off (tiering.enabled=false)");
-      return;
-    }
-    if (config.auth().mode() == AuthMode.OAUTH2) {
-      // The embedded tierer has no credentials of its own yet.
-      LOG.warn("Tiering is not yet supported with auth.mode=oauth2; log tables are not tiered");
       return;
     }
     Map<String, WarehouseCatalog> byWarehouse = new LinkedHashMap<>();
@@ -305,7 +300,14 @@ public final class LakestreamServer implements AutoCloseable {
         config.bindAddress().equals("0.0.0.0") || config.bindAddress().equals("::")
             ? "127.0.0.1"
             : config.bindAddress();
-    tieringConnection = Connection.open(host, rpc.port(), null);
+    // With authentication on, the tierer reads streams with internal tokens of this server, asked
+    // for afresh at every (re)connect so that expiry never locks it out.
+    TokenService internalTokens = config.auth().mode() == AuthMode.OAUTH2 ? tokens : null;
+    tieringConnection =
+        Connection.openRenewing(
+            host,
+            rpc.port(),
+            () -> internalTokens == null ? null : internalTokens.issueInternal("tiering"));
     tiering =
         new TieringService(
             lake,

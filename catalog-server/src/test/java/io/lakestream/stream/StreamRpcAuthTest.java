@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
@@ -19,11 +20,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
@@ -38,6 +42,7 @@ class StreamRpcAuthTest {
   @TempDir static Path data;
   private static LakestreamServer server;
   private static String base;
+  private static RESTCatalog catalog;
 
   @BeforeAll
   static void start() {
@@ -53,10 +58,11 @@ class StreamRpcAuthTest {
                             "rpc.port", "0",
                             "auth.mode", "oauth2",
                             "auth.clients", "writer:w-secret,reader:r-secret",
-                            "auth.grants", "writer:write:default,reader:read:default"))
+                            "auth.grants", "writer:write:default,reader:read:default",
+                            "tiering.discovery-interval", "1s"))
                     .build()));
     base = "http://127.0.0.1:" + server.httpPort();
-    RESTCatalog catalog = new RESTCatalog();
+    catalog = new RESTCatalog();
     catalog.initialize(
         "lakestream",
         new HashMap<>(
@@ -135,6 +141,35 @@ class StreamRpcAuthTest {
       Table table = writer.table(TablePath.of("secure.events"));
       long before = table.latestOffset(0);
       assertThat(table.append(0, batch(table)).get().baseOffset()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void theEmbeddedTiererReadsStreamsWithItsOwnCredentials() throws Exception {
+    catalog.createTable(
+        TableIdentifier.of("secure", "tiered"),
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.tiering.interval", "1s")));
+    try (Connection writer =
+            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+        AppendWriter rows = writer.table(TablePath.of("secure.tiered")).newAppendWriter()) {
+      for (long id = 0; id < 100; id++) {
+        rows.append(id);
+      }
+      rows.flush();
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      Snapshot snapshot =
+          catalog.loadTable(TableIdentifier.of("secure", "tiered")).currentSnapshot();
+      if (snapshot != null && "100".equals(snapshot.summary().get("total-records"))) {
+        break;
+      }
+      assertThat(System.nanoTime() - deadline)
+          .as("the tiered table holds the 100 rows within 60 s; it holds %s", snapshot)
+          .isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
     }
   }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * A client's connection to a Lakestream server's stream RPC: the entry point for writing to and
@@ -57,12 +58,12 @@ public final class Connection implements AutoCloseable {
 
   private final String host;
   private final int port;
-  private final String token;
+  private final Supplier<String> token;
   private volatile RpcConnection rpc;
   private volatile boolean closed;
   private final Set<TablePath> tables = ConcurrentHashMap.newKeySet();
 
-  private Connection(String host, int port, String token, RpcConnection rpc) {
+  private Connection(String host, int port, Supplier<String> token, RpcConnection rpc) {
     this.host = requireNonNull(host, "host is null");
     this.port = port;
     this.token = token;
@@ -79,8 +80,20 @@ public final class Connection implements AutoCloseable {
    *     server cannot be reached
    */
   public static Connection open(String host, int port, String token) {
+    return openRenewing(host, port, () -> token);
+  }
+
+  /**
+   * Connects as {@link #open(String, int, String)} does, asking {@code token} for the token at
+   * every connect and reconnect, so that a long-lived connection can present a fresh token after
+   * the one it started with has expired.
+   *
+   * @param token gives a bearer token, or null when the server runs without authentication
+   */
+  public static Connection openRenewing(String host, int port, Supplier<String> token) {
+    requireNonNull(token, "token is null");
     try {
-      return new Connection(host, port, token, connect(host, port, token));
+      return new Connection(host, port, token, connect(host, port, token.get()));
     } catch (IOException e) {
       throw new RpcException(
           ErrorCode.NETWORK_ERROR,
@@ -131,7 +144,7 @@ public final class Connection implements AutoCloseable {
         RpcException refused = null;
         String problem;
         try {
-          fresh = connect(host, port, token);
+          fresh = connect(host, port, token.get());
           lookUpTablesAgain(fresh);
           problem = null;
         } catch (IOException e) {

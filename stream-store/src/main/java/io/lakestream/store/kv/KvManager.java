@@ -16,6 +16,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.rocksdb.Cache;
 import org.rocksdb.LRUCache;
+import org.rocksdb.RocksDB;
 
 /**
  * The KV tablets of one server node, by table id, partition and bucket, under {@code
@@ -36,20 +37,23 @@ public final class KvManager implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
   private final Map<Key, KvTablet> tablets = new ConcurrentHashMap<>();
-  private final LRUCache blockCache;
+  private LRUCache blockCache; // created with the first tablet: RocksDB loads only when needed
 
   public KvManager(Path root, KvConfig config, Clock clock) throws IOException {
     this.root = Files.createDirectories(requireNonNull(root, "root is null"));
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
-    this.blockCache = new LRUCache(config.blockCacheBytes());
   }
 
   /**
    * The RocksDB block cache every tablet of this node reads through ({@link
    * KvConfig#blockCacheBytes()} in all); open while this manager is.
    */
-  public Cache blockCache() {
+  public synchronized Cache blockCache() {
+    if (blockCache == null) {
+      RocksDB.loadLibrary();
+      blockCache = new LRUCache(config.blockCacheBytes());
+    }
     return blockCache;
   }
 
@@ -162,6 +166,11 @@ public final class KvManager implements AutoCloseable {
   public void close() {
     tablets.values().forEach(KvTablet::close);
     tablets.clear();
-    blockCache.close();
+    synchronized (this) {
+      if (blockCache != null) {
+        blockCache.close();
+        blockCache = null;
+      }
+    }
   }
 }
