@@ -26,19 +26,19 @@ import org.apache.iceberg.util.UUIDUtil;
  * the current one: a column it lacks is null, a promoted type (int to long, float to double) is
  * widened. Only the table's own columns are produced, never system columns.
  */
-final class LakeRecords {
+public final class LakeRecords {
   private final Schema schema;
   private final List<Types.NestedField> columns;
   private final GenericRecord template;
 
-  LakeRecords(Schema schema) {
+  public LakeRecords(Schema schema) {
     this.schema = requireNonNull(schema, "schema is null");
     this.columns = schema.columns();
     this.template = GenericRecord.create(schema);
   }
 
   /** The vectors of a batch in the order of the lake schema's columns; null where it has none. */
-  FieldVector[] vectorsOf(VectorSchemaRoot root) {
+  public FieldVector[] vectorsOf(VectorSchemaRoot root) {
     FieldVector[] vectors = new FieldVector[columns.size()];
     List<FieldVector> batch = root.getFieldVectors();
     for (int i = 0; i < vectors.length; i++) {
@@ -58,7 +58,7 @@ final class LakeRecords {
   }
 
   /** One row of a batch, from its vectors as {@link #vectorsOf} ordered them. */
-  Record record(FieldVector[] vectors, int row) {
+  public Record record(FieldVector[] vectors, int row) {
     Record record = template.copy();
     for (int i = 0; i < vectors.length; i++) {
       FieldVector vector = vectors[i];
@@ -69,7 +69,7 @@ final class LakeRecords {
     return record;
   }
 
-  Schema schema() {
+  public Schema schema() {
     return schema;
   }
 

@@ -3,10 +3,9 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
-import io.lakestream.client.LogScanner;
-import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.scan.LogRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -115,8 +114,6 @@ public final class StreamTableTiering {
     this(lake, connection, TieringHook.NONE, Duration.ofMinutes(5));
   }
 
-  private record Range(String partition, int bucket, long from, long to) {}
-
   /**
    * Runs one round.
    *
@@ -150,7 +147,7 @@ public final class StreamTableTiering {
               + " later");
     }
 
-    List<Range> ranges = new ArrayList<>();
+    List<LogRange> ranges = new ArrayList<>();
     Map<String, Map<Integer, Long>> next = new TreeMap<>();
     for (String partition : stream.partitions()) {
       for (int bucket = 0; bucket < stream.buckets(); bucket++) {
@@ -169,7 +166,7 @@ public final class StreamTableTiering {
                 earliest,
                 earliest);
           }
-          ranges.add(new Range(partition, bucket, Math.max(tiered, earliest), highWatermark));
+          ranges.add(new LogRange(partition, bucket, Math.max(tiered, earliest), highWatermark));
         } else if (highWatermark < tiered) {
           LOG.warn(
               "Bucket {} of partition '{}' of {}: high watermark {} is below the tiered offset {}",
@@ -266,17 +263,11 @@ public final class StreamTableTiering {
     }
   }
 
-  /** Receives rows {@code [first, end)} of a batch, which lie in the round's ranges. */
-  @FunctionalInterface
-  private interface RangeRows {
-    void accept(Range range, ScanBatch batch, int first, int end) throws IOException;
-  }
-
   private Written writeAppends(
       TablePath path,
       Table table,
       io.lakestream.client.Table stream,
-      List<Range> ranges,
+      List<LogRange> ranges,
       Map<TableBucket, Long> reached) {
     PartitionSpec spec = table.spec();
     LakeRecords records = new LakeRecords(table.schema());
@@ -286,10 +277,12 @@ public final class StreamTableTiering {
     long[] rows = {0};
     boolean closed = false;
     try {
-      read(
+      LogRangeReader.read(
           path,
           stream,
           ranges,
+          readTimeout,
+          maxRowsPerRound,
           reached,
           (range, batch, first, end) -> {
             FieldVector[] vectors = records.vectorsOf(batch.root());
@@ -316,16 +309,18 @@ public final class StreamTableTiering {
       TablePath path,
       Table table,
       io.lakestream.client.Table stream,
-      List<Range> ranges,
+      List<LogRange> ranges,
       Map<TableBucket, Long> reached) {
     PartitionSpec spec = table.spec();
     LakeRecords records = new LakeRecords(table.schema());
     PrimaryKeyChanges changes = new PrimaryKeyChanges(records);
     try {
-      read(
+      LogRangeReader.read(
           path,
           stream,
           ranges,
+          readTimeout,
+          maxRowsPerRound,
           reached,
           (range, batch, first, end) -> changes.add(range.partition(), batch, first, end));
     } catch (IOException e) {
@@ -408,80 +403,6 @@ public final class StreamTableTiering {
       delete(table.io(), writer.result().dataFiles());
     } catch (RuntimeException e) {
       LOG.warn("Cannot list the data files of a failed round of {} to delete them", path, e);
-    }
-  }
-
-  /**
-   * Reads every range to its end, handing each batch's rows inside the ranges to {@code rows},
-   * unless the round's row limit is reached first: then reading stops after the batch that reached
-   * it, and {@code reached} receives, for each bucket not read to its end, the offset it was read
-   * to.
-   */
-  private void read(
-      TablePath path,
-      io.lakestream.client.Table stream,
-      List<Range> ranges,
-      Map<TableBucket, Long> reached,
-      RangeRows rows)
-      throws IOException {
-    Map<TableBucket, Range> pending = new HashMap<>();
-    Map<TableBucket, Long> positions = new HashMap<>();
-    long read = 0;
-    try (LogScanner scanner = stream.newScanner()) {
-      for (Range range : ranges) {
-        TableBucket bucket = new TableBucket(range.partition(), range.bucket());
-        pending.put(bucket, range);
-        positions.put(bucket, range.from());
-        scanner.subscribe(range.partition(), range.bucket(), LogScanner.offset(range.from()));
-      }
-      long deadline = System.nanoTime() + readTimeout.toNanos();
-      while (!pending.isEmpty()) {
-        if (Thread.currentThread().isInterrupted()) {
-          throw new TieringException("Tiering " + path + " was interrupted while reading");
-        }
-        if (System.nanoTime() - deadline > 0) {
-          throw new TieringException(
-              "Tiering "
-                  + path
-                  + " could not read its ranges within "
-                  + readTimeout
-                  + "; still pending: "
-                  + pending.values());
-        }
-        List<ScanBatch> batches = scanner.poll(POLL);
-        try {
-          for (ScanBatch batch : batches) {
-            TableBucket bucket = new TableBucket(batch.partition(), batch.bucket());
-            Range range = pending.get(bucket);
-            if (range == null) {
-              continue; // a bucket finished earlier in this poll
-            }
-            long base = batch.baseOffset();
-            int first = (int) Math.max(0, range.from() - base);
-            int end = (int) Math.min(batch.rowCount(), range.to() - base);
-            if (first < end) {
-              rows.accept(range, batch, first, end);
-              read += end - first;
-            }
-            positions.put(bucket, Math.min(range.to(), base + batch.rowCount()));
-            if (base + batch.rowCount() >= range.to()) {
-              pending.remove(bucket);
-              scanner.unsubscribe(range.partition(), range.bucket());
-            }
-            if (read >= maxRowsPerRound && !pending.isEmpty()) {
-              pending.keySet().forEach(cut -> reached.put(cut, positions.get(cut)));
-              LOG.debug(
-                  "Round of {} stops after {} rows (its limit); buckets read to {}",
-                  path,
-                  read,
-                  reached);
-              return;
-            }
-          }
-        } finally {
-          batches.forEach(ScanBatch::close);
-        }
-      }
     }
   }
 
