@@ -160,6 +160,7 @@ public final class StreamTableTiering {
       files = written.files();
       rows = written.rows();
       hook.beforeCommit(path, files);
+      LOG.debug("Committing {} files ({} rows) of {} up to {}", files.size(), rows, path, to);
       ExpectingOffsets guarded = new ExpectingOffsets(operations, from, path);
       AppendFiles append = new BaseTable(guarded, table.name()).newFastAppend();
       files.forEach(append::appendFile);
