@@ -93,7 +93,7 @@ public final class LocalFileIO implements SupportsPrefixOperations {
               String relative = directory.relativize(path).toString().replace('\\', '/');
               files.add(
                   new FileInfo(
-                      base + "/" + relative,
+                      relative.isEmpty() ? base : base + "/" + relative,
                       attributes.size(),
                       attributes.lastModifiedTime().toMillis()));
             }

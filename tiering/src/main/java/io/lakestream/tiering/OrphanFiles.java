@@ -130,7 +130,8 @@ public final class OrphanFiles {
     Instant cutoff = clock.instant().minus(minimumAge);
     List<FileInfo> files = new ArrayList<>();
     try {
-      for (FileInfo file : prefixes.listPrefix(dataLocation)) {
+      // The slash keeps an object store's prefix listing out of siblings such as "data2/".
+      for (FileInfo file : prefixes.listPrefix(dataLocation + "/")) {
         if (isTieringFile(file.location())) {
           files.add(file);
         }
