@@ -6,9 +6,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * A {@link FileIO} that keeps a copy of the bytes of the last table metadata file ({@code
@@ -17,8 +19,11 @@ import org.apache.iceberg.io.PositionOutputStream;
  * request use it to parse the metadata file they just wrote from the very bytes a later reader of
  * the file gets, instead of reading the file back. Not thread safe: one per table operations
  * object.
+ *
+ * <p>Prefix operations (tiering's orphan-file sweep lists with them) go to the delegate, and throw
+ * {@link UnsupportedOperationException} when the delegate has none.
  */
-final class CapturingFileIO implements FileIO {
+final class CapturingFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
   private final FileIO delegate;
@@ -76,6 +81,24 @@ final class CapturingFileIO implements FileIO {
   @Override
   public void deleteFile(String location) {
     delegate.deleteFile(location);
+  }
+
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    return prefixOperations().listPrefix(prefix);
+  }
+
+  @Override
+  public void deletePrefix(String prefix) {
+    prefixOperations().deletePrefix(prefix);
+  }
+
+  private SupportsPrefixOperations prefixOperations() {
+    if (delegate instanceof SupportsPrefixOperations prefixes) {
+      return prefixes;
+    }
+    throw new UnsupportedOperationException(
+        delegate.getClass().getName() + " cannot list or delete by prefix");
   }
 
   @Override

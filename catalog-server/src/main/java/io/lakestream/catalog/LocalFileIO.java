@@ -12,14 +12,20 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.iceberg.io.PositionOutputStream;
 import org.apache.iceberg.io.SeekableInputStream;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * {@link FileIO} on the local file system, for warehouses under {@code file:} locations, without
@@ -28,8 +34,13 @@ import org.apache.iceberg.io.SeekableInputStream;
  * <p>Every file is written to a temporary sibling, forced to disk, and then moved into place
  * atomically, so a reader never sees a partial file and a file the catalog points at survives a
  * crash of the process or the machine. {@link OutputFile#create()} fails if the file exists.
+ *
+ * <p>Prefix operations treat the prefix as a directory, as Hadoop's file IO does: {@link
+ * #listPrefix} lists every regular file below it, recursively (temporary siblings of files being
+ * written included), each with its last-modified time as {@code createdAtMillis}; a file still
+ * being written keeps looking new. A prefix that does not exist lists nothing.
  */
-public final class LocalFileIO implements FileIO {
+public final class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
   /** The local path of a {@code file:} URI or a plain absolute path. */
@@ -59,6 +70,46 @@ public final class LocalFileIO implements FileIO {
       Files.deleteIfExists(toPath(location));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot delete " + location, e);
+    }
+  }
+
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    Path directory = toPath(prefix);
+    String base = prefix.endsWith("/") ? prefix.substring(0, prefix.length() - 1) : prefix;
+    List<FileInfo> files = new ArrayList<>();
+    try (Stream<Path> paths = Files.walk(directory)) {
+      paths.forEach(
+          path -> {
+            BasicFileAttributes attributes;
+            try {
+              attributes = Files.readAttributes(path, BasicFileAttributes.class);
+            } catch (NoSuchFileException e) {
+              return; // deleted while listing
+            } catch (IOException e) {
+              throw new UncheckedIOException("Cannot list " + path, e);
+            }
+            if (attributes.isRegularFile()) {
+              String relative = directory.relativize(path).toString().replace('\\', '/');
+              files.add(
+                  new FileInfo(
+                      relative.isEmpty() ? base : base + "/" + relative,
+                      attributes.size(),
+                      attributes.lastModifiedTime().toMillis()));
+            }
+          });
+    } catch (NoSuchFileException e) {
+      return List.of();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list " + prefix, e);
+    }
+    return files;
+  }
+
+  @Override
+  public void deletePrefix(String prefix) {
+    for (FileInfo file : listPrefix(prefix)) {
+      deleteFile(file.location());
     }
   }
 

@@ -220,20 +220,7 @@ class LogCrashConsistencyIT {
    */
   private static ServerProcess start(Path logs, int httpPort, List<String> flags)
       throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    while (true) {
-      ServerProcess server = ServerProcess.launch(logs, httpPort, flags);
-      try {
-        server.awaitReady(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-        return server;
-      } catch (IllegalStateException e) {
-        server.close();
-        String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
-        if (!message.contains("already in use") || System.nanoTime() > deadline) {
-          throw e;
-        }
-      }
-    }
+    return ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
   }
 
   private static void createLogTable(ServerProcess server) throws IOException {

@@ -3,6 +3,7 @@ package io.lakestream.testing;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,8 +15,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
 
 /**
  * A Lakestream server running as a separate OS process, started through the real launcher {@code
@@ -27,6 +31,9 @@ public final class ServerProcess implements AutoCloseable {
   private final Path stdout;
   private final Path stderr;
   private final int httpPort;
+  // What awaitLine has consumed of stdout: a byte position and the unfinished last line.
+  private long stdoutPosition;
+  private final StringBuilder partialLine = new StringBuilder();
 
   private ServerProcess(Process process, Path stdout, Path stderr, int httpPort) {
     this.process = requireNonNull(process, "process is null");
@@ -94,6 +101,72 @@ public final class ServerProcess implements AutoCloseable {
                 "--flight-port", Integer.toString(freePort())));
     server.awaitReady(timeout);
     return server;
+  }
+
+  /**
+   * Launches the server with the given flags and waits until it is ready, launching it again while
+   * a port is still held by a process that was just killed (fixed ports across restarts keep the
+   * clients' addresses valid).
+   */
+  public static ServerProcess launchReady(
+      Path logDirectory,
+      int httpPort,
+      List<String> flags,
+      Map<String, String> environment,
+      Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      ServerProcess server = launch(logDirectory, httpPort, flags, environment);
+      try {
+        server.awaitReady(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        return server;
+      } catch (IllegalStateException e) {
+        server.close();
+        String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+        if (!message.contains("already in use") || System.nanoTime() > deadline) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits for the next line of standard output, after the lines earlier calls consumed, that
+   * matches; polls the output file every millisecond, so a caller can react to a log line within
+   * about that long.
+   *
+   * @return the line, or null when the process exited or the timeout passed first
+   */
+  public synchronized String awaitLine(Predicate<String> matching, Duration timeout)
+      throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (RandomAccessFile file = new RandomAccessFile(stdout.toFile(), "r")) {
+      byte[] buffer = new byte[64 * 1024];
+      while (true) {
+        file.seek(stdoutPosition);
+        int read = file.read(buffer);
+        if (read > 0) {
+          stdoutPosition += read;
+          // Log lines are ASCII apart from user data; a split multi-byte character only garbles
+          // the one line it is in.
+          partialLine.append(new String(buffer, 0, read, StandardCharsets.UTF_8));
+          int end;
+          while ((end = partialLine.indexOf("\n")) >= 0) {
+            String line = partialLine.substring(0, end);
+            partialLine.delete(0, end + 1);
+            if (matching.test(line)) {
+              return line;
+            }
+          }
+          continue;
+        }
+        if (!process.isAlive() || System.nanoTime() > deadline) {
+          return null;
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+      }
+    }
   }
 
   /** Polls {@code /ready} until it answers 200, the process dies, or the timeout passes. */

@@ -13,8 +13,12 @@ import java.util.Map;
  * @param enabled whether the server runs the tiering service
  * @param discoveryInterval how often the service lists the catalog for log tables
  * @param readTimeout how long one round may take to read its log ranges
+ * @param orphanFileAge how old a data file that tiering wrote and no snapshot references must be
+ *     before {@link OrphanFiles} deletes it; also how often each table is swept (but not more often
+ *     than the discovery interval)
  */
-public record TieringConfig(boolean enabled, Duration discoveryInterval, Duration readTimeout) {
+public record TieringConfig(
+    boolean enabled, Duration discoveryInterval, Duration readTimeout, Duration orphanFileAge) {
   public static final ConfigKey<Boolean> ENABLED =
       ConfigKey.bool(
           "tiering.enabled",
@@ -31,7 +35,15 @@ public record TieringConfig(boolean enabled, Duration discoveryInterval, Duratio
           Duration.ofMinutes(5),
           "How long one tiering round may take to read its log ranges before it fails");
 
-  public static final List<ConfigKey<?>> KEYS = List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT);
+  public static final ConfigKey<Duration> ORPHAN_FILE_AGE =
+      ConfigKey.duration(
+          "tiering.orphan-file-age",
+          Duration.ofHours(1),
+          "How old an unreferenced data file written by tiering must be before it is deleted; longer"
+              + " than any round takes, since a round in another process may still commit it");
+
+  public static final List<ConfigKey<?>> KEYS =
+      List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT, ORPHAN_FILE_AGE);
 
   /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
   public static final String INTERVAL_PROPERTY = "lakestream.tiering.interval";
@@ -45,13 +57,19 @@ public record TieringConfig(boolean enabled, Duration discoveryInterval, Duratio
   public TieringConfig {
     java.util.Objects.requireNonNull(discoveryInterval, "discoveryInterval is null");
     java.util.Objects.requireNonNull(readTimeout, "readTimeout is null");
+    java.util.Objects.requireNonNull(orphanFileAge, "orphanFileAge is null");
+    if (orphanFileAge.isNegative()) {
+      throw new IllegalArgumentException(
+          "Invalid tiering.orphan-file-age " + orphanFileAge + ": must not be negative");
+    }
   }
 
   public static TieringConfig from(Configuration configuration) {
     return new TieringConfig(
         configuration.get(ENABLED),
         configuration.get(DISCOVERY_INTERVAL),
-        configuration.get(READ_TIMEOUT));
+        configuration.get(READ_TIMEOUT),
+        configuration.get(ORPHAN_FILE_AGE));
   }
 
   public static TieringConfig defaults() {

@@ -6,6 +6,7 @@ import io.lakestream.client.TablePath;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * others but never the server's housekeeping. A round that fails is logged and retried at the
  * table's next interval; it never stops the rounds of other tables.
  *
+ * <p>After its rounds, a tick sweeps the tables that are due for it with {@link OrphanFiles}: a
+ * table right after the service finds it (which removes what a process that died mid-round left),
+ * then every {@link TieringConfig#orphanFileAge()}, but not more often than the discovery interval.
+ * A sweep that fails is logged and tried again at the table's next sweep; it never stops tiering.
+ *
  * <p>Thread safe: {@link #tick()} is serialised; {@link #state} and {@link #tables} may be read
  * from any thread.
  */
@@ -50,6 +56,10 @@ public final class TieringService implements AutoCloseable {
   private final TieringConfig config;
   private final Clock clock;
   private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
+  private final OrphanFiles orphans;
+  private final Duration sweepInterval;
+  // Only touched by tick(), which is serialised.
+  private final Map<TablePath, Instant> nextSweep = new HashMap<>();
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -65,6 +75,11 @@ public final class TieringService implements AutoCloseable {
     this.tiering = requireNonNull(tiering, "tiering is null");
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.orphans = new OrphanFiles(lake, config.orphanFileAge(), clock);
+    this.sweepInterval =
+        config.orphanFileAge().compareTo(config.discoveryInterval()) > 0
+            ? config.orphanFileAge()
+            : config.discoveryInterval();
   }
 
   /** Ticks every second on the service's thread until {@link #close()}. */
@@ -115,6 +130,35 @@ public final class TieringService implements AutoCloseable {
                   clock.instant().plus(current.interval()),
                   finished == null ? current.lastRound() : finished,
                   failure));
+    }
+    sweepOrphans();
+  }
+
+  private void sweepOrphans() {
+    nextSweep.keySet().retainAll(tables.keySet());
+    for (TablePath path : tables.keySet()) {
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+      Instant due = nextSweep.get(path);
+      Instant now = clock.instant();
+      if (due != null && now.isBefore(due)) {
+        continue;
+      }
+      nextSweep.put(path, now.plus(sweepInterval));
+      try {
+        OrphanFiles.Sweep sweep = orphans.sweep(path);
+        if (!sweep.listingSupported()) {
+          LOG.info(
+              "Cannot sweep {} for orphaned tiering files: its file IO cannot list files", path);
+        }
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Sweeping {} for orphaned tiering files failed; retrying in {}",
+            path,
+            sweepInterval,
+            e);
+      }
     }
   }
 

@@ -21,9 +21,22 @@ class TieringConfigTest {
         .containsExactly(
             Map.entry("tiering.enabled", "true"),
             Map.entry("tiering.discovery-interval", "10s"),
-            Map.entry("tiering.read-timeout", "5m"));
+            Map.entry("tiering.read-timeout", "5m"),
+            Map.entry("tiering.orphan-file-age", "1h"));
     assertThat(TieringConfig.defaults())
-        .isEqualTo(new TieringConfig(true, Duration.ofSeconds(10), Duration.ofMinutes(5)));
+        .isEqualTo(
+            new TieringConfig(
+                true, Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofHours(1)));
+  }
+
+  @Test
+  void orphanFileAgeMustNotBeNegative() {
+    assertThatThrownBy(
+            () ->
+                new TieringConfig(
+                    true, Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tiering.orphan-file-age");
   }
 
   @Test

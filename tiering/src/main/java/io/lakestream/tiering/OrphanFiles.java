@@ -1,0 +1,223 @@
+package io.lakestream.tiering;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.TablePath;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.ManifestContent;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.util.LocationUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes the data files that tiering wrote into a table but never committed: the files of a round
+ * whose process died (or lost its storage) between writing them and committing. A round that fails
+ * in a live process deletes its own files; only a dead process leaves files behind, and nothing
+ * else ever removes them. They are never read (no snapshot references them), they only take space.
+ *
+ * <p><b>What is deleted.</b> A sweep of one table deletes a file when all of these hold:
+ *
+ * <ul>
+ *   <li>it lies under the table's data location ({@code write.data.path}, else {@code <table
+ *       location>/data});
+ *   <li>its name is one tiering gives its files: Iceberg's {@code OutputFileFactory} names with an
+ *       operation id {@code tiering-<uuid>} ({@code 00000-3-tiering-<uuid>-00001.parquet}), also
+ *       when it is embedded in a longer name (the temporary sibling a file IO writes before moving
+ *       a file into place). Files written by anyone else (Spark, Flink, a user) are never touched;
+ *   <li>no snapshot still in the table's metadata references it, as a data file or a delete file of
+ *       any of its manifests (snapshots of every branch and tag, and older snapshots the current
+ *       one no longer holds, count);
+ *   <li>it was last modified at least {@link TieringConfig#orphanFileAge()} ago.
+ * </ul>
+ *
+ * <p><b>Why the age.</b> An uncommitted file is not necessarily an abandoned one: a round in
+ * another process (two servers sharing a catalog, or a tiering job) may have written it and be
+ * about to commit it. A sweep lists the files first and reads the table's snapshots after, so a
+ * commit that lands before the listing ends is seen; one that lands later is protected only by the
+ * age. The age must therefore exceed the longest time from a round's first write to its commit
+ * (bounded by {@code tiering.read-timeout} plus the commit); the default, one hour, leaves a wide
+ * margin. After a {@code CommitStateUnknownException} a round keeps its files; if the commit did
+ * not happen they are orphans and a sweep deletes them, if it did they are referenced and kept.
+ *
+ * <p>Listing needs a file IO with prefix operations ({@link SupportsPrefixOperations}: Hadoop's,
+ * S3's, and the server's local one); with another the sweep deletes nothing and says so. Metadata
+ * files of an abandoned commit (manifests, manifest lists, metadata JSON) are not tiering's own
+ * names and are left to Iceberg's {@code DeleteOrphanFiles}.
+ *
+ * <p>Thread safe; sweeps of different tables may run concurrently. A sweep that fails part way has
+ * deleted only orphans.
+ */
+public final class OrphanFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(OrphanFiles.class);
+
+  /** The {@code OutputFileFactory} name of a tiering file: partition, task, operation id, count. */
+  private static final Pattern TIERING_FILE_NAME =
+      Pattern.compile(
+          "\\d{5}-\\d+-tiering-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\\d{5}");
+
+  /**
+   * What one sweep of one table found and did.
+   *
+   * @param listingSupported false when the table's file IO cannot list files; nothing was deleted
+   * @param tieringFiles files with tiering's names under the data location
+   * @param referenced of those, the ones a snapshot references (kept)
+   * @param tooYoung of the unreferenced ones, those younger than the orphan age (kept)
+   * @param deleted the locations deleted
+   */
+  public record Sweep(
+      TablePath table,
+      boolean listingSupported,
+      int tieringFiles,
+      int referenced,
+      int tooYoung,
+      List<String> deleted) {
+    public Sweep {
+      requireNonNull(table, "table is null");
+      deleted = List.copyOf(deleted);
+    }
+  }
+
+  private final LakeCatalog lake;
+  private final Duration minimumAge;
+  private final Clock clock;
+
+  /**
+   * @param minimumAge how long ago an unreferenced tiering file must have been last modified to be
+   *     deleted
+   */
+  public OrphanFiles(LakeCatalog lake, Duration minimumAge, Clock clock) {
+    this.lake = requireNonNull(lake, "lake is null");
+    this.minimumAge = requireNonNull(minimumAge, "minimumAge is null");
+    this.clock = requireNonNull(clock, "clock is null");
+    if (minimumAge.isNegative()) {
+      throw new IllegalArgumentException("minimumAge is negative: " + minimumAge);
+    }
+  }
+
+  /**
+   * Sweeps one table: lists its data location, then reads every snapshot's manifests, then deletes
+   * the old unreferenced tiering files.
+   *
+   * @throws org.apache.iceberg.exceptions.NoSuchTableException when the table is gone
+   * @throws RuntimeException from the catalog or the file system; only orphans were deleted
+   */
+  public Sweep sweep(TablePath path) {
+    Table table = lake.loadTable(path);
+    FileIO io = table.io();
+    if (!(io instanceof SupportsPrefixOperations prefixes)) {
+      return new Sweep(path, false, 0, 0, 0, List.of());
+    }
+    String dataLocation = dataLocation(table);
+    Instant cutoff = clock.instant().minus(minimumAge);
+    List<FileInfo> files = new ArrayList<>();
+    try {
+      // The slash keeps an object store's prefix listing out of siblings such as "data2/".
+      for (FileInfo file : prefixes.listPrefix(dataLocation + "/")) {
+        if (isTieringFile(file.location())) {
+          files.add(file);
+        }
+      }
+    } catch (UnsupportedOperationException e) {
+      return new Sweep(path, false, 0, 0, 0, List.of());
+    }
+    if (files.isEmpty()) {
+      return new Sweep(path, true, 0, 0, 0, List.of());
+    }
+
+    // After the listing: a commit that made a listed file part of the table is seen.
+    table.refresh();
+    Set<String> referenced = referencedFiles(table);
+    int kept = 0;
+    int young = 0;
+    List<String> deleted = new ArrayList<>();
+    for (FileInfo file : files) {
+      if (referenced.contains(normalize(file.location()))) {
+        kept++;
+      } else if (Instant.ofEpochMilli(file.createdAtMillis()).isAfter(cutoff)) {
+        young++;
+      } else {
+        io.deleteFile(file.location());
+        deleted.add(file.location());
+      }
+    }
+    if (!deleted.isEmpty()) {
+      LOG.info(
+          "Deleted {} data files of {} that tiering wrote and never committed (older than {})",
+          deleted.size(),
+          path,
+          minimumAge);
+    }
+    return new Sweep(path, true, files.size(), kept, young, deleted);
+  }
+
+  /** Whether a file name is one tiering gives its data files (or a temporary sibling of one). */
+  public static boolean isTieringFile(String location) {
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    return TIERING_FILE_NAME.matcher(name).find();
+  }
+
+  /** Where a table's data files go: {@code write.data.path}, else {@code <location>/data}. */
+  public static String dataLocation(Table table) {
+    String configured = table.properties().get(TableProperties.WRITE_DATA_LOCATION);
+    if (configured != null) {
+      return LocationUtil.stripTrailingSlash(configured);
+    }
+    return LocationUtil.stripTrailingSlash(table.location()) + "/data";
+  }
+
+  /** Every data and delete file of every snapshot in the table's metadata, normalized. */
+  private static Set<String> referencedFiles(Table table) {
+    Set<String> manifests = new HashSet<>();
+    Set<String> files = new HashSet<>();
+    for (Snapshot snapshot : table.snapshots()) {
+      for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+        if (!manifests.add(manifest.path())) {
+          continue; // manifests are immutable: each is read once
+        }
+        try (CloseableIterable<? extends ContentFile<?>> entries =
+            manifest.content() == ManifestContent.DATA
+                ? ManifestFiles.read(manifest, table.io(), table.specs())
+                : ManifestFiles.readDeleteManifest(manifest, table.io(), table.specs())) {
+          for (ContentFile<?> file : entries) {
+            files.add(normalize(file.location()));
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot read manifest " + manifest.path(), e);
+        }
+      }
+    }
+    return files;
+  }
+
+  /** {@code file:///a}, {@code file:/a} and {@code /a} name the same local file. */
+  private static String normalize(String location) {
+    String path = location.startsWith("file:") ? location.substring(5) : location;
+    if (path.startsWith("/")) {
+      int start = 0;
+      while (start + 1 < path.length() && path.charAt(start + 1) == '/') {
+        start++;
+      }
+      return path.substring(start);
+    }
+    return location;
+  }
+}
