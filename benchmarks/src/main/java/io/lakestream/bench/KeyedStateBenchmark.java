@@ -68,9 +68,9 @@ import org.apache.iceberg.rest.RESTCatalog;
  */
 final class KeyedStateBenchmark implements Benchmark {
   private static final int FULL_UPSERTS = 2_000_000;
-  private static final int QUICK_UPSERTS = 10_000;
+  private static final int QUICK_UPSERTS = 300_000;
   private static final int FULL_KEY_SPACE = 1_000_000;
-  private static final int QUICK_KEY_SPACE = 5_000;
+  private static final int QUICK_KEY_SPACE = 150_000;
   private static final int FULL_LOOKUPS = 200_000;
   private static final int QUICK_LOOKUPS = 1_000;
   private static final int FULL_FRESHNESS_SAMPLES = 200;

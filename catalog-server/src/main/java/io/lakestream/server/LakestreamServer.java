@@ -411,8 +411,8 @@ public final class LakestreamServer implements AutoCloseable {
 
   /**
    * Where retention must stop in a bucket's log: at the newest state checkpoint of a primary-key
-   * table, and, while tiering runs, at the offset a log table is tiered to (all of it for a table
-   * not looked up since the start, whose tiered offsets are not known yet).
+   * table, and, while tiering runs, at the offset the table is tiered to (all of it for a table not
+   * looked up since the start, whose tiered offsets are not known yet).
    */
   private long retentionFloor(String tableId, String partition, int bucket) throws IOException {
     long floor = kvs.retentionFloor(tableId, partition, bucket);
@@ -424,8 +424,7 @@ public final class LakestreamServer implements AutoCloseable {
     if (metadata.isEmpty()) {
       return 0;
     }
-    if (!StreamTableProperties.LOG.equals(
-        metadata.get().properties().get(StreamTableProperties.KIND))) {
+    if (metadata.get().properties().get(StreamTableProperties.KIND) == null) {
       return floor;
     }
     try {

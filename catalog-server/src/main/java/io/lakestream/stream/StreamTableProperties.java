@@ -52,6 +52,7 @@ public final class StreamTableProperties {
     buckets(properties);
     try {
       TieringConfig.interval(properties);
+      TieringConfig.compactionDeleteFiles(properties);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("%s", e.getMessage());
     }

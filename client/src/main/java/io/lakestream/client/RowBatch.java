@@ -239,7 +239,7 @@ public final class RowBatch {
     }
 
     final boolean isNull(int row) {
-      return anyNull && (nulls[row >>> 6] & (1L << row)) != 0;
+      return anyNull && (row >>> 6) < nulls.length && (nulls[row >>> 6] & (1L << row)) != 0;
     }
 
     void reset(int rows) {

@@ -47,6 +47,23 @@ class RowBatchTest {
   }
 
   @Test
+  void nullsOnlyInTheFirstRowsLeaveTheLaterRowsValid() {
+    List<Object[]> rows = randomRows(200, 10);
+    for (int row = 0; row < rows.size(); row++) {
+      Object[] values = rows.get(row);
+      for (int column = 0; column < values.length; column++) {
+        if (values[column] == null) {
+          values[column] = rows.get(0)[column] == null ? rows.get(1)[column] : rows.get(0)[column];
+        }
+      }
+    }
+    Arrays.fill(rows.get(3), null);
+    RowBatch batch = new RowBatch(SCHEMA, 200);
+    rows.forEach(batch::add);
+    assertThat(readBack(batch)).containsExactlyElementsOf(expected(rows));
+  }
+
+  @Test
   void aRefusedRowLeavesTheBatchAsItWas() {
     RowBatch batch = new RowBatch(SCHEMA, 10);
     Object[] good = randomRows(1, 1).get(0);

@@ -235,9 +235,8 @@ final class KvService {
           if (changes.isEmpty()) {
             result = log.appendNothing(input.writerId(), input.writerSequence());
           } else {
-            LogBatch changelog = changelog(schema, changes, input);
             try {
-              result = log.append(changelog);
+              result = log.append(changelog(schema, changes, input));
             } catch (IOException | RuntimeException e) {
               kv.abort(base);
               throw e;

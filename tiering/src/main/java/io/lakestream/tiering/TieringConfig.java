@@ -88,4 +88,41 @@ public record TieringConfig(boolean enabled, Duration discoveryInterval, Duratio
     }
     return interval;
   }
+
+  /**
+   * The table property that says after how many delete files in its current snapshot a tiered
+   * primary-key table is compacted ({@link PrimaryKeyCompaction}).
+   */
+  public static final String COMPACTION_DELETE_FILES_PROPERTY =
+      "lakestream.tiering.compaction.delete-files";
+
+  public static final int DEFAULT_COMPACTION_DELETE_FILES = 10;
+
+  /**
+   * A primary-key table's compaction threshold from its properties: {@value
+   * #COMPACTION_DELETE_FILES_PROPERTY}, or {@value #DEFAULT_COMPACTION_DELETE_FILES}.
+   *
+   * @throws IllegalArgumentException naming the property and value when it is not a positive
+   *     integer
+   */
+  public static int compactionDeleteFiles(Map<String, String> tableProperties) {
+    String raw = tableProperties.get(COMPACTION_DELETE_FILES_PROPERTY);
+    if (raw == null) {
+      return DEFAULT_COMPACTION_DELETE_FILES;
+    }
+    try {
+      int files = Integer.parseInt(raw.trim());
+      if (files >= 1) {
+        return files;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "Invalid "
+            + COMPACTION_DELETE_FILES_PROPERTY
+            + " '"
+            + raw
+            + "': expected a positive number of delete files");
+  }
 }
