@@ -39,6 +39,7 @@ import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
@@ -192,6 +193,11 @@ public final class TieredTables implements AutoCloseable {
     assertThat(tiered)
         .as("lakestream.offsets of %s's current snapshot after %s", table.path(), timeout)
         .isEqualTo(highWatermarks);
+    System.out.printf(
+        "%s tiered up to %s after %d ms%n",
+        table.path(),
+        highWatermarks,
+        timeout.toMillis() - TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
   }
 
   /** The current snapshot's {@code lakestream.offsets}, without zero offsets; empty without. */
