@@ -94,7 +94,12 @@ class SparkTieredTablesIT {
 
   private static void assertReads(List<Expected> queries) {
     for (Expected query : queries) {
-      TieredTables.assertRows(sql(query.sql()), query);
+      long start = System.nanoTime();
+      List<List<Object>> rows = sql(query.sql());
+      System.out.printf(
+          "%s: %d rows in %d ms%n",
+          query.description(), rows.size(), (System.nanoTime() - start) / 1_000_000);
+      TieredTables.assertRows(rows, query);
     }
   }
 
