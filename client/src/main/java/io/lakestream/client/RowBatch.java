@@ -271,7 +271,9 @@ public final class RowBatch {
     /** Sets the validity bits of {@code rows} rows: all valid, then clears the nulls. */
     final void writeValidity(FieldVector vector, int rows) {
       ArrowBuf validity = vector.getValidityBuffer();
-      int bytes = BitVectorHelper.getValidityBufferSize(rows);
+      // Not BitVectorHelper.getValidityBufferSize: it returns int in Arrow 18 and long in Arrow 19,
+      // and the client runs with either (Trino brings 19).
+      int bytes = (rows + 7) >>> 3;
       validity.setOne(0, bytes);
       if (rows % 8 != 0) {
         validity.setByte(bytes - 1, (1 << (rows % 8)) - 1);

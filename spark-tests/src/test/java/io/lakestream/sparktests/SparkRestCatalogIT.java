@@ -10,9 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,18 +18,18 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Spark 4.0 in local mode with Iceberg's Spark runtime, using a real Lakestream server process as
- * its Iceberg REST catalog ({@code type=rest}). One server and one Spark session serve the whole
- * class; catalog caching is off, so each statement goes through the server.
+ * its Iceberg REST catalog ({@code type=rest}). The server and the Spark session are the module's
+ * shared ones ({@link SharedSpark}); catalog caching is off, so each statement goes through the
+ * server.
  */
+@ExtendWith(SharedSpark.Resolver.class)
 class SparkRestCatalogIT {
-  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
-  private static final Duration SERVER_STOP_TIMEOUT = Duration.ofSeconds(30);
   private static final Pattern CURRENT_SNAPSHOT_ID =
       Pattern.compile("\"current-snapshot-id\"\\s*:\\s*(-?\\d+)");
 
@@ -41,25 +38,9 @@ class SparkRestCatalogIT {
   private static final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
-  static void start() throws IOException, InterruptedException {
-    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
-    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "spark-it-");
-    server =
-        ServerProcess.startReady(run.resolve("data"), run.resolve("logs"), SERVER_START_TIMEOUT);
-    spark = LakestreamSpark.session("lake", server.baseUri(), run.resolve("spark"));
-  }
-
-  @AfterAll
-  static void stop() throws InterruptedException {
-    try {
-      if (spark != null) {
-        spark.stop();
-      }
-    } finally {
-      if (server != null) {
-        assertThat(server.terminate(SERVER_STOP_TIMEOUT)).as("server exit code").isZero();
-      }
-    }
+  static void start(SharedSpark shared) {
+    server = shared.server();
+    spark = shared.spark();
   }
 
   /**

@@ -1,12 +1,8 @@
 package io.lakestream.trino;
 
-import static io.trino.testing.TestingSession.testSessionBuilder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.testing.ServerProcess;
-import io.trino.Session;
-import io.trino.plugin.iceberg.IcebergPlugin;
-import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import java.io.IOException;
@@ -15,29 +11,25 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Trino 483's Iceberg connector ({@code iceberg.catalog.type=rest}) in an in-JVM query runner,
  * using a real Lakestream server process as its catalog; table data lives on the local file system
- * under the server's {@code file:} warehouse. One server and one query runner serve the whole
- * class, and so does one Spark SQL session in a separate JVM (see {@link SparkSqlProcess}) for the
- * tests that need tables another engine made or reads by another engine.
+ * under the server's {@code file:} warehouse. The server, the query runner and the Spark SQL
+ * session in a separate JVM (see {@link SparkSqlProcess}), for the tests that need tables another
+ * engine made or reads by another engine, are the module's shared ones ({@link SharedTrino}).
  */
+@ExtendWith(SharedTrino.Resolver.class)
 class TrinoRestCatalogIT {
-  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
-  private static final Duration SERVER_STOP_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration SPARK_STATEMENT_TIMEOUT = Duration.ofMinutes(3);
   private static final Pattern CURRENT_SNAPSHOT_ID =
       Pattern.compile("\"current-snapshot-id\"\\s*:\\s*(-?\\d+)");
@@ -48,50 +40,10 @@ class TrinoRestCatalogIT {
   private static final HttpClient http = HttpClient.newHttpClient();
 
   @BeforeAll
-  static void start() throws Exception {
-    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
-    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "trino-it-");
-    server =
-        ServerProcess.startReady(run.resolve("data"), run.resolve("logs"), SERVER_START_TIMEOUT);
-    // Spark creates its session while Trino starts.
-    spark =
-        SparkSqlProcess.start(
-            Path.of(requiredProperty("lakestream.spark.lib")),
-            run.resolve("spark"),
-            server.baseUri());
-
-    Session session = testSessionBuilder().setCatalog("lake").setSchema("default").build();
-    trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
-    trino.installPlugin(new IcebergPlugin());
-    trino.createCatalog(
-        "lake",
-        "iceberg",
-        Map.of(
-            "iceberg.catalog.type", "rest",
-            "iceberg.rest-catalog.uri", server.baseUri(),
-            // The server's warehouse is a file: URI; Trino's local file system serves the
-            // file: scheme too, rooted here at /.
-            "fs.local.enabled", "true",
-            "local.location", "/"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    try {
-      if (spark != null) {
-        spark.close();
-      }
-    } finally {
-      try {
-        if (trino != null) {
-          trino.close();
-        }
-      } finally {
-        if (server != null) {
-          assertThat(server.terminate(SERVER_STOP_TIMEOUT)).as("server exit code").isZero();
-        }
-      }
-    }
+  static void start(SharedTrino shared) {
+    server = shared.server();
+    trino = shared.trino();
+    spark = shared.spark();
   }
 
   /**
@@ -227,13 +179,5 @@ class TrinoRestCatalogIT {
     Matcher matcher = CURRENT_SNAPSHOT_ID.matcher(response.body());
     assertThat(matcher.find()).as("current-snapshot-id in " + response.body()).isTrue();
     return Long.parseLong(matcher.group(1));
-  }
-
-  private static String requiredProperty(String name) {
-    String value = System.getProperty(name);
-    if (value == null) {
-      throw new IllegalStateException("System property " + name + " is not set by the build");
-    }
-    return value;
   }
 }

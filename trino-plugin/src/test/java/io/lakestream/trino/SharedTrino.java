@@ -1,0 +1,160 @@
+package io.lakestream.trino;
+
+import static io.trino.testing.TestingSession.testSessionBuilder;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.TieredTables;
+import io.trino.Session;
+import io.trino.plugin.iceberg.IcebergPlugin;
+import io.trino.testing.DistributedQueryRunner;
+import io.trino.testing.QueryRunner;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * One Lakestream server process (tiering on, see {@link TieredTables#startServer}), one in-JVM
+ * Trino query runner whose catalog {@code lake} is Trino's Iceberg connector ({@code
+ * iceberg.catalog.type=rest}) on that server, and one Spark SQL session in a separate JVM ({@link
+ * SparkSqlProcess}) on the same server, shared by every IT class of this module so that each starts
+ * once per test run. Table data lives on the local file system under the server's {@code file:}
+ * warehouse. A class gets it as a parameter of its {@code @BeforeAll} method with
+ * {@code @ExtendWith(SharedTrino.Resolver.class)}; JUnit closes it after the last class, and the
+ * server must then exit with 0 on SIGTERM.
+ */
+final class SharedTrino implements AutoCloseable {
+  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration SERVER_STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ServerProcess server;
+  private final int rpcPort;
+  private final QueryRunner trino;
+  private final SparkSqlProcess spark;
+
+  private SharedTrino(ServerProcess server, int rpcPort, QueryRunner trino, SparkSqlProcess spark) {
+    this.server = requireNonNull(server, "server is null");
+    this.rpcPort = rpcPort;
+    this.trino = requireNonNull(trino, "trino is null");
+    this.spark = requireNonNull(spark, "spark is null");
+  }
+
+  private static SharedTrino start() throws Exception {
+    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
+    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "trino-it-");
+    int rpcPort = ServerProcess.freePort();
+    ServerProcess server = TieredTables.startServer(run, rpcPort, SERVER_START_TIMEOUT);
+    SparkSqlProcess spark = null;
+    QueryRunner trino = null;
+    try {
+      // Spark creates its session while Trino starts.
+      spark =
+          SparkSqlProcess.start(
+              Path.of(requiredProperty("lakestream.spark.lib")),
+              run.resolve("spark"),
+              server.baseUri());
+      Session session = testSessionBuilder().setCatalog("lake").setSchema("default").build();
+      trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
+      trino.installPlugin(new IcebergPlugin());
+      trino.createCatalog(
+          "lake",
+          "iceberg",
+          Map.of(
+              "iceberg.catalog.type", "rest",
+              "iceberg.rest-catalog.uri", server.baseUri(),
+              // The server's warehouse is a file: URI; Trino's local file system serves the
+              // file: scheme too, rooted here at /.
+              "fs.local.enabled", "true",
+              "local.location", "/"));
+      return new SharedTrino(server, rpcPort, trino, spark);
+    } catch (Exception e) {
+      if (trino != null) {
+        trino.close();
+      }
+      if (spark != null) {
+        spark.close();
+      }
+      server.close();
+      throw e;
+    }
+  }
+
+  ServerProcess server() {
+    return server;
+  }
+
+  /** The server's stream RPC port on 127.0.0.1. */
+  int rpcPort() {
+    return rpcPort;
+  }
+
+  QueryRunner trino() {
+    return trino;
+  }
+
+  SparkSqlProcess spark() {
+    return spark;
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      spark.close();
+    } finally {
+      try {
+        trino.close();
+      } finally {
+        int exitCode = server.terminate(SERVER_STOP_TIMEOUT);
+        if (exitCode != 0) {
+          throw new IllegalStateException("The Lakestream server exited with " + exitCode);
+        }
+      }
+    }
+  }
+
+  private static String requiredProperty(String name) {
+    String value = System.getProperty(name);
+    if (value == null) {
+      throw new IllegalStateException("System property " + name + " is not set by the build");
+    }
+    return value;
+  }
+
+  /** Resolves a {@link SharedTrino} parameter, starting it on first use in the test run. */
+  static final class Resolver implements ParameterResolver {
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+      return parameter.getParameter().getType() == SharedTrino.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+      return context
+          .getRoot()
+          .getStore(ExtensionContext.Namespace.create(SharedTrino.class))
+          .getOrComputeIfAbsent(
+              SharedTrino.class,
+              key -> {
+                try {
+                  return start();
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                } catch (RuntimeException e) {
+                  throw e;
+                } catch (Exception e) {
+                  if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                  }
+                  throw new IllegalStateException("Cannot start the shared server and Trino", e);
+                }
+              },
+              SharedTrino.class);
+    }
+  }
+}
