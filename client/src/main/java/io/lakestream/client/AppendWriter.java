@@ -431,8 +431,13 @@ public final class AppendWriter implements AutoCloseable {
               writerId,
               sequence,
               (short) options.compression().ordinal());
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // Fail the batch (and with it the writer) rather than leave its slot taken: an Error here
+      // (a class missing from the classpath, say) would otherwise hang every later append.
       fail(bucket, result, asRpcException(e));
+      if (e instanceof VirtualMachineError fatal) {
+        throw fatal;
+      }
       return;
     }
     Sent sent = new Sent(nextOrdinal++, bucket, batch, operations, result);
@@ -489,7 +494,7 @@ public final class AppendWriter implements AutoCloseable {
                   targetColumns,
                   sent.operations,
                   sent.batch);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError e) {
       ack = CompletableFuture.failedFuture(e);
     }
     ack.whenComplete((response, error) -> acknowledged(sent, response, error));

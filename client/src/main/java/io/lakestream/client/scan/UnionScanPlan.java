@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * What a union read of a streaming table reads so that it sees every row acknowledged before it
- * was planned, each exactly once: the lake table's snapshot {@link #snapshotId()} (everything the
- * log holds below the snapshot's tiered offsets), plus per bucket the log from those offsets to
- * the high watermark ({@link #logRanges()}).
+ * What a union read of a streaming table reads so that it sees every row acknowledged before it was
+ * planned, each exactly once: the lake table's snapshot {@link #snapshotId()} (everything the log
+ * holds below the snapshot's tiered offsets), plus per bucket the log from those offsets to the
+ * high watermark ({@link #logRanges()}).
  *
  * <p>For a log table the result is the snapshot's rows followed by the ranges' rows. For a
  * primary-key table the ranges hold changes: a key changed in a range takes its last change (an
