@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * others but never the server's housekeeping. A round that fails is logged and retried at the
  * table's next interval; it never stops the rounds of other tables.
  *
- * <p>Thread safe: {@link #tick()} is serialised; {@link #state} and {@link #tables} may be read
- * from any thread.
+ * <p>Thread safe: {@link #tick()} is serialised; {@link #state}, {@link #tables} and {@link
+ * #statistics} may be read from any thread.
  */
 public final class TieringService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
@@ -50,6 +50,7 @@ public final class TieringService implements AutoCloseable {
   private final TieringConfig config;
   private final Clock clock;
   private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
+  private final TieringStatistics statistics = new TieringStatistics();
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -99,9 +100,12 @@ public final class TieringService implements AutoCloseable {
       TablePath path = entry.getKey();
       TieringRound round = null;
       String error = null;
+      Instant started = clock.instant();
       try {
         round = tiering.tierOnce(path);
+        statistics.roundFinished(path, round, started, clock.instant());
       } catch (RuntimeException e) {
+        statistics.roundFailed(path);
         error = e.getClass().getSimpleName() + ": " + e.getMessage();
         LOG.warn("Tiering round of {} failed; retrying in {}", path, state.interval(), e);
       }
@@ -155,11 +159,17 @@ public final class TieringService implements AutoCloseable {
           });
     }
     tables.keySet().retainAll(seen);
+    statistics.retain(seen);
   }
 
   /** The state of a table the service tiers, if it knows the table. */
   public Optional<TableState> state(TablePath path) {
     return Optional.ofNullable(tables.get(path));
+  }
+
+  /** Counts and timings of the rounds this service ran, per table. */
+  public TieringStatistics statistics() {
+    return statistics;
   }
 
   /** Every table the service tiers, with its state. */
