@@ -10,7 +10,8 @@ final class Benchmarks {
           new StartupBenchmark(),
           new RestCatalogBenchmark(),
           new LogAppendScanBenchmark(),
-          new KeyedStateBenchmark());
+          new KeyedStateBenchmark(),
+          new TieringBenchmark());
 
   private Benchmarks() {}
 

@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The server's Prometheus metrics: HTTP requests by route and status, their latency, and the JVM's
- * own metrics. One instance per server process, each with its own registry, so tests can run
- * several servers in one JVM. Thread safe.
+ * The server's Prometheus metrics: HTTP requests by route and status, their latency, tiering's
+ * progress per table and bucket ({@link #registerTiering}), and the JVM's own metrics. One instance
+ * per server process, each with its own registry, so tests can run several servers in one JVM.
+ * Thread safe.
  */
 public final class ServerMetrics {
   private static final int FIRST_STATUS = 100;
@@ -82,6 +83,19 @@ public final class ServerMetrics {
       }
       return point;
     }
+  }
+
+  /**
+   * Adds tiering's gauges and counters (see {@link TieringMetrics}), read from {@code reader} at
+   * each scrape; nothing is added while it is empty (tiering off or not started yet).
+   *
+   * @param defaultWarehouse the {@code warehouse} label of tables in the default warehouse
+   */
+  public void registerTiering(
+      java.util.function.Supplier<java.util.Optional<io.lakestream.tiering.TieringStatusReader>>
+          reader,
+      String defaultWarehouse) {
+    registry.register(new TieringMetrics(reader, defaultWarehouse));
   }
 
   public PrometheusRegistry registry() {

@@ -220,6 +220,8 @@ public final class IcebergRestHandlers implements RestHandler {
         validateName(body.name());
         yield RestResponse.ok(CatalogHandlers.registerView(catalog, namespace(request), body));
       }
+      case TABLE_TIERING ->
+          throw new IllegalStateException("Route " + request.route() + " is not an Iceberg route");
     };
   }
 
@@ -233,7 +235,7 @@ public final class IcebergRestHandlers implements RestHandler {
     }
     List<Endpoint> endpoints =
         Arrays.stream(Route.values())
-            .filter(route -> route != Route.CONFIG)
+            .filter(route -> route != Route.CONFIG && route.iceberg())
             .map(Route::endpoint)
             .toList();
     ConfigResponse response =

@@ -5,8 +5,10 @@ import java.util.Locale;
 import org.apache.iceberg.rest.Endpoint;
 
 /**
- * The Iceberg REST routes this server implements. Each names Iceberg's own {@link Endpoint}, so the
- * list advertised by {@code GET /v1/config} is exactly the list served.
+ * The REST routes this server implements. Each Iceberg route names Iceberg's own {@link Endpoint},
+ * so the list advertised by {@code GET /v1/config} is exactly the Iceberg routes served.
+ * Lakestream's own routes (documented in the {@code openapi} module) are served under the same
+ * prefixes, auth and error mapping, but not advertised: Iceberg clients would not know them.
  */
 public enum Route {
   CONFIG(Endpoint.create("GET", "/v1/config")),
@@ -34,16 +36,25 @@ public enum Route {
   REPLACE_VIEW(Endpoint.V1_UPDATE_VIEW),
   DROP_VIEW(Endpoint.V1_DELETE_VIEW),
   RENAME_VIEW(Endpoint.V1_RENAME_VIEW),
-  REGISTER_VIEW(Endpoint.V1_REGISTER_VIEW);
+  REGISTER_VIEW(Endpoint.V1_REGISTER_VIEW),
+  /** Lakestream: how far a streaming table is tiered ({@code TieringStatusHandler}). */
+  TABLE_TIERING(
+      Endpoint.create("GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/tiering"), false);
 
   private final Endpoint endpoint;
   private final String method;
   private final boolean mutating;
   private final List<String> segments;
   private final String metricName;
+  private final boolean iceberg;
 
   Route(Endpoint endpoint) {
+    this(endpoint, true);
+  }
+
+  Route(Endpoint endpoint, boolean iceberg) {
     this.endpoint = endpoint;
+    this.iceberg = iceberg;
     this.method = endpoint.httpMethod().toUpperCase(Locale.ROOT);
     // REPORT_METRICS cannot be named in its own constructor; mutating() excludes it.
     this.mutating = method.equals("POST") || method.equals("DELETE");
@@ -59,6 +70,14 @@ public enum Route {
 
   public String method() {
     return method;
+  }
+
+  /**
+   * Whether the route is part of the Iceberg REST specification (and so advertised by {@code
+   * /v1/config}), rather than one of Lakestream's own.
+   */
+  public boolean iceberg() {
+    return iceberg;
   }
 
   /** Whether the route changes the catalog (and so honours idempotency keys). */

@@ -21,6 +21,7 @@ import io.lakestream.rest.IdempotentHandler;
 import io.lakestream.rest.OAuthTokenEndpoint;
 import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
+import io.lakestream.rest.TieringStatusHandler;
 import io.lakestream.storage.WarehouseStorage;
 import io.lakestream.store.StreamService;
 import io.lakestream.store.kv.KvManager;
@@ -36,6 +37,7 @@ import io.lakestream.tiering.StreamTableTiering;
 import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
+import io.lakestream.tiering.TieringStatusReader;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -77,6 +79,7 @@ public final class LakestreamServer implements AutoCloseable {
   private CatalogHttpServer http;
   private Connection tieringConnection;
   private volatile TieringService tiering;
+  private volatile TieringStatusReader tieringStatus;
 
   private LakestreamServer(ServerConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -201,7 +204,11 @@ public final class LakestreamServer implements AutoCloseable {
     RestHandler handler =
         new AuthorizingHandler(
             new IdempotentHandler(
-                new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
+                new TieringStatusHandler(
+                    new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
+                    warehouses,
+                    () -> Optional.ofNullable(tieringStatus),
+                    tieringOffReason()),
                 idempotency,
                 mapper,
                 config.idempotencyKeyLifetime(),
@@ -217,13 +224,15 @@ public final class LakestreamServer implements AutoCloseable {
               + " reach it has full access",
           config.bindAddress());
     }
+    ServerMetrics metrics = new ServerMetrics();
+    metrics.registerTiering(() -> Optional.ofNullable(tieringStatus), config.defaultWarehouse());
     http =
         new CatalogHttpServer(
             handler,
             authenticator,
             new OAuthTokenEndpoint(tokens),
             mapper,
-            new ServerMetrics(),
+            metrics,
             config.maxRequestBytes(),
             config.shutdownTimeout(),
             ready::get);
@@ -315,7 +324,16 @@ public final class LakestreamServer implements AutoCloseable {
                 lake, tieringConnection, TieringHook.NONE, config.tiering().readTimeout()),
             config.tiering(),
             Clock.systemUTC());
+    tieringStatus = new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC());
     tiering.start();
+  }
+
+  /** Why this server does not run tiering, or null when it does. */
+  private String tieringOffReason() {
+    if (!config.tiering().enabled()) {
+      return "Tiering is off on this server (tiering.enabled=false)";
+    }
+    return null;
   }
 
   /** The embedded tiering service, when it runs. */

@@ -141,6 +141,7 @@ class RestAuthTest {
             "POST",
             "/v1/namespaces/db/register-view",
             "{\"name\":\"rv\",\"metadata-location\":\"file:/nonexistent/v1.metadata.json\"}"));
+    CALLS.put(Route.TABLE_TIERING, new Call("GET", "/v1/namespaces/db/tables/t/tiering", null));
     CALLS.put(Route.DROP_NAMESPACE, new Call("DELETE", "/v1/namespaces/db%1Fchild", null));
   }
 

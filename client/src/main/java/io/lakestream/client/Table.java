@@ -325,6 +325,39 @@ public final class Table {
     return listOffsets(partition, bucket, timestamp);
   }
 
+  /**
+   * When the record at an offset of a bucket was appended: the commit timestamp (epoch
+   * milliseconds, the server's clock) of the batch that holds it. Reads one batch of one column, so
+   * it is cheap enough to ask for every bucket of a table, for example to tell how old the oldest
+   * row not yet tiered is.
+   *
+   * @return the commit timestamp, or -1 when the bucket has no record at that offset (yet)
+   * @throws io.lakestream.client.rpc.RpcException when the offset is out of the log's range
+   */
+  public long commitTimestamp(String partition, int bucket, long offset) {
+    FetchResponse response =
+        Connection.await(
+            fetch(
+                partition,
+                bucket,
+                offset,
+                1,
+                0,
+                new int[] {0},
+                ByteBuffer.wrap(io.lakestream.client.arrow.BatchFilter.MATCH_ALL.serialize()),
+                null));
+    ByteBuffer bytes = response.batches();
+    while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
+      int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
+      LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
+      bytes.position(bytes.position() + size);
+      if (batch.nextOffset() > offset) {
+        return batch.commitTimestamp();
+      }
+    }
+    return -1;
+  }
+
   private long listOffsets(String partition, int bucket, long spec) {
     return ListOffsetsResponse.decode(
             connection.call(

@@ -74,7 +74,8 @@ public final class IcebergLakeCatalog implements LakeCatalog {
           } catch (NoSuchTableException e) {
             continue;
           }
-          if (STREAM_KINDS.contains(table.properties().get(KIND))) {
+          String kind = table.properties().get(KIND);
+          if (kind != null && STREAM_KINDS.contains(kind)) { // Set.of rejects contains(null)
             tables.add(
                 new StreamTable(
                     new TablePath(warehouse, Arrays.asList(namespace.levels()), identifier.name()),

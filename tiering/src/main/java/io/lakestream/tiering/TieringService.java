@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * then every {@link TieringConfig#orphanFileAge()}, but not more often than the discovery interval.
  * A sweep that fails is logged and tried again at the table's next sweep; it never stops tiering.
  *
- * <p>Thread safe: {@link #tick()} is serialised; {@link #state} and {@link #tables} may be read
- * from any thread.
+ * <p>Thread safe: {@link #tick()} is serialised; {@link #state}, {@link #tables} and {@link
+ * #statistics} may be read from any thread.
  */
 public final class TieringService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
@@ -60,6 +60,7 @@ public final class TieringService implements AutoCloseable {
   private final Duration sweepInterval;
   // Only touched by tick(), which is serialised.
   private final Map<TablePath, Instant> nextSweep = new HashMap<>();
+  private final TieringStatistics statistics = new TieringStatistics();
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
@@ -114,9 +115,12 @@ public final class TieringService implements AutoCloseable {
       TablePath path = entry.getKey();
       TieringRound round = null;
       String error = null;
+      Instant started = clock.instant();
       try {
         round = tiering.tierOnce(path);
+        statistics.roundFinished(path, round, started, clock.instant());
       } catch (RuntimeException e) {
+        statistics.roundFailed(path);
         error = e.getClass().getSimpleName() + ": " + e.getMessage();
         LOG.warn("Tiering round of {} failed; retrying in {}", path, state.interval(), e);
       }
@@ -199,11 +203,17 @@ public final class TieringService implements AutoCloseable {
           });
     }
     tables.keySet().retainAll(seen);
+    statistics.retain(seen);
   }
 
   /** The state of a table the service tiers, if it knows the table. */
   public Optional<TableState> state(TablePath path) {
     return Optional.ofNullable(tables.get(path));
+  }
+
+  /** Counts and timings of the rounds this service ran, per table. */
+  public TieringStatistics statistics() {
+    return statistics;
   }
 
   /** Every table the service tiers, with its state. */
