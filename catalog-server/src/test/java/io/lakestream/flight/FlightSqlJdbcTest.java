@@ -1,0 +1,314 @@
+package io.lakestream.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.testing.EmbeddedLakestream;
+import java.nio.file.Path;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Flight SQL endpoint through the Arrow Flight SQL JDBC driver and plain {@code java.sql}:
+ * metadata browsing, queries over rows partly tiered into the lake and partly still in the log,
+ * joins, aggregates, window functions, prepared statements, a primary-key table's current state,
+ * and clear errors.
+ */
+class FlightSqlJdbcTest {
+  private static final int TIERED_ROWS = 1_000;
+  private static final int LOG_ROWS = 500;
+
+  @TempDir static Path data;
+  private static EmbeddedLakestream lakestream;
+  private static String url;
+
+  /** What the test wrote to sql.users: key to {name, score}, deleted keys removed. */
+  private static final Map<Long, Object[]> users = new TreeMap<>();
+
+  @BeforeAll
+  static void start() {
+    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
+    RESTCatalog catalog = lakestream.catalog();
+    Connection connection = lakestream.connection();
+    catalog.createNamespace(Namespace.of("sql"), new HashMap<>());
+    create(
+        catalog,
+        "events",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get()),
+            Types.NestedField.optional(3, "category", Types.StringType.get())));
+    create(
+        catalog,
+        "users",
+        "primary-key",
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "user_id", Types.LongType.get()),
+                Types.NestedField.optional(2, "name", Types.StringType.get()),
+                Types.NestedField.optional(3, "score", Types.LongType.get())),
+            Set.of(1)));
+
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.events")).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < TIERED_ROWS; id++) {
+        writer.append(id, id * 3, "c" + (id % 4));
+      }
+      writer.flush();
+    }
+    try (UpsertWriter writer =
+        connection.table(TablePath.of("sql.users")).newUpsertWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < 20; id++) {
+        writer.upsert(id, "user" + id, id * 10);
+        users.put(id, new Object[] {"user" + id, id * 10});
+      }
+      writer.flush();
+    }
+    awaitTiered(catalog, "events");
+    awaitTiered(catalog, "users");
+    // More rows after the first tiering commit: these start out in the log only.
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.events")).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = TIERED_ROWS; id < TIERED_ROWS + LOG_ROWS; id++) {
+        writer.append(id, id * 3, "c" + (id % 4));
+      }
+      writer.flush();
+    }
+    try (UpsertWriter writer =
+        connection.table(TablePath.of("sql.users")).newUpsertWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < 20; id += 3) {
+        writer.upsert(id, "renamed" + id, id * 100);
+        users.put(id, new Object[] {"renamed" + id, id * 100});
+      }
+      for (long id = 1; id < 20; id += 5) {
+        writer.delete(id);
+        users.remove(id);
+      }
+      writer.flush();
+    }
+    url =
+        "jdbc:arrow-flight-sql://127.0.0.1:"
+            + lakestream.server().flightPort()
+            + "?useEncryption=false";
+  }
+
+  private static void create(RESTCatalog catalog, String name, String kind, Schema schema) {
+    catalog.createTable(
+        TableIdentifier.of("sql", name),
+        schema,
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(
+            Map.of(
+                "lakestream.kind", kind,
+                "lakestream.buckets", "2",
+                "lakestream.tiering.interval", "1s")));
+  }
+
+  private static void awaitTiered(RESTCatalog catalog, String name) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (catalog.loadTable(TableIdentifier.of("sql", name)).currentSnapshot() == null) {
+      assertThat(System.nanoTime() - deadline).as("first tiering of sql.%s", name).isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    lakestream.close();
+  }
+
+  private static java.sql.Connection connect() throws SQLException {
+    return DriverManager.getConnection(url);
+  }
+
+  private static List<List<Object>> query(String sql) throws SQLException {
+    try (java.sql.Connection connection = connect();
+        Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      return rows(result);
+    }
+  }
+
+  private static List<List<Object>> rows(ResultSet result) throws SQLException {
+    List<List<Object>> rows = new ArrayList<>();
+    int columns = result.getMetaData().getColumnCount();
+    while (result.next()) {
+      List<Object> row = new ArrayList<>();
+      for (int column = 1; column <= columns; column++) {
+        Object value = result.getObject(column);
+        row.add(
+            value instanceof Number number && !(value instanceof Double)
+                ? number.longValue()
+                : value);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  @Test
+  void countAndSumSeeTheLakeAndTheLogExactlyOnce() throws SQLException {
+    long rows = TIERED_ROWS + LOG_ROWS;
+    long sum = 3 * rows * (rows - 1) / 2;
+    assertThat(query("SELECT count(*), sum(b0), count(DISTINCT id) FROM sql.events"))
+        .containsExactly(List.of(rows, sum, rows));
+    // The warehouse (Flight SQL catalog) may be named too.
+    assertThat(query("SELECT count(*) FROM \"default\".sql.events")).containsExactly(List.of(rows));
+  }
+
+  @Test
+  void groupByJoinAndWindowFunctionsWork() throws SQLException {
+    long rows = TIERED_ROWS + LOG_ROWS;
+    Map<String, long[]> expected = new TreeMap<>();
+    for (long id = 0; id < rows; id++) {
+      long[] bucket = expected.computeIfAbsent("c" + (id % 4), key -> new long[2]);
+      bucket[0]++;
+      bucket[1] += id * 3;
+    }
+    List<List<Object>> grouped =
+        query("SELECT category, count(*), sum(b0) FROM sql.events GROUP BY category ORDER BY 1");
+    assertThat(grouped)
+        .containsExactlyElementsOf(
+            expected.entrySet().stream()
+                .map(e -> List.<Object>of(e.getKey(), e.getValue()[0], e.getValue()[1]))
+                .toList());
+
+    // Events whose id is a live user's id, joined to that user's score, aggregated per category.
+    Map<String, Long> joined = new TreeMap<>();
+    for (Map.Entry<Long, Object[]> user : users.entrySet()) {
+      joined.merge("c" + (user.getKey() % 4), (Long) user.getValue()[1], Long::sum);
+    }
+    assertThat(
+            query(
+                "SELECT e.category, sum(u.score) FROM sql.events e JOIN sql.users u"
+                    + " ON e.id = u.user_id GROUP BY e.category ORDER BY 1"))
+        .containsExactlyElementsOf(
+            joined.entrySet().stream()
+                .map(e -> List.<Object>of(e.getKey(), e.getValue()))
+                .toList());
+
+    // A running sum over the ids and a rank within each category, for the first rows.
+    List<List<Object>> window =
+        query(
+            "SELECT id, sum(b0) OVER (ORDER BY id) AS running,"
+                + " row_number() OVER (PARTITION BY category ORDER BY id DESC) AS position"
+                + " FROM sql.events ORDER BY id LIMIT 5");
+    for (int id = 0; id < 5; id++) {
+      long running = 3L * id * (id + 1) / 2;
+      long sameCategoryAbove = (rows - 1 - id) / 4; // ids id+4, id+8, ... below rows
+      assertThat(window.get(id)).containsExactly((long) id, running, sameCategoryAbove + 1);
+    }
+  }
+
+  @Test
+  void primaryKeyTablesShowTheirCurrentState() throws SQLException {
+    List<List<Object>> expected = new ArrayList<>();
+    users.forEach((id, row) -> expected.add(List.of(id, row[0], row[1])));
+    assertThat(query("SELECT user_id, name, score FROM sql.users ORDER BY user_id"))
+        .containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void preparedStatementsBindParameters() throws SQLException {
+    try (java.sql.Connection connection = connect();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT count(*), sum(b0) FROM sql.events WHERE id >= ? AND category = ?")) {
+      statement.setLong(1, 1_200);
+      statement.setString(2, "c1");
+      long count = 0;
+      long sum = 0;
+      for (long id = 1_200; id < TIERED_ROWS + LOG_ROWS; id++) {
+        if (id % 4 == 1) {
+          count++;
+          sum += id * 3;
+        }
+      }
+      try (ResultSet result = statement.executeQuery()) {
+        assertThat(rows(result)).containsExactly(List.of(count, sum));
+      }
+      statement.setLong(1, 0);
+      statement.setString(2, "c2");
+      try (ResultSet result = statement.executeQuery()) {
+        assertThat(rows(result).get(0).get(0)).isEqualTo((long) (TIERED_ROWS + LOG_ROWS) / 4);
+      }
+    }
+  }
+
+  @Test
+  void metadataListsWarehousesNamespacesTablesAndPrimaryKeys() throws SQLException {
+    try (java.sql.Connection connection = connect()) {
+      DatabaseMetaData metadata = connection.getMetaData();
+      assertThat(column(metadata.getCatalogs(), "TABLE_CAT")).containsExactly("default");
+      assertThat(column(metadata.getSchemas("default", null), "TABLE_SCHEM")).contains("sql");
+      assertThat(column(metadata.getTables("default", "sql", "%", null), "TABLE_NAME"))
+          .containsExactlyInAnyOrder("events", "users");
+      assertThat(column(metadata.getColumns("default", "sql", "users", null), "COLUMN_NAME"))
+          .containsExactly("user_id", "name", "score");
+      assertThat(column(metadata.getPrimaryKeys("default", "sql", "users"), "COLUMN_NAME"))
+          .containsExactly("user_id");
+      assertThat(column(metadata.getPrimaryKeys("default", "sql", "events"), "COLUMN_NAME"))
+          .isEmpty();
+      assertThat(column(metadata.getTableTypes(), "TABLE_TYPE")).containsExactly("TABLE");
+      assertThat(metadata.getDatabaseProductName()).isEqualTo("Lakestream");
+      assertThat(metadata.isReadOnly()).isTrue();
+    }
+  }
+
+  private static List<String> column(ResultSet result, String name) throws SQLException {
+    List<String> values = new ArrayList<>();
+    try (result) {
+      while (result.next()) {
+        values.add(result.getString(name));
+      }
+    }
+    return values;
+  }
+
+  @Test
+  void badSqlAndUnknownTablesFailWithClearMessages() throws SQLException {
+    assertThatThrownBy(() -> query("SELEC count(*) FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("syntax error");
+    assertThatThrownBy(() -> query("SELECT count(*) FROM sql.nothing"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("sql.nothing does not exist");
+    assertThatThrownBy(() -> query("SELECT no_such_column FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("no_such_column");
+    assertThatThrownBy(() -> query("SELECT * FROM read_csv('/etc/passwd')"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("disabled");
+    // The server is still up and answers.
+    assertThat(query("SELECT count(*) FROM sql.users"))
+        .containsExactly(List.of((long) users.size()));
+  }
+}
