@@ -92,8 +92,24 @@ class FlightSqlJdbcTest {
       }
       writer.flush();
     }
+    create(
+        catalog,
+        "typed",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.IntegerType.get()),
+            Types.NestedField.optional(2, "flag", Types.BooleanType.get()),
+            Types.NestedField.optional(3, "ratio", Types.DoubleType.get()),
+            Types.NestedField.optional(4, "price", Types.DecimalType.of(10, 2)),
+            Types.NestedField.optional(5, "day", Types.DateType.get()),
+            Types.NestedField.optional(6, "happened_at", Types.TimestampType.withZone()),
+            Types.NestedField.optional(7, "local_at", Types.TimestampType.withoutZone()),
+            Types.NestedField.optional(8, "payload", Types.BinaryType.get())));
+    writeTyped(connection, 0);
     awaitTiered(catalog, "events");
     awaitTiered(catalog, "users");
+    awaitTiered(catalog, "typed");
+    writeTyped(connection, 1);
     // More rows after the first tiering commit: these start out in the log only.
     try (AppendWriter writer =
         connection.table(TablePath.of("sql.events")).newAppendWriter(WriterOptions.defaults())) {
@@ -118,6 +134,24 @@ class FlightSqlJdbcTest {
         "jdbc:arrow-flight-sql://127.0.0.1:"
             + lakestream.server().flightPort()
             + "?useEncryption=false";
+  }
+
+  /** One row of every type, {@code id} in the lake (0) or written after tiering (1), and nulls. */
+  private static void writeTyped(Connection connection, int id) {
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.typed")).newAppendWriter(WriterOptions.defaults())) {
+      writer.append(
+          id,
+          id == 0,
+          id + 0.25,
+          new java.math.BigDecimal("12.3" + id),
+          java.time.LocalDate.of(2026, 11, 30 - id),
+          1_700_000_000_000_000L + id,
+          1_600_000_000_000_000L + id,
+          new byte[] {(byte) id, 7});
+      writer.append(id + 10, null, null, null, null, null, null, null);
+      writer.flush();
+    }
   }
 
   private static void create(RESTCatalog catalog, String name, String kind, Schema schema) {
@@ -229,6 +263,41 @@ class FlightSqlJdbcTest {
   }
 
   @Test
+  void everyColumnTypeReadsTheSameFromTheLakeAndTheLog() throws SQLException {
+    List<List<Object>> rows =
+        query(
+            "SELECT id, flag, ratio, CAST(price AS VARCHAR), CAST(day AS VARCHAR), epoch_us(happened_at),"
+                + " epoch_us(local_at), hex(payload) FROM sql.typed ORDER BY id");
+    List<Object> nulls = new ArrayList<>(java.util.Collections.nCopies(7, null));
+    List<Object> lakeNulls = new ArrayList<>(List.of(10L));
+    lakeNulls.addAll(nulls);
+    List<Object> logNulls = new ArrayList<>(List.of(11L));
+    logNulls.addAll(nulls);
+    assertThat(rows)
+        .containsExactly(
+            List.of(
+                0L,
+                true,
+                0.25,
+                "12.30",
+                "2026-11-30",
+                1_700_000_000_000_000L,
+                1_600_000_000_000_000L,
+                "0007"),
+            List.of(
+                1L,
+                false,
+                1.25,
+                "12.31",
+                "2026-11-29",
+                1_700_000_000_000_001L,
+                1_600_000_000_000_001L,
+                "0107"),
+            lakeNulls,
+            logNulls);
+  }
+
+  @Test
   void primaryKeyTablesShowTheirCurrentState() throws SQLException {
     List<List<Object>> expected = new ArrayList<>();
     users.forEach((id, row) -> expected.add(List.of(id, row[0], row[1])));
@@ -270,7 +339,7 @@ class FlightSqlJdbcTest {
       assertThat(column(metadata.getCatalogs(), "TABLE_CAT")).containsExactly("default");
       assertThat(column(metadata.getSchemas("default", null), "TABLE_SCHEM")).contains("sql");
       assertThat(column(metadata.getTables("default", "sql", "%", null), "TABLE_NAME"))
-          .containsExactlyInAnyOrder("events", "users");
+          .containsExactlyInAnyOrder("events", "users", "typed");
       assertThat(column(metadata.getColumns("default", "sql", "users", null), "COLUMN_NAME"))
           .containsExactly("user_id", "name", "score");
       assertThat(column(metadata.getPrimaryKeys("default", "sql", "users"), "COLUMN_NAME"))
