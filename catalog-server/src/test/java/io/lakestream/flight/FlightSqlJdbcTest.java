@@ -373,6 +373,12 @@ class FlightSqlJdbcTest {
     assertThatThrownBy(() -> query("SELECT no_such_column FROM sql.events"))
         .isInstanceOf(SQLException.class)
         .hasMessageContaining("no_such_column");
+    assertThatThrownBy(() -> query("DELETE FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Only queries");
+    assertThatThrownBy(() -> query("SELECT 1; SELECT 2"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Expected one statement");
     assertThatThrownBy(() -> query("SELECT * FROM read_csv('/etc/passwd')"))
         .isInstanceOf(SQLException.class)
         .hasMessageContaining("disabled");
