@@ -13,6 +13,9 @@ import io.lakestream.catalog.MetadataCache;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
 import io.lakestream.client.Connection;
+import io.lakestream.flight.FlightSqlAccess;
+import io.lakestream.flight.FlightSqlServer;
+import io.lakestream.flight.LakestreamTables;
 import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.AuthorizingHandler;
 import io.lakestream.rest.CatalogHttpServer;
@@ -80,6 +83,8 @@ public final class LakestreamServer implements AutoCloseable {
   private Connection tieringConnection;
   private volatile TieringService tiering;
   private volatile TieringStatusReader tieringStatus;
+  private Connection flightConnection;
+  private FlightSqlServer flight;
 
   private LakestreamServer(ServerConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -279,6 +284,7 @@ public final class LakestreamServer implements AutoCloseable {
           e);
     }
     startTiering(catalogs, tokens);
+    startFlightSql(catalogs, tokens, authorizer);
     ready.set(true);
     LOG.info(
         "Lakestream ready: Iceberg REST catalog on http://{}:{}/v1, data in {}",
@@ -334,6 +340,61 @@ public final class LakestreamServer implements AutoCloseable {
       return "Tiering is off on this server (tiering.enabled=false)";
     }
     return null;
+  }
+
+  /**
+   * Starts the Arrow Flight SQL endpoint over the server's own catalogs and a stream RPC connection
+   * to itself (with internal tokens when authentication is on; callers' grants are checked by the
+   * endpoint).
+   */
+  private void startFlightSql(
+      Map<String, WarehouseCatalog> catalogs, TokenService tokens, Authorizer authorizer) {
+    if (!config.flightEnabled()) {
+      LOG.info("Arrow Flight SQL is off (flight.enabled=false)");
+      return;
+    }
+    requirePortFree(config.bindAddress(), config.flightPort(), "flight.port");
+    boolean oauth2 = config.auth().mode() == AuthMode.OAUTH2;
+    flightConnection =
+        Connection.openRenewing(
+            loopbackHost(), rpc.port(), () -> oauth2 ? tokens.issueInternal("flight-sql") : null);
+    try {
+      flight =
+          FlightSqlServer.start(
+              new FlightSqlServer.Options(
+                  config.bindAddress(),
+                  config.flightPort(),
+                  config.tiering().readTimeout(),
+                  "1GB",
+                  2,
+                  java.time.Duration.ofMinutes(5)),
+              new LakestreamTables(catalogs, config.defaultWarehouse()),
+              flightConnection,
+              oauth2 ? new CatalogFlightSqlAccess(tokens, authorizer) : FlightSqlAccess.none());
+    } catch (IOException | RuntimeException e) {
+      throw new StartupException(
+          "Cannot listen on "
+              + config.bindAddress()
+              + ":"
+              + config.flightPort()
+              + " (flight.port): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  private String loopbackHost() {
+    return config.bindAddress().equals("0.0.0.0") || config.bindAddress().equals("::")
+        ? "127.0.0.1"
+        : config.bindAddress();
+  }
+
+  /** The port of Arrow Flight SQL; fails when it is off. */
+  public int flightPort() {
+    if (flight == null) {
+      throw new IllegalStateException("Arrow Flight SQL is off (flight.enabled=false)");
+    }
+    return flight.port();
   }
 
   /** The embedded tiering service, when it runs. */
@@ -501,6 +562,12 @@ public final class LakestreamServer implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("Error stopping the HTTP server", e);
       }
+    }
+    if (flight != null) {
+      flight.close();
+    }
+    if (flightConnection != null) {
+      flightConnection.close();
     }
     if (tiering != null) {
       tiering.close();

@@ -23,6 +23,7 @@ public record ServerConfig(
     int httpPort,
     int rpcPort,
     int flightPort,
+    boolean flightEnabled,
     long maxRequestBytes,
     Duration shutdownTimeout,
     String databaseUrl,
@@ -52,7 +53,9 @@ public record ServerConfig(
       ConfigKey.port("rpc.port", 9123, "Port of the stream RPC (append, fetch, offsets)");
   public static final ConfigKey<Integer> FLIGHT_PORT =
       ConfigKey.port(
-          "flight.port", 32010, "Port of Arrow Flight SQL (served once union reads land)");
+          "flight.port", 32010, "Port of the Arrow Flight SQL endpoint (SQL over union reads)");
+  public static final ConfigKey<Boolean> FLIGHT_ENABLED =
+      ConfigKey.bool("flight.enabled", true, "Whether the server serves Arrow Flight SQL");
   public static final ConfigKey<Long> MAX_REQUEST_SIZE =
       ConfigKey.bytes(
           "http.max-request-size", 16L << 20, "Largest accepted HTTP request body; larger get 413");
@@ -106,6 +109,7 @@ public record ServerConfig(
           HTTP_PORT,
           RPC_PORT,
           FLIGHT_PORT,
+          FLIGHT_ENABLED,
           MAX_REQUEST_SIZE,
           SHUTDOWN_TIMEOUT,
           DATABASE_URL,
@@ -157,6 +161,7 @@ public record ServerConfig(
         configuration.get(HTTP_PORT),
         configuration.get(RPC_PORT),
         configuration.get(FLIGHT_PORT),
+        configuration.get(FLIGHT_ENABLED),
         configuration.get(MAX_REQUEST_SIZE),
         configuration.get(SHUTDOWN_TIMEOUT),
         databaseUrl,

@@ -168,6 +168,7 @@ class RestAuthTest {
                         Map.ofEntries(
                             Map.entry("data-dir", data.toString()),
                             Map.entry("http.port", "0"),
+                            Map.entry("flight.port", "0"),
                             Map.entry("auth.mode", "oauth2"),
                             Map.entry(
                                 "auth.clients",

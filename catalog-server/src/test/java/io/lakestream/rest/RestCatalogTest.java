@@ -78,6 +78,7 @@ class RestCatalogTest {
                         Map.of(
                             "data-dir", data.toString(),
                             "http.port", "0",
+                            "flight.port", "0",
                             "http.max-request-size", "64kb"))
                     .build()));
     base = "http://127.0.0.1:" + server.httpPort();

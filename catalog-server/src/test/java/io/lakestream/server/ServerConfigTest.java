@@ -25,6 +25,7 @@ class ServerConfigTest {
             Map.entry("http.port", "8181"),
             Map.entry("rpc.port", "9123"),
             Map.entry("flight.port", "32010"),
+            Map.entry("flight.enabled", "true"),
             Map.entry("http.max-request-size", "16mb"),
             Map.entry("shutdown.timeout", "30s"),
             Map.entry("catalog.database-url", "jdbc:sqlite:<data-dir>/catalog.db"),
@@ -50,6 +51,7 @@ class ServerConfigTest {
     assertThat(config.httpPort()).isEqualTo(8181);
     assertThat(config.rpcPort()).isEqualTo(9123);
     assertThat(config.flightPort()).isEqualTo(32010);
+    assertThat(config.flightEnabled()).isTrue();
     assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.maxRequestBytes()).isEqualTo(16L << 20);
     assertThat(config.databasePassword()).isNull();

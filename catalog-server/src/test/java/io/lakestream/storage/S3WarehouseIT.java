@@ -75,6 +75,8 @@ class S3WarehouseIT {
                             temp.resolve("data").toString(),
                             "http.port",
                             "0",
+                            "flight.port",
+                            "0",
                             "catalog.warehouses",
                             "lake=s3://" + BUCKET + "/warehouse",
                             "s3.endpoint",

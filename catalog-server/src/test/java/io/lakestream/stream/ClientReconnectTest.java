@@ -55,14 +55,23 @@ class ClientReconnectTest {
   void start() throws Exception {
     settings =
         Map.of(
-            "data-dir", data.toString(),
-            "http.port", Integer.toString(ServerProcess.freePort()),
-            "rpc.port", Integer.toString(ServerProcess.freePort()),
-            "auth.mode", "oauth2",
-            "auth.clients", "writer:w-secret",
-            "auth.grants", "writer:write:default",
+            "data-dir",
+            data.toString(),
+            "http.port",
+            Integer.toString(ServerProcess.freePort()),
+            "rpc.port",
+            Integer.toString(ServerProcess.freePort()),
+            "flight.port",
+            Integer.toString(ServerProcess.freePort()),
+            "auth.mode",
+            "oauth2",
+            "auth.clients",
+            "writer:w-secret",
+            "auth.grants",
+            "writer:write:default",
             // Tokens issued before the restart stay valid after it.
-            "auth.token-signing-key", "a-signing-key-of-at-least-32-characters");
+            "auth.token-signing-key",
+            "a-signing-key-of-at-least-32-characters");
     server = startServer();
   }
 

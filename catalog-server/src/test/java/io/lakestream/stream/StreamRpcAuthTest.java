@@ -56,6 +56,7 @@ class StreamRpcAuthTest {
                             "data-dir", data.toString(),
                             "http.port", "0",
                             "rpc.port", "0",
+                            "flight.port", "0",
                             "auth.mode", "oauth2",
                             "auth.clients", "writer:w-secret,reader:r-secret",
                             "auth.grants", "writer:write:default,reader:read:default",

@@ -63,7 +63,8 @@ class StreamRpcTest {
                         Map.of(
                             "data-dir", data.toString(),
                             "http.port", "0",
-                            "rpc.port", "0"))
+                            "rpc.port", "0",
+                            "flight.port", "0"))
                     .build()));
     catalog = new RESTCatalog();
     catalog.initialize(

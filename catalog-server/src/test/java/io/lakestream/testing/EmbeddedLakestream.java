@@ -41,7 +41,16 @@ public final class EmbeddedLakestream implements AutoCloseable {
   /** Starts a server whose data lives under {@code data}, with some settings of its own. */
   public static EmbeddedLakestream start(Path data, Map<String, String> settings) {
     Map<String, String> layer =
-        new HashMap<>(Map.of("data-dir", data.toString(), "http.port", "0", "rpc.port", "0"));
+        new HashMap<>(
+            Map.of(
+                "data-dir",
+                data.toString(),
+                "http.port",
+                "0",
+                "rpc.port",
+                "0",
+                "flight.port",
+                "0"));
     layer.putAll(settings);
     return new EmbeddedLakestream(
         LakestreamServer.start(

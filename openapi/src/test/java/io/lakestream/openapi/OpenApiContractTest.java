@@ -77,7 +77,16 @@ class OpenApiContractTest {
 
   private static LakestreamServer start(Path directory, Map<String, String> settings) {
     Map<String, String> layer =
-        new HashMap<>(Map.of("data-dir", directory.toString(), "http.port", "0", "rpc.port", "0"));
+        new HashMap<>(
+            Map.of(
+                "data-dir",
+                directory.toString(),
+                "http.port",
+                "0",
+                "rpc.port",
+                "0",
+                "flight.port",
+                "0"));
     layer.putAll(settings);
     return LakestreamServer.start(
         ServerConfig.from(

@@ -1,0 +1,180 @@
+package io.lakestream.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.config.Configuration;
+import io.lakestream.server.LakestreamServer;
+import io.lakestream.server.ServerConfig;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * With {@code auth.mode=oauth2} the Flight SQL endpoint takes the catalog's client credentials
+ * (user and password, answered with a bearer token) or its tokens, and enforces read grants.
+ */
+class FlightSqlAuthTest {
+  private static final int ROWS = 10;
+
+  @TempDir static Path data;
+  private static LakestreamServer server;
+  private static String base;
+  private static String url;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server =
+        LakestreamServer.start(
+            ServerConfig.from(
+                Configuration.builder(ServerConfig.allKeys())
+                    .layer(
+                        "test",
+                        Map.of(
+                            "data-dir", data.toString(),
+                            "http.port", "0",
+                            "rpc.port", "0",
+                            "flight.port", "0",
+                            "auth.mode", "oauth2",
+                            "auth.clients", "writer:w-secret,analyst:a-secret,outsider:o-secret",
+                            "auth.grants",
+                                "writer:write:default,analyst:read:default.secure,"
+                                    + "outsider:read:default.other"))
+                    .build()));
+    base = "http://127.0.0.1:" + server.httpPort();
+    url = "jdbc:arrow-flight-sql://127.0.0.1:" + server.flightPort() + "?useEncryption=false";
+    try (RESTCatalog catalog = new RESTCatalog()) {
+      catalog.initialize(
+          "lakestream",
+          new HashMap<>(
+              Map.of(
+                  "uri",
+                  base,
+                  "credential",
+                  "writer:w-secret",
+                  "oauth2-server-uri",
+                  base + "/v1/oauth/tokens",
+                  "io-impl",
+                  LocalFileIO.class.getName())));
+      catalog.createNamespace(Namespace.of("secure"), new HashMap<>());
+      catalog.createNamespace(Namespace.of("other"), new HashMap<>());
+      catalog.createTable(
+          TableIdentifier.of("secure", "events"),
+          new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+          PartitionSpec.unpartitioned(),
+          new HashMap<>(Map.of("lakestream.kind", "log")));
+    }
+    try (Connection writer =
+            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+        AppendWriter append =
+            writer.table(TablePath.of("secure.events")).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < ROWS; id++) {
+        append.append(id);
+      }
+      append.flush();
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  private static String token(String client, String secret) throws Exception {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/v1/oauth/tokens"))
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "grant_type=client_credentials&client_id="
+                                + client
+                                + "&client_secret="
+                                + secret))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    return response.body().replaceAll(".*\"access_token\":\"([^\"]+)\".*", "$1");
+  }
+
+  private static long count(String connectionUrl) throws SQLException {
+    try (java.sql.Connection connection = DriverManager.getConnection(connectionUrl);
+        Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery("SELECT count(*) FROM secure.events")) {
+      result.next();
+      return result.getLong(1);
+    }
+  }
+
+  @Test
+  void theRightClientSecretWorksAndAWrongOneIsRefused() throws SQLException {
+    assertThat(count(url + "&user=analyst&password=a-secret")).isEqualTo(ROWS);
+    assertThatThrownBy(() -> count(url + "&user=analyst&password=wrong"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Invalid client credentials");
+    assertThatThrownBy(() -> count(url))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Authentication required");
+  }
+
+  @Test
+  void catalogTokensWork() throws Exception {
+    assertThat(count(url + "&token=" + token("analyst", "a-secret"))).isEqualTo(ROWS);
+    assertThatThrownBy(() -> count(url + "&token=forged.token.value"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("bearer token");
+  }
+
+  @Test
+  void principalsWithoutAReadGrantAreRefusedAndSeeNoTables() throws SQLException {
+    String outsider = url + "&user=outsider&password=o-secret";
+    assertThatThrownBy(() -> count(outsider))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("outsider lacks read privilege on default.secure");
+    try (java.sql.Connection connection = DriverManager.getConnection(outsider)) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet result = connection.getMetaData().getTables(null, null, "%", null)) {
+        while (result.next()) {
+          tables.add(result.getString("TABLE_SCHEM") + "." + result.getString("TABLE_NAME"));
+        }
+      }
+      assertThat(tables).isEmpty();
+    }
+    try (java.sql.Connection connection =
+        DriverManager.getConnection(url + "&user=analyst&password=a-secret")) {
+      List<String> tables = new ArrayList<>();
+      try (ResultSet result = connection.getMetaData().getTables(null, null, "%", null)) {
+        while (result.next()) {
+          tables.add(result.getString("TABLE_SCHEM") + "." + result.getString("TABLE_NAME"));
+        }
+      }
+      assertThat(tables).containsExactly("secure.events");
+    }
+  }
+}

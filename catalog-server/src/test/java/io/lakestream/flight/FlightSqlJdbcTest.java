@@ -1,0 +1,479 @@
+package io.lakestream.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.testing.EmbeddedLakestream;
+import java.nio.file.Path;
+import java.sql.DatabaseMetaData;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Flight SQL endpoint through the Arrow Flight SQL JDBC driver and plain {@code java.sql}:
+ * metadata browsing, queries over rows partly tiered into the lake and partly still in the log,
+ * joins, aggregates, window functions, prepared statements, a primary-key table's current state,
+ * and clear errors.
+ */
+class FlightSqlJdbcTest {
+  private static final int TIERED_ROWS = 1_000;
+  private static final int LOG_ROWS = 500;
+
+  @TempDir static Path data;
+  private static EmbeddedLakestream lakestream;
+  private static String url;
+
+  /** What the test wrote to sql.users: key to {name, score}, deleted keys removed. */
+  private static final Map<Long, Object[]> users = new TreeMap<>();
+
+  @BeforeAll
+  static void start() {
+    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
+    RESTCatalog catalog = lakestream.catalog();
+    Connection connection = lakestream.connection();
+    catalog.createNamespace(Namespace.of("sql"), new HashMap<>());
+    create(
+        catalog,
+        "events",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get()),
+            Types.NestedField.optional(3, "category", Types.StringType.get())));
+    create(
+        catalog,
+        "users",
+        "primary-key",
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "user_id", Types.LongType.get()),
+                Types.NestedField.optional(2, "name", Types.StringType.get()),
+                Types.NestedField.optional(3, "score", Types.LongType.get())),
+            Set.of(1)));
+
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.events")).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < TIERED_ROWS; id++) {
+        writer.append(id, id * 3, "c" + (id % 4));
+      }
+      writer.flush();
+    }
+    try (UpsertWriter writer =
+        connection.table(TablePath.of("sql.users")).newUpsertWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < 20; id++) {
+        writer.upsert(id, "user" + id, id * 10);
+        users.put(id, new Object[] {"user" + id, id * 10});
+      }
+      writer.flush();
+    }
+    create(
+        catalog,
+        "typed",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.IntegerType.get()),
+            Types.NestedField.optional(2, "flag", Types.BooleanType.get()),
+            Types.NestedField.optional(3, "ratio", Types.DoubleType.get()),
+            Types.NestedField.optional(4, "price", Types.DecimalType.of(10, 2)),
+            Types.NestedField.optional(5, "day", Types.DateType.get()),
+            Types.NestedField.optional(6, "happened_at", Types.TimestampType.withZone()),
+            Types.NestedField.optional(7, "local_at", Types.TimestampType.withoutZone()),
+            Types.NestedField.optional(8, "payload", Types.BinaryType.get())));
+    writeTyped(connection, 0);
+    awaitTiered(catalog, "events");
+    awaitTiered(catalog, "users");
+    awaitTiered(catalog, "typed");
+    writeTyped(connection, 1);
+    // More rows after the first tiering commit: these start out in the log only.
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.events")).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = TIERED_ROWS; id < TIERED_ROWS + LOG_ROWS; id++) {
+        writer.append(id, id * 3, "c" + (id % 4));
+      }
+      writer.flush();
+    }
+    try (UpsertWriter writer =
+        connection.table(TablePath.of("sql.users")).newUpsertWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < 20; id += 3) {
+        writer.upsert(id, "renamed" + id, id * 100);
+        users.put(id, new Object[] {"renamed" + id, id * 100});
+      }
+      for (long id = 1; id < 20; id += 5) {
+        writer.delete(id);
+        users.remove(id);
+      }
+      writer.flush();
+    }
+    url =
+        "jdbc:arrow-flight-sql://127.0.0.1:"
+            + lakestream.server().flightPort()
+            + "?useEncryption=false";
+  }
+
+  /** One row of every type, {@code id} in the lake (0) or written after tiering (1), and nulls. */
+  private static void writeTyped(Connection connection, int id) {
+    try (AppendWriter writer =
+        connection.table(TablePath.of("sql.typed")).newAppendWriter(WriterOptions.defaults())) {
+      writer.append(
+          id,
+          id == 0,
+          id + 0.25,
+          new java.math.BigDecimal("12.3" + id),
+          java.time.LocalDate.of(2026, 11, 30 - id),
+          1_700_000_000_000_000L + id,
+          1_600_000_000_000_000L + id,
+          new byte[] {(byte) id, 7});
+      writer.append(id + 10, null, null, null, null, null, null, null);
+      writer.flush();
+    }
+  }
+
+  private static void create(RESTCatalog catalog, String name, String kind, Schema schema) {
+    create(catalog, "sql", name, kind, schema);
+  }
+
+  private static void create(
+      RESTCatalog catalog, String namespace, String name, String kind, Schema schema) {
+    catalog.createTable(
+        TableIdentifier.of(namespace, name),
+        schema,
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(
+            Map.of(
+                "lakestream.kind", kind,
+                "lakestream.buckets", "2",
+                "lakestream.tiering.interval", "1s")));
+  }
+
+  private static void awaitTiered(RESTCatalog catalog, String name) {
+    awaitTiered(catalog, TableIdentifier.of("sql", name));
+  }
+
+  private static void awaitTiered(RESTCatalog catalog, TableIdentifier table) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (catalog.loadTable(table).currentSnapshot() == null) {
+      assertThat(System.nanoTime() - deadline).as("first tiering of %s", table).isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    lakestream.close();
+  }
+
+  private static java.sql.Connection connect() throws SQLException {
+    return DriverManager.getConnection(url);
+  }
+
+  private static List<List<Object>> query(String sql) throws SQLException {
+    try (java.sql.Connection connection = connect();
+        Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      return rows(result);
+    }
+  }
+
+  private static List<List<Object>> rows(ResultSet result) throws SQLException {
+    List<List<Object>> rows = new ArrayList<>();
+    int columns = result.getMetaData().getColumnCount();
+    while (result.next()) {
+      List<Object> row = new ArrayList<>();
+      for (int column = 1; column <= columns; column++) {
+        Object value = result.getObject(column);
+        row.add(
+            value instanceof Number number && !(value instanceof Double)
+                ? number.longValue()
+                : value);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  @Test
+  void countAndSumSeeTheLakeAndTheLogExactlyOnce() throws SQLException {
+    long rows = TIERED_ROWS + LOG_ROWS;
+    long sum = 3 * rows * (rows - 1) / 2;
+    assertThat(query("SELECT count(*), sum(b0), count(DISTINCT id) FROM sql.events"))
+        .containsExactly(List.of(rows, sum, rows));
+    // The warehouse (Flight SQL catalog) may be named too.
+    assertThat(query("SELECT count(*) FROM \"default\".sql.events")).containsExactly(List.of(rows));
+  }
+
+  @Test
+  void queriesWhileAWriterWritesAndTieringCommitsSeeEveryAcknowledgedRowOnce() throws Exception {
+    RESTCatalog catalog = lakestream.catalog();
+    // Its own namespace, so that the metadata test's listing of namespace sql stays exact.
+    catalog.createNamespace(Namespace.of("motion"), new HashMap<>());
+    create(
+        catalog,
+        "motion",
+        "moving",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get())));
+    AtomicLong acknowledged = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> writing =
+        pool.submit(
+            () -> {
+              try (AppendWriter writer =
+                  lakestream
+                      .connection()
+                      .table(TablePath.of("motion.moving"))
+                      .newAppendWriter(WriterOptions.defaults())) {
+                long id = 0;
+                while (!stop.get()) {
+                  for (int i = 0; i < 50; i++, id++) {
+                    writer.append(id, id * 3);
+                  }
+                  writer.flush();
+                  acknowledged.set(id);
+                }
+              }
+              return null;
+            });
+    try {
+      awaitTiered(catalog, TableIdentifier.of("motion", "moving"));
+      Set<Long> snapshots = new java.util.HashSet<>();
+      try (java.sql.Connection connection = connect()) {
+        for (int read = 0; read < 10; read++) {
+          long before = acknowledged.get();
+          List<List<Object>> rows;
+          try (Statement statement = connection.createStatement();
+              ResultSet result =
+                  statement.executeQuery(
+                      "SELECT count(*), count(DISTINCT id), sum(b0) - 3 * sum(id), max(id)"
+                          + " FROM motion.moving")) {
+            rows = rows(result);
+          }
+          long after = acknowledged.get();
+          List<Object> row = rows.get(0);
+          long count = (Long) row.get(0);
+          assertThat(row.get(1)).as("no row twice").isEqualTo(count);
+          assertThat(row.get(2)).as("every row whole").isEqualTo(0L);
+          assertThat(count).as("every acknowledged row").isGreaterThanOrEqualTo(before);
+          if (count > 0) {
+            // Rows of batches in flight may show, but none past what the writer wrote by then.
+            assertThat((Long) row.get(3)).isLessThan(after + 50);
+          }
+          Long snapshot =
+              catalog
+                  .loadTable(TableIdentifier.of("motion", "moving"))
+                  .currentSnapshot()
+                  .snapshotId();
+          snapshots.add(snapshot);
+          LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+        }
+      }
+      assertThat(snapshots).as("tiering committed while the queries ran").hasSizeGreaterThan(1);
+    } finally {
+      stop.set(true);
+      writing.get();
+      pool.shutdown();
+    }
+  }
+
+  @Test
+  void groupByJoinAndWindowFunctionsWork() throws SQLException {
+    long rows = TIERED_ROWS + LOG_ROWS;
+    Map<String, long[]> expected = new TreeMap<>();
+    for (long id = 0; id < rows; id++) {
+      long[] bucket = expected.computeIfAbsent("c" + (id % 4), key -> new long[2]);
+      bucket[0]++;
+      bucket[1] += id * 3;
+    }
+    List<List<Object>> grouped =
+        query("SELECT category, count(*), sum(b0) FROM sql.events GROUP BY category ORDER BY 1");
+    assertThat(grouped)
+        .containsExactlyElementsOf(
+            expected.entrySet().stream()
+                .map(e -> List.<Object>of(e.getKey(), e.getValue()[0], e.getValue()[1]))
+                .toList());
+
+    // Events whose id is a live user's id, joined to that user's score, aggregated per category.
+    Map<String, Long> joined = new TreeMap<>();
+    for (Map.Entry<Long, Object[]> user : users.entrySet()) {
+      joined.merge("c" + (user.getKey() % 4), (Long) user.getValue()[1], Long::sum);
+    }
+    assertThat(
+            query(
+                "SELECT e.category, sum(u.score) FROM sql.events e JOIN sql.users u"
+                    + " ON e.id = u.user_id GROUP BY e.category ORDER BY 1"))
+        .containsExactlyElementsOf(
+            joined.entrySet().stream()
+                .map(e -> List.<Object>of(e.getKey(), e.getValue()))
+                .toList());
+
+    // A running sum over the ids and a rank within each category, for the first rows.
+    List<List<Object>> window =
+        query(
+            "SELECT id, sum(b0) OVER (ORDER BY id) AS running,"
+                + " row_number() OVER (PARTITION BY category ORDER BY id DESC) AS position"
+                + " FROM sql.events ORDER BY id LIMIT 5");
+    for (int id = 0; id < 5; id++) {
+      long running = 3L * id * (id + 1) / 2;
+      long sameCategoryAbove = (rows - 1 - id) / 4; // ids id+4, id+8, ... below rows
+      assertThat(window.get(id)).containsExactly((long) id, running, sameCategoryAbove + 1);
+    }
+  }
+
+  @Test
+  void everyColumnTypeReadsTheSameFromTheLakeAndTheLog() throws SQLException {
+    List<List<Object>> rows =
+        query(
+            "SELECT id, flag, ratio, CAST(price AS VARCHAR), CAST(day AS VARCHAR), epoch_us(happened_at),"
+                + " epoch_us(local_at), hex(payload) FROM sql.typed ORDER BY id");
+    List<Object> nulls = new ArrayList<>(java.util.Collections.nCopies(7, null));
+    List<Object> lakeNulls = new ArrayList<>(List.of(10L));
+    lakeNulls.addAll(nulls);
+    List<Object> logNulls = new ArrayList<>(List.of(11L));
+    logNulls.addAll(nulls);
+    assertThat(rows)
+        .containsExactly(
+            List.of(
+                0L,
+                true,
+                0.25,
+                "12.30",
+                "2026-11-30",
+                1_700_000_000_000_000L,
+                1_600_000_000_000_000L,
+                "0007"),
+            List.of(
+                1L,
+                false,
+                1.25,
+                "12.31",
+                "2026-11-29",
+                1_700_000_000_000_001L,
+                1_600_000_000_000_001L,
+                "0107"),
+            lakeNulls,
+            logNulls);
+  }
+
+  @Test
+  void primaryKeyTablesShowTheirCurrentState() throws SQLException {
+    List<List<Object>> expected = new ArrayList<>();
+    users.forEach((id, row) -> expected.add(List.of(id, row[0], row[1])));
+    assertThat(query("SELECT user_id, name, score FROM sql.users ORDER BY user_id"))
+        .containsExactlyElementsOf(expected);
+  }
+
+  @Test
+  void preparedStatementsBindParameters() throws SQLException {
+    try (java.sql.Connection connection = connect();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT count(*), sum(b0) FROM sql.events WHERE id >= ? AND category = ?")) {
+      statement.setLong(1, 1_200);
+      statement.setString(2, "c1");
+      long count = 0;
+      long sum = 0;
+      for (long id = 1_200; id < TIERED_ROWS + LOG_ROWS; id++) {
+        if (id % 4 == 1) {
+          count++;
+          sum += id * 3;
+        }
+      }
+      try (ResultSet result = statement.executeQuery()) {
+        assertThat(rows(result)).containsExactly(List.of(count, sum));
+      }
+      statement.setLong(1, 0);
+      statement.setString(2, "c2");
+      try (ResultSet result = statement.executeQuery()) {
+        assertThat(rows(result).get(0).get(0)).isEqualTo((long) (TIERED_ROWS + LOG_ROWS) / 4);
+      }
+    }
+  }
+
+  @Test
+  void metadataListsWarehousesNamespacesTablesAndPrimaryKeys() throws SQLException {
+    try (java.sql.Connection connection = connect()) {
+      DatabaseMetaData metadata = connection.getMetaData();
+      assertThat(column(metadata.getCatalogs(), "TABLE_CAT")).containsExactly("default");
+      assertThat(column(metadata.getSchemas("default", null), "TABLE_SCHEM")).contains("sql");
+      assertThat(column(metadata.getTables("default", "sql", "%", null), "TABLE_NAME"))
+          .containsExactlyInAnyOrder("events", "users", "typed");
+      assertThat(column(metadata.getColumns("default", "sql", "users", null), "COLUMN_NAME"))
+          .containsExactly("user_id", "name", "score");
+      assertThat(column(metadata.getPrimaryKeys("default", "sql", "users"), "COLUMN_NAME"))
+          .containsExactly("user_id");
+      assertThat(column(metadata.getPrimaryKeys("default", "sql", "events"), "COLUMN_NAME"))
+          .isEmpty();
+      assertThat(column(metadata.getTableTypes(), "TABLE_TYPE")).containsExactly("TABLE");
+      assertThat(metadata.getDatabaseProductName()).isEqualTo("Lakestream");
+      assertThat(metadata.isReadOnly()).isTrue();
+    }
+  }
+
+  private static List<String> column(ResultSet result, String name) throws SQLException {
+    List<String> values = new ArrayList<>();
+    try (result) {
+      while (result.next()) {
+        values.add(result.getString(name));
+      }
+    }
+    return values;
+  }
+
+  @Test
+  void badSqlAndUnknownTablesFailWithClearMessages() throws SQLException {
+    assertThatThrownBy(() -> query("SELEC count(*) FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("syntax error");
+    assertThatThrownBy(() -> query("SELECT count(*) FROM sql.nothing"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("sql.nothing does not exist");
+    assertThatThrownBy(() -> query("SELECT no_such_column FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("no_such_column");
+    assertThatThrownBy(() -> query("DELETE FROM sql.events"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Only queries");
+    assertThatThrownBy(() -> query("SELECT 1; SELECT 2"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("Expected one statement");
+    assertThatThrownBy(() -> query("SELECT * FROM read_csv('/etc/passwd')"))
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("disabled");
+    // The server is still up and answers.
+    assertThat(query("SELECT count(*) FROM sql.users"))
+        .containsExactly(List.of((long) users.size()));
+  }
+}

@@ -1,0 +1,125 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.Connection;
+import io.lakestream.scan.UnionScanPlanner;
+import io.lakestream.scan.UnionScanReader;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.arrow.flight.FlightServer;
+import org.apache.arrow.flight.Location;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * The Arrow Flight SQL endpoint of a server: SQL queries over union reads of its streaming tables
+ * (and plain Iceberg tables), catalog metadata, with the catalog's authentication. Reads streams
+ * through a stream RPC connection the caller owns. {@link #close()} stops accepting, waits briefly
+ * for running calls and releases pending results.
+ */
+public final class FlightSqlServer implements AutoCloseable {
+  /**
+   * @param host address to listen on
+   * @param port port to listen on; 0 picks a free one
+   * @param readTimeout how long a union read waits for the log
+   * @param queryMemoryLimit DuckDB's memory limit per query, e.g. {@code 1GB}
+   * @param queryThreads DuckDB threads per query
+   * @param resultTimeout how long a started query's result waits to be fetched
+   */
+  public record Options(
+      String host,
+      int port,
+      Duration readTimeout,
+      String queryMemoryLimit,
+      int queryThreads,
+      Duration resultTimeout) {
+    public Options {
+      requireNonNull(host, "host is null");
+      requireNonNull(readTimeout, "readTimeout is null");
+      requireNonNull(queryMemoryLimit, "queryMemoryLimit is null");
+      requireNonNull(resultTimeout, "resultTimeout is null");
+    }
+  }
+
+  private final BufferAllocator allocator;
+  private final LakestreamFlightSqlProducer producer;
+  private final FlightServer server;
+
+  private FlightSqlServer(
+      BufferAllocator allocator, LakestreamFlightSqlProducer producer, FlightServer server) {
+    this.allocator = allocator;
+    this.producer = producer;
+    this.server = server;
+  }
+
+  /**
+   * Starts the endpoint.
+   *
+   * @throws IOException when it cannot listen
+   */
+  public static FlightSqlServer start(
+      Options options, LakestreamTables tables, Connection streams, FlightSqlAccess access)
+      throws IOException {
+    BufferAllocator allocator = new RootAllocator();
+    try {
+      QueryEngine engine =
+          new QueryEngine(
+              tables,
+              new UnionScanPlanner(tables.lake(), streams),
+              new UnionScanReader(streams, options.readTimeout()),
+              access,
+              allocator,
+              new QueryEngine.Limits(
+                  options.queryMemoryLimit(), options.queryThreads(), 64 * 1024));
+      LakestreamFlightSqlProducer producer =
+          new LakestreamFlightSqlProducer(
+              engine,
+              tables,
+              access,
+              allocator,
+              options.resultTimeout(),
+              Clock.systemUTC(),
+              String.valueOf(FlightSqlServer.class.getPackage().getImplementationVersion()));
+      FlightServer.Builder builder =
+          FlightServer.builder(
+              allocator, Location.forGrpcInsecure(options.host(), options.port()), producer);
+      if (access.authenticationRequired()) {
+        builder.headerAuthenticator(new TokenAuthenticator(access));
+      }
+      FlightServer server = builder.build().start();
+      return new FlightSqlServer(allocator, producer, server);
+    } catch (IOException | RuntimeException e) {
+      allocator.close();
+      throw e;
+    }
+  }
+
+  /** The port the endpoint listens on. */
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      server.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    producer.close();
+    try {
+      allocator.close();
+    } catch (IllegalStateException e) {
+      // buffers of calls cut off by the shutdown; the process or server is going away
+    }
+  }
+}

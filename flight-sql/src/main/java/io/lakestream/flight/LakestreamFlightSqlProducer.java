@@ -1,0 +1,612 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.ForbiddenException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Lakestream's Flight SQL service: queries and prepared statements run by {@link QueryEngine},
+ * metadata from the catalog, all checked against the caller's read grants.
+ *
+ * <p>A query runs when the client asks for its {@code FlightInfo} (that is when it "starts": it
+ * sees every row acknowledged before then); its result waits, under a one-time ticket, for the
+ * client to fetch it, and is dropped if not fetched within {@code resultTimeout}. Thread safe.
+ */
+final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
+  private static final String TABLE_TYPE = "TABLE";
+
+  private final QueryEngine engine;
+  private final LakestreamTables tables;
+  private final FlightSqlAccess access;
+  private final BufferAllocator allocator;
+  private final Duration resultTimeout;
+  private final Clock clock;
+  private final SqlInfoBuilder sqlInfo;
+  private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
+  private final Map<ByteString, PendingResult> results = new ConcurrentHashMap<>();
+
+  /** A prepared statement: its query, owner and the parameters bound last. */
+  private record PreparedQuery(
+      String sql,
+      String principal,
+      QueryEngine.Shape shape,
+      AtomicReference<List<Object>> parameters) {}
+
+  /** A started query waiting for its ticket to be redeemed. */
+  private record PendingResult(QueryResult result, String principal, Instant started) {}
+
+  LakestreamFlightSqlProducer(
+      QueryEngine engine,
+      LakestreamTables tables,
+      FlightSqlAccess access,
+      BufferAllocator allocator,
+      Duration resultTimeout,
+      Clock clock,
+      String version) {
+    this.engine = requireNonNull(engine, "engine is null");
+    this.tables = requireNonNull(tables, "tables is null");
+    this.access = requireNonNull(access, "access is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.resultTimeout = requireNonNull(resultTimeout, "resultTimeout is null");
+    this.clock = requireNonNull(clock, "clock is null");
+    this.sqlInfo =
+        new SqlInfoBuilder()
+            .withFlightSqlServerName("Lakestream")
+            .withFlightSqlServerVersion(version)
+            .withFlightSqlServerArrowVersion(Schema.class.getPackage().getImplementationVersion())
+            .withFlightSqlServerReadOnly(true)
+            .withSqlIdentifierQuoteChar("\"");
+  }
+
+  // ---- queries
+
+  @Override
+  public FlightInfo getFlightInfoStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return guarded(() -> start(command.getQuery(), List.of(), principal(context), descriptor));
+  }
+
+  @Override
+  public SchemaResult getSchemaStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return guarded(
+        () -> new SchemaResult(engine.shape(command.getQuery(), principal(context)).dataset()));
+  }
+
+  @Override
+  public void getStreamStatement(
+      FlightSql.TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    PendingResult pending = results.remove(ticket.getStatementHandle());
+    if (pending == null || !pending.principal().equals(principal(context))) {
+      if (pending != null) {
+        pending.result().close();
+      }
+      listener.error(
+          CallStatus.NOT_FOUND
+              .withDescription("No query result under this ticket: fetched already or expired")
+              .toRuntimeException());
+      return;
+    }
+    stream(pending.result(), listener);
+  }
+
+  @Override
+  public void createPreparedStatement(
+      FlightSql.ActionCreatePreparedStatementRequest request,
+      CallContext context,
+      StreamListener<Result> listener) {
+    try {
+      String principal = principal(context);
+      QueryEngine.Shape shape = engine.shape(request.getQuery(), principal);
+      ByteString handle = newHandle();
+      prepared.put(
+          handle,
+          new PreparedQuery(
+              request.getQuery(), principal, shape, new AtomicReference<>(List.of())));
+      FlightSql.ActionCreatePreparedStatementResult result =
+          FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+              .setPreparedStatementHandle(handle)
+              .setDatasetSchema(ByteString.copyFrom(shape.dataset().serializeAsMessage()))
+              .setParameterSchema(ByteString.copyFrom(shape.parameters().serializeAsMessage()))
+              .build();
+      listener.onNext(new Result(Any.pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
+  public void closePreparedStatement(
+      FlightSql.ActionClosePreparedStatementRequest request,
+      CallContext context,
+      StreamListener<Result> listener) {
+    prepared.remove(request.getPreparedStatementHandle());
+    listener.onCompleted();
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementQuery(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+        List<Object> values = null;
+        while (stream.next()) {
+          VectorSchemaRoot root = stream.getRoot();
+          if (root.getRowCount() == 0) {
+            continue;
+          }
+          if (values != null || root.getRowCount() > 1) {
+            throw new InvalidQueryException(
+                "Binding several rows of parameters to a query is not supported; bind one");
+          }
+          values = new ArrayList<>();
+          for (FieldVector vector : root.getFieldVectors()) {
+            Object value = vector.getObject(0);
+            values.add(value instanceof Text text ? text.toString() : value);
+          }
+        }
+        query.parameters().set(values == null ? List.of() : values);
+        listener.onCompleted();
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
+    return guarded(
+        () -> {
+          PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+          return start(query.sql(), query.parameters().get(), query.principal(), descriptor);
+        });
+  }
+
+  @Override
+  public SchemaResult getSchemaPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
+    return guarded(
+        () ->
+            new SchemaResult(
+                preparedQuery(command.getPreparedStatementHandle(), context).shape().dataset()));
+  }
+
+  @Override
+  public void getStreamPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      ServerStreamListener listener) {
+    QueryResult result;
+    try {
+      PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+      result = engine.execute(query.sql(), query.parameters().get(), query.principal());
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+      return;
+    }
+    stream(result, listener);
+  }
+
+  private FlightInfo start(
+      String sql, List<Object> parameters, String principal, FlightDescriptor descriptor) {
+    expireResults();
+    QueryResult result = engine.execute(sql, parameters, principal);
+    ByteString handle = newHandle();
+    results.put(handle, new PendingResult(result, principal, clock.instant()));
+    Ticket ticket =
+        new Ticket(
+            Any.pack(FlightSql.TicketStatementQuery.newBuilder().setStatementHandle(handle).build())
+                .toByteArray());
+    return new FlightInfo(result.schema(), descriptor, List.of(new FlightEndpoint(ticket)), -1, -1);
+  }
+
+  private void stream(QueryResult result, ServerStreamListener listener) {
+    try (result) {
+      ArrowReader reader = result.reader();
+      BackpressureStrategy.CallbackBackpressureStrategy backpressure =
+          new BackpressureStrategy.CallbackBackpressureStrategy();
+      backpressure.register(listener);
+      listener.start(reader.getVectorSchemaRoot());
+      while (reader.loadNextBatch()) {
+        BackpressureStrategy.WaitResult ready =
+            backpressure.waitForListener(resultTimeout.toMillis());
+        if (ready != BackpressureStrategy.WaitResult.READY) {
+          listener.error(
+              CallStatus.CANCELLED
+                  .withDescription("The client stopped reading the result (" + ready + ")")
+                  .toRuntimeException());
+          return;
+        }
+        listener.putNext();
+      }
+      listener.completed();
+    } catch (Exception e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  private PreparedQuery preparedQuery(ByteString handle, CallContext context) {
+    PreparedQuery query = prepared.get(handle);
+    if (query == null || !query.principal().equals(principal(context))) {
+      throw CallStatus.NOT_FOUND
+          .withDescription("No prepared statement under this handle: closed or never created")
+          .toRuntimeException();
+    }
+    return query;
+  }
+
+  private void expireResults() {
+    Instant oldest = clock.instant().minus(resultTimeout);
+    results
+        .entrySet()
+        .removeIf(
+            entry -> {
+              if (entry.getValue().started().isBefore(oldest)) {
+                entry.getValue().result().close();
+                return true;
+              }
+              return false;
+            });
+  }
+
+  // ---- metadata
+
+  @Override
+  public FlightInfo getFlightInfoSqlInfo(
+      FlightSql.CommandGetSqlInfo command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_SQL_INFO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamSqlInfo(
+      FlightSql.CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
+    sqlInfo.send(command.getInfoList(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCatalogs(
+      FlightSql.CommandGetCatalogs command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_CATALOGS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
+    send(
+        listener,
+        Schemas.GET_CATALOGS_SCHEMA,
+        rows -> {
+          for (String warehouse : tables.warehouses()) {
+            rows.add(new Object[] {warehouse});
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoSchemas(
+      FlightSql.CommandGetDbSchemas command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_SCHEMAS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamSchemas(
+      FlightSql.CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
+    String principal = principal(context);
+    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
+    send(
+        listener,
+        Schemas.GET_SCHEMAS_SCHEMA,
+        rows -> {
+          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
+            for (Namespace namespace : readable(principal, warehouse)) {
+              if (schemas.matcher(namespace.toString()).matches()) {
+                rows.add(new Object[] {warehouse, namespace.toString()});
+              }
+            }
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTables(
+      FlightSql.CommandGetTables command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(
+        command,
+        descriptor,
+        command.getIncludeSchema()
+            ? Schemas.GET_TABLES_SCHEMA
+            : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTables(
+      FlightSql.CommandGetTables command, CallContext context, ServerStreamListener listener) {
+    String principal = principal(context);
+    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
+    Pattern names = like(command.hasTableNameFilterPattern(), command.getTableNameFilterPattern());
+    boolean tablesWanted =
+        command.getTableTypesCount() == 0 || command.getTableTypesList().contains(TABLE_TYPE);
+    boolean withSchema = command.getIncludeSchema();
+    send(
+        listener,
+        withSchema ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+        rows -> {
+          if (!tablesWanted) {
+            return;
+          }
+          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
+            for (Namespace namespace : readable(principal, warehouse)) {
+              if (!schemas.matcher(namespace.toString()).matches()) {
+                continue;
+              }
+              for (TableIdentifier identifier : tables.tables(warehouse, namespace)) {
+                if (!names.matcher(identifier.name()).matches()) {
+                  continue;
+                }
+                if (!withSchema) {
+                  rows.add(
+                      new Object[] {
+                        warehouse, namespace.toString(), identifier.name(), TABLE_TYPE
+                      });
+                  continue;
+                }
+                Table table;
+                try {
+                  table = tables.load(warehouse, identifier);
+                } catch (NoSuchTableException e) {
+                  continue; // dropped while listing
+                }
+                rows.add(
+                    new Object[] {
+                      warehouse,
+                      namespace.toString(),
+                      identifier.name(),
+                      TABLE_TYPE,
+                      io.lakestream.client.arrow.IcebergArrowSchemas.toArrowSchema(table.schema())
+                          .serializeAsMessage()
+                    });
+              }
+            }
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTableTypes(
+      FlightSql.CommandGetTableTypes command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_TABLE_TYPES_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
+    send(listener, Schemas.GET_TABLE_TYPES_SCHEMA, rows -> rows.add(new Object[] {TABLE_TYPE}));
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_PRIMARY_KEYS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
+    try {
+      String warehouse =
+          tables.warehouse(command.hasCatalog() ? command.getCatalog() : "", command.getTable());
+      Namespace namespace = Namespace.of(command.getDbSchema().split("\\."));
+      access.checkRead(principal(context), warehouse, List.of(namespace.levels()));
+      Table table = tables.load(warehouse, TableIdentifier.of(namespace, command.getTable()));
+      org.apache.iceberg.Schema schema = table.schema();
+      List<Types.NestedField> keys =
+          schema.identifierFieldIds().stream().sorted().map(schema::findField).toList();
+      send(
+          listener,
+          Schemas.GET_PRIMARY_KEYS_SCHEMA,
+          rows -> {
+            int sequence = 1;
+            for (Types.NestedField key : keys) {
+              rows.add(
+                  new Object[] {
+                    warehouse,
+                    namespace.toString(),
+                    command.getTable(),
+                    key.name(),
+                    sequence++,
+                    null
+                  });
+            }
+          });
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
+  public Runnable acceptPutStatement(
+      FlightSql.CommandStatementUpdate command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return () -> listener.onError(FlightErrors.notImplemented("SQL statements that write"));
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementUpdate(
+      FlightSql.CommandPreparedStatementUpdate command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return () -> listener.onError(FlightErrors.notImplemented("SQL statements that write"));
+  }
+
+  private List<String> warehouses(boolean filtered, String catalog) {
+    if (!filtered) {
+      return tables.warehouses();
+    }
+    return tables.warehouses().contains(catalog) ? List.of(catalog) : List.of();
+  }
+
+  /** The namespaces of a warehouse the principal may read, one level deep (what SQL can name). */
+  private List<Namespace> readable(String principal, String warehouse) {
+    List<Namespace> namespaces = new ArrayList<>();
+    for (Namespace namespace : tables.namespaces(warehouse)) {
+      if (namespace.length() != 1) {
+        continue;
+      }
+      try {
+        access.checkRead(principal, warehouse, List.of(namespace.levels()));
+        namespaces.add(namespace);
+      } catch (ForbiddenException e) {
+        // not listed
+      }
+    }
+    return namespaces;
+  }
+
+  /** A SQL LIKE pattern ({@code %}, {@code _}, {@code \} escapes) as a regular expression. */
+  static Pattern like(boolean present, String pattern) {
+    if (!present) {
+      return Pattern.compile("(?s).*");
+    }
+    StringBuilder regex = new StringBuilder("(?s)");
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) {
+        regex.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      } else if (c == '%') {
+        regex.append(".*");
+      } else if (c == '_') {
+        regex.append('.');
+      } else {
+        regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+
+  private static FlightInfo metadataInfo(
+      Message command, FlightDescriptor descriptor, Schema schema) {
+    return new FlightInfo(
+        schema,
+        descriptor,
+        List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
+        -1,
+        -1);
+  }
+
+  /** Sends one batch of metadata rows (strings, ints, byte arrays or nulls) of a schema. */
+  private void send(ServerStreamListener listener, Schema schema, Consumer<List<Object[]>> fill) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      List<Object[]> rows = new ArrayList<>();
+      fill.accept(rows);
+      List<FieldVector> vectors = root.getFieldVectors();
+      for (FieldVector vector : vectors) {
+        vector.allocateNew();
+      }
+      for (int row = 0; row < rows.size(); row++) {
+        Object[] values = rows.get(row);
+        for (int column = 0; column < values.length; column++) {
+          FieldVector vector = vectors.get(column);
+          Object value = values[column];
+          if (value == null) {
+            vector.setNull(row);
+          } else if (vector instanceof VarCharVector strings) {
+            strings.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
+          } else if (vector instanceof IntVector ints) {
+            ints.setSafe(row, (Integer) value);
+          } else if (vector instanceof VarBinaryVector bytes) {
+            bytes.setSafe(row, (byte[]) value);
+          } else {
+            throw new IllegalStateException("Unexpected metadata column " + vector.getField());
+          }
+        }
+      }
+      root.setRowCount(rows.size());
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  private String principal(CallContext context) {
+    String identity = context.peerIdentity();
+    return identity == null ? "" : identity;
+  }
+
+  private static ByteString newHandle() {
+    return ByteString.copyFromUtf8(UUID.randomUUID().toString());
+  }
+
+  private interface Call<T> {
+    T run();
+  }
+
+  private static <T> T guarded(Call<T> call) {
+    try {
+      return call.run();
+    } catch (RuntimeException e) {
+      throw FlightErrors.toFlight(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    results.values().forEach(pending -> pending.result().close());
+    results.clear();
+    prepared.clear();
+  }
+}

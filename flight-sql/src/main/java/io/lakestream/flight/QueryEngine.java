@@ -1,0 +1,404 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.TablePath;
+import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.scan.UnionScanPlanner;
+import io.lakestream.scan.UnionScanReader;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ParameterMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.DateUnit;
+import org.apache.arrow.vector.types.FloatingPointPrecision;
+import org.apache.arrow.vector.types.TimeUnit;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBResultSet;
+
+/**
+ * Runs SQL over Lakestream tables with DuckDB in process. Each query gets a fresh in-memory DuckDB
+ * database: the tables it names (found by {@link TableReferences}) are read with a union read
+ * (every row acknowledged before the query started, each once; a primary-key table's current state)
+ * and loaded into DuckDB tables under the names the query uses, then the query runs and its result
+ * streams out as Arrow batches.
+ *
+ * <p>The database can neither read nor write files, load extensions or change its settings once the
+ * tables are loaded; its memory and threads are limited per query. Thread safe: queries share
+ * nothing but the allocator.
+ */
+final class QueryEngine {
+  private static final int LOAD_BATCH_ROWS = 64 * 1024;
+
+  /** Limits of each query's DuckDB database. */
+  record Limits(String memoryLimit, int threads, int resultBatchRows) {
+    Limits {
+      requireNonNull(memoryLimit, "memoryLimit is null");
+    }
+  }
+
+  private final LakestreamTables tables;
+  private final UnionScanPlanner planner;
+  private final UnionScanReader reader;
+  private final FlightSqlAccess access;
+  private final BufferAllocator allocator;
+  private final Limits limits;
+  private final AtomicLong streams = new AtomicLong();
+
+  QueryEngine(
+      LakestreamTables tables,
+      UnionScanPlanner planner,
+      UnionScanReader reader,
+      FlightSqlAccess access,
+      BufferAllocator allocator,
+      Limits limits) {
+    this.tables = requireNonNull(tables, "tables is null");
+    this.planner = requireNonNull(planner, "planner is null");
+    this.reader = requireNonNull(reader, "reader is null");
+    this.access = requireNonNull(access, "access is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.limits = requireNonNull(limits, "limits is null");
+  }
+
+  /** What a query returns and the parameters it takes, found without reading any rows. */
+  record Shape(Schema dataset, Schema parameters) {}
+
+  /**
+   * The result and parameter schemas of a query, by running it over empty tables with null
+   * parameters.
+   *
+   * @throws InvalidQueryException when the query is not valid or names unknown tables
+   * @throws org.apache.iceberg.exceptions.ForbiddenException when {@code principal} may not read a
+   *     table it names
+   */
+  Shape shape(String sql, String principal) {
+    try (Connection duckdb = open()) {
+      load(duckdb, TableReferences.of(duckdb, sql), principal, false);
+      try (PreparedStatement statement = prepare(duckdb, sql)) {
+        Schema parameters = parameterSchema(statement.getParameterMetaData());
+        for (int i = 1; i <= parameters.getFields().size(); i++) {
+          statement.setNull(i, Types.NULL);
+        }
+        try (ResultSet result = execute(statement, sql);
+            ArrowReader rows = arrow(result, 1)) {
+          return new Shape(rows.getVectorSchemaRoot().getSchema(), parameters);
+        }
+      }
+    } catch (SQLException | IOException e) {
+      throw new IllegalStateException("Cannot describe query: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Starts a query: reads the tables it names, runs it, and returns its result to stream.
+   *
+   * @param parameters values of the query's parameters, in order
+   * @throws InvalidQueryException when the query is not valid, names unknown tables, or takes a
+   *     different number of parameters
+   * @throws QueryLimitException when the query runs out of memory
+   * @throws org.apache.iceberg.exceptions.ForbiddenException when {@code principal} may not read a
+   *     table it names
+   */
+  QueryResult execute(String sql, List<Object> parameters, String principal) {
+    List<AutoCloseable> resources = new ArrayList<>();
+    try {
+      Connection duckdb = open();
+      resources.add(duckdb);
+      load(duckdb, TableReferences.of(duckdb, sql), principal, true);
+      PreparedStatement statement = prepare(duckdb, sql);
+      resources.add(statement);
+      int expected = statement.getParameterMetaData().getParameterCount();
+      if (expected != parameters.size()) {
+        throw new InvalidQueryException(
+            "The query takes "
+                + expected
+                + " parameters but "
+                + parameters.size()
+                + " were bound: "
+                + sql);
+      }
+      for (int i = 0; i < expected; i++) {
+        statement.setObject(i + 1, parameters.get(i));
+      }
+      ResultSet result = execute(statement, sql);
+      resources.add(result);
+      return new QueryResult(arrow(result, limits.resultBatchRows()), resources);
+    } catch (SQLException e) {
+      closeAll(resources);
+      throw new IllegalStateException("Cannot run query: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      closeAll(resources);
+      throw e;
+    }
+  }
+
+  private Connection open() throws SQLException {
+    Properties settings = new Properties();
+    settings.setProperty("enable_external_access", "false");
+    settings.setProperty("autoinstall_known_extensions", "false");
+    settings.setProperty("autoload_known_extensions", "false");
+    settings.setProperty("memory_limit", limits.memoryLimit());
+    settings.setProperty("threads", Integer.toString(limits.threads()));
+    return DriverManager.getConnection("jdbc:duckdb:", settings);
+  }
+
+  private static PreparedStatement prepare(Connection duckdb, String sql) {
+    try (Statement lock = duckdb.createStatement()) {
+      lock.execute("SET lock_configuration = true");
+      return duckdb.prepareStatement(sql);
+    } catch (SQLException e) {
+      throw queryError(e, sql);
+    }
+  }
+
+  private static ResultSet execute(PreparedStatement statement, String sql) {
+    try {
+      return statement.executeQuery();
+    } catch (SQLException e) {
+      throw queryError(e, sql);
+    }
+  }
+
+  private ArrowReader arrow(ResultSet result, int batchRows) throws SQLException {
+    return (ArrowReader)
+        result.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
+  }
+
+  private static RuntimeException queryError(SQLException e, String sql) {
+    String message = String.valueOf(e.getMessage());
+    if (message.startsWith("Out of Memory Error")) {
+      return new QueryLimitException("The query exceeded its memory limit: " + message, e);
+    }
+    return new InvalidQueryException(message, e);
+  }
+
+  private static void closeAll(List<AutoCloseable> resources) {
+    for (AutoCloseable resource : resources.reversed()) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        // already failing; the first error is the one to report
+      }
+    }
+  }
+
+  /**
+   * Creates a DuckDB table (or, for a table named twice, a view of it) under each name the query
+   * uses, with the table's rows when {@code rows} is set.
+   */
+  private void load(
+      Connection duckdb, Set<TableReference> references, String principal, boolean rows)
+      throws SQLException {
+    Map<TablePath, String> loaded = new HashMap<>();
+    Set<String> attached = new HashSet<>();
+    for (TableReference reference : references) {
+      String warehouse = tables.warehouse(reference.catalog(), reference);
+      TablePath path = tables.path(warehouse, List.of(reference.schema()), reference.table());
+      access.checkRead(principal, warehouse, path.namespace());
+      String schema =
+          reference.catalog().isEmpty()
+              ? quote(reference.schema())
+              : quote(reference.catalog()) + "." + quote(reference.schema());
+      String target = schema + "." + quote(reference.table());
+      try (Statement statement = duckdb.createStatement()) {
+        if (!reference.catalog().isEmpty() && attached.add(reference.catalog())) {
+          statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
+        }
+        statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+        String first = loaded.get(path);
+        if (first != null) {
+          statement.execute("CREATE VIEW " + target + " AS SELECT * FROM " + first);
+          continue;
+        }
+      }
+      loadTable(duckdb, warehouse, path, reference, target, rows);
+      loaded.put(path, target);
+    }
+  }
+
+  private void loadTable(
+      Connection duckdb,
+      String warehouse,
+      TablePath path,
+      TableReference reference,
+      String target,
+      boolean withRows)
+      throws SQLException {
+    Table table;
+    try {
+      table = tables.load(warehouse, TableIdentifier.of(reference.schema(), reference.table()));
+    } catch (NoSuchTableException e) {
+      throw new InvalidQueryException(
+          "Table " + reference + " does not exist (warehouse " + warehouse + ")", e);
+    }
+    UnionScanPlanner.Planned planned = null;
+    if (withRows && LakestreamTables.isStream(table)) {
+      try {
+        planned = planner.plan(path);
+      } catch (NoSuchTableException e) {
+        throw new InvalidQueryException("Table " + reference + " was dropped", e);
+      }
+      table = planned.lakeTable();
+    }
+    Schema schema = IcebergArrowSchemas.toArrowSchema(table.schema());
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      RecordVectors batch = new RecordVectors(root);
+      insert(duckdb, batch, "CREATE TABLE " + target + " AS SELECT * FROM ");
+      if (!withRows) {
+        return;
+      }
+      String insert = "INSERT INTO " + target + " SELECT * FROM ";
+      Consumer<Record> sink =
+          record -> {
+            batch.add(record);
+            if (batch.rows() == LOAD_BATCH_ROWS) {
+              insertUnchecked(duckdb, batch, insert);
+            }
+          };
+      if (planned != null) {
+        reader.read(planned, sink);
+      } else if (table.currentSnapshot() != null) {
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+          records.forEach(sink);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException("Cannot read " + reference, e);
+        }
+      }
+      if (batch.rows() > 0) {
+        insert(duckdb, batch, insert);
+      }
+    }
+  }
+
+  private void insertUnchecked(Connection duckdb, RecordVectors batch, String statement) {
+    try {
+      insert(duckdb, batch, statement);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Cannot load rows into DuckDB: " + e.getMessage(), e);
+    }
+  }
+
+  /** Hands the batch's rows to DuckDB as an Arrow stream and runs {@code statement} over it. */
+  private void insert(Connection duckdb, RecordVectors batch, String statement)
+      throws SQLException {
+    String name = "lakestream_rows_" + streams.incrementAndGet();
+    VectorSchemaRoot rows = batch.finish();
+    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+      Data.exportArrayStream(allocator, new OneBatch(allocator, rows), stream);
+      duckdb.unwrap(DuckDBConnection.class).registerArrowStream(name, stream);
+      try (Statement insert = duckdb.createStatement()) {
+        insert.execute(statement + name);
+      }
+    }
+    batch.clear();
+  }
+
+  private static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  /** The Arrow types of a prepared statement's parameters, from DuckDB's type names. */
+  private static Schema parameterSchema(ParameterMetaData metadata) throws SQLException {
+    List<Field> fields = new ArrayList<>();
+    for (int i = 1; i <= metadata.getParameterCount(); i++) {
+      String type;
+      try {
+        type = String.valueOf(metadata.getParameterTypeName(i)).toUpperCase(Locale.ROOT);
+      } catch (SQLException e) {
+        type = "UNKNOWN";
+      }
+      fields.add(Field.nullable("parameter_" + i, arrowType(type)));
+    }
+    return new Schema(fields);
+  }
+
+  private static ArrowType arrowType(String duckdbType) {
+    if (duckdbType.startsWith("DECIMAL(")) {
+      String[] scale = duckdbType.substring(8, duckdbType.length() - 1).split(",");
+      return new ArrowType.Decimal(
+          Integer.parseInt(scale[0].trim()), Integer.parseInt(scale[1].trim()), 128);
+    }
+    return switch (duckdbType) {
+      case "BOOLEAN" -> ArrowType.Bool.INSTANCE;
+      case "TINYINT" -> new ArrowType.Int(8, true);
+      case "SMALLINT" -> new ArrowType.Int(16, true);
+      case "INTEGER" -> new ArrowType.Int(32, true);
+      case "BIGINT" -> new ArrowType.Int(64, true);
+      case "FLOAT" -> new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
+      case "DOUBLE" -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
+      case "DATE" -> new ArrowType.Date(DateUnit.DAY);
+      case "TIMESTAMP" -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
+      case "TIMESTAMP WITH TIME ZONE" -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
+      case "BLOB" -> ArrowType.Binary.INSTANCE;
+      default -> ArrowType.Utf8.INSTANCE;
+    };
+  }
+
+  /** An Arrow reader of one batch, the rows of a root (which it does not own). */
+  private static final class OneBatch extends ArrowReader {
+    private final VectorSchemaRoot source;
+    private boolean done;
+
+    OneBatch(BufferAllocator allocator, VectorSchemaRoot source) {
+      super(allocator);
+      this.source = source;
+    }
+
+    @Override
+    public boolean loadNextBatch() throws IOException {
+      if (done) {
+        return false;
+      }
+      done = true;
+      try (ArrowRecordBatch rows = new VectorUnloader(source).getRecordBatch()) {
+        new VectorLoader(getVectorSchemaRoot()).load(rows);
+      }
+      return true;
+    }
+
+    @Override
+    public long bytesRead() {
+      return 0;
+    }
+
+    @Override
+    protected void closeReadSource() {}
+
+    @Override
+    protected Schema readSchema() {
+      return source.getSchema();
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package io.lakestream.flight;
+
+/** A query that exceeded a limit of the SQL engine (its memory limit); the message says which. */
+public final class QueryLimitException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  public QueryLimitException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,55 @@
+package io.lakestream.flight;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * A running query's result: Arrow batches read from DuckDB as the client consumes them. Owns the
+ * query's DuckDB database; {@link #close()} releases it. Used by one thread at a time.
+ */
+final class QueryResult implements AutoCloseable {
+  private final ArrowReader reader;
+  private final List<AutoCloseable> resources;
+
+  /**
+   * @param resources closed in reverse order after the reader
+   */
+  QueryResult(ArrowReader reader, List<AutoCloseable> resources) {
+    this.reader = reader;
+    this.resources = new ArrayList<>(resources);
+  }
+
+  Schema schema() {
+    try {
+      return reader.getVectorSchemaRoot().getSchema();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  ArrowReader reader() {
+    return reader;
+  }
+
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    List<AutoCloseable> all = new ArrayList<>();
+    all.add(reader);
+    all.addAll(resources.reversed());
+    for (AutoCloseable resource : all) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("Cannot release a query result", e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+}
