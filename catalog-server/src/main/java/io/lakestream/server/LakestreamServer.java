@@ -327,7 +327,11 @@ public final class LakestreamServer implements AutoCloseable {
         new TieringService(
             lake,
             new StreamTableTiering(
-                lake, tieringConnection, TieringHook.NONE, config.tiering().readTimeout()),
+                lake,
+                tieringConnection,
+                TieringHook.NONE,
+                config.tiering().readTimeout(),
+                config.tiering().maxRowsPerRound()),
             config.tiering(),
             Clock.systemUTC());
     tieringStatus = new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC());

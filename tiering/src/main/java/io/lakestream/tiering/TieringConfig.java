@@ -16,9 +16,15 @@ import java.util.Map;
  * @param orphanFileAge how old a data file that tiering wrote and no snapshot references must be
  *     before {@link OrphanFiles} deletes it; also how often each table is swept (but not more often
  *     than the discovery interval)
+ * @param maxRowsPerRound log rows after which a round stops reading and commits what it has (the
+ *     next round goes on from there); bounds a round's memory during a long catch-up
  */
 public record TieringConfig(
-    boolean enabled, Duration discoveryInterval, Duration readTimeout, Duration orphanFileAge) {
+    boolean enabled,
+    Duration discoveryInterval,
+    Duration readTimeout,
+    Duration orphanFileAge,
+    int maxRowsPerRound) {
   public static final ConfigKey<Boolean> ENABLED =
       ConfigKey.bool(
           "tiering.enabled",
@@ -42,8 +48,17 @@ public record TieringConfig(
           "How old an unreferenced data file written by tiering must be before it is deleted; longer"
               + " than any round takes, since a round in another process may still commit it");
 
+  public static final ConfigKey<Integer> MAX_ROWS_PER_ROUND =
+      ConfigKey.integer(
+          "tiering.max-rows-per-round",
+          (int) StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+          1,
+          Integer.MAX_VALUE,
+          "Log rows after which a tiering round stops reading and commits what it has; the next"
+              + " round goes on from there");
+
   public static final List<ConfigKey<?>> KEYS =
-      List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT, ORPHAN_FILE_AGE);
+      List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT, ORPHAN_FILE_AGE, MAX_ROWS_PER_ROUND);
 
   /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
   public static final String INTERVAL_PROPERTY = "lakestream.tiering.interval";
@@ -62,6 +77,10 @@ public record TieringConfig(
       throw new IllegalArgumentException(
           "Invalid tiering.orphan-file-age " + orphanFileAge + ": must not be negative");
     }
+    if (maxRowsPerRound < 1) {
+      throw new IllegalArgumentException(
+          "Invalid tiering.max-rows-per-round " + maxRowsPerRound + ": must be positive");
+    }
   }
 
   public static TieringConfig from(Configuration configuration) {
@@ -69,7 +88,8 @@ public record TieringConfig(
         configuration.get(ENABLED),
         configuration.get(DISCOVERY_INTERVAL),
         configuration.get(READ_TIMEOUT),
-        configuration.get(ORPHAN_FILE_AGE));
+        configuration.get(ORPHAN_FILE_AGE),
+        configuration.get(MAX_ROWS_PER_ROUND));
   }
 
   public static TieringConfig defaults() {

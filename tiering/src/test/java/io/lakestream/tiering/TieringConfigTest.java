@@ -22,11 +22,16 @@ class TieringConfigTest {
             Map.entry("tiering.enabled", "true"),
             Map.entry("tiering.discovery-interval", "10s"),
             Map.entry("tiering.read-timeout", "5m"),
-            Map.entry("tiering.orphan-file-age", "1h"));
+            Map.entry("tiering.orphan-file-age", "1h"),
+            Map.entry("tiering.max-rows-per-round", "2000000"));
     assertThat(TieringConfig.defaults())
         .isEqualTo(
             new TieringConfig(
-                true, Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofHours(1)));
+                true,
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(5),
+                Duration.ofHours(1),
+                2_000_000));
   }
 
   @Test
@@ -34,7 +39,11 @@ class TieringConfigTest {
     assertThatThrownBy(
             () ->
                 new TieringConfig(
-                    true, Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofSeconds(-1)))
+                    true,
+                    Duration.ofSeconds(10),
+                    Duration.ofMinutes(5),
+                    Duration.ofSeconds(-1),
+                    2_000_000))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tiering.orphan-file-age");
   }
