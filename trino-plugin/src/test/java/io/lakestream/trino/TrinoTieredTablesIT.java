@@ -1,29 +1,21 @@
 package io.lakestream.trino;
 
 import io.lakestream.testing.TieredTables;
-import io.lakestream.testing.TieredTables.Expected;
+import io.lakestream.testing.TieredTablesContract;
 import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Trino reads what Lakestream's tiering service committed: tables written only through the stream
- * client (W1 rows into log tables, W2 upserts and deletes into a primary-key table) are read by
- * Trino's Iceberg connector (in-JVM query runner) as plain Iceberg tables through the REST catalog,
- * once each table's current snapshot records its log's high watermarks. The expected rows come from
- * what the test wrote ({@link TieredTables}), not from the server. Uses the module's shared server
- * and query runner ({@link SharedTrino}).
+ * The {@link TieredTablesContract} for Trino's Iceberg connector (in-JVM query runner), on the
+ * module's shared server and query runner ({@link SharedTrino}).
  */
 @ExtendWith(SharedTrino.Resolver.class)
-class TrinoTieredTablesIT {
-  private static final Duration TIERING_TIMEOUT = Duration.ofMinutes(2);
-
+class TrinoTieredTablesIT extends TieredTablesContract {
   private static QueryRunner trino;
   private static TieredTables tables;
 
@@ -40,70 +32,13 @@ class TrinoTieredTablesIT {
     }
   }
 
-  /**
-   * Proves that an unpartitioned log table tiered in two rounds of appends (12,000 then 8,000 W1
-   * rows) reads in Trino with every row exactly once: count, distinct ids and sums of all 20
-   * columns match the rows written, and so do the full rows of a sample.
-   */
-  @Test
-  void unpartitionedLogTableReadsExactlyTheRowsWritten() {
-    TieredTables.LogTable table = tables.createLogTable("events", false);
-    table.append(12_000);
-    table.awaitTiered(TIERING_TIMEOUT);
-    assertReads(table.expectedQueries("lake"));
-
-    table.append(8_000);
-    table.awaitTiered(TIERING_TIMEOUT);
-    assertReads(table.expectedQueries("lake"));
+  @Override
+  protected TieredTables tables() {
+    return tables;
   }
 
-  /**
-   * Proves the same for a log table partitioned by {@code day(ts)} and {@code identity(region)} (12
-   * partitions over 4 days, some with a null region, some with a space in it): besides the
-   * whole-table checks, each partition holds its rows, and a query the partition filters prune and
-   * one on the null partition count exactly.
-   */
-  @Test
-  void partitionedLogTableReadsExactlyTheRowsWrittenPerPartition() {
-    TieredTables.LogTable table = tables.createLogTable("events_by_day", true);
-    table.append(5_000);
-    table.awaitTiered(TIERING_TIMEOUT);
-    table.append(3_000);
-    table.awaitTiered(TIERING_TIMEOUT);
-    assertReads(table.expectedQueries("lake"));
-  }
-
-  /**
-   * Proves that a tiered primary-key table reads as its current state only: after 2,000 inserts
-   * (tiered), then 4,000 random upserts and deletes over the same keys (re-upserts changing every
-   * column, deletes of tiered rows, re-inserts of deleted keys), Trino sees each present key once
-   * with its newest values and no deleted key: count, sums, the exact key set, and full rows of
-   * every tenth key all match the test's own model of the state.
-   */
-  @Test
-  void primaryKeyTableReadsCurrentStateOnly() {
-    TieredTables.KeyedTable table = tables.createKeyedTable("keyed");
-    table.insertAll(2_000);
-    table.awaitTiered(TIERING_TIMEOUT);
-    assertReads(table.expectedQueries("lake"));
-
-    table.change(4_000, 7);
-    table.awaitTiered(TIERING_TIMEOUT);
-    assertReads(table.expectedQueries("lake"));
-  }
-
-  private static void assertReads(List<Expected> queries) {
-    for (Expected query : queries) {
-      long start = System.nanoTime();
-      List<List<Object>> rows = sql(query.sql());
-      System.out.printf(
-          "%s: %d rows in %d ms%n",
-          query.description(), rows.size(), (System.nanoTime() - start) / 1_000_000);
-      TieredTables.assertRows(rows, query);
-    }
-  }
-
-  private static List<List<Object>> sql(String statement) {
+  @Override
+  protected List<List<Object>> sql(String statement) {
     List<List<Object>> rows = new ArrayList<>();
     for (MaterializedRow row : trino.execute(statement).getMaterializedRows()) {
       List<Object> values = new ArrayList<>(row.getFieldCount());
