@@ -16,10 +16,7 @@ import io.lakestream.client.rpc.RpcException;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.server.ServerConfig;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.lakestream.testing.CatalogTokens;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,21 +102,7 @@ class StreamAdminTest {
   }
 
   private static String token(String client, String secret) throws Exception {
-    HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(base + "/v1/oauth/tokens"))
-                    .header("Content-Type", "application/x-www-form-urlencoded")
-                    .POST(
-                        HttpRequest.BodyPublishers.ofString(
-                            "grant_type=client_credentials&client_id="
-                                + client
-                                + "&client_secret="
-                                + secret))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).isEqualTo(200);
-    return response.body().replaceAll(".*\"access_token\":\"([^\"]+)\".*", "$1");
+    return CatalogTokens.clientCredentials(base, client, secret);
   }
 
   private static RpcException rpcError(ThrowingCallable call) {
