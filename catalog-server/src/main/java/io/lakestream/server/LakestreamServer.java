@@ -331,7 +331,8 @@ public final class LakestreamServer implements AutoCloseable {
                 tieringConnection,
                 TieringHook.NONE,
                 config.tiering().readTimeout(),
-                config.tiering().maxRowsPerRound()),
+                config.tiering().maxRowsPerRound(),
+                config.tiering().dataFileWriter()),
             config.tiering(),
             Clock.systemUTC());
     tieringStatus = new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC());

@@ -72,6 +72,7 @@ public final class StreamTableTiering {
   private final TieringHook hook;
   private final Duration readTimeout;
   private final long maxRowsPerRound;
+  private final DataFileWriter dataFileWriter;
   private final AtomicLong attempts = new AtomicLong();
   private final PrimaryKeyCompaction compaction = new PrimaryKeyCompaction();
   private final SnapshotExpiry expiry = new SnapshotExpiry(java.time.Clock.systemUTC());
@@ -95,6 +96,20 @@ public final class StreamTableTiering {
       TieringHook hook,
       Duration readTimeout,
       long maxRowsPerRound) {
+    this(lake, connection, hook, readTimeout, maxRowsPerRound, DataFileWriter.DUCKDB);
+  }
+
+  /**
+   * @param dataFileWriter how a log table's data files are written
+   */
+  public StreamTableTiering(
+      LakeCatalog lake,
+      Connection connection,
+      TieringHook hook,
+      Duration readTimeout,
+      long maxRowsPerRound,
+      DataFileWriter dataFileWriter) {
+    this.dataFileWriter = requireNonNull(dataFileWriter, "dataFileWriter is null");
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
     this.hook = requireNonNull(hook, "hook is null");
@@ -273,9 +288,16 @@ public final class StreamTableTiering {
     LakeRecords records = new LakeRecords(table.schema());
     PartitionKey partitionKey = new PartitionKey(spec, table.schema());
     InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    FanoutDataWriter<Record> writer = dataWriter(table);
+    DuckDbDataWriter columnar =
+        dataFileWriter == DataFileWriter.DUCKDB && DuckDbDataWriter.supports(table.schema())
+            ? new DuckDbDataWriter(table, outputFiles(table))
+            : null;
+    // Per log partition: the Iceberg partition its rows go to, or that they take the row path.
+    Map<String, ColumnarTarget> targets = new HashMap<>();
+    List<FanoutDataWriter<Record>> rowWriter = new ArrayList<>(1);
+    List<DataFile> files = new ArrayList<>();
     long[] rows = {0};
-    boolean closed = false;
+    boolean done = false;
     try {
       LogRangeReader.read(
           path,
@@ -286,23 +308,81 @@ public final class StreamTableTiering {
           reached,
           (range, batch, first, end) -> {
             FieldVector[] vectors = records.vectorsOf(batch.root());
+            rows[0] += end - first;
+            if (columnar != null) {
+              ColumnarTarget target =
+                  targets.computeIfAbsent(
+                      range.partition(),
+                      partition ->
+                          ColumnarTarget.of(
+                              partition, spec, partitionKey, wrapper, records, vectors, first));
+              if (target.columnar()
+                  && columnar.add(range.partition(), target.key(), vectors, first, end)) {
+                return;
+              }
+            }
+            if (rowWriter.isEmpty()) {
+              rowWriter.add(dataWriter(table));
+            }
             for (int row = first; row < end; row++) {
               Record record = records.record(vectors, row);
               partitionKey.partition(wrapper.wrap(record));
-              writer.write(record, spec, partitionKey);
+              rowWriter.get(0).write(record, spec, partitionKey);
             }
-            rows[0] += end - first;
           });
-      writer.close();
-      closed = true;
+      if (columnar != null) {
+        files.addAll(columnar.finish());
+      }
+      if (!rowWriter.isEmpty()) {
+        rowWriter.get(0).close();
+        files.addAll(rowWriter.get(0).result().dataFiles());
+      }
+      done = true;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write data files of " + path, e);
     } finally {
-      if (!closed) {
-        abandon(path, table, writer);
+      if (columnar != null) {
+        columnar.close(); // deletes its files unless finish() succeeded
+      }
+      if (!done) {
+        delete(table.io(), files);
+        if (!rowWriter.isEmpty()) {
+          abandon(path, table, rowWriter.get(0));
+        }
       }
     }
-    return new Written(List.copyOf(writer.result().dataFiles()), List.of(), rows[0]);
+    return new Written(List.copyOf(files), List.of(), rows[0]);
+  }
+
+  /**
+   * Where the columnar writer puts a log partition's rows.
+   *
+   * @param key the Iceberg partition, null for an unpartitioned table
+   */
+  private record ColumnarTarget(boolean columnar, PartitionKey key) {
+    static final ColumnarTarget ROWS = new ColumnarTarget(false, null);
+
+    /**
+     * The target of a log partition, from its first row; {@link #ROWS} when the partition's rows
+     * must take the row path because the table's partition spec no longer names partitions as the
+     * log does.
+     */
+    static ColumnarTarget of(
+        String partition,
+        PartitionSpec spec,
+        PartitionKey partitionKey,
+        InternalRecordWrapper wrapper,
+        LakeRecords records,
+        FieldVector[] vectors,
+        int row) {
+      if (!spec.isPartitioned()) {
+        return partition.isEmpty() ? new ColumnarTarget(true, null) : ROWS;
+      }
+      partitionKey.partition(wrapper.wrap(records.record(vectors, row)));
+      return spec.partitionToPath(partitionKey).equals(partition)
+          ? new ColumnarTarget(true, partitionKey.copy())
+          : ROWS;
+    }
   }
 
   private Written writeChanges(

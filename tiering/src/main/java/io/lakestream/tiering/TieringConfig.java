@@ -18,13 +18,15 @@ import java.util.Map;
  *     than the discovery interval)
  * @param maxRowsPerRound log rows after which a round stops reading and commits what it has (the
  *     next round goes on from there); bounds a round's memory during a long catch-up
+ * @param dataFileWriter how log tables' data files are written
  */
 public record TieringConfig(
     boolean enabled,
     Duration discoveryInterval,
     Duration readTimeout,
     Duration orphanFileAge,
-    int maxRowsPerRound) {
+    int maxRowsPerRound,
+    DataFileWriter dataFileWriter) {
   public static final ConfigKey<Boolean> ENABLED =
       ConfigKey.bool(
           "tiering.enabled",
@@ -57,8 +59,22 @@ public record TieringConfig(
           "Log rows after which a tiering round stops reading and commits what it has; the next"
               + " round goes on from there");
 
+  public static final ConfigKey<DataFileWriter> DATA_FILE_WRITER =
+      ConfigKey.choice(
+          "tiering.data-file-writer",
+          DataFileWriter.class,
+          DataFileWriter.DUCKDB,
+          "How log tables' Parquet data files are written: duckdb (column by column from the"
+              + " log's Arrow batches) or iceberg (row by row with Iceberg's generic writer)");
+
   public static final List<ConfigKey<?>> KEYS =
-      List.of(ENABLED, DISCOVERY_INTERVAL, READ_TIMEOUT, ORPHAN_FILE_AGE, MAX_ROWS_PER_ROUND);
+      List.of(
+          ENABLED,
+          DISCOVERY_INTERVAL,
+          READ_TIMEOUT,
+          ORPHAN_FILE_AGE,
+          MAX_ROWS_PER_ROUND,
+          DATA_FILE_WRITER);
 
   /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
   public static final String INTERVAL_PROPERTY = "lakestream.tiering.interval";
@@ -73,6 +89,7 @@ public record TieringConfig(
     java.util.Objects.requireNonNull(discoveryInterval, "discoveryInterval is null");
     java.util.Objects.requireNonNull(readTimeout, "readTimeout is null");
     java.util.Objects.requireNonNull(orphanFileAge, "orphanFileAge is null");
+    java.util.Objects.requireNonNull(dataFileWriter, "dataFileWriter is null");
     if (orphanFileAge.isNegative()) {
       throw new IllegalArgumentException(
           "Invalid tiering.orphan-file-age " + orphanFileAge + ": must not be negative");
@@ -89,7 +106,8 @@ public record TieringConfig(
         configuration.get(DISCOVERY_INTERVAL),
         configuration.get(READ_TIMEOUT),
         configuration.get(ORPHAN_FILE_AGE),
-        configuration.get(MAX_ROWS_PER_ROUND));
+        configuration.get(MAX_ROWS_PER_ROUND),
+        configuration.get(DATA_FILE_WRITER));
   }
 
   public static TieringConfig defaults() {

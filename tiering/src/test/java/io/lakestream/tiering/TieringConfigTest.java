@@ -23,7 +23,8 @@ class TieringConfigTest {
             Map.entry("tiering.discovery-interval", "10s"),
             Map.entry("tiering.read-timeout", "5m"),
             Map.entry("tiering.orphan-file-age", "1h"),
-            Map.entry("tiering.max-rows-per-round", "2000000"));
+            Map.entry("tiering.max-rows-per-round", "2000000"),
+            Map.entry("tiering.data-file-writer", "duckdb"));
     assertThat(TieringConfig.defaults())
         .isEqualTo(
             new TieringConfig(
@@ -31,7 +32,8 @@ class TieringConfigTest {
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(5),
                 Duration.ofHours(1),
-                2_000_000));
+                2_000_000,
+                DataFileWriter.DUCKDB));
   }
 
   @Test
@@ -43,7 +45,8 @@ class TieringConfigTest {
                     Duration.ofSeconds(10),
                     Duration.ofMinutes(5),
                     Duration.ofSeconds(-1),
-                    2_000_000))
+                    2_000_000,
+                    DataFileWriter.DUCKDB))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tiering.orphan-file-age");
   }
