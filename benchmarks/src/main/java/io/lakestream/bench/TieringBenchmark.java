@@ -55,6 +55,10 @@ import org.apache.iceberg.rest.RESTCatalog;
  *       are in the Iceberg table (resolution: the poll interval). Reported as p50, p99 and max,
  *       with the status endpoint's own {@code lag-seconds} p99 over the same polls.
  * </ul>
+ *
+ * Both run with the default {@code tiering.data-file-writer=duckdb}. Each iteration then starts a
+ * second server with {@code tiering.data-file-writer=iceberg} (Iceberg's row-by-row generic writer)
+ * and measures the throughput part again, so the two writers compare in one run.
  */
 final class TieringBenchmark implements Benchmark {
   private static final int QUICK_ROWS = 20_000;
@@ -104,7 +108,14 @@ final class TieringBenchmark implements Benchmark {
     Duration lagRun = quick ? QUICK_LAG_RUN : FULL_LAG_RUN;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     Object[][] pool = WideEvents.rowPool();
-    List<Sample> samples = context.iterate(() -> measure(context, launcher, pool, rows, lagRun));
+    List<Sample> samples =
+        context.iterate(
+            () -> {
+              Sample sample = measure(context, launcher, pool, rows, lagRun, "duckdb");
+              sample.icebergWriterRowsPerSecond =
+                  measure(context, launcher, pool, rows, null, "iceberg").tieringRowsPerSecond;
+              return sample;
+            });
     double append = Median.of(samples, s -> s.appendRowsPerSecond);
     String appendBaseline = "log append of the same rows, same client, fsync on (log-append-scan)";
     double intervalMs = INTERVAL.toMillis();
@@ -116,6 +127,12 @@ final class TieringBenchmark implements Benchmark {
             appendBaseline,
             append,
             Target.ratioAtLeast(1)),
+        Figure.withoutTarget(
+            "tiering_iceberg_writer_rows_per_s",
+            Median.of(samples, s -> s.icebergWriterRowsPerSecond),
+            "rows/s",
+            "tiering_rows_per_s (tiering.data-file-writer=duckdb, the default)",
+            Median.of(samples, s -> s.tieringRowsPerSecond)),
         Figure.withoutTarget(
             "tiering_end_to_end_rows_per_s",
             Median.of(samples, s -> s.endToEndRowsPerSecond),
@@ -165,10 +182,16 @@ final class TieringBenchmark implements Benchmark {
     double lagP99;
     double lagMax;
     double statusLagP99;
+    double icebergWriterRowsPerSecond;
   }
 
   private static Sample measure(
-      BenchmarkContext context, Path launcher, Object[][] pool, int rows, Duration lagRun)
+      BenchmarkContext context,
+      Path launcher,
+      Object[][] pool,
+      int rows,
+      Duration lagRun,
+      String dataFileWriter)
       throws Exception {
     Sample sample = new Sample();
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-tiering-");
@@ -181,7 +204,14 @@ final class TieringBenchmark implements Benchmark {
       int[] ports = FreePorts.onLoopback(3);
       ProcessBuilder builder =
           LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-      builder.command().addAll(List.of("--tiering-discovery-interval", "1s"));
+      builder
+          .command()
+          .addAll(
+              List.of(
+                  "--tiering-discovery-interval",
+                  "1s",
+                  "--tiering-data-file-writer",
+                  dataFileWriter));
       URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
       try (ChildProcess server =
           ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
@@ -193,8 +223,10 @@ final class TieringBenchmark implements Benchmark {
         try (RESTCatalog catalog = catalog(base);
             Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
           catalog.createNamespace(Namespace.of("bench"));
-          throughput(context, catalog, connection, http, base, pool, rows, sample);
-          lag(context, catalog, connection, http, base, pool, lagRun, sample);
+          throughput(context, catalog, connection, http, base, pool, rows, dataFileWriter, sample);
+          if (lagRun != null) {
+            lag(context, catalog, connection, http, base, pool, lagRun, sample);
+          }
         }
         int exitCode = server.terminate(EXIT_DEADLINE);
         if (exitCode != 0) {
@@ -235,6 +267,7 @@ final class TieringBenchmark implements Benchmark {
       URI base,
       Object[][] pool,
       int rows,
+      String dataFileWriter,
       Sample sample)
       throws Exception {
     createTable(catalog, "w1", "1h");
@@ -299,8 +332,10 @@ final class TieringBenchmark implements Benchmark {
         .progress()
         .printf(
             Locale.ROOT,
-            "    append: %.0f rows/s; tiering round: %.0f rows/s (%d ms); end to end %.0f rows/s%n",
+            "    append: %.0f rows/s; tiering round (%s writer): %.0f rows/s (%d ms); end to end"
+                + " %.0f rows/s%n",
             sample.appendRowsPerSecond,
+            dataFileWriter,
             sample.tieringRowsPerSecond,
             roundMillis,
             sample.endToEndRowsPerSecond);
