@@ -370,9 +370,7 @@ public final class LakestreamServer implements AutoCloseable {
                   config.bindAddress(),
                   config.flightPort(),
                   config.tiering().readTimeout(),
-                  "1GB",
-                  2,
-                  java.time.Duration.ofMinutes(5)),
+                  config.flight()),
               new LakestreamTables(catalogs, config.defaultWarehouse()),
               flightConnection,
               oauth2 ? new CatalogFlightSqlAccess(tokens, authorizer) : FlightSqlAccess.none());

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
+import io.lakestream.flight.FlightSqlConfig;
 import io.lakestream.storage.StorageConfig;
 import io.lakestream.store.StreamStoreConfig;
 import io.lakestream.tiering.TieringConfig;
@@ -37,7 +38,8 @@ public record ServerConfig(
     AuthConfig auth,
     StorageConfig storage,
     StreamStoreConfig stream,
-    TieringConfig tiering) {
+    TieringConfig tiering,
+    FlightSqlConfig flight) {
 
   public static final ConfigKey<String> DATA_DIR =
       ConfigKey.string(
@@ -128,6 +130,7 @@ public record ServerConfig(
     keys.addAll(StorageConfig.KEYS);
     keys.addAll(StreamStoreConfig.KEYS);
     keys.addAll(TieringConfig.KEYS);
+    keys.addAll(FlightSqlConfig.KEYS);
     return List.copyOf(keys);
   }
 
@@ -136,6 +139,7 @@ public record ServerConfig(
     requireNonNull(storage, "storage is null");
     requireNonNull(stream, "stream is null");
     requireNonNull(tiering, "tiering is null");
+    requireNonNull(flight, "flight is null");
     requireNonNull(dataDirectory, "dataDirectory is null");
     requireNonNull(bindAddress, "bindAddress is null");
     requireNonNull(shutdownTimeout, "shutdownTimeout is null");
@@ -175,7 +179,8 @@ public record ServerConfig(
         AuthConfig.from(configuration),
         StorageConfig.from(configuration),
         StreamStoreConfig.from(configuration),
-        TieringConfig.from(configuration));
+        TieringConfig.from(configuration),
+        FlightSqlConfig.from(configuration));
   }
 
   @Override

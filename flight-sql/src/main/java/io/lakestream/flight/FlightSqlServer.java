@@ -8,6 +8,7 @@ import io.lakestream.scan.UnionScanReader;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
@@ -25,22 +26,13 @@ public final class FlightSqlServer implements AutoCloseable {
    * @param host address to listen on
    * @param port port to listen on; 0 picks a free one
    * @param readTimeout how long a union read waits for the log
-   * @param queryMemoryLimit DuckDB's memory limit per query, e.g. {@code 1GB}
-   * @param queryThreads DuckDB threads per query
-   * @param resultTimeout how long a started query's result waits to be fetched
+   * @param config query limits, result timeout and TLS
    */
-  public record Options(
-      String host,
-      int port,
-      Duration readTimeout,
-      String queryMemoryLimit,
-      int queryThreads,
-      Duration resultTimeout) {
+  public record Options(String host, int port, Duration readTimeout, FlightSqlConfig config) {
     public Options {
       requireNonNull(host, "host is null");
       requireNonNull(readTimeout, "readTimeout is null");
-      requireNonNull(queryMemoryLimit, "queryMemoryLimit is null");
-      requireNonNull(resultTimeout, "resultTimeout is null");
+      requireNonNull(config, "config is null");
     }
   }
 
@@ -73,19 +65,29 @@ public final class FlightSqlServer implements AutoCloseable {
               access,
               allocator,
               new QueryEngine.Limits(
-                  options.queryMemoryLimit(), options.queryThreads(), 64 * 1024));
+                  options.config().duckDbMemoryLimit(),
+                  options.config().queryThreads(),
+                  64 * 1024));
       LakestreamFlightSqlProducer producer =
           new LakestreamFlightSqlProducer(
               engine,
               tables,
               access,
               allocator,
-              options.resultTimeout(),
+              options.config().resultTimeout(),
               Clock.systemUTC(),
               String.valueOf(FlightSqlServer.class.getPackage().getImplementationVersion()));
+      Optional<FlightSqlConfig.Tls> tls = options.config().tls();
       FlightServer.Builder builder =
           FlightServer.builder(
-              allocator, Location.forGrpcInsecure(options.host(), options.port()), producer);
+              allocator,
+              tls.isPresent()
+                  ? Location.forGrpcTls(options.host(), options.port())
+                  : Location.forGrpcInsecure(options.host(), options.port()),
+              producer);
+      if (tls.isPresent()) {
+        builder.useTls(tls.get().certificateChain().toFile(), tls.get().privateKey().toFile());
+      }
       if (access.authenticationRequired()) {
         builder.headerAuthenticator(new TokenAuthenticator(access));
       }

@@ -434,6 +434,27 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   @Override
+  public FlightInfo getFlightInfoTypeInfo(
+      FlightSql.CommandGetXdbcTypeInfo command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_TYPE_INFO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTypeInfo(
+      FlightSql.CommandGetXdbcTypeInfo command,
+      CallContext context,
+      ServerStreamListener listener) {
+    try (VectorSchemaRoot root =
+        XdbcTypes.rows(allocator, command.hasDataType() ? command.getDataType() : null)) {
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
   public FlightInfo getFlightInfoPrimaryKeys(
       FlightSql.CommandGetPrimaryKeys command, CallContext context, FlightDescriptor descriptor) {
     return metadataInfo(command, descriptor, Schemas.GET_PRIMARY_KEYS_SCHEMA);
