@@ -1,0 +1,497 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A SQL statement that changes tables, as the Flight SQL endpoint runs it: {@code CREATE TABLE},
+ * {@code DROP TABLE}, {@code INSERT} and {@code DELETE}. {@link #parse} says whether a statement is
+ * one and takes it apart; everything else is a query.
+ *
+ * <p>Only the statement's head (keywords and the table name) is read here. What follows is SQL that
+ * DuckDB parses: the column definitions of {@code CREATE TABLE} (turned into an Iceberg schema by
+ * creating the table in a scratch DuckDB database and reading its columns back), the query or
+ * {@code VALUES} of {@code INSERT}, the condition of {@code DELETE}.
+ */
+sealed interface SqlWrite {
+  /** The table the statement changes. */
+  TableReference table();
+
+  /**
+   * {@code CREATE TABLE [IF NOT EXISTS] name (columns) [WITH ('property' = 'value', ...)]}.
+   *
+   * @param schema the columns as an Iceberg schema; a {@code PRIMARY KEY} becomes its identifier
+   *     fields
+   * @param properties the {@code WITH} properties, as given
+   */
+  record CreateTable(
+      TableReference table, boolean ifNotExists, Schema schema, Map<String, String> properties)
+      implements SqlWrite {}
+
+  /** {@code DROP TABLE [IF EXISTS] name}. */
+  record DropTable(TableReference table, boolean ifExists) implements SqlWrite {}
+
+  /**
+   * {@code INSERT INTO name [(columns)] source}.
+   *
+   * @param columns the column list as written, with its parentheses, or empty
+   * @param source the rows: a query or {@code VALUES}
+   */
+  record Insert(TableReference table, String columns, String source) implements SqlWrite {}
+
+  /**
+   * {@code DELETE FROM name [[AS] alias] [WHERE condition]}.
+   *
+   * @param alias the alias, or empty
+   * @param where the condition, or empty for every row
+   */
+  record Delete(TableReference table, String alias, String where) implements SqlWrite {}
+
+  /**
+   * The statement as a write, or empty when it is not one (a query).
+   *
+   * @param duckdb a DuckDB connection for parsing column definitions (a scratch schema is created
+   *     and dropped on it)
+   * @throws InvalidQueryException when it is a write this endpoint cannot run, saying why
+   */
+  static Optional<SqlWrite> parse(Connection duckdb, String sql) {
+    Tokens tokens = new Tokens(sql);
+    String first = tokens.keyword();
+    return switch (first) {
+      case "CREATE" -> Optional.of(createTable(duckdb, tokens, sql));
+      case "DROP" -> Optional.of(dropTable(tokens, sql));
+      case "INSERT" -> Optional.of(insert(tokens, sql));
+      case "DELETE" -> Optional.of(delete(tokens, sql));
+      case "UPDATE", "MERGE", "ALTER", "TRUNCATE", "COPY" ->
+          throw new InvalidQueryException(
+              first
+                  + " is not supported over Flight SQL; supported writes are CREATE TABLE, DROP"
+                  + " TABLE, INSERT and DELETE (primary-key tables)");
+      default -> Optional.empty();
+    };
+  }
+
+  private static SqlWrite createTable(Connection duckdb, Tokens tokens, String sql) {
+    tokens.expect("TABLE", "Only CREATE TABLE is supported over Flight SQL: " + sql);
+    boolean ifNotExists = false;
+    if (tokens.peekKeyword().equals("IF")) {
+      tokens.keyword();
+      tokens.expect("NOT", "Expected IF NOT EXISTS: " + sql);
+      tokens.expect("EXISTS", "Expected IF NOT EXISTS: " + sql);
+      ifNotExists = true;
+    }
+    TableReference table = tokens.tableName(sql);
+    String rest = tokens.rest().trim();
+    if (rest.toUpperCase(Locale.ROOT).startsWith("AS")) {
+      throw new InvalidQueryException(
+          "CREATE TABLE ... AS is not supported over Flight SQL; create the table, then INSERT INTO"
+              + " it ... SELECT");
+    }
+    if (!rest.startsWith("(")) {
+      throw new InvalidQueryException("Expected the column definitions of " + table + ": " + sql);
+    }
+    int close = Tokens.matchingParenthesis(rest, 0);
+    if (close < 0) {
+      throw new InvalidQueryException("Unbalanced parentheses in " + sql);
+    }
+    String columns = rest.substring(0, close + 1);
+    Map<String, String> properties = properties(rest.substring(close + 1), sql);
+    return new CreateTable(table, ifNotExists, schema(duckdb, columns), properties);
+  }
+
+  /** The optional {@code WITH ('key' = 'value', ...)} after the column definitions. */
+  private static Map<String, String> properties(String tail, String sql) {
+    Tokens tokens = new Tokens(tail);
+    Map<String, String> properties = new LinkedHashMap<>();
+    if (tokens.atEnd()) {
+      return properties;
+    }
+    tokens.expect("WITH", "Unexpected text after the column definitions: " + sql);
+    tokens.symbol('(', sql);
+    while (true) {
+      String key = tokens.literalOrName(sql);
+      tokens.symbol('=', sql);
+      String value = tokens.literalOrName(sql);
+      if (properties.put(key, value) != null) {
+        throw new InvalidQueryException("Property '" + key + "' is given twice: " + sql);
+      }
+      if (tokens.tryPunctuation(',')) {
+        continue;
+      }
+      tokens.symbol(')', sql);
+      break;
+    }
+    if (!tokens.atEnd()) {
+      throw new InvalidQueryException("Unexpected text after WITH (...): " + sql);
+    }
+    return properties;
+  }
+
+  /** The columns of a {@code CREATE TABLE} body, by creating it in a scratch DuckDB schema. */
+  private static Schema schema(Connection duckdb, String columns) {
+    String scratch = "lakestream_ddl_" + Long.toUnsignedString(System.nanoTime());
+    try {
+      try (Statement statement = duckdb.createStatement()) {
+        statement.execute("CREATE SCHEMA " + scratch);
+      }
+      try {
+        try (Statement statement = duckdb.createStatement()) {
+          statement.execute("CREATE TABLE " + scratch + ".t " + columns);
+        } catch (SQLException e) {
+          throw new InvalidQueryException("Invalid column definitions: " + e.getMessage(), e);
+        }
+        List<Types.NestedField> fields = new ArrayList<>();
+        Set<String> key = primaryKey(duckdb, scratch);
+        try (PreparedStatement columnsQuery =
+            duckdb.prepareStatement(
+                "SELECT column_name, data_type, is_nullable, numeric_precision, numeric_scale"
+                    + " FROM duckdb_columns() WHERE schema_name = ? AND table_name = 't'"
+                    + " ORDER BY column_index")) {
+          columnsQuery.setString(1, scratch);
+          try (ResultSet result = columnsQuery.executeQuery()) {
+            int id = 1;
+            while (result.next()) {
+              String name = result.getString(1);
+              Type type =
+                  icebergType(name, result.getString(2), result.getInt(4), result.getInt(5));
+              boolean required = !result.getBoolean(3) || key.contains(name);
+              fields.add(
+                  required
+                      ? Types.NestedField.required(id++, name, type)
+                      : Types.NestedField.optional(id++, name, type));
+            }
+          }
+        }
+        Set<Integer> identifiers = new java.util.HashSet<>();
+        for (Types.NestedField field : fields) {
+          if (key.contains(field.name())) {
+            identifiers.add(field.fieldId());
+          }
+        }
+        return new Schema(fields, identifiers);
+      } finally {
+        try (Statement statement = duckdb.createStatement()) {
+          statement.execute("DROP SCHEMA " + scratch + " CASCADE");
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("Cannot read column definitions: " + e.getMessage(), e);
+    }
+  }
+
+  private static Set<String> primaryKey(Connection duckdb, String scratch) throws SQLException {
+    try (PreparedStatement query =
+        duckdb.prepareStatement(
+            "SELECT unnest(constraint_column_names) FROM duckdb_constraints()"
+                + " WHERE schema_name = ? AND table_name = 't' AND constraint_type = 'PRIMARY KEY'")) {
+      query.setString(1, scratch);
+      Set<String> key = new java.util.LinkedHashSet<>();
+      try (ResultSet result = query.executeQuery()) {
+        while (result.next()) {
+          key.add(result.getString(1));
+        }
+      }
+      return key;
+    }
+  }
+
+  /** The Iceberg type of a DuckDB column type. */
+  static Type icebergType(String column, String duckdbType, int precision, int scale) {
+    String type = duckdbType.toUpperCase(Locale.ROOT);
+    if (type.startsWith("DECIMAL")) {
+      return Types.DecimalType.of(precision, scale);
+    }
+    return switch (type) {
+      case "BOOLEAN" -> Types.BooleanType.get();
+      case "TINYINT", "SMALLINT", "INTEGER", "UTINYINT", "USMALLINT" -> Types.IntegerType.get();
+      case "BIGINT", "UINTEGER" -> Types.LongType.get();
+      case "FLOAT" -> Types.FloatType.get();
+      case "DOUBLE" -> Types.DoubleType.get();
+      case "VARCHAR" -> Types.StringType.get();
+      case "BLOB" -> Types.BinaryType.get();
+      case "DATE" -> Types.DateType.get();
+      case "TIME" -> Types.TimeType.get();
+      case "TIMESTAMP" -> Types.TimestampType.withoutZone();
+      case "TIMESTAMP WITH TIME ZONE" -> Types.TimestampType.withZone();
+      case "UUID" -> Types.UUIDType.get();
+      default ->
+          throw new InvalidQueryException(
+              "Column "
+                  + column
+                  + " has type "
+                  + duckdbType
+                  + ", which Lakestream tables cannot hold; use BOOLEAN, INTEGER, BIGINT, FLOAT,"
+                  + " DOUBLE, DECIMAL(p, s), VARCHAR, BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ or"
+                  + " UUID");
+    };
+  }
+
+  private static SqlWrite dropTable(Tokens tokens, String sql) {
+    tokens.expect("TABLE", "Only DROP TABLE is supported over Flight SQL: " + sql);
+    boolean ifExists = false;
+    if (tokens.peekKeyword().equals("IF")) {
+      tokens.keyword();
+      tokens.expect("EXISTS", "Expected IF EXISTS: " + sql);
+      ifExists = true;
+    }
+    TableReference table = tokens.tableName(sql);
+    if (!tokens.atEnd()) {
+      throw new InvalidQueryException("Unexpected text after the table name: " + sql);
+    }
+    return new DropTable(table, ifExists);
+  }
+
+  private static SqlWrite insert(Tokens tokens, String sql) {
+    tokens.expect("INTO", "Expected INSERT INTO: " + sql);
+    TableReference table = tokens.tableName(sql);
+    String rest = tokens.rest().trim();
+    String columns = "";
+    if (rest.startsWith("(")) {
+      int close = Tokens.matchingParenthesis(rest, 0);
+      if (close < 0) {
+        throw new InvalidQueryException("Unbalanced parentheses in " + sql);
+      }
+      String inside = rest.substring(1, close).trim().toUpperCase(Locale.ROOT);
+      // "(SELECT ...)" is a parenthesised source, not a column list.
+      if (!inside.startsWith("SELECT") && !inside.startsWith("WITH")) {
+        columns = rest.substring(0, close + 1);
+        rest = rest.substring(close + 1).trim();
+      }
+    }
+    String head = new Tokens(rest).peekKeyword();
+    if (!Set.of("SELECT", "VALUES", "WITH", "FROM", "TABLE").contains(head)
+        && !rest.startsWith("(")) {
+      throw new InvalidQueryException(
+          "Expected the rows to insert (VALUES or a query) after " + table + ": " + sql);
+    }
+    return new Insert(table, columns, rest);
+  }
+
+  private static SqlWrite delete(Tokens tokens, String sql) {
+    tokens.expect("FROM", "Expected DELETE FROM: " + sql);
+    TableReference table = tokens.tableName(sql);
+    String alias = "";
+    String next = tokens.peekKeyword();
+    if (next.equals("AS")) {
+      tokens.keyword();
+      alias = tokens.identifier(sql);
+    } else if (!next.isEmpty() && !next.equals("WHERE")) {
+      alias = tokens.identifier(sql);
+    }
+    String where = "";
+    if (tokens.peekKeyword().equals("WHERE")) {
+      tokens.keyword();
+      where = tokens.rest().trim();
+      if (where.isEmpty()) {
+        throw new InvalidQueryException("WHERE without a condition: " + sql);
+      }
+    } else if (!tokens.atEnd()) {
+      throw new InvalidQueryException("Unexpected text after the table name: " + sql);
+    }
+    return new Delete(table, alias, where);
+  }
+
+  /** Reads the head of a statement: keywords, names, literals; skips blanks and comments. */
+  final class Tokens {
+    private final String text;
+    private int position;
+
+    Tokens(String text) {
+      this.text = requireNonNull(text, "text is null");
+    }
+
+    private void skipBlanks() {
+      while (position < text.length()) {
+        char c = text.charAt(position);
+        if (Character.isWhitespace(c)) {
+          position++;
+        } else if (text.startsWith("--", position)) {
+          int end = text.indexOf('\n', position);
+          position = end < 0 ? text.length() : end + 1;
+        } else if (text.startsWith("/*", position)) {
+          int end = text.indexOf("*/", position + 2);
+          position = end < 0 ? text.length() : end + 2;
+        } else {
+          return;
+        }
+      }
+    }
+
+    boolean atEnd() {
+      skipBlanks();
+      if (position < text.length() && text.charAt(position) == ';') {
+        position++;
+        skipBlanks();
+      }
+      return position >= text.length();
+    }
+
+    /** The next bare word, upper-cased, or empty when the next token is not one. */
+    String peekKeyword() {
+      int saved = position;
+      String word = keyword();
+      position = saved;
+      return word;
+    }
+
+    String keyword() {
+      skipBlanks();
+      int start = position;
+      while (position < text.length()
+          && (Character.isLetterOrDigit(text.charAt(position)) || text.charAt(position) == '_')) {
+        position++;
+      }
+      return text.substring(start, position).toUpperCase(Locale.ROOT);
+    }
+
+    void expect(String keyword, String message) {
+      if (!keyword().equals(keyword)) {
+        throw new InvalidQueryException(message);
+      }
+    }
+
+    String identifier(String sql) {
+      skipBlanks();
+      if (position < text.length() && text.charAt(position) == '"') {
+        StringBuilder name = new StringBuilder();
+        position++;
+        while (position < text.length()) {
+          char c = text.charAt(position++);
+          if (c == '"') {
+            if (position < text.length() && text.charAt(position) == '"') {
+              name.append('"');
+              position++;
+            } else {
+              return name.toString();
+            }
+          } else {
+            name.append(c);
+          }
+        }
+        throw new InvalidQueryException("Unterminated quoted name in " + sql);
+      }
+      int start = position;
+      while (position < text.length()
+          && (Character.isLetterOrDigit(text.charAt(position))
+              || text.charAt(position) == '_'
+              || text.charAt(position) == '$')) {
+        position++;
+      }
+      if (start == position) {
+        throw new InvalidQueryException("Expected a name at position " + (start + 1) + ": " + sql);
+      }
+      return text.substring(start, position);
+    }
+
+    /** {@code schema.table} or {@code catalog.schema.table}. */
+    TableReference tableName(String sql) {
+      List<String> parts = new ArrayList<>();
+      parts.add(identifier(sql));
+      while (tryPunctuation('.')) {
+        parts.add(identifier(sql));
+      }
+      return switch (parts.size()) {
+        case 2 -> new TableReference("", parts.get(0), parts.get(1));
+        case 3 -> new TableReference(parts.get(0), parts.get(1), parts.get(2));
+        default ->
+            throw new InvalidQueryException(
+                "Name tables as namespace.table or warehouse.namespace.table: "
+                    + String.join(".", parts));
+      };
+    }
+
+    boolean tryPunctuation(char c) {
+      skipBlanks();
+      if (position < text.length() && text.charAt(position) == c) {
+        position++;
+        return true;
+      }
+      return false;
+    }
+
+    void symbol(char c, String sql) {
+      if (!tryPunctuation(c)) {
+        throw new InvalidQueryException("Expected '" + c + "' in " + sql);
+      }
+    }
+
+    /** A string literal ({@code 'value'}) or a bare word such as {@code 4} or {@code log}. */
+    String literalOrName(String sql) {
+      skipBlanks();
+      if (position < text.length() && text.charAt(position) == '\'') {
+        StringBuilder value = new StringBuilder();
+        position++;
+        while (position < text.length()) {
+          char c = text.charAt(position++);
+          if (c == '\'') {
+            if (position < text.length() && text.charAt(position) == '\'') {
+              value.append('\'');
+              position++;
+            } else {
+              return value.toString();
+            }
+          } else {
+            value.append(c);
+          }
+        }
+        throw new InvalidQueryException("Unterminated string in " + sql);
+      }
+      int start = position;
+      while (position < text.length()
+          && (Character.isLetterOrDigit(text.charAt(position))
+              || "._-".indexOf(text.charAt(position)) >= 0)) {
+        position++;
+      }
+      if (start == position) {
+        throw new InvalidQueryException("Expected a value at position " + (start + 1) + ": " + sql);
+      }
+      return text.substring(start, position);
+    }
+
+    String rest() {
+      skipBlanks();
+      String rest = text.substring(position);
+      position = text.length();
+      return rest.endsWith(";") ? rest.substring(0, rest.length() - 1) : rest;
+    }
+
+    /** The index of the parenthesis closing the one at {@code open}, or -1. */
+    static int matchingParenthesis(String text, int open) {
+      int depth = 0;
+      char quote = 0;
+      for (int i = open; i < text.length(); i++) {
+        char c = text.charAt(i);
+        if (quote != 0) {
+          if (c == quote) {
+            quote = 0;
+          }
+        } else if (c == '\'' || c == '"') {
+          quote = c;
+        } else if (c == '(') {
+          depth++;
+        } else if (c == ')') {
+          depth--;
+          if (depth == 0) {
+            return i;
+          }
+        }
+      }
+      return -1;
+    }
+  }
+}
