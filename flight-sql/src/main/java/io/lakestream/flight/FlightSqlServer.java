@@ -16,9 +16,9 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The Arrow Flight SQL endpoint of a server: SQL queries over union reads of its streaming tables
- * (and plain Iceberg tables), catalog metadata, with the catalog's authentication. Reads streams
- * through a stream RPC connection the caller owns. {@link #close()} stops accepting, waits briefly
- * for running calls and releases pending results.
+ * (and plain Iceberg tables), catalog metadata, ingest of Arrow batches into log tables, with the
+ * catalog's authentication. Reads streams through a stream RPC connection the caller owns. {@link
+ * #close()} stops accepting, waits briefly for running calls and releases pending results.
  */
 public final class FlightSqlServer implements AutoCloseable {
   /**
@@ -77,6 +77,7 @@ public final class FlightSqlServer implements AutoCloseable {
       LakestreamFlightSqlProducer producer =
           new LakestreamFlightSqlProducer(
               engine,
+              new FlightIngest(tables, streams, access, allocator),
               tables,
               access,
               allocator,
@@ -85,7 +86,8 @@ public final class FlightSqlServer implements AutoCloseable {
               String.valueOf(FlightSqlServer.class.getPackage().getImplementationVersion()));
       FlightServer.Builder builder =
           FlightServer.builder(
-              allocator, Location.forGrpcInsecure(options.host(), options.port()), producer);
+                  allocator, Location.forGrpcInsecure(options.host(), options.port()), producer)
+              .middleware(IngestHeaders.KEY, IngestHeaders.FACTORY);
       if (access.authenticationRequired()) {
         builder.headerAuthenticator(new TokenAuthenticator(access));
       }

@@ -1,0 +1,993 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.protobuf.ByteString;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.Partitioning;
+import io.lakestream.client.arrow.ArrowBatchCodec;
+import io.lakestream.client.arrow.ArrowValues;
+import io.lakestream.client.arrow.BatchStatistics;
+import io.lakestream.client.arrow.ByteSink;
+import io.lakestream.client.arrow.Compression;
+import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.Messages.ProduceResponse;
+import io.lakestream.client.rpc.RpcException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightProducer;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/**
+ * Appends Arrow batches a Flight client sends ({@code DoPut}: Flight SQL bulk ingest, a prepared
+ * {@code INSERT}, or a plain Flight path descriptor) to a log table, through the stream RPC as the
+ * Java client's writers do: the call is acknowledged only once every row is durable.
+ *
+ * <p><b>Checks before writing.</b> The caller needs a write grant on the table's namespace; the
+ * table must be a log table; the columns of the first message's schema must match the table's by
+ * name and Arrow type, and every required column must be present (missing optional columns are
+ * written as nulls). Anything else fails the call before a row is written, with a Flight status
+ * whose message names the table or column.
+ *
+ * <p><b>Idempotence.</b> Each stored batch carries a writer id and sequence 0 (see the stream RPC's
+ * deduplication). With an idempotency key the writer id is a hash of the principal, table, key, the
+ * batch's position in the call and its encoded bytes, so the same call sent again (the same key and
+ * the same batches) maps to the same writer ids and the store answers every batch it already holds
+ * as a duplicate instead of appending it again; different batches under a reused key get other ids
+ * and are appended. Without a key the writer ids are random (a resend inside the call is still
+ * stored once). The store rebuilds writer state from the log after a restart, so a retry after a
+ * crash is recognised too.
+ *
+ * <p>Thread safe.
+ */
+final class FlightIngest {
+  /** The {@code CommandStatementIngest} option that carries the idempotency key. */
+  static final String IDEMPOTENCY_KEY_OPTION = "lakestream.idempotency-key";
+
+  /** Longest idempotency key accepted. */
+  static final int MAX_KEY_LENGTH = 256;
+
+  /** A Flight batch is split into stored batches of about this many bytes at most. */
+  private static final long TARGET_BATCH_BYTES = 8L << 20;
+
+  /** Stored batches of one call sent and not yet acknowledged. */
+  private static final int MAX_IN_FLIGHT = 16;
+
+  /** Sends of one stored batch before the call fails. */
+  private static final int MAX_ATTEMPTS = 6;
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final LakestreamTables tables;
+  private final Connection streams;
+  private final FlightSqlAccess access;
+  private final BufferAllocator allocator;
+
+  /** Where rows go: a table of a namespace of a warehouse (by its catalog name). */
+  record Target(String warehouse, List<String> namespace, String table) {
+    Target {
+      requireNonNull(warehouse, "warehouse is null");
+      namespace = List.copyOf(namespace);
+      requireNonNull(table, "table is null");
+    }
+
+    @Override
+    public String toString() {
+      return warehouse + "." + String.join(".", namespace) + "." + table;
+    }
+  }
+
+  /**
+   * How the columns of the sent batches map to the table's columns.
+   *
+   * @param columns table columns the sent columns bind to, in sent order; empty to bind by name
+   * @param byNameIfNamesMatch with {@code columns}, bind by name instead when every sent column is
+   *     named like a distinct table column (a prepared {@code INSERT} without a column list whose
+   *     parameters carry the column names, as ADBC's bulk ingest sends)
+   */
+  record Binding(List<String> columns, boolean byNameIfNamesMatch) {
+    static final Binding BY_NAME = new Binding(List.of(), false);
+
+    Binding {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /**
+   * The outcome of an ingest.
+   *
+   * @param rows rows received
+   * @param appendedRows rows appended now
+   * @param duplicateRows rows the table held already from an earlier send of the same call
+   * @param batches stored batches written or recognised
+   */
+  record Outcome(long rows, long appendedRows, long duplicateRows, int batches) {
+    /** As JSON, for a plain {@code DoPut}'s {@code app_metadata}. */
+    String toJson() {
+      return "{\"rows\":"
+          + rows
+          + ",\"appendedRows\":"
+          + appendedRows
+          + ",\"duplicateRows\":"
+          + duplicateRows
+          + ",\"batches\":"
+          + batches
+          + "}";
+    }
+  }
+
+  /** A resolved, checked log table ready to take batches. */
+  record Resolved(Target target, io.lakestream.client.Table table, Schema schema) {}
+
+  FlightIngest(
+      LakestreamTables tables,
+      Connection streams,
+      FlightSqlAccess access,
+      BufferAllocator allocator) {
+    this.tables = requireNonNull(tables, "tables is null");
+    this.streams = requireNonNull(streams, "streams is null");
+    this.access = requireNonNull(access, "access is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+  }
+
+  /** Whether the table exists (after the write check), for Flight SQL's table options. */
+  boolean exists(Target target, String principal) {
+    access.checkWrite(principal, target.warehouse(), target.namespace());
+    try {
+      tables.load(target.warehouse(), identifier(target));
+      return true;
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Checks that the principal may write to the target and that it is a log table.
+   *
+   * @throws FlightRuntimeException {@code UNAUTHORIZED}, {@code NOT_FOUND}, or {@code
+   *     UNIMPLEMENTED} for a primary-key or plain Iceberg table
+   */
+  Resolved resolve(Target target, String principal) {
+    access.checkWrite(principal, target.warehouse(), target.namespace());
+    Table table;
+    try {
+      table = tables.load(target.warehouse(), identifier(target));
+    } catch (NoSuchTableException | NoSuchNamespaceException e) {
+      throw CallStatus.NOT_FOUND
+          .withDescription(
+              "Table "
+                  + target
+                  + " does not exist; ingest appends to an existing log table (create it through"
+                  + " the REST catalog or the Java client's Admin first)")
+          .toRuntimeException();
+    }
+    String kind = table.properties().get(LakestreamTables.KIND);
+    if ("primary-key".equals(kind)) {
+      throw CallStatus.UNIMPLEMENTED
+          .withDescription(
+              "Table "
+                  + target
+                  + " is a primary-key table: Flight ingest appends to log tables only; write"
+                  + " upserts through the Java client's UpsertWriter")
+          .toRuntimeException();
+    }
+    if (!"log".equals(kind)) {
+      throw CallStatus.UNIMPLEMENTED
+          .withDescription(
+              "Table "
+                  + target
+                  + " is a plain Iceberg table: Flight ingest appends to streaming log tables only")
+          .toRuntimeException();
+    }
+    io.lakestream.client.Table stream;
+    try {
+      stream = streams.table(tables.path(target.warehouse(), target.namespace(), target.table()));
+    } catch (RpcException e) {
+      throw toFlight(e, target);
+    }
+    return new Resolved(target, stream, stream.arrowSchema(stream.schemaId()));
+  }
+
+  /**
+   * Appends every batch of {@code stream} to the table and returns once all are durable.
+   *
+   * @param idempotencyKey names the call for retries, or null
+   * @throws FlightRuntimeException with a status that fits; batches before a bad one may be stored
+   *     (a retry with the same key stores them once)
+   */
+  Outcome ingest(
+      Resolved resolved,
+      String principal,
+      String idempotencyKey,
+      Binding binding,
+      FlightStream stream) {
+    Schema sent = stream.getSchema();
+    int[] sources = bind(resolved, sent, binding);
+    Writer writer = new Writer(resolved, principal, checkKey(idempotencyKey), sources);
+    RuntimeException failure = null;
+    try {
+      while (stream.next()) {
+        VectorSchemaRoot root = stream.getRoot();
+        if (root.getRowCount() > 0) {
+          writer.write(root);
+        }
+      }
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    Outcome outcome = writer.await(failure);
+    return outcome;
+  }
+
+  // ---- the Flight calls
+
+  /**
+   * A prepared {@code INSERT}: where its parameter batches go, who prepared it, and the idempotency
+   * key header sent with the request that prepared it (or null).
+   */
+  private record PreparedInsert(
+      Target target, String principal, Binding binding, String idempotencyKey) {}
+
+  private final Map<ByteString, PreparedInsert> prepared = new ConcurrentHashMap<>();
+
+  /**
+   * Flight SQL bulk ingest ({@code CommandStatementIngest}). The table must exist: {@code
+   * if_exists} APPEND (or unspecified) appends, FAIL refuses an existing table ({@code
+   * ALREADY_EXISTS}), REPLACE is refused; a missing table is {@code NOT_FOUND}, or {@code
+   * UNIMPLEMENTED} when the client asks to create it. Temporary tables and transactions are
+   * refused. The idempotency key comes from the option {@value #IDEMPOTENCY_KEY_OPTION} or the
+   * request header.
+   */
+  Runnable acceptStatementIngest(
+      FlightSql.CommandStatementIngest command,
+      String principal,
+      String headerKey,
+      FlightStream stream,
+      FlightProducer.StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        if (command.getTemporary()) {
+          throw CallStatus.UNIMPLEMENTED
+              .withDescription("Ingest into temporary tables is not supported")
+              .toRuntimeException();
+        }
+        if (command.hasTransactionId()) {
+          throw CallStatus.UNIMPLEMENTED
+              .withDescription(
+                  "Transactions are not supported: ingest without a transaction id (use the"
+                      + " option "
+                      + IDEMPOTENCY_KEY_OPTION
+                      + " to make retries safe)")
+              .toRuntimeException();
+        }
+        if (!command.hasSchema() || command.getSchema().isEmpty()) {
+          throw invalid("Name the schema (namespace) of ingest table " + command.getTable());
+        }
+        Target target =
+            new Target(
+                tables.warehouse(
+                    command.hasCatalog() ? command.getCatalog() : "", command.getTable()),
+                List.of(command.getSchema().split("\\.")),
+                command.getTable());
+        FlightSql.CommandStatementIngest.TableDefinitionOptions options =
+            command.getTableDefinitionOptions();
+        switch (options.getIfExists()) {
+          case TABLE_EXISTS_OPTION_REPLACE ->
+              throw CallStatus.UNIMPLEMENTED
+                  .withDescription(
+                      "Replacing table "
+                          + target
+                          + " is not supported: ingest appends (if_exists=APPEND)")
+                  .toRuntimeException();
+          case TABLE_EXISTS_OPTION_FAIL -> {
+            if (exists(target, principal)) {
+              throw CallStatus.ALREADY_EXISTS
+                  .withDescription(
+                      "Table "
+                          + target
+                          + " exists and the ingest asked to fail if it does (if_exists=FAIL);"
+                          + " append with if_exists=APPEND")
+                  .toRuntimeException();
+            }
+          }
+          default -> {}
+        }
+        if (options.getIfNotExist()
+                == FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption
+                    .TABLE_NOT_EXIST_OPTION_CREATE
+            && !exists(target, principal)) {
+          throw CallStatus.UNIMPLEMENTED
+              .withDescription(
+                  "Table "
+                      + target
+                      + " does not exist and ingest does not create tables: create the log table"
+                      + " through the REST catalog or the Java client's Admin, then append")
+              .toRuntimeException();
+        }
+        String optionKey = command.getOptionsMap().get(IDEMPOTENCY_KEY_OPTION);
+        if (optionKey != null && headerKey != null && !optionKey.equals(headerKey)) {
+          throw invalid(
+              "The option "
+                  + IDEMPOTENCY_KEY_OPTION
+                  + " and the header "
+                  + IngestHeaders.IDEMPOTENCY_KEY
+                  + " differ; send one");
+        }
+        Outcome outcome =
+            ingest(
+                resolve(target, principal),
+                principal,
+                optionKey != null ? optionKey : headerKey,
+                Binding.BY_NAME,
+                stream);
+        sendUpdateResult(outcome, listener);
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  /**
+   * A plain Flight {@code DoPut} whose descriptor is a path: {@code [namespace, table]} (default
+   * warehouse) or {@code [warehouse, namespace, table]}; columns bind by name. Answers one {@code
+   * PutResult} whose {@code app_metadata} is the {@link Outcome} as JSON.
+   */
+  Runnable acceptPath(
+      FlightDescriptor descriptor,
+      String principal,
+      String headerKey,
+      FlightStream stream,
+      FlightProducer.StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        List<String> path = descriptor.getPath();
+        if (path.size() < 2 || path.size() > 3) {
+          throw invalid(
+              "A DoPut path names [namespace, table] or [warehouse, namespace, table], not "
+                  + path);
+        }
+        Target target =
+            new Target(
+                tables.warehouse(path.size() == 3 ? path.get(0) : "", path),
+                List.of(path.get(path.size() - 2).split("\\.")),
+                path.get(path.size() - 1));
+        Outcome outcome =
+            ingest(resolve(target, principal), principal, headerKey, Binding.BY_NAME, stream);
+        byte[] json = outcome.toJson().getBytes(StandardCharsets.UTF_8);
+        try (ArrowBuf buffer = allocator.buffer(json.length)) {
+          buffer.writeBytes(json);
+          listener.onNext(PutResult.metadata(buffer));
+        }
+        listener.onCompleted();
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  /**
+   * Prepares an {@code INSERT} (see {@link InsertStatement}): checks the grant and the table and
+   * answers a handle whose parameter schema is the table's columns the statement binds.
+   *
+   * @param headerKey the idempotency key header of the prepare request, or null: it applies to the
+   *     statement's executions that send none of their own (some clients, ADBC's Java driver among
+   *     them, send their call headers with the prepare request but not with the execution's {@code
+   *     DoPut})
+   */
+  FlightSql.ActionCreatePreparedStatementResult prepareInsert(
+      String sql, String principal, String headerKey) {
+    checkKey(headerKey);
+    InsertStatement insert = InsertStatement.parse(sql);
+    List<String> name = insert.name();
+    Target target =
+        new Target(
+            tables.warehouse(name.size() == 3 ? name.get(0) : "", String.join(".", name)),
+            List.of(name.get(name.size() - 2)),
+            name.get(name.size() - 1));
+    Resolved resolved = resolve(target, principal);
+    List<Field> fields = resolved.schema().getFields();
+    List<String> columns = insert.columns();
+    boolean byNameIfNamesMatch = false;
+    if (columns.isEmpty()) {
+      if (insert.parameters() != fields.size()) {
+        throw invalid(
+            "Table "
+                + target
+                + " has "
+                + fields.size()
+                + " columns but the INSERT has "
+                + insert.parameters()
+                + " values; list the columns it writes");
+      }
+      columns = fields.stream().map(Field::getName).toList();
+      byNameIfNamesMatch = true;
+    }
+    List<Field> parameters = new ArrayList<>();
+    for (String column : columns) {
+      parameters.add(
+          fields.stream()
+              .filter(field -> field.getName().equals(column))
+              .findFirst()
+              .orElseThrow(
+                  () -> invalid("Column " + column + " is not a column of " + target + "")));
+    }
+    ByteString handle = ByteString.copyFromUtf8("insert:" + UUID.randomUUID());
+    prepared.put(
+        handle,
+        new PreparedInsert(target, principal, new Binding(columns, byNameIfNamesMatch), headerKey));
+    return FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+        .setPreparedStatementHandle(handle)
+        .setDatasetSchema(ByteString.copyFrom(new Schema(List.of()).serializeAsMessage()))
+        .setParameterSchema(ByteString.copyFrom(new Schema(parameters).serializeAsMessage()))
+        .build();
+  }
+
+  /** Forgets a prepared {@code INSERT}; false when the handle is not one. */
+  boolean closePrepared(ByteString handle) {
+    return prepared.remove(handle) != null;
+  }
+
+  /** Whether a prepared statement handle is a prepared {@code INSERT} of this endpoint. */
+  boolean isPreparedInsert(ByteString handle) {
+    return prepared.containsKey(handle);
+  }
+
+  /** Executes a prepared {@code INSERT}: ingests its parameter batches. */
+  Runnable acceptPreparedInsert(
+      FlightSql.CommandPreparedStatementUpdate command,
+      String principal,
+      String headerKey,
+      FlightStream stream,
+      FlightProducer.StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        PreparedInsert insert = prepared.get(command.getPreparedStatementHandle());
+        if (insert == null || !insert.principal().equals(principal)) {
+          throw CallStatus.NOT_FOUND
+              .withDescription("No prepared statement under this handle: closed or never created")
+              .toRuntimeException();
+        }
+        Outcome outcome =
+            ingest(
+                resolve(insert.target(), principal),
+                principal,
+                headerKey != null ? headerKey : insert.idempotencyKey(),
+                insert.binding(),
+                stream);
+        sendUpdateResult(outcome, listener);
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  private void sendUpdateResult(
+      Outcome outcome, FlightProducer.StreamListener<PutResult> listener) {
+    byte[] result =
+        FlightSql.DoPutUpdateResult.newBuilder()
+            .setRecordCount(outcome.rows())
+            .build()
+            .toByteArray();
+    try (ArrowBuf buffer = allocator.buffer(result.length)) {
+      buffer.writeBytes(result);
+      listener.onNext(PutResult.metadata(buffer));
+    }
+    listener.onCompleted();
+  }
+
+  /** The idempotency key, checked, or null. */
+  static String checkKey(String key) {
+    if (key == null) {
+      return null;
+    }
+    if (key.isBlank() || key.length() > MAX_KEY_LENGTH) {
+      throw CallStatus.INVALID_ARGUMENT
+          .withDescription(
+              "The idempotency key must be 1 to " + MAX_KEY_LENGTH + " characters, not blank")
+          .toRuntimeException();
+    }
+    return key;
+  }
+
+  /**
+   * For each table column, the index of the sent column that fills it, or -1 for none (nulls).
+   *
+   * @throws FlightRuntimeException {@code INVALID_ARGUMENT} naming the first column that does not
+   *     fit
+   */
+  static int[] bind(Resolved resolved, Schema sent, Binding binding) {
+    Schema schema = resolved.schema();
+    List<Field> fields = schema.getFields();
+    Map<String, Integer> tableColumns = new HashMap<>();
+    for (int i = 0; i < fields.size(); i++) {
+      tableColumns.put(fields.get(i).getName(), i);
+    }
+    List<Field> sentFields = sent.getFields();
+    List<String> targets = new ArrayList<>();
+    boolean byName = binding.columns().isEmpty();
+    if (!byName && binding.byNameIfNamesMatch()) {
+      Set<String> names = new HashSet<>();
+      byName = true;
+      for (Field field : sentFields) {
+        byName &= tableColumns.containsKey(field.getName()) && names.add(field.getName());
+      }
+    }
+    if (byName) {
+      sentFields.forEach(field -> targets.add(field.getName()));
+    } else {
+      if (binding.columns().size() != sentFields.size()) {
+        throw invalid(
+            "The statement binds "
+                + binding.columns().size()
+                + " parameters but the batches have "
+                + sentFields.size()
+                + " columns");
+      }
+      targets.addAll(binding.columns());
+    }
+    int[] sources = new int[fields.size()];
+    java.util.Arrays.fill(sources, -1);
+    for (int i = 0; i < targets.size(); i++) {
+      String name = targets.get(i);
+      Integer column = tableColumns.get(name);
+      if (column == null) {
+        throw invalid(
+            "Column "
+                + name
+                + " is not a column of "
+                + resolved.target()
+                + " (its columns are "
+                + tableColumns.keySet().stream().sorted().toList()
+                + "); nothing was written");
+      }
+      if (sources[column] >= 0) {
+        throw invalid("Column " + name + " is sent twice; nothing was written");
+      }
+      Field expected = fields.get(column);
+      Field actual = sentFields.get(i);
+      if (!sameType(expected, actual)) {
+        throw invalid(
+            "Column "
+                + name
+                + " of "
+                + resolved.target()
+                + " has type "
+                + describe(expected)
+                + " but the batches send "
+                + describe(actual)
+                + "; nothing was written");
+      }
+      sources[column] = i;
+    }
+    for (int column = 0; column < fields.size(); column++) {
+      if (sources[column] < 0 && !fields.get(column).isNullable()) {
+        throw invalid(
+            "Column "
+                + fields.get(column).getName()
+                + " of "
+                + resolved.target()
+                + " is required (not null) but the batches do not send it; nothing was written");
+      }
+    }
+    return sources;
+  }
+
+  /** Same Arrow type, recursively; nullability and names of list elements may differ. */
+  private static boolean sameType(Field expected, Field actual) {
+    if (!expected.getType().equals(actual.getType())) {
+      return false;
+    }
+    List<Field> expectedChildren = expected.getChildren();
+    List<Field> actualChildren = actual.getChildren();
+    if (expectedChildren.size() != actualChildren.size()) {
+      return false;
+    }
+    boolean struct = expected.getType() instanceof ArrowType.Struct;
+    for (int i = 0; i < expectedChildren.size(); i++) {
+      if (struct && !expectedChildren.get(i).getName().equals(actualChildren.get(i).getName())) {
+        return false;
+      }
+      if (!sameType(expectedChildren.get(i), actualChildren.get(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String describe(Field field) {
+    return field.getType() + (field.getChildren().isEmpty() ? "" : "<" + field.getChildren() + ">");
+  }
+
+  private static FlightRuntimeException invalid(String message) {
+    return CallStatus.INVALID_ARGUMENT.withDescription(message).toRuntimeException();
+  }
+
+  private static TableIdentifier identifier(Target target) {
+    return TableIdentifier.of(
+        Namespace.of(target.namespace().toArray(String[]::new)), target.table());
+  }
+
+  /** A stream RPC failure as a Flight status. */
+  static FlightRuntimeException toFlight(RpcException e, Object target) {
+    CallStatus status =
+        switch (e.error()) {
+          case UNKNOWN_TABLE, UNKNOWN_NAMESPACE, UNKNOWN_PARTITION -> CallStatus.NOT_FOUND;
+          case NOT_AUTHENTICATED -> CallStatus.UNAUTHENTICATED;
+          case NOT_AUTHORIZED -> CallStatus.UNAUTHORIZED;
+          case INVALID_BATCH,
+              INVALID_REQUEST,
+              SCHEMA_MISMATCH,
+              REQUEST_TOO_LARGE,
+              NOT_A_LOG_TABLE,
+              OUT_OF_ORDER_SEQUENCE ->
+              CallStatus.INVALID_ARGUMENT;
+          case STORAGE_ERROR, SERVER_SHUTTING_DOWN, NETWORK_ERROR -> CallStatus.UNAVAILABLE;
+          default -> CallStatus.INTERNAL;
+        };
+    return status
+        .withDescription("Ingest into " + target + " failed: " + e.getMessage())
+        .withCause(e)
+        .toRuntimeException();
+  }
+
+  /** The writes of one call. */
+  private final class Writer {
+    private final Resolved resolved;
+    private final io.lakestream.client.Table table;
+    private final Schema schema;
+    private final int[] sources;
+    private final byte[] keyPrefix;
+    private final long bucketSeed;
+    private final int[] keyColumns;
+    private final Partitioning.RowPartitioner partitioner;
+    private final int[] routingColumns;
+    private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
+    private final List<CompletableFuture<ProduceResponse>> sends = new ArrayList<>();
+    private final List<Integer> sendRows = new ArrayList<>();
+    private long rows;
+    private long batchOrdinal;
+    private long pieceOrdinal;
+
+    Writer(Resolved resolved, String principal, String key, int[] sources) {
+      this.resolved = resolved;
+      this.table = resolved.table();
+      this.schema = resolved.schema();
+      this.sources = sources;
+      if (key == null) {
+        this.keyPrefix = null;
+        this.bucketSeed = RANDOM.nextLong();
+      } else {
+        this.keyPrefix =
+            (principal + '\0' + table.id() + '\0' + key + '\0').getBytes(StandardCharsets.UTF_8);
+        this.bucketSeed = ByteBuffer.wrap(sha256(keyPrefix)).getLong();
+      }
+      List<String> bucketKey = table.bucketKey();
+      this.keyColumns = new int[bucketKey.size()];
+      Set<Integer> routing = new java.util.TreeSet<>();
+      for (int i = 0; i < keyColumns.length; i++) {
+        keyColumns[i] = columnIndex(bucketKey.get(i));
+        routing.add(keyColumns[i]);
+      }
+      Partitioning partitioning = table.partitioning();
+      this.partitioner = partitioning.isPartitioned() ? partitioning.rowPartitioner() : null;
+      if (partitioner != null) {
+        for (io.lakestream.client.PartitionField field : partitioning.fields()) {
+          routing.add(columnIndex(field.sourceColumn()));
+        }
+      }
+      this.routingColumns = routing.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private int columnIndex(String name) {
+      List<Field> fields = schema.getFields();
+      for (int i = 0; i < fields.size(); i++) {
+        if (fields.get(i).getName().equals(name)) {
+          return i;
+        }
+      }
+      throw new IllegalStateException("Table " + resolved.target() + " has no column " + name);
+    }
+
+    /** Writes one sent batch: aligns it to the table's columns, splits, routes and sends it. */
+    void write(VectorSchemaRoot sent) {
+      long ordinal = batchOrdinal++;
+      int count = sent.getRowCount();
+      List<FieldVector> owned = new ArrayList<>();
+      try {
+        List<FieldVector> vectors = new ArrayList<>();
+        List<Field> fields = schema.getFields();
+        for (int column = 0; column < fields.size(); column++) {
+          FieldVector vector;
+          if (sources[column] >= 0) {
+            vector = sent.getVector(sources[column]);
+            if (!fields.get(column).isNullable() && vector.getNullCount() > 0) {
+              throw invalid(
+                  "Column "
+                      + fields.get(column).getName()
+                      + " of "
+                      + resolved.target()
+                      + " is required (not null) but batch "
+                      + ordinal
+                      + " has "
+                      + vector.getNullCount()
+                      + " nulls in it; that batch and the ones after it were not written");
+            }
+          } else {
+            vector = fields.get(column).createVector(allocator);
+            owned.add(vector);
+            vector.allocateNew();
+            vector.setValueCount(count);
+          }
+          vectors.add(vector);
+        }
+        VectorSchemaRoot aligned = new VectorSchemaRoot(fields, vectors, count);
+        long size = ArrowBatchCodec.estimatedSize(aligned);
+        int pieces =
+            (int)
+                Math.max(1, Math.min(count, (size + TARGET_BATCH_BYTES - 1) / TARGET_BATCH_BYTES));
+        int perPiece = (count + pieces - 1) / pieces;
+        int piece = 0;
+        for (int start = 0; start < count; start += perPiece, piece++) {
+          int length = Math.min(perPiece, count - start);
+          if (pieces == 1) {
+            route(aligned, ordinal, piece);
+          } else {
+            try (VectorSchemaRoot slice = aligned.slice(start, length)) {
+              route(slice, ordinal, piece);
+            }
+          }
+        }
+        rows += count;
+      } finally {
+        owned.forEach(FieldVector::close);
+      }
+    }
+
+    /** Sends a piece to its partition and bucket, split by them when the table places rows. */
+    private void route(VectorSchemaRoot piece, long ordinal, int pieceIndex) {
+      int count = piece.getRowCount();
+      long roundRobin = pieceOrdinal++;
+      if (partitioner == null && keyColumns.length == 0) {
+        send(
+            piece,
+            Partitioning.UNPARTITIONED,
+            (int) Math.floorMod(bucketSeed + roundRobin, (long) table.buckets()),
+            ordinal,
+            pieceIndex);
+        return;
+      }
+      Map<String, List<Integer>> groups = new LinkedHashMap<>();
+      Object[] row = new Object[schema.getFields().size()];
+      List<FieldVector> vectors = piece.getFieldVectors();
+      for (int i = 0; i < count; i++) {
+        for (int column : routingColumns) {
+          row[column] = value(vectors.get(column), i);
+        }
+        String partition;
+        try {
+          partition =
+              partitioner == null ? Partitioning.UNPARTITIONED : partitioner.partitionOf(row);
+        } catch (IllegalArgumentException e) {
+          throw invalid(
+              "Row " + i + " of batch " + ordinal + " has no partition: " + e.getMessage());
+        }
+        int bucket =
+            keyColumns.length == 0
+                ? (int) Math.floorMod(bucketSeed + roundRobin, (long) table.buckets())
+                : AppendWriter.bucketOf(row, keyColumns, table.buckets());
+        groups.computeIfAbsent(partition + '\0' + bucket, ignored -> new ArrayList<>()).add(i);
+      }
+      for (Map.Entry<String, List<Integer>> group : groups.entrySet()) {
+        String name = group.getKey();
+        int separator = name.lastIndexOf('\0');
+        String partition = name.substring(0, separator);
+        int bucket = Integer.parseInt(name.substring(separator + 1));
+        List<Integer> members = group.getValue();
+        if (members.size() == count) {
+          send(piece, partition, bucket, ordinal, pieceIndex);
+          continue;
+        }
+        try (VectorSchemaRoot part = VectorSchemaRoot.create(schema, allocator)) {
+          part.allocateNew();
+          List<FieldVector> target = part.getFieldVectors();
+          for (int column = 0; column < target.size(); column++) {
+            FieldVector from = vectors.get(column);
+            FieldVector to = target.get(column);
+            for (int i = 0; i < members.size(); i++) {
+              to.copyFromSafe(members.get(i), i, from);
+            }
+            to.setValueCount(members.size());
+          }
+          part.setRowCount(members.size());
+          send(part, partition, bucket, ordinal, pieceIndex);
+        }
+      }
+    }
+
+    /** A routing value as the Java client's {@code append} takes it (dates as LocalDate). */
+    private static Object value(FieldVector vector, int row) {
+      if (vector instanceof DateDayVector dates && !dates.isNull(row)) {
+        return LocalDate.ofEpochDay(dates.get(row));
+      }
+      return ArrowValues.get(vector, row);
+    }
+
+    /** Encodes a root as one stored batch and sends it; the root may be reused on return. */
+    private void send(
+        VectorSchemaRoot root, String partition, int bucket, long ordinal, int pieceIndex) {
+      ByteBuffer payload = encode(root);
+      long writerId = writerId(payload, partition, bucket, ordinal, pieceIndex);
+      LogBatch batch =
+          LogBatch.createInPlace(
+              payload,
+              root.getRowCount(),
+              table.schemaId(),
+              writerId,
+              0,
+              (short) Compression.ZSTD.ordinal());
+      inFlight.acquireUninterruptibly();
+      CompletableFuture<ProduceResponse> sent = new CompletableFuture<>();
+      sent.whenComplete((response, error) -> inFlight.release());
+      transmit(batch, partition, bucket, 1, sent);
+      sends.add(sent);
+      sendRows.add(root.getRowCount());
+    }
+
+    private void transmit(
+        LogBatch batch,
+        String partition,
+        int bucket,
+        int attempt,
+        CompletableFuture<ProduceResponse> result) {
+      CompletableFuture<ProduceResponse> ack;
+      try {
+        ack = table.append(partition, bucket, batch);
+      } catch (RuntimeException e) {
+        ack = CompletableFuture.failedFuture(e);
+      }
+      ack.whenComplete(
+          (response, error) -> {
+            if (error == null) {
+              result.complete(response);
+              return;
+            }
+            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+            if (cause instanceof RpcException rpc
+                && rpc.error().retriable()
+                && attempt < MAX_ATTEMPTS) {
+              // The store deduplicates the resend (same writer id and sequence).
+              long backoff = Math.min(2_000, 50L << attempt);
+              CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS)
+                  .execute(() -> transmit(batch, partition, bucket, attempt + 1, result));
+              return;
+            }
+            result.completeExceptionally(cause);
+          });
+    }
+
+    /** The stored batch's writer id: derived from the key and the batch, or random. */
+    private long writerId(
+        ByteBuffer encoded, String partition, int bucket, long ordinal, int pieceIndex) {
+      if (keyPrefix == null) {
+        return RANDOM.nextLong() & Long.MAX_VALUE;
+      }
+      CRC32C crc = new CRC32C();
+      crc.update(encoded.duplicate().position(LogBatch.HEADER_SIZE));
+      MessageDigest digest = newSha256();
+      digest.update(keyPrefix);
+      digest.update(
+          ByteBuffer.allocate(8 + 4 + 4 + 8)
+              .putLong(ordinal)
+              .putInt(pieceIndex)
+              .putInt(bucket)
+              .putLong(crc.getValue())
+              .array());
+      digest.update(partition.getBytes(StandardCharsets.UTF_8));
+      return ByteBuffer.wrap(digest.digest()).getLong() & Long.MAX_VALUE;
+    }
+
+    /** Statistics and Arrow message behind room for the batch header, as the Java client frames. */
+    private ByteBuffer encode(VectorSchemaRoot root) {
+      byte[] statistics = BatchStatistics.compute(root).serialize();
+      ByteSink out =
+          new ByteSink(
+              LogBatch.HEADER_SIZE + 4 + statistics.length + ArrowBatchCodec.estimatedSize(root));
+      out.skip(LogBatch.HEADER_SIZE);
+      out.writeInt(statistics.length);
+      out.write(statistics, 0, statistics.length);
+      ArrowBatchCodec.encode(root, Compression.ZSTD, out);
+      return out.buffer();
+    }
+
+    /**
+     * Waits for every send; fails with {@code failure} (if any) or the first failed send.
+     *
+     * @return the outcome once every row is durable
+     */
+    Outcome await(RuntimeException failure) {
+      long appended = 0;
+      long duplicates = 0;
+      RuntimeException first = failure;
+      for (int i = 0; i < sends.size(); i++) {
+        try {
+          ProduceResponse response = sends.get(i).get();
+          if (response.duplicate()) {
+            duplicates += sendRows.get(i);
+          } else {
+            appended += sendRows.get(i);
+          }
+        } catch (ExecutionException e) {
+          if (first == null) {
+            first =
+                e.getCause() instanceof RpcException rpc
+                    ? toFlight(rpc, resolved.target())
+                    : CallStatus.INTERNAL
+                        .withDescription(
+                            "Ingest into " + resolved.target() + " failed: " + e.getCause())
+                        .withCause(e.getCause())
+                        .toRuntimeException();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw CallStatus.CANCELLED
+              .withDescription("Interrupted while waiting for the ingest to be durable")
+              .toRuntimeException();
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
+      return new Outcome(rows, appended, duplicates, sends.size());
+    }
+  }
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing", e);
+    }
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    return newSha256().digest(bytes);
+  }
+}
