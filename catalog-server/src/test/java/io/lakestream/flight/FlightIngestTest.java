@@ -43,6 +43,7 @@ import org.apache.arrow.flight.Location;
 import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.SyncPutListener;
 import org.apache.arrow.flight.sql.FlightSqlClient;
+import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
@@ -90,7 +91,13 @@ class FlightIngestTest {
     RESTCatalog catalog = lakestream.catalog();
     catalog.createNamespace(Namespace.of("ingest"), new HashMap<>());
     for (String name :
-        List.of("adbc_events", "put_events", "retry_events", "cmd_events", "bad_events")) {
+        List.of(
+            "adbc_events",
+            "put_events",
+            "retry_events",
+            "cmd_events",
+            "bad_events",
+            "jdbc_events")) {
       catalog.createTable(
           TableIdentifier.of("ingest", name),
           IngestRows.icebergSchema(),
@@ -284,6 +291,60 @@ class FlightIngestTest {
       assertTotals(adbcTotals(adbc, "ingest.bad_events"), Totals.of(ids(0, before)));
     }
     assertThat(IngestRows.stored(connection, "ingest.bad_events")).isEqualTo(before);
+  }
+
+  @Test
+  void jdbcPreparedInsertsWithBatchesIngest() throws Exception {
+    String url =
+        "jdbc:arrow-flight-sql://127.0.0.1:"
+            + lakestream.server().flightPort()
+            + "?useEncryption=false";
+    try (java.sql.Connection jdbc = java.sql.DriverManager.getConnection(url);
+        java.sql.PreparedStatement insert =
+            jdbc.prepareStatement("INSERT INTO ingest.jdbc_events (price, id) VALUES (?, ?)")) {
+      for (long id = 0; id < 40; id++) {
+        insert.setDouble(1, id * 0.25);
+        insert.setLong(2, id);
+        insert.addBatch();
+      }
+      int[] counts = insert.executeBatch();
+      assertThat(java.util.Arrays.stream(counts).sum()).isEqualTo(40);
+    }
+    List<Stored> stored = IngestRows.scanAll(connection, "ingest.jdbc_events");
+    Map<Long, Object[]> byId = new TreeMap<>();
+    stored.forEach(row -> assertThat(byId.put((Long) row.values()[0], row.values())).isNull());
+    assertThat(byId.keySet()).containsExactlyElementsOf(ids(0, 40));
+    byId.forEach(
+        (id, row) -> assertThat(row).containsExactly(id, null, id * 0.25, null, null, null));
+  }
+
+  @Test
+  void sqlInfoAdvertisesBulkIngestWithoutTransactions() throws Exception {
+    FlightInfo info =
+        sql.getSqlInfo(
+            FlightSql.SqlInfo.FLIGHT_SQL_SERVER_READ_ONLY,
+            FlightSql.SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION,
+            FlightSql.SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED);
+    Map<Integer, Object> values = new TreeMap<>();
+    try (FlightStream stream = flight.getStream(info.getEndpoints().get(0).getTicket())) {
+      while (stream.next()) {
+        VectorSchemaRoot root = stream.getRoot();
+        for (int row = 0; row < root.getRowCount(); row++) {
+          values.put(
+              ((Number) root.getVector("info_name").getObject(row)).intValue(),
+              root.getVector("value").getObject(row));
+        }
+      }
+    }
+    assertThat(values)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                FlightSql.SqlInfo.FLIGHT_SQL_SERVER_READ_ONLY_VALUE,
+                false,
+                FlightSql.SqlInfo.FLIGHT_SQL_SERVER_BULK_INGESTION_VALUE,
+                true,
+                FlightSql.SqlInfo.FLIGHT_SQL_SERVER_INGEST_TRANSACTIONS_SUPPORTED_VALUE,
+                false));
   }
 
   // ---- plain Flight DoPut

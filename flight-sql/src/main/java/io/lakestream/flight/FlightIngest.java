@@ -446,8 +446,7 @@ final class FlightIngest {
           fields.stream()
               .filter(field -> field.getName().equals(column))
               .findFirst()
-              .orElseThrow(
-                  () -> invalid("Column " + column + " is not a column of " + target + "")));
+              .orElseThrow(() -> invalid("Column " + column + " is not a column of " + target)));
     }
     ByteString handle = ByteString.copyFromUtf8("insert:" + UUID.randomUUID());
     prepared.put(
@@ -463,11 +462,6 @@ final class FlightIngest {
   /** Forgets a prepared {@code INSERT}; false when the handle is not one. */
   boolean closePrepared(ByteString handle) {
     return prepared.remove(handle) != null;
-  }
-
-  /** Whether a prepared statement handle is a prepared {@code INSERT} of this endpoint. */
-  boolean isPreparedInsert(ByteString handle) {
-    return prepared.containsKey(handle);
   }
 
   /** Executes a prepared {@code INSERT}: ingests its parameter batches. */
@@ -680,9 +674,15 @@ final class FlightIngest {
     private final Partitioning.RowPartitioner partitioner;
     private final int[] routingColumns;
     private final Semaphore inFlight = new Semaphore(MAX_IN_FLIGHT);
-    private final List<CompletableFuture<ProduceResponse>> sends = new ArrayList<>();
-    private final List<Integer> sendRows = new ArrayList<>();
+
+    /** Sends not yet tallied: at most about {@link #MAX_IN_FLIGHT} plus the finished ones. */
+    private final List<Send> sends = new ArrayList<>();
+
     private long rows;
+    private long appended;
+    private long duplicates;
+    private int batches;
+    private RuntimeException sendFailure;
     private long batchOrdinal;
     private long pieceOrdinal;
 
@@ -867,8 +867,8 @@ final class FlightIngest {
       CompletableFuture<ProduceResponse> sent = new CompletableFuture<>();
       sent.whenComplete((response, error) -> inFlight.release());
       transmit(batch, partition, bucket, 1, sent);
-      sends.add(sent);
-      sendRows.add(root.getRowCount());
+      sends.add(new Send(sent, root.getRowCount()));
+      sends.removeIf(done -> done.result().isDone() && tally(done));
     }
 
     private void transmit(
@@ -943,41 +943,59 @@ final class FlightIngest {
      * @return the outcome once every row is durable
      */
     Outcome await(RuntimeException failure) {
-      long appended = 0;
-      long duplicates = 0;
-      RuntimeException first = failure;
-      for (int i = 0; i < sends.size(); i++) {
+      for (Send send : sends) {
         try {
-          ProduceResponse response = sends.get(i).get();
-          if (response.duplicate()) {
-            duplicates += sendRows.get(i);
-          } else {
-            appended += sendRows.get(i);
-          }
+          send.result().get();
         } catch (ExecutionException e) {
-          if (first == null) {
-            first =
-                e.getCause() instanceof RpcException rpc
-                    ? toFlight(rpc, resolved.target())
-                    : CallStatus.INTERNAL
-                        .withDescription(
-                            "Ingest into " + resolved.target() + " failed: " + e.getCause())
-                        .withCause(e.getCause())
-                        .toRuntimeException();
-          }
+          // tallied below
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw CallStatus.CANCELLED
               .withDescription("Interrupted while waiting for the ingest to be durable")
               .toRuntimeException();
         }
+        tally(send);
       }
-      if (first != null) {
-        throw first;
+      sends.clear();
+      if (failure != null) {
+        throw failure;
       }
-      return new Outcome(rows, appended, duplicates, sends.size());
+      if (sendFailure != null) {
+        throw sendFailure;
+      }
+      return new Outcome(rows, appended, duplicates, batches);
+    }
+
+    /** Counts a finished send; always true (for {@code removeIf}). */
+    private boolean tally(Send send) {
+      batches++;
+      ProduceResponse response;
+      try {
+        response = send.result().join();
+      } catch (CompletionException e) {
+        if (sendFailure == null) {
+          Throwable cause = e.getCause();
+          sendFailure =
+              cause instanceof RpcException rpc
+                  ? toFlight(rpc, resolved.target())
+                  : CallStatus.INTERNAL
+                      .withDescription("Ingest into " + resolved.target() + " failed: " + cause)
+                      .withCause(cause)
+                      .toRuntimeException();
+        }
+        return true;
+      }
+      if (response.duplicate()) {
+        duplicates += send.rows();
+      } else {
+        appended += send.rows();
+      }
+      return true;
     }
   }
+
+  /** A stored batch sent, and its rows. */
+  private record Send(CompletableFuture<ProduceResponse> result, int rows) {}
 
   private static MessageDigest newSha256() {
     try {
