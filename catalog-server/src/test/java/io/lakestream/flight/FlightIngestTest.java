@@ -97,7 +97,8 @@ class FlightIngestTest {
             "retry_events",
             "cmd_events",
             "bad_events",
-            "jdbc_events")) {
+            "jdbc_events",
+            "big_events")) {
       catalog.createTable(
           TableIdentifier.of("ingest", name),
           IngestRows.icebergSchema(),
@@ -527,17 +528,6 @@ class FlightIngestTest {
                   root,
                   ingestOptions(
                       "not_there",
-                      TableExistsOption.TABLE_EXISTS_OPTION_FAIL,
-                      TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE,
-                      null)),
-          FlightStatusCode.UNIMPLEMENTED,
-          "ingest does not create tables");
-      assertFlightError(
-          () ->
-              sql.executeIngest(
-                  root,
-                  ingestOptions(
-                      "not_there",
                       TableExistsOption.TABLE_EXISTS_OPTION_APPEND,
                       TableNotExistOption.TABLE_NOT_EXIST_OPTION_FAIL,
                       null)),
@@ -554,6 +544,87 @@ class FlightIngestTest {
     }
     assertThat(copies.keySet()).containsExactlyElementsOf(ids(0, 1_200));
     assertThat(copies.values()).containsOnly(2);
+  }
+
+  @Test
+  void flightSqlBulkIngestCreatesAMissingLogTableWhenAsked() throws Exception {
+    Map<String, String> options =
+        Map.of("lakestream.buckets", "2", "lakestream.bucket-key", "name");
+    TableDefinitionOptions create =
+        TableDefinitionOptions.newBuilder()
+            .setIfExists(TableExistsOption.TABLE_EXISTS_OPTION_FAIL)
+            .setIfNotExist(TableNotExistOption.TABLE_NOT_EXIST_OPTION_CREATE)
+            .build();
+    TableDefinitionOptions createOrAppend =
+        create.toBuilder().setIfExists(TableExistsOption.TABLE_EXISTS_OPTION_APPEND).build();
+    try (VectorSchemaRoot first = IngestRows.batch(allocator, 0, 500);
+        VectorSchemaRoot second = IngestRows.batch(allocator, 500, 500)) {
+      assertThat(
+              sql.executeIngest(
+                  first,
+                  new FlightSqlClient.ExecuteIngestOptions(
+                      "created_events", create, null, "ingest", options)))
+          .isEqualTo(500);
+      assertFlightError(
+          () ->
+              sql.executeIngest(
+                  second,
+                  new FlightSqlClient.ExecuteIngestOptions(
+                      "created_events", create, null, "ingest", options)),
+          FlightStatusCode.ALREADY_EXISTS,
+          "Table default.ingest.created_events exists");
+      assertThat(
+              sql.executeIngest(
+                  second,
+                  new FlightSqlClient.ExecuteIngestOptions(
+                      "created_events", createOrAppend, null, "ingest", Map.of())))
+          .isEqualTo(500);
+    }
+    org.apache.iceberg.Table created =
+        lakestream.catalog().loadTable(TableIdentifier.of("ingest", "created_events"));
+    // The sent columns are all nullable: every column is optional, with the sent types.
+    assertThat(created.schema().asStruct())
+        .isEqualTo(
+            new org.apache.iceberg.Schema(
+                    Types.NestedField.optional(1, "id", Types.LongType.get()),
+                    Types.NestedField.optional(2, "qty", Types.IntegerType.get()),
+                    Types.NestedField.optional(3, "price", Types.DoubleType.get()),
+                    Types.NestedField.optional(4, "name", Types.StringType.get()),
+                    Types.NestedField.optional(5, "day", Types.DateType.get()),
+                    Types.NestedField.optional(6, "at", Types.TimestampType.withZone()))
+                .asStruct());
+    Table stream = connection.table(TablePath.of("ingest.created_events"));
+    assertThat(stream.kind()).isEqualTo("log");
+    assertThat(stream.buckets()).isEqualTo(2);
+    assertThat(stream.bucketKey()).containsExactly("name");
+    assertEventsExactly("ingest.created_events", ids(0, 1_000));
+    assertTotals(flightTotals("ingest.created_events"), Totals.of(ids(0, 1_000)));
+
+    // A column type no Iceberg type maps back to, or a bad table property: no table is created.
+    try (VectorSchemaRoot small =
+        VectorSchemaRoot.create(
+            new Schema(List.of(Field.nullable("small", new ArrowType.Int(16, true)))), allocator)) {
+      assertFlightError(
+          () ->
+              sql.executeIngest(
+                  small,
+                  new FlightSqlClient.ExecuteIngestOptions(
+                      "never_events", create, null, "ingest", Map.of())),
+          FlightStatusCode.INVALID_ARGUMENT,
+          "Cannot create table default.ingest.never_events: column small has type Int(16, true)");
+    }
+    try (VectorSchemaRoot root = IngestRows.batch(allocator, 0, 5)) {
+      assertFlightError(
+          () ->
+              sql.executeIngest(
+                  root,
+                  new FlightSqlClient.ExecuteIngestOptions(
+                      "never_events", create, null, "ingest", Map.of("lakestream.buckets", "0"))),
+          FlightStatusCode.INVALID_ARGUMENT,
+          "lakestream.buckets");
+    }
+    assertThat(lakestream.catalog().tableExists(TableIdentifier.of("ingest", "never_events")))
+        .isFalse();
   }
 
   // ---- idempotent retries
@@ -608,6 +679,36 @@ class FlightIngestTest {
             LongStream.concat(LongStream.range(0, 4_150), LongStream.range(4_100, 4_150))
                 .boxed()
                 .toList()));
+  }
+
+  @Test
+  void aLargeBatchIsStoredInPiecesAndItsRetryRecognisesEveryPiece() throws Exception {
+    FlightDescriptor path = FlightDescriptor.path("ingest", "big_events");
+    int rows = 400_000;
+    long started = System.nanoTime();
+    String first = put(path, IngestRows.arrowSchema(), List.of(events(0, rows)), key("big"));
+    long millis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    System.out.println(
+        "FlightIngestTest: one batch of " + rows + " rows in " + millis + " ms: " + first);
+    java.util.regex.Matcher batches =
+        java.util.regex.Pattern.compile("\"batches\":(\\d+)").matcher(first);
+    assertThat(batches.find()).isTrue();
+    int pieces = Integer.parseInt(batches.group(1));
+    // About 44 bytes a row: more than one stored batch of at most 8 MiB.
+    assertThat(pieces).isGreaterThan(1);
+    assertThat(first)
+        .isEqualTo(
+            "{\"rows\":400000,\"appendedRows\":400000,\"duplicateRows\":0,\"batches\":"
+                + pieces
+                + "}");
+    assertThat(put(path, IngestRows.arrowSchema(), List.of(events(0, rows)), key("big")))
+        .isEqualTo(
+            "{\"rows\":400000,\"appendedRows\":0,\"duplicateRows\":400000,\"batches\":"
+                + pieces
+                + "}");
+    assertThat(IngestRows.stored(connection, "ingest.big_events")).isEqualTo(rows);
+    assertTotals(flightTotals("ingest.big_events"), Totals.of(ids(0, rows)));
+    assertEventsExactly("ingest.big_events", ids(0, rows));
   }
 
   @Test

@@ -6,6 +6,7 @@ import com.google.protobuf.ByteString;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.client.arrow.BatchStatistics;
@@ -81,6 +82,12 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 final class FlightIngest {
   /** The {@code CommandStatementIngest} option that carries the idempotency key. */
   static final String IDEMPOTENCY_KEY_OPTION = "lakestream.idempotency-key";
+
+  /** The ingest option giving the bucket count of a table the ingest creates. */
+  static final String BUCKETS_OPTION = TableDescriptor.BUCKETS;
+
+  /** The ingest option giving the bucket key of a table the ingest creates. */
+  static final String BUCKET_KEY_OPTION = TableDescriptor.BUCKET_KEY;
 
   /** Longest idempotency key accepted. */
   static final int MAX_KEY_LENGTH = 256;
@@ -269,12 +276,12 @@ final class FlightIngest {
   private final Map<ByteString, PreparedInsert> prepared = new ConcurrentHashMap<>();
 
   /**
-   * Flight SQL bulk ingest ({@code CommandStatementIngest}). The table must exist: {@code
-   * if_exists} APPEND (or unspecified) appends, FAIL refuses an existing table ({@code
-   * ALREADY_EXISTS}), REPLACE is refused; a missing table is {@code NOT_FOUND}, or {@code
-   * UNIMPLEMENTED} when the client asks to create it. Temporary tables and transactions are
-   * refused. The idempotency key comes from the option {@value #IDEMPOTENCY_KEY_OPTION} or the
-   * request header.
+   * Flight SQL bulk ingest ({@code CommandStatementIngest}). {@code if_exists} APPEND (or
+   * unspecified) appends, FAIL refuses an existing table ({@code ALREADY_EXISTS}), REPLACE is
+   * refused; a missing table is {@code NOT_FOUND}, or created as a log table of the sent schema
+   * when the client asks for it ({@code if_not_exist} CREATE; see {@link #createLogTable}).
+   * Temporary tables and transactions are refused. The idempotency key comes from the option
+   * {@value #IDEMPOTENCY_KEY_OPTION} or the request header.
    */
   Runnable acceptStatementIngest(
       FlightSql.CommandStatementIngest command,
@@ -334,13 +341,7 @@ final class FlightIngest {
                 == FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption
                     .TABLE_NOT_EXIST_OPTION_CREATE
             && !exists(target, principal)) {
-          throw CallStatus.UNIMPLEMENTED
-              .withDescription(
-                  "Table "
-                      + target
-                      + " does not exist and ingest does not create tables: create the log table"
-                      + " through the REST catalog or the Java client's Admin, then append")
-              .toRuntimeException();
+          createLogTable(target, stream.getSchema(), command.getOptionsMap());
         }
         String optionKey = command.getOptionsMap().get(IDEMPOTENCY_KEY_OPTION);
         if (optionKey != null && headerKey != null && !optionKey.equals(headerKey)) {
@@ -507,6 +508,104 @@ final class FlightIngest {
     listener.onCompleted();
   }
 
+  /**
+   * Creates a log table whose columns are the sent schema's (see {@link #icebergSchema}), with the
+   * ingest options {@value #BUCKETS_OPTION} and {@value #BUCKET_KEY_OPTION} as its table
+   * properties. A table created meanwhile by someone else is fine (the ingest appends to it). The
+   * caller has checked the write grant.
+   */
+  private void createLogTable(Target target, Schema sent, Map<String, String> options) {
+    org.apache.iceberg.Schema schema = icebergSchema(sent, target);
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(TableDescriptor.KIND, "log");
+    for (String option : List.of(BUCKETS_OPTION, BUCKET_KEY_OPTION)) {
+      String value = options.get(option);
+      if (value != null) {
+        properties.put(option, value);
+      }
+    }
+    try {
+      streams
+          .admin()
+          .createTable(
+              tables.path(target.warehouse(), target.namespace(), target.table()),
+              TableDescriptor.of(schema, properties));
+    } catch (RpcException e) {
+      if (e.error() != io.lakestream.client.rpc.ErrorCode.ALREADY_EXISTS) {
+        throw toFlight(e, target);
+      }
+    }
+  }
+
+  /**
+   * The Iceberg schema of a log table created for a sent schema: the columns in order, field ids
+   * from 1, nullable columns optional and the others required; each Arrow type as the one Iceberg
+   * type that maps back to it (Int(32) int, Int(64) long, FloatingPoint float or double, Bool
+   * boolean, Utf8 string, Binary binary, FixedSizeBinary(L) fixed(L), Decimal decimal, Date(DAY)
+   * date, Time(MICROSECOND) time, Timestamp(MICROSECOND) timestamp or, with zone UTC, timestamptz).
+   *
+   * @throws FlightRuntimeException {@code INVALID_ARGUMENT} naming a column of another type
+   */
+  static org.apache.iceberg.Schema icebergSchema(Schema sent, Object target) {
+    List<org.apache.iceberg.types.Types.NestedField> columns = new ArrayList<>();
+    int id = 1;
+    for (Field field : sent.getFields()) {
+      org.apache.iceberg.types.Type type = icebergType(field.getType());
+      if (type == null || !field.getChildren().isEmpty()) {
+        throw invalid(
+            "Cannot create table "
+                + target
+                + ": column "
+                + field.getName()
+                + " has type "
+                + describe(field)
+                + ", which no Iceberg column type of a log table maps to; nothing was written");
+      }
+      columns.add(
+          field.isNullable()
+              ? org.apache.iceberg.types.Types.NestedField.optional(id++, field.getName(), type)
+              : org.apache.iceberg.types.Types.NestedField.required(id++, field.getName(), type));
+    }
+    return new org.apache.iceberg.Schema(columns);
+  }
+
+  private static org.apache.iceberg.types.Type icebergType(ArrowType type) {
+    return switch (type) {
+      case ArrowType.Int i when i.getIsSigned() && i.getBitWidth() == 32 ->
+          org.apache.iceberg.types.Types.IntegerType.get();
+      case ArrowType.Int i when i.getIsSigned() && i.getBitWidth() == 64 ->
+          org.apache.iceberg.types.Types.LongType.get();
+      case ArrowType.FloatingPoint f
+          when f.getPrecision() == org.apache.arrow.vector.types.FloatingPointPrecision.SINGLE ->
+          org.apache.iceberg.types.Types.FloatType.get();
+      case ArrowType.FloatingPoint f
+          when f.getPrecision() == org.apache.arrow.vector.types.FloatingPointPrecision.DOUBLE ->
+          org.apache.iceberg.types.Types.DoubleType.get();
+      case ArrowType.Bool b -> org.apache.iceberg.types.Types.BooleanType.get();
+      case ArrowType.Utf8 u -> org.apache.iceberg.types.Types.StringType.get();
+      case ArrowType.Binary b -> org.apache.iceberg.types.Types.BinaryType.get();
+      case ArrowType.FixedSizeBinary b ->
+          org.apache.iceberg.types.Types.FixedType.ofLength(b.getByteWidth());
+      case ArrowType.Decimal d when d.getBitWidth() == 128 && d.getPrecision() <= 38 ->
+          org.apache.iceberg.types.Types.DecimalType.of(d.getPrecision(), d.getScale());
+      case ArrowType.Date d when d.getUnit() == org.apache.arrow.vector.types.DateUnit.DAY ->
+          org.apache.iceberg.types.Types.DateType.get();
+      case ArrowType.Time t
+          when t.getUnit() == org.apache.arrow.vector.types.TimeUnit.MICROSECOND
+              && t.getBitWidth() == 64 ->
+          org.apache.iceberg.types.Types.TimeType.get();
+      case ArrowType.Timestamp t
+          when t.getUnit() == org.apache.arrow.vector.types.TimeUnit.MICROSECOND
+              && t.getTimezone() == null ->
+          org.apache.iceberg.types.Types.TimestampType.withoutZone();
+      case ArrowType.Timestamp t
+          when t.getUnit() == org.apache.arrow.vector.types.TimeUnit.MICROSECOND
+              && "UTC".equals(t.getTimezone()) ->
+          org.apache.iceberg.types.Types.TimestampType.withZone();
+      default -> null;
+    };
+  }
+
   /** The idempotency key, checked, or null. */
   static String checkKey(String key) {
     if (key == null) {
@@ -646,8 +745,10 @@ final class FlightIngest {
           case UNKNOWN_TABLE, UNKNOWN_NAMESPACE, UNKNOWN_PARTITION -> CallStatus.NOT_FOUND;
           case NOT_AUTHENTICATED -> CallStatus.UNAUTHENTICATED;
           case NOT_AUTHORIZED -> CallStatus.UNAUTHORIZED;
+          case ALREADY_EXISTS -> CallStatus.ALREADY_EXISTS;
           case INVALID_BATCH,
               INVALID_REQUEST,
+              INVALID_TABLE_DEFINITION,
               SCHEMA_MISMATCH,
               REQUEST_TOO_LARGE,
               NOT_A_LOG_TABLE,
