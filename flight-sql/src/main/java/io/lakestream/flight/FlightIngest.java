@@ -60,7 +60,9 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 /**
  * Appends Arrow batches a Flight client sends ({@code DoPut}: Flight SQL bulk ingest, a prepared
  * {@code INSERT}, or a plain Flight path descriptor) to a log table, through the stream RPC as the
- * Java client's writers do: the call is acknowledged only once every row is durable.
+ * Java client's writers do: the call is acknowledged only once every row is durable. Flight SQL
+ * bulk ingest may also create a missing log table; primary-key and plain Iceberg tables are
+ * refused.
  *
  * <p><b>Checks before writing.</b> The caller needs a write grant on the table's namespace; the
  * table must be a log table; the columns of the first message's schema must match the table's by
@@ -260,8 +262,7 @@ final class FlightIngest {
     } catch (RuntimeException e) {
       failure = e;
     }
-    Outcome outcome = writer.await(failure);
-    return outcome;
+    return writer.await(failure);
   }
 
   // ---- the Flight calls
