@@ -49,4 +49,16 @@ final class CatalogFlightSqlAccess implements FlightSqlAccess {
         warehouse,
         Namespace.of(namespace.toArray(String[]::new)));
   }
+
+  @Override
+  public void checkWrite(String principal, String warehouse, List<String> namespace) {
+    if (TokenService.isInternal(principal)) {
+      return;
+    }
+    authorizer.check(
+        Principal.named(principal),
+        Privilege.WRITE,
+        warehouse,
+        Namespace.of(namespace.toArray(String[]::new)));
+  }
 }

@@ -438,7 +438,8 @@ class FlightSqlJdbcTest {
           .isEmpty();
       assertThat(column(metadata.getTableTypes(), "TABLE_TYPE")).containsExactly("TABLE");
       assertThat(metadata.getDatabaseProductName()).isEqualTo("Lakestream");
-      assertThat(metadata.isReadOnly()).isTrue();
+      // Log tables take ingest (docs/flight-sql.md, Ingest), so the endpoint is not read-only.
+      assertThat(metadata.isReadOnly()).isFalse();
     }
   }
 

@@ -279,8 +279,14 @@ public final class AppendWriter implements AutoCloseable {
     return bucketOf(values, keyColumns, buckets);
   }
 
-  /** The bucket of a row by its bucket-key columns, as every client computes it. */
-  static int bucketOf(Object[] values, int[] keyColumns, int buckets) {
+  /**
+   * The bucket of a row by its bucket-key columns, as every client computes it (public so that
+   * other writers of the server, such as Flight ingest, place rows alike).
+   *
+   * @param values the row's values as {@link #append(Object...)} takes them
+   * @param keyColumns indexes of the bucket-key columns in {@code values}
+   */
+  public static int bucketOf(Object[] values, int[] keyColumns, int buckets) {
     int hash = 0;
     for (int column : keyColumns) {
       hash = 31 * hash + hash(values[column]);

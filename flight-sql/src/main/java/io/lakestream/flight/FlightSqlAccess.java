@@ -3,8 +3,8 @@ package io.lakestream.flight;
 import java.util.List;
 
 /**
- * Who may use the Flight SQL endpoint and what they may read: the catalog's credentials, tokens and
- * grants, so that one client id, secret or token works on every endpoint of the server.
+ * Who may use the Flight SQL endpoint and what they may read and write: the catalog's credentials,
+ * tokens and grants, so that one client id, secret or token works on every endpoint of the server.
  *
  * <p>Implementations are thread safe. Failures are Iceberg's {@link
  * org.apache.iceberg.exceptions.NotAuthorizedException} (no valid identity) and {@link
@@ -38,6 +38,14 @@ public interface FlightSqlAccess {
    */
   void checkRead(String principal, String warehouse, List<String> namespace);
 
+  /**
+   * Checks that a principal may write to the tables of a namespace of a warehouse (ingest).
+   *
+   * @param principal as returned by {@link #principal}, or empty when authentication is off
+   * @throws org.apache.iceberg.exceptions.ForbiddenException naming the principal and the scope
+   */
+  void checkWrite(String principal, String warehouse, List<String> namespace);
+
   /** No authentication and no restrictions ({@code auth.mode=none}). */
   static FlightSqlAccess none() {
     return new FlightSqlAccess() {
@@ -58,6 +66,9 @@ public interface FlightSqlAccess {
 
       @Override
       public void checkRead(String principal, String warehouse, List<String> namespace) {}
+
+      @Override
+      public void checkWrite(String principal, String warehouse, List<String> namespace) {}
     };
   }
 }

@@ -17,9 +17,9 @@ import org.apache.arrow.memory.RootAllocator;
 
 /**
  * The Arrow Flight SQL endpoint of a server: SQL queries over union reads of its streaming tables
- * (and plain Iceberg tables), catalog metadata, with the catalog's authentication. Reads streams
- * through a stream RPC connection the caller owns. {@link #close()} stops accepting, waits briefly
- * for running calls and releases pending results.
+ * (and plain Iceberg tables), catalog metadata, ingest of Arrow batches into log tables, with the
+ * catalog's authentication. Reads streams through a stream RPC connection the caller owns. {@link
+ * #close()} stops accepting, waits briefly for running calls and releases pending results.
  */
 public final class FlightSqlServer implements AutoCloseable {
   /**
@@ -71,6 +71,7 @@ public final class FlightSqlServer implements AutoCloseable {
       LakestreamFlightSqlProducer producer =
           new LakestreamFlightSqlProducer(
               engine,
+              new FlightIngest(tables, streams, access, allocator),
               tables,
               access,
               allocator,
@@ -80,11 +81,12 @@ public final class FlightSqlServer implements AutoCloseable {
       Optional<FlightSqlConfig.Tls> tls = options.config().tls();
       FlightServer.Builder builder =
           FlightServer.builder(
-              allocator,
-              tls.isPresent()
-                  ? Location.forGrpcTls(options.host(), options.port())
-                  : Location.forGrpcInsecure(options.host(), options.port()),
-              producer);
+                  allocator,
+                  tls.isPresent()
+                      ? Location.forGrpcTls(options.host(), options.port())
+                      : Location.forGrpcInsecure(options.host(), options.port()),
+                  producer)
+              .middleware(IngestHeaders.KEY, IngestHeaders.FACTORY);
       if (tls.isPresent()) {
         builder.useTls(tls.get().certificateChain().toFile(), tls.get().privateKey().toFile());
       }

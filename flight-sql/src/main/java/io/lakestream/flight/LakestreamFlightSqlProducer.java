@@ -58,6 +58,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private static final String TABLE_TYPE = "TABLE";
 
   private final QueryEngine engine;
+  private final FlightIngest ingest;
   private final LakestreamTables tables;
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
@@ -79,6 +80,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
 
   LakestreamFlightSqlProducer(
       QueryEngine engine,
+      FlightIngest ingest,
       LakestreamTables tables,
       FlightSqlAccess access,
       BufferAllocator allocator,
@@ -86,6 +88,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       Clock clock,
       String version) {
     this.engine = requireNonNull(engine, "engine is null");
+    this.ingest = requireNonNull(ingest, "ingest is null");
     this.tables = requireNonNull(tables, "tables is null");
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -96,7 +99,9 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
             .withFlightSqlServerName("Lakestream")
             .withFlightSqlServerVersion(version)
             .withFlightSqlServerArrowVersion(Schema.class.getPackage().getImplementationVersion())
-            .withFlightSqlServerReadOnly(true)
+            .withFlightSqlServerReadOnly(false)
+            .withFlightSqlServerBulkIngestion(true)
+            .withFlightSqlServerBulkIngestionTransaction(false)
             .withSqlIdentifierQuoteChar("\"");
   }
 
@@ -139,6 +144,16 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       StreamListener<Result> listener) {
     try {
       String principal = principal(context);
+      if (InsertStatement.isInsert(request.getQuery())) {
+        listener.onNext(
+            new Result(
+                Any.pack(
+                        ingest.prepareInsert(
+                            request.getQuery(), principal, idempotencyKey(context)))
+                    .toByteArray()));
+        listener.onCompleted();
+        return;
+      }
       QueryEngine.Shape shape = engine.shape(request.getQuery(), principal);
       ByteString handle = newHandle();
       prepared.put(
@@ -164,6 +179,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       StreamListener<Result> listener) {
     prepared.remove(request.getPreparedStatementHandle());
+    ingest.closePrepared(request.getPreparedStatementHandle());
     listener.onCompleted();
   }
 
@@ -509,7 +525,35 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
-    return () -> listener.onError(FlightErrors.notImplemented("SQL statements that write"));
+    return ingest.acceptPreparedInsert(
+        command, principal(context), idempotencyKey(context), stream, listener);
+  }
+
+  @Override
+  public Runnable acceptPutStatementBulkIngest(
+      FlightSql.CommandStatementIngest command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return ingest.acceptStatementIngest(
+        command, principal(context), idempotencyKey(context), stream, listener);
+  }
+
+  /** Flight SQL commands as Flight SQL routes them; a path descriptor is a plain ingest. */
+  @Override
+  public Runnable acceptPut(
+      CallContext context, FlightStream stream, StreamListener<PutResult> listener) {
+    FlightDescriptor descriptor = stream.getDescriptor();
+    if (!descriptor.isCommand()) {
+      return ingest.acceptPath(
+          descriptor, principal(context), idempotencyKey(context), stream, listener);
+    }
+    return super.acceptPut(context, stream, listener);
+  }
+
+  private static String idempotencyKey(CallContext context) {
+    IngestHeaders headers = context.getMiddleware(IngestHeaders.KEY);
+    return headers == null ? null : headers.idempotencyKey();
   }
 
   private List<String> warehouses(boolean filtered, String catalog) {
