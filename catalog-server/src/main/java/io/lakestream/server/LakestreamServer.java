@@ -41,6 +41,7 @@ import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.tiering.TieringStatusReader;
+import io.lakestream.tiering.paimon.PaimonTableTiering;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -327,6 +328,12 @@ public final class LakestreamServer implements AutoCloseable {
         new TieringService(
             lake,
             new StreamTableTiering(
+                lake,
+                tieringConnection,
+                TieringHook.NONE,
+                config.tiering().readTimeout(),
+                config.tiering().maxRowsPerRound()),
+            new PaimonTableTiering(
                 lake,
                 tieringConnection,
                 TieringHook.NONE,

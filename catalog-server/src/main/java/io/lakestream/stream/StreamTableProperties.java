@@ -5,7 +5,9 @@ import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.MergeEngines;
+import io.lakestream.tiering.LakeFormat;
 import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.paimon.PaimonTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +55,7 @@ public final class StreamTableProperties {
     try {
       TieringConfig.interval(properties);
       TieringConfig.compactionDeleteFiles(properties);
+      LakeFormat.of(properties);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("%s", e.getMessage());
     }
@@ -129,6 +132,26 @@ public final class StreamTableProperties {
           IcebergArrowSchemas.toArrowSchema(updated.schema()));
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("Invalid partition spec: %s", e.getMessage());
+    }
+    LakeFormat format = LakeFormat.of(updated.properties());
+    if (base != null
+        && base.properties().containsKey(KIND)
+        && LakeFormat.of(base.properties()) != format) {
+      throw new BadRequestException(
+          "%s cannot change once a streaming table exists (from %s to %s)",
+          LakeFormat.PROPERTY, LakeFormat.of(base.properties()).value(), format.value());
+    }
+    if (format == LakeFormat.PAIMON) {
+      if (base != null && base.currentSchemaId() != updated.currentSchemaId()) {
+        throw new BadRequestException(
+            "The schema of a table with %s=paimon cannot change yet", LakeFormat.PROPERTY);
+      }
+      try {
+        PaimonTables.check(updated.schema(), updated.spec().fields());
+      } catch (IllegalArgumentException e) {
+        throw new BadRequestException(
+            "Invalid table for %s=paimon: %s", LakeFormat.PROPERTY, e.getMessage());
+      }
     }
     if (PRIMARY_KEY.equals(updated.properties().get(KIND))) {
       for (org.apache.iceberg.PartitionField field : updated.spec().fields()) {

@@ -7,8 +7,8 @@ import java.util.stream.Collectors;
 
 /**
  * The table format a streaming table tiers into, chosen per table with the table property {@value
- * #PROPERTY} when the table is created; it cannot change afterwards (the lake table of one format is
- * not the other's).
+ * #PROPERTY} when the table is created; it cannot change afterwards (the lake table of one format
+ * is not the other's).
  *
  * <ul>
  *   <li>{@link #ICEBERG} (the default): tiering commits Iceberg data (and delete) files into the

@@ -44,11 +44,11 @@ import org.slf4j.LoggerFactory;
  * an Iceberg reader of the entry (Spark, Trino, the Iceberg REST client) reads exactly Paimon's
  * current files.
  *
- * <p>The snapshot made current gets the summary property {@value TieredOffsets#SUMMARY_KEY} with the
- * offsets of its Paimon snapshot, so that the tiering status, log retention and union reads find
- * the table's offsets in the entry as they do for Iceberg-tiered tables. For a primary-key table
- * only a compaction snapshot gets them: an append snapshot's Iceberg view is the state of the last
- * full compaction, not of its offsets.
+ * <p>The snapshot made current gets the summary property {@value TieredOffsets#SUMMARY_KEY} with
+ * the offsets of its Paimon snapshot, so that the tiering status, log retention and union reads
+ * find the table's offsets in the entry as they do for Iceberg-tiered tables. For a primary-key
+ * table only a compaction snapshot gets them: an append snapshot's Iceberg view is the state of the
+ * last full compaction, not of its offsets.
  *
  * <p>A sync changes the entry through a compare-and-swap of its metadata; when another commit to
  * the entry wins, it reloads and tries again (a few times). It is idempotent: an entry that already
@@ -99,7 +99,8 @@ final class PaimonCatalogEntry {
         paimonSnapshot.properties() == null
             ? null
             : paimonSnapshot.properties().get(TieredOffsets.SUMMARY_KEY);
-    if (primaryKey && paimonSnapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT) {
+    if (primaryKey
+        && paimonSnapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT) {
       offsets = null;
     }
     for (int attempt = 1; ; attempt++) {

@@ -59,7 +59,8 @@ final class PaimonRows {
               ? Timestamp.fromInstant(instant.toInstant())
               : Timestamp.fromLocalDateTime((LocalDateTime) value);
       default ->
-          throw new IllegalArgumentException("Cannot tier a value of type " + type + " into Paimon");
+          throw new IllegalArgumentException(
+              "Cannot tier a value of type " + type + " into Paimon");
     };
   }
 }

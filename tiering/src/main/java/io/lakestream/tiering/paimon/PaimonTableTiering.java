@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One tiering round of a streaming table whose lake format is Paimon ({@link LakeFormat#PAIMON}):
  * the log range since the Paimon table's offsets is written into the Paimon table ({@link
- * PaimonTables}) and committed through Paimon's Java API, then the table's catalog entry is
- * pointed at the Iceberg metadata Paimon generated ({@link PaimonCatalogEntry}).
+ * PaimonTables}) and committed through Paimon's Java API, then the table's catalog entry is pointed
+ * at the Iceberg metadata Paimon generated ({@link PaimonCatalogEntry}).
  *
  * <p><b>Offsets.</b> The offsets JSON ({@link TieredOffsets}) is a property of the Paimon snapshot
  * ({@code ManifestCommittable.addProperty(}{@value TieredOffsets#SUMMARY_KEY}{@code )}, read back
@@ -56,12 +56,12 @@ import org.slf4j.LoggerFactory;
  * has them. Paimon puts a commit's properties on every snapshot the commit makes (the append and,
  * for a primary-key table, the compaction).
  *
- * <p><b>Exactly once.</b> Every commit of a table's rounds uses the same Paimon commit user,
- * {@code lakestream-tiering-<Iceberg table uuid>}, and the commit identifier one above that of the
- * user's newest snapshot when the round started; so two rounds from the same start share their
- * identifier. A commit ({@link #commit}) first checks that the table still holds the round's start
- * offsets, then commits with Paimon's {@code filterAndCommitMultiple}, which drops a committable
- * whose identifier the user has committed already. Hence:
+ * <p><b>Exactly once.</b> Every commit of a table's rounds uses the same Paimon commit user, {@code
+ * lakestream-tiering-<Iceberg table uuid>}, and the commit identifier one above that of the user's
+ * newest snapshot when the round started; so two rounds from the same start share their identifier.
+ * A commit ({@link #commit}) first checks that the table still holds the round's start offsets,
+ * then commits with Paimon's {@code filterAndCommitMultiple}, which drops a committable whose
+ * identifier the user has committed already. Hence:
  *
  * <ul>
  *   <li>a round that fails or crashes before its commit changed nothing; the next round reads the
@@ -214,7 +214,10 @@ public final class PaimonTableTiering {
     TieredOffsets from = offsetsOf(table);
     String commitUser = commitUser(opened.entry());
     long identifier =
-        table.snapshotManager().latestSnapshotOfUser(commitUser).map(Snapshot::commitIdentifier)
+        table
+                .snapshotManager()
+                .latestSnapshotOfUser(commitUser)
+                .map(Snapshot::commitIdentifier)
                 .orElse(0L)
             + 1;
     io.lakestream.client.Table stream = connection.table(path);
@@ -299,14 +302,7 @@ public final class PaimonTableTiering {
         });
     return Optional.of(
         new PreparedRound(
-            path,
-            table,
-            commitUser,
-            identifier,
-            from,
-            TieredOffsets.of(next),
-            messages,
-            read[0]));
+            path, table, commitUser, identifier, from, TieredOffsets.of(next), messages, read[0]));
   }
 
   /**
@@ -400,8 +396,7 @@ public final class PaimonTableTiering {
   private static boolean identifierTaken(PreparedRound round) {
     SnapshotManager snapshots = round.table().snapshotManager();
     return snapshots
-        .latestSnapshotOfUser(
-            round.commitUser(), snapshots.latestSnapshotIdFromFileSystem(), null)
+        .latestSnapshotOfUser(round.commitUser(), snapshots.latestSnapshotIdFromFileSystem(), null)
         .map(snapshot -> snapshot.commitIdentifier() >= round.identifier())
         .orElse(false);
   }
@@ -453,8 +448,8 @@ public final class PaimonTableTiering {
 
     /**
      * Per partition and bucket, {@code [tiered offset, high watermark)} (from the log's start when
-     * retention deleted the tiered offset); fills {@code next} with every bucket's offset after
-     * the range.
+     * retention deleted the tiered offset); fills {@code next} with every bucket's offset after the
+     * range.
      */
     static List<LogRange> since(
         TablePath path,

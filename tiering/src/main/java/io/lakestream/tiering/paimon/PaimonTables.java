@@ -25,10 +25,10 @@ import org.apache.paimon.types.DataTypes;
  * definition.
  *
  * <p><b>Layout.</b> The Paimon table of a streaming table whose Iceberg location is {@code L} is a
- * table of a Paimon filesystem warehouse at {@code L/paimon}: {@code
- * L/paimon/lakestream.db/<table name>/} with Paimon's {@code snapshot/}, {@code manifest/}, {@code
- * schema/} and bucket directories, and {@code metadata/} holding the Iceberg metadata Paimon
- * writes after each commit (table option {@code metadata.iceberg.storage=table-location}).
+ * table of a Paimon filesystem warehouse at {@code L/paimon}: {@code L/paimon/lakestream.db/<table
+ * name>/} with Paimon's {@code snapshot/}, {@code manifest/}, {@code schema/} and bucket
+ * directories, and {@code metadata/} holding the Iceberg metadata Paimon writes after each commit
+ * (table option {@code metadata.iceberg.storage=table-location}).
  *
  * <p><b>Schema.</b> Each Iceberg column becomes a Paimon column <em>with the same field id</em>, so
  * the Iceberg schema Paimon generates has the ids of the catalog entry's schema and Iceberg readers
@@ -92,7 +92,7 @@ public final class PaimonTables {
     }
     Options options = new Options();
     options.set("warehouse", warehouse(metadata.location()));
-    try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+    try (Catalog catalog = CatalogFactory.createCatalog(context(options))) {
       Identifier identifier = Identifier.create(DATABASE, name);
       catalog.createDatabase(DATABASE, true);
       catalog.createTable(identifier, schema(metadata, primaryKey), true);
@@ -102,6 +102,15 @@ public final class PaimonTables {
     } catch (Exception e) {
       throw new TieringException("Cannot open the Paimon table of " + name + ": " + e, e);
     }
+  }
+
+  /**
+   * A Paimon catalog context with an empty Hadoop configuration: Paimon's local and object-store
+   * file IO do not need one, and without it Paimon searches the environment for one (and logs a
+   * warning) every time.
+   */
+  public static CatalogContext context(Options options) {
+    return CatalogContext.create(options, new org.apache.hadoop.conf.Configuration(false));
   }
 
   private static Schema schema(TableMetadata metadata, boolean primaryKey) {
