@@ -109,6 +109,9 @@ public final class StreamTableProperties {
    * @throws BadRequestException naming the property and the value that is wrong
    */
   public static void validateCommit(TableMetadata base, TableMetadata updated) {
+    if (base != null && updated.properties().containsKey(KIND)) {
+      checkPaimonSnapshots(base, updated);
+    }
     if (base != null
         && base.currentSchemaId() == updated.currentSchemaId()
         && base.defaultSpecId() == updated.defaultSpecId()
@@ -161,6 +164,27 @@ public final class StreamTableProperties {
                   + " primary-key column",
               field.name());
         }
+      }
+    }
+  }
+
+  /**
+   * The snapshots of a table tiered into Paimon are Paimon's (tiering points the catalog entry at
+   * the Iceberg metadata Paimon writes); an Iceberg writer's snapshot would be dropped at the next
+   * round, so it is refused.
+   */
+  private static void checkPaimonSnapshots(TableMetadata base, TableMetadata updated) {
+    if (LakeFormat.of(base.properties()) != LakeFormat.PAIMON) {
+      return;
+    }
+    String paimonTables = "/paimon/" + PaimonTables.DATABASE + ".db/";
+    for (org.apache.iceberg.Snapshot snapshot : updated.snapshots()) {
+      if (base.snapshot(snapshot.snapshotId()) == null
+          && (snapshot.manifestListLocation() == null
+              || !snapshot.manifestListLocation().contains(paimonTables))) {
+        throw new BadRequestException(
+            "Table %s tiers into Paimon (%s=paimon): only tiering commits its snapshots",
+            updated.location(), LakeFormat.PROPERTY);
       }
     }
   }

@@ -31,6 +31,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -537,5 +539,23 @@ class PaimonTieringTest {
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.lake-format cannot change");
     assertThat(catalog.tableExists(TableIdentifier.of("pm", "delta"))).isFalse();
+
+    // Only tiering commits snapshots of a Paimon-tiered table.
+    Table fixed = entry(path);
+    assertThatThrownBy(
+            () ->
+                fixed
+                    .newFastAppend()
+                    .appendFile(
+                        DataFiles.builder(fixed.spec())
+                            .withPath(fixed.location() + "/data/foreign.parquet")
+                            .withFormat(FileFormat.PARQUET)
+                            .withFileSizeInBytes(100)
+                            .withRecordCount(1)
+                            .build())
+                    .commit())
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("only tiering commits its snapshots");
+    assertThat(entry(path).currentSnapshot()).isNull();
   }
 }
