@@ -502,6 +502,35 @@ class PaimonTieringTest {
     assertLogRows(readIceberg(log), written);
   }
 
+  @Test
+  void aRoundWhoseChangesCancelOutStillRecordsItsOffsets() {
+    TablePath path = create("cancel_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+    PaimonTableTiering tiering =
+        new PaimonTableTiering(
+            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PrimaryKeyModel model = new PrimaryKeyModel(3);
+    model.change(path, 300, 100);
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    long snapshot = paimonTable(path).snapshotManager().latestSnapshotId();
+
+    // Keys the lake never saw, inserted and deleted within the next round: nothing to write.
+    try (UpsertWriter writer = connection.table(path).newUpsertWriter(WriterOptions.defaults())) {
+      for (long id = 1_000; id < 1_050; id++) {
+        writer.upsert(id, "eu", "short-lived", id);
+        writer.delete(id, "eu");
+      }
+      writer.flush();
+    }
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(paimonTable(path).snapshotManager().latestSnapshotId()).isGreaterThan(snapshot);
+    assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
+        .isEqualTo(highWatermarks(path));
+    assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+    assertPrimaryKeyRows(readPaimon(path, false), model);
+    assertPrimaryKeyRows(readIceberg(path), model);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // 3. Bad values
 

@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * <p>The snapshot made current gets the summary property {@value TieredOffsets#SUMMARY_KEY} with
  * the offsets of its Paimon snapshot, so that the tiering status, log retention and union reads
  * find the table's offsets in the entry as they do for Iceberg-tiered tables. For a primary-key
- * table only a compaction snapshot gets them: an append snapshot's Iceberg view is the state of the
- * last full compaction, not of its offsets.
+ * table a snapshot that appended rows does not get them: its Iceberg view is the state of the last
+ * full compaction, not of its offsets (a round's compaction snapshot, or an empty append, does).
  *
  * <p>A sync changes the entry through a compare-and-swap of its metadata; when another commit to
  * the entry wins, it reloads and tries again (a few times). It is idempotent: an entry that already
@@ -100,8 +100,9 @@ final class PaimonCatalogEntry {
             ? null
             : paimonSnapshot.properties().get(TieredOffsets.SUMMARY_KEY);
     if (primaryKey
-        && paimonSnapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT) {
-      offsets = null;
+        && paimonSnapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT
+        && paimonSnapshot.deltaRecordCount() > 0) {
+      offsets = null; // its new rows are not compacted yet, so Iceberg readers do not see them
     }
     for (int attempt = 1; ; attempt++) {
       TableOperations operations = ((HasTableOperations) lake.loadTable(path)).operations();

@@ -345,6 +345,8 @@ public final class PaimonTableTiering {
     try (TableCommitImpl commit =
         (TableCommitImpl)
             table.newStreamWriteBuilder().withCommitUser(round.commitUser()).newCommit()) {
+      // A round whose changes cancel out (a key inserted and deleted) still records its offsets.
+      commit.ignoreEmptyCommit(false);
       committed = commit.filterAndCommitMultiple(List.of(committable));
     } catch (RuntimeException e) {
       throw e;
