@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
@@ -14,6 +16,10 @@ import io.lakestream.tiering.paimon.PaimonTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -395,6 +401,42 @@ class PaimonTieringTest {
     assertThat(entry.currentSnapshot().snapshotId())
         .isEqualTo(paimonTable(path).snapshotManager().latestSnapshotId());
     assertThat(entry.currentSnapshot().manifestListLocation()).contains("/paimon/lakestream.db/");
+
+    // The tiering status reads the offsets from the entry as for an Iceberg-tiered table.
+    JsonNode status = status(path);
+    assertThat(status.path("lag-rows").asLong()).isZero();
+    assertThat(status.path("last-snapshot").path("snapshot-id").asLong())
+        .isEqualTo(entry.currentSnapshot().snapshotId());
+    long tiered = 0;
+    for (JsonNode bucket : status.path("buckets")) {
+      tiered += bucket.path("tiered-offset").asLong();
+    }
+    assertThat(tiered).isEqualTo(written.size());
+  }
+
+  private static JsonNode status(TablePath path) {
+    try {
+      HttpResponse<String> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create(
+                              "http://127.0.0.1:"
+                                  + lakestream.server().httpPort()
+                                  + "/v1/namespaces/pm/tables/"
+                                  + path.name()
+                                  + "/tiering"))
+                      .GET()
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      return new ObjectMapper().readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test
