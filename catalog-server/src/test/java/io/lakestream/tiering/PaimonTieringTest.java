@@ -10,6 +10,8 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.scan.UnionScanPlanner;
+import io.lakestream.scan.UnionScanReader;
 import io.lakestream.testing.EmbeddedLakestream;
 import io.lakestream.tiering.paimon.PaimonTableTiering;
 import io.lakestream.tiering.paimon.PaimonTables;
@@ -268,24 +270,38 @@ class PaimonTieringTest {
     List<List<Object>> rows = new ArrayList<>();
     try (CloseableIterable<Record> records = IcebergGenerics.read(entry(path)).build()) {
       for (Record record : records) {
-        List<Object> row = new ArrayList<>();
-        for (int i = 0; i < record.size(); i++) {
-          Object value = record.get(i);
-          if (value instanceof OffsetDateTime at) {
-            value = TimeUnit.SECONDS.toMicros(at.toEpochSecond()) + at.getNano() / 1_000;
-          } else if (value instanceof ByteBuffer buffer) {
-            byte[] bytes = new byte[buffer.remaining()];
-            buffer.duplicate().get(bytes);
-            value = toList(bytes);
-          }
-          row.add(value);
-        }
-        rows.add(row);
+        rows.add(normalise(record));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return rows;
+  }
+
+  /** Every row of a union read (the entry's snapshot and the log after its offsets), normalised. */
+  private static List<List<Object>> readUnion(TablePath path) {
+    List<List<Object>> rows = new ArrayList<>();
+    new UnionScanReader(connection, Duration.ofMinutes(1))
+        .read(
+            new UnionScanPlanner(lake, connection).plan(path),
+            record -> rows.add(normalise(record)));
+    return rows;
+  }
+
+  private static List<Object> normalise(Record record) {
+    List<Object> row = new ArrayList<>();
+    for (int i = 0; i < record.size(); i++) {
+      Object value = record.get(i);
+      if (value instanceof OffsetDateTime at) {
+        value = TimeUnit.SECONDS.toMicros(at.toEpochSecond()) + at.getNano() / 1_000;
+      } else if (value instanceof ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        value = toList(bytes);
+      }
+      row.add(value);
+    }
+    return row;
   }
 
   /** Rows by id (log tables) or by key (id, region), failing on a duplicate. */
@@ -451,6 +467,27 @@ class PaimonTieringTest {
     }
     // A model with deletes and updates of keys from earlier rounds, not only inserts.
     assertThat(model.rows.size()).isLessThan(REGIONS.length * 400).isGreaterThan(100);
+  }
+
+  @Test
+  void unionReadsCombineThePaimonStateWithTheLogTail() {
+    TablePath log = create("union_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+    TablePath keyed = create("union_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+    PaimonTableTiering tiering =
+        new PaimonTableTiering(
+            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    List<Object[]> written = new ArrayList<>(append(log, 0, 1_200));
+    PrimaryKeyModel model = new PrimaryKeyModel(21);
+    model.change(keyed, 900, 200);
+    assertThat(tiering.tierOnce(log).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(tiering.tierOnce(keyed).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+
+    // Rows after the tiered offsets are only in the log: the union read has every row once.
+    written.addAll(append(log, 1_200, 1_700));
+    model.change(keyed, 400, 200);
+    assertThat(readIceberg(log)).hasSize(1_200);
+    assertLogRows(readUnion(log), written);
+    assertPrimaryKeyRows(readUnion(keyed), model);
   }
 
   // ---------------------------------------------------------------------------------------------
