@@ -610,6 +610,83 @@ class PaimonTieringTest {
     assertPrimaryKeyRows(readIceberg(path), model);
   }
 
+  /**
+   * A lake catalog that fails every load while {@link #down} is set: the catalog is unreachable.
+   */
+  private static final class FlakyLake implements LakeCatalog {
+    final java.util.concurrent.atomic.AtomicBoolean down =
+        new java.util.concurrent.atomic.AtomicBoolean();
+
+    @Override
+    public List<StreamTable> listStreamTables() {
+      return lake.listStreamTables();
+    }
+
+    @Override
+    public Table loadTable(TablePath path) {
+      if (down.get()) {
+        throw new IllegalStateException("catalog unreachable");
+      }
+      return lake.loadTable(path);
+    }
+  }
+
+  @Test
+  void aCrashBetweenThePaimonCommitAndTheCatalogEntryIsRepairedByTheNextRound() {
+    TablePath log = create("gap_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+    TablePath keyed = create("gap_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+    FlakyLake flaky = new FlakyLake();
+    PaimonTableTiering tiering =
+        new PaimonTableTiering(
+            flaky, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    List<Object[]> written = new ArrayList<>(append(log, 0, 900));
+    PrimaryKeyModel model = new PrimaryKeyModel(13);
+    model.change(keyed, 700, 150);
+
+    for (TablePath path : List.of(log, keyed)) {
+      PaimonTableTiering.PreparedRound round = tiering.prepare(path).orElseThrow();
+      flaky.down.set(true);
+      assertThatThrownBy(() -> tiering.commit(round)).hasMessageContaining("catalog unreachable");
+      flaky.down.set(false);
+      // Paimon has the range; the entry does not yet.
+      assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
+          .isEqualTo(highWatermarks(path));
+      assertThat(entryOffsets(path)).isEqualTo(TieredOffsets.NONE);
+      assertThat(entry(path).currentSnapshot()).isNull();
+      // The next round finds nothing to tier and points the entry at Paimon's state.
+      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+    }
+    assertLogRows(readPaimon(log, true), written);
+    assertLogRows(readIceberg(log), written);
+    assertPrimaryKeyRows(readPaimon(keyed, false), model);
+    assertPrimaryKeyRows(readIceberg(keyed), model);
+  }
+
+  @Test
+  void roundsLimitedByRowsCommitWhatTheyReadAndTheNextGoesOn() {
+    TablePath log = create("limited_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+    TablePath keyed = create("limited_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+    PaimonTableTiering tiering =
+        new PaimonTableTiering(lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 250);
+    List<Object[]> written = new ArrayList<>(append(log, 0, 1_500));
+    PrimaryKeyModel model = new PrimaryKeyModel(17);
+    model.change(keyed, 1_200, 300);
+    for (TablePath path : List.of(log, keyed)) {
+      int committed = 0;
+      while (tiering.tierOnce(path).outcome() == TieringRound.Outcome.COMMITTED) {
+        committed++;
+        assertThat(committed).as("rounds of %s", path).isLessThan(50);
+      }
+      assertThat(committed).as("rounds of %s", path).isGreaterThan(2);
+      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+    }
+    assertLogRows(readPaimon(log, true), written);
+    assertLogRows(readIceberg(log), written);
+    assertPrimaryKeyRows(readPaimon(keyed, false), model);
+    assertPrimaryKeyRows(readIceberg(keyed), model);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // 3. Bad values
 
