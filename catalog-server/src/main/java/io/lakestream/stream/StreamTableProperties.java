@@ -137,12 +137,16 @@ public final class StreamTableProperties {
       throw new BadRequestException("Invalid partition spec: %s", e.getMessage());
     }
     LakeFormat format = LakeFormat.of(updated.properties());
+    // A table whose property is invalid (made before it was checked) tiered into Iceberg.
+    LakeFormat before = base == null ? null : baseFormat(base);
     if (base != null
         && base.properties().containsKey(KIND)
-        && LakeFormat.of(base.properties()) != format) {
+        && (before == null ? LakeFormat.ICEBERG : before) != format) {
       throw new BadRequestException(
           "%s cannot change once a streaming table exists (from %s to %s)",
-          LakeFormat.PROPERTY, LakeFormat.of(base.properties()).value(), format.value());
+          LakeFormat.PROPERTY,
+          before == null ? base.properties().get(LakeFormat.PROPERTY) : before.value(),
+          format.value());
     }
     if (format == LakeFormat.PAIMON) {
       if (base != null && base.currentSchemaId() != updated.currentSchemaId()) {
@@ -174,7 +178,7 @@ public final class StreamTableProperties {
    * round, so it is refused.
    */
   private static void checkPaimonSnapshots(TableMetadata base, TableMetadata updated) {
-    if (LakeFormat.of(base.properties()) != LakeFormat.PAIMON) {
+    if (baseFormat(base) != LakeFormat.PAIMON) {
       return;
     }
     String paimonTables = "/paimon/" + PaimonTables.DATABASE + ".db/";
@@ -186,6 +190,18 @@ public final class StreamTableProperties {
             "Table %s tiers into Paimon (%s=paimon): only tiering commits its snapshots",
             updated.location(), LakeFormat.PROPERTY);
       }
+    }
+  }
+
+  /**
+   * The lake format of a table's current metadata, or null when its property is invalid (a table
+   * made before the property was checked): such a table's commits may fix the property.
+   */
+  private static LakeFormat baseFormat(TableMetadata base) {
+    try {
+      return LakeFormat.of(base.properties());
+    } catch (IllegalArgumentException e) {
+      return null;
     }
   }
 
