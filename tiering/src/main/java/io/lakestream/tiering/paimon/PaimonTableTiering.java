@@ -15,6 +15,7 @@ import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringException;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringRound;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -275,10 +276,10 @@ public final class PaimonTableTiering {
                 Record record = records.record(vectors, row);
                 try {
                   write.write(rows.row(record, RowKind.INSERT));
-                } catch (RuntimeException | java.io.IOException e) {
+                } catch (RuntimeException | IOException e) {
                   throw e;
                 } catch (Exception e) {
-                  throw new java.io.IOException("Cannot write a row of " + path + " to Paimon", e);
+                  throw new IOException("Cannot write a row of " + path + " to Paimon", e);
                 }
               }
               read[0] += end - first;
