@@ -41,6 +41,7 @@ import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.tiering.TieringStatusReader;
+import io.lakestream.tiering.paimon.PaimonTableTiering;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -333,6 +334,12 @@ public final class LakestreamServer implements AutoCloseable {
                 config.tiering().readTimeout(),
                 config.tiering().maxRowsPerRound(),
                 config.tiering().dataFileWriter()),
+            new PaimonTableTiering(
+                lake,
+                tieringConnection,
+                TieringHook.NONE,
+                config.tiering().readTimeout(),
+                config.tiering().maxRowsPerRound()),
             config.tiering(),
             Clock.systemUTC());
     tieringStatus = new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC());

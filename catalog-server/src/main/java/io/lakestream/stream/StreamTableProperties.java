@@ -5,7 +5,9 @@ import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.MergeEngines;
+import io.lakestream.tiering.LakeFormat;
 import io.lakestream.tiering.TieringConfig;
+import io.lakestream.tiering.paimon.PaimonTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +55,7 @@ public final class StreamTableProperties {
     try {
       TieringConfig.interval(properties);
       TieringConfig.compactionDeleteFiles(properties);
+      LakeFormat.of(properties);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("%s", e.getMessage());
     }
@@ -106,6 +109,9 @@ public final class StreamTableProperties {
    * @throws BadRequestException naming the property and the value that is wrong
    */
   public static void validateCommit(TableMetadata base, TableMetadata updated) {
+    if (base != null && updated.properties().containsKey(KIND)) {
+      checkPaimonSnapshots(base, updated);
+    }
     if (base != null
         && base.currentSchemaId() == updated.currentSchemaId()
         && base.defaultSpecId() == updated.defaultSpecId()
@@ -130,6 +136,30 @@ public final class StreamTableProperties {
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("Invalid partition spec: %s", e.getMessage());
     }
+    LakeFormat format = LakeFormat.of(updated.properties());
+    // A table whose property is invalid (made before it was checked) tiered into Iceberg.
+    LakeFormat before = base == null ? null : baseFormat(base);
+    if (base != null
+        && base.properties().containsKey(KIND)
+        && (before == null ? LakeFormat.ICEBERG : before) != format) {
+      throw new BadRequestException(
+          "%s cannot change once a streaming table exists (from %s to %s)",
+          LakeFormat.PROPERTY,
+          before == null ? base.properties().get(LakeFormat.PROPERTY) : before.value(),
+          format.value());
+    }
+    if (format == LakeFormat.PAIMON) {
+      if (base != null && base.currentSchemaId() != updated.currentSchemaId()) {
+        throw new BadRequestException(
+            "The schema of a table with %s=paimon cannot change yet", LakeFormat.PROPERTY);
+      }
+      try {
+        PaimonTables.check(updated.schema(), updated.spec().fields());
+      } catch (IllegalArgumentException e) {
+        throw new BadRequestException(
+            "Invalid table for %s=paimon: %s", LakeFormat.PROPERTY, e.getMessage());
+      }
+    }
     if (PRIMARY_KEY.equals(updated.properties().get(KIND))) {
       for (org.apache.iceberg.PartitionField field : updated.spec().fields()) {
         if (!updated.schema().identifierFieldIds().contains(field.sourceId())) {
@@ -139,6 +169,39 @@ public final class StreamTableProperties {
               field.name());
         }
       }
+    }
+  }
+
+  /**
+   * The snapshots of a table tiered into Paimon are Paimon's (tiering points the catalog entry at
+   * the Iceberg metadata Paimon writes); an Iceberg writer's snapshot would be dropped at the next
+   * round, so it is refused.
+   */
+  private static void checkPaimonSnapshots(TableMetadata base, TableMetadata updated) {
+    if (baseFormat(base) != LakeFormat.PAIMON) {
+      return;
+    }
+    String paimonTables = "/paimon/" + PaimonTables.DATABASE + ".db/";
+    for (org.apache.iceberg.Snapshot snapshot : updated.snapshots()) {
+      if (base.snapshot(snapshot.snapshotId()) == null
+          && (snapshot.manifestListLocation() == null
+              || !snapshot.manifestListLocation().contains(paimonTables))) {
+        throw new BadRequestException(
+            "Table %s tiers into Paimon (%s=paimon): only tiering commits its snapshots",
+            updated.location(), LakeFormat.PROPERTY);
+      }
+    }
+  }
+
+  /**
+   * The lake format of a table's current metadata, or null when its property is invalid (a table
+   * made before the property was checked): such a table's commits may fix the property.
+   */
+  private static LakeFormat baseFormat(TableMetadata base) {
+    try {
+      return LakeFormat.of(base.properties());
+    } catch (IllegalArgumentException e) {
+      return null;
     }
   }
 

@@ -70,11 +70,13 @@ public final class TieredTables implements AutoCloseable {
 
   private final String restUri;
   private final Connection connection;
+  private final String lakeFormat;
   private final HttpClient http = HttpClient.newHttpClient();
 
-  private TieredTables(String restUri, Connection connection) {
+  private TieredTables(String restUri, Connection connection, String lakeFormat) {
     this.restUri = requireNonNull(restUri, "restUri is null");
     this.connection = requireNonNull(connection, "connection is null");
+    this.lakeFormat = requireNonNull(lakeFormat, "lakeFormat is null");
   }
 
   /**
@@ -112,6 +114,16 @@ public final class TieredTables implements AutoCloseable {
    * @param restUri the server's REST base URI, e.g. {@code http://127.0.0.1:8181}
    */
   public static TieredTables connect(String restUri, int rpcPort) {
+    return connect(restUri, rpcPort, "iceberg");
+  }
+
+  /**
+   * Like {@link #connect(String, int)}, for tables that tier into {@code lakeFormat} (the table
+   * property {@code lakestream.lake-format}). Tables of a format other than {@code iceberg} get the
+   * format as a suffix of their names, so the suites of both formats share a server; a partitioned
+   * Paimon table is partitioned by {@code identity(region)} only (Paimon partitions by columns).
+   */
+  public static TieredTables connect(String restUri, int rpcPort, String lakeFormat) {
     Connection connection = Connection.open("127.0.0.1", rpcPort, null);
     try {
       connection.admin().createNamespace(null, List.of(NAMESPACE));
@@ -121,7 +133,11 @@ public final class TieredTables implements AutoCloseable {
         throw e;
       }
     }
-    return new TieredTables(restUri, connection);
+    return new TieredTables(restUri, connection, lakeFormat);
+  }
+
+  private String tableName(String name) {
+    return lakeFormat.equals("iceberg") ? name : name + "_" + lakeFormat;
   }
 
   /**
@@ -135,11 +151,16 @@ public final class TieredTables implements AutoCloseable {
     TableDescriptor descriptor =
         TableDescriptor.logTable(schema, 3)
             .withBucketKey("b0")
-            .withProperty("lakestream.tiering.interval", TIERING_INTERVAL);
+            .withProperty("lakestream.tiering.interval", TIERING_INTERVAL)
+            .withProperty("lakestream.lake-format", lakeFormat);
     if (partitioned) {
-      descriptor = descriptor.withPartitionSpecJson(LogTable.PARTITION_SPEC_JSON);
+      descriptor =
+          descriptor.withPartitionSpecJson(
+              lakeFormat.equals("paimon")
+                  ? LogTable.REGION_SPEC_JSON
+                  : LogTable.PARTITION_SPEC_JSON);
     }
-    TablePath path = TablePath.of(NAMESPACE + "." + name);
+    TablePath path = TablePath.of(NAMESPACE + "." + tableName(name));
     connection.admin().createTable(path, descriptor);
     return new LogTable(connection.table(path), partitioned);
   }
@@ -155,8 +176,10 @@ public final class TieredTables implements AutoCloseable {
                 TableDescriptor.BUCKETS,
                 "2",
                 "lakestream.tiering.interval",
-                TIERING_INTERVAL));
-    TablePath path = TablePath.of(NAMESPACE + "." + name);
+                TIERING_INTERVAL,
+                "lakestream.lake-format",
+                lakeFormat));
+    TablePath path = TablePath.of(NAMESPACE + "." + tableName(name));
     connection.admin().createTable(path, descriptor);
     return new KeyedTable(connection.table(path));
   }
@@ -405,6 +428,10 @@ public final class TieredTables implements AutoCloseable {
             + "{\"name\":\"ts_day\",\"transform\":\"day\",\"source-id\":21,\"field-id\":1000},"
             + "{\"name\":\"region\",\"transform\":\"identity\",\"source-id\":22,"
             + "\"field-id\":1001}]}";
+    static final String REGION_SPEC_JSON =
+        "{\"spec-id\":0,\"fields\":["
+            + "{\"name\":\"region\",\"transform\":\"identity\",\"source-id\":22,"
+            + "\"field-id\":1000}]}";
     private static final long DAY_MICROS = 86_400_000_000L;
     // Three days, starting an hour before midnight so that the first day holds an hour of rows.
     private static final long START_MICROS = 20_000 * DAY_MICROS - 3_600_000_000L;

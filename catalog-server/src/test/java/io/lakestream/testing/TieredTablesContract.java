@@ -12,8 +12,11 @@ import org.junit.jupiter.api.Test;
  * current snapshot records its log's high watermarks. The expected rows come from what the test
  * wrote ({@link TieredTables}), not from the server.
  *
- * <p>One subclass per engine (Spark, Trino) supplies the shared server's tables and runs SQL; the
- * statements are the same for every engine.
+ * <p>One subclass per engine (Spark, Trino) and lake format supplies the shared server's tables and
+ * runs SQL; the statements are the same for every engine. For tables tiered into Paimon ({@link
+ * TieredTables#connect(String, int, String)}) the engine reads the Iceberg metadata Paimon wrote
+ * through the catalog entry, and the partitioned table is partitioned by {@code identity(region)}
+ * only (the queries are the same).
  */
 public abstract class TieredTablesContract {
   private static final Duration TIERING_TIMEOUT = Duration.ofMinutes(2);

@@ -38,9 +38,9 @@ import org.apache.iceberg.types.Types;
  *
  * <p>Memory grows with the number of distinct keys a round touches. Not thread safe.
  */
-final class PrimaryKeyChanges {
+public final class PrimaryKeyChanges {
   /** What a round does to one key. */
-  record KeyChange(Record finalRow, Record deleteKey, Record anyRow) {}
+  public record KeyChange(Record finalRow, Record deleteKey, Record anyRow) {}
 
   private final LakeRecords records;
   private final Schema deleteSchema;
@@ -62,7 +62,7 @@ final class PrimaryKeyChanges {
    * @param records turns log rows into records of the lake table's schema
    * @throws TieringException when the lake table has no identifier fields
    */
-  PrimaryKeyChanges(LakeRecords records) {
+  public PrimaryKeyChanges(LakeRecords records) {
     this.records = requireNonNull(records, "records is null");
     Schema schema = records.schema();
     if (schema.identifierFieldIds().isEmpty()) {
@@ -93,7 +93,7 @@ final class PrimaryKeyChanges {
   }
 
   /** Folds rows {@code [first, end)} of a changelog batch of a partition, in offset order. */
-  void add(String partition, ScanBatch batch, int first, int end) {
+  public void add(String partition, ScanBatch batch, int first, int end) {
     FieldVector[] vectors = records.vectorsOf(batch.root());
     Map<List<Object>, Entry> keys = partitions.computeIfAbsent(partition, p -> new HashMap<>());
     for (int row = first; row < end; row++) {
@@ -116,7 +116,7 @@ final class PrimaryKeyChanges {
   }
 
   /** Changelog rows folded so far. */
-  long changes() {
+  public long changes() {
     return changes;
   }
 
@@ -124,7 +124,7 @@ final class PrimaryKeyChanges {
    * Per partition, in the order partitions were first seen, what the round does to each key it
    * touched; keys that were inserted and deleted within the range are left out.
    */
-  Map<String, List<KeyChange>> keyChanges() {
+  public Map<String, List<KeyChange>> keyChanges() {
     Map<String, List<KeyChange>> result = new LinkedHashMap<>();
     partitions.forEach(
         (partition, keys) -> {

@@ -5,4 +5,8 @@ public final class TieringException extends RuntimeException {
   public TieringException(String message) {
     super(message);
   }
+
+  public TieringException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

@@ -20,7 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs tiering rounds for every log table of a catalog on a schedule: each table every {@link
+ * Runs tiering rounds for every streaming table of a catalog on a schedule, each into its {@link
+ * LakeFormat} ({@link StreamTableTiering} for Iceberg, {@link
+ * io.lakestream.tiering.paimon.PaimonTableTiering} for Paimon): each table every {@link
  * TieringConfig#INTERVAL_PROPERTY} (default 30 s, at least 1 s), its first round one interval after
  * the service finds it. Tables are found by listing the catalog every {@link
  * TieringConfig#discoveryInterval()}; a dropped table stops being tiered at the next listing.
@@ -53,6 +55,11 @@ public final class TieringService implements AutoCloseable {
 
   private final LakeCatalog lake;
   private final StreamTableTiering tiering;
+  private final io.lakestream.tiering.paimon.PaimonTableTiering paimon;
+  // The lake format of each table, from its properties at the last listing.
+  private final Map<TablePath, LakeFormat> formats = new ConcurrentHashMap<>();
+  // Tables whose lake format property is invalid: their rounds fail with this message.
+  private final Map<TablePath, String> formatErrors = new ConcurrentHashMap<>();
   private final TieringConfig config;
   private final Clock clock;
   private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
@@ -72,8 +79,22 @@ public final class TieringService implements AutoCloseable {
 
   public TieringService(
       LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
+    this(lake, tiering, null, config, clock);
+  }
+
+  /**
+   * @param paimon runs the rounds of tables whose {@link LakeFormat} is {@link LakeFormat#PAIMON};
+   *     when null, their rounds fail with a message saying so
+   */
+  public TieringService(
+      LakeCatalog lake,
+      StreamTableTiering tiering,
+      io.lakestream.tiering.paimon.PaimonTableTiering paimon,
+      TieringConfig config,
+      Clock clock) {
     this.lake = requireNonNull(lake, "lake is null");
     this.tiering = requireNonNull(tiering, "tiering is null");
+    this.paimon = paimon;
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
     this.orphans = new OrphanFiles(lake, config.orphanFileAge(), clock);
@@ -117,7 +138,7 @@ public final class TieringService implements AutoCloseable {
       String error = null;
       Instant started = clock.instant();
       try {
-        round = tiering.tierOnce(path);
+        round = tierOnce(path);
         statistics.roundFinished(path, round, started, clock.instant());
       } catch (RuntimeException e) {
         statistics.roundFailed(path);
@@ -138,11 +159,28 @@ public final class TieringService implements AutoCloseable {
     sweepOrphans();
   }
 
+  private TieringRound tierOnce(TablePath path) {
+    String formatError = formatErrors.get(path);
+    if (formatError != null) {
+      throw new TieringException("Table " + path + ": " + formatError);
+    }
+    if (formats.getOrDefault(path, LakeFormat.ICEBERG) == LakeFormat.ICEBERG) {
+      return tiering.tierOnce(path);
+    }
+    if (paimon == null) {
+      throw new TieringException("Table " + path + " tiers into Paimon, which is not set up here");
+    }
+    return paimon.tierOnce(path);
+  }
+
   private void sweepOrphans() {
     nextSweep.keySet().retainAll(tables.keySet());
     for (TablePath path : tables.keySet()) {
       if (Thread.currentThread().isInterrupted()) {
         return;
+      }
+      if (formats.getOrDefault(path, LakeFormat.ICEBERG) != LakeFormat.ICEBERG) {
+        continue; // Paimon's files are Paimon's; the sweep knows tiering's Iceberg files only
       }
       Instant due = nextSweep.get(path);
       Instant now = clock.instant();
@@ -188,6 +226,13 @@ public final class TieringService implements AutoCloseable {
             TieringConfig.DEFAULT_INTERVAL);
         interval = TieringConfig.DEFAULT_INTERVAL;
       }
+      try {
+        formats.put(table.path(), LakeFormat.of(table.properties()));
+        formatErrors.remove(table.path());
+      } catch (IllegalArgumentException e) {
+        LOG.warn("Table {}: {}; its rounds fail until it is fixed", table.path(), e.getMessage());
+        formatErrors.put(table.path(), e.getMessage());
+      }
       Duration tableInterval = interval;
       tables.compute(
           table.path(),
@@ -203,6 +248,8 @@ public final class TieringService implements AutoCloseable {
           });
     }
     tables.keySet().retainAll(seen);
+    formats.keySet().retainAll(seen);
+    formatErrors.keySet().retainAll(seen);
     statistics.retain(seen);
   }
 

@@ -1,0 +1,495 @@
+package io.lakestream.tiering.paimon;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.Connection;
+import io.lakestream.client.TableBucket;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.scan.LogRange;
+import io.lakestream.tiering.LakeCatalog;
+import io.lakestream.tiering.LakeFormat;
+import io.lakestream.tiering.LakeRecords;
+import io.lakestream.tiering.LogRangeReader;
+import io.lakestream.tiering.PrimaryKeyChanges;
+import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.tiering.TieringException;
+import io.lakestream.tiering.TieringHook;
+import io.lakestream.tiering.TieringRound;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.data.Record;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.types.RowKind;
+import org.apache.paimon.utils.SnapshotManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One tiering round of a streaming table whose lake format is Paimon ({@link LakeFormat#PAIMON}):
+ * the log range since the Paimon table's offsets is written into the Paimon table ({@link
+ * PaimonTables}) and committed through Paimon's Java API, then the table's catalog entry is pointed
+ * at the Iceberg metadata Paimon generated ({@link PaimonCatalogEntry}).
+ *
+ * <p><b>Offsets.</b> The offsets JSON ({@link TieredOffsets}) is a property of the Paimon snapshot
+ * ({@code ManifestCommittable.addProperty(}{@value TieredOffsets#SUMMARY_KEY}{@code )}, read back
+ * with {@code Snapshot.properties()}); a round starts from those of the newest Paimon snapshot that
+ * has them. Paimon puts a commit's properties on every snapshot the commit makes (the append and,
+ * for a primary-key table, the compaction).
+ *
+ * <p><b>Exactly once.</b> Every commit of a table's rounds uses the same Paimon commit user, {@code
+ * lakestream-tiering-<Iceberg table uuid>}, and the commit identifier one above that of the user's
+ * newest snapshot when the round started; so two rounds from the same start share their identifier.
+ * A commit ({@link #commit}) first checks that the table still holds the round's start offsets,
+ * then commits with Paimon's {@code filterAndCommitMultiple}, which drops a committable whose
+ * identifier the user has committed already. Hence:
+ *
+ * <ul>
+ *   <li>a round that fails or crashes before its commit changed nothing; the next round reads the
+ *       same range again;
+ *   <li>a round whose commit succeeded but whose answer was lost (or that is committed again) is
+ *       not committed twice: its offsets check finds the end offsets and its identifier is taken;
+ *   <li>of two rounds from the same start (two tierers), at most one commits.
+ * </ul>
+ *
+ * A round whose files are certainly not in the table deletes them ({@code abort}); when another
+ * commit with its identifier exists the files are left (they may be its own).
+ *
+ * <p><b>Primary-key tables.</b> A round folds its changes per key ({@link PrimaryKeyChanges}) and
+ * writes each changed key once: its final row as an upsert, or a delete. Paimon merges by key
+ * ({@code deduplicate}). Iceberg readers only see a primary-key table's files of the highest level,
+ * so every round fully compacts each bucket it wrote before committing: the commit makes an append
+ * snapshot and a compaction snapshot, and the latter is what Iceberg readers see.
+ *
+ * <p>Thread safe; rounds of different tables may run concurrently.
+ */
+public final class PaimonTableTiering {
+  private static final Logger LOG = LoggerFactory.getLogger(PaimonTableTiering.class);
+
+  private final LakeCatalog lake;
+  private final Connection connection;
+  private final TieringHook hook;
+  private final Duration readTimeout;
+  private final long maxRowsPerRound;
+  private final PaimonCatalogEntry entries;
+
+  /**
+   * @param readTimeout how long a round may take to read its ranges before it fails
+   * @param maxRowsPerRound log rows after which a round stops reading (at a batch boundary) and
+   *     commits what it has
+   */
+  public PaimonTableTiering(
+      LakeCatalog lake,
+      Connection connection,
+      TieringHook hook,
+      Duration readTimeout,
+      long maxRowsPerRound) {
+    this.lake = requireNonNull(lake, "lake is null");
+    this.connection = requireNonNull(connection, "connection is null");
+    this.hook = requireNonNull(hook, "hook is null");
+    this.readTimeout = requireNonNull(readTimeout, "readTimeout is null");
+    if (maxRowsPerRound < 1) {
+      throw new IllegalArgumentException("maxRowsPerRound must be positive: " + maxRowsPerRound);
+    }
+    this.maxRowsPerRound = maxRowsPerRound;
+    this.entries = new PaimonCatalogEntry(lake);
+  }
+
+  /**
+   * A round's written and not yet committed files.
+   *
+   * @param table the Paimon table, as the round opened it
+   * @param from the offsets the round started from
+   * @param to the offsets the round's rows reach
+   * @param identifier the Paimon commit identifier of the round
+   * @param rows log rows the files hold (for a primary-key table, changelog rows folded into them)
+   */
+  public record PreparedRound(
+      TablePath path,
+      FileStoreTable table,
+      String commitUser,
+      long identifier,
+      TieredOffsets from,
+      TieredOffsets to,
+      List<CommitMessage> messages,
+      long rows) {
+    public PreparedRound {
+      requireNonNull(path, "path is null");
+      requireNonNull(table, "table is null");
+      requireNonNull(commitUser, "commitUser is null");
+      requireNonNull(from, "from is null");
+      requireNonNull(to, "to is null");
+      messages = List.copyOf(messages);
+    }
+
+    /** Data files the round wrote (new files and compaction results). */
+    public int files() {
+      int files = 0;
+      for (CommitMessage message : messages) {
+        CommitMessageImpl impl = (CommitMessageImpl) message;
+        files += impl.newFilesIncrement().newFiles().size();
+        files += impl.compactIncrement().compactAfter().size();
+      }
+      return files;
+    }
+  }
+
+  /**
+   * Runs one round: points the catalog entry at the Paimon table's latest state if it is behind (a
+   * process that died between a Paimon commit and the entry's update left it so), then {@link
+   * #prepare}s, calls the hook, {@link #commit}s and updates the entry.
+   *
+   * @throws TieringException when the table is not a streaming table of lake format Paimon, cannot
+   *     be tiered into Paimon, or a range cannot be read in time
+   * @throws RuntimeException from the catalog, the stream RPC, Paimon or the file system
+   */
+  public TieringRound tierOnce(TablePath path) {
+    Opened opened = open(path);
+    Optional<PreparedRound> prepared = prepare(path, opened);
+    if (prepared.isEmpty()) {
+      return new TieringRound(
+          path, TieringRound.Outcome.UP_TO_DATE, 0, 0, -1, offsetsOf(opened.table()));
+    }
+    PreparedRound round = prepared.get();
+    try {
+      hook.beforeCommit(path, List.of());
+    } catch (RuntimeException e) {
+      abortQuietly(round);
+      throw e;
+    }
+    return commit(round);
+  }
+
+  private record Opened(Table entry, FileStoreTable table, boolean primaryKey) {}
+
+  private Opened open(TablePath path) {
+    Table entry = lake.loadTable(path);
+    TableMetadata metadata = ((HasTableOperations) entry).operations().current();
+    if (LakeFormat.of(metadata.properties()) != LakeFormat.PAIMON) {
+      throw new TieringException(
+          "Table " + path + " does not tier into Paimon (" + LakeFormat.PROPERTY + ")");
+    }
+    String kind = metadata.properties().get("lakestream.kind");
+    boolean primaryKey =
+        switch (kind == null ? "" : kind) {
+          case "log" -> false;
+          case "primary-key" -> true;
+          default -> throw new TieringException("Table " + path + " is not a streaming table");
+        };
+    FileStoreTable table = PaimonTables.open(path.name(), metadata, primaryKey);
+    entries.sync(path, table, primaryKey);
+    return new Opened(entry, table, primaryKey);
+  }
+
+  /**
+   * Reads the table's new log range and writes it into Paimon data files, committing nothing.
+   *
+   * @return empty when the table is caught up
+   */
+  public Optional<PreparedRound> prepare(TablePath path) {
+    return prepare(path, open(path));
+  }
+
+  private Optional<PreparedRound> prepare(TablePath path, Opened opened) {
+    FileStoreTable table = opened.table();
+    TieredOffsets from = offsetsOf(table);
+    String commitUser = commitUser(opened.entry());
+    long identifier =
+        table
+                .snapshotManager()
+                .latestSnapshotOfUser(commitUser)
+                .map(Snapshot::commitIdentifier)
+                .orElse(0L)
+            + 1;
+    io.lakestream.client.Table stream = connection.table(path);
+    Map<String, Map<Integer, Long>> next = new TreeMap<>();
+    List<LogRange> ranges = LogRanges.since(path, stream, from, next);
+    if (ranges.isEmpty()) {
+      return Optional.empty();
+    }
+
+    org.apache.iceberg.Schema schema = opened.entry().schema();
+    LakeRecords records = new LakeRecords(schema);
+    PaimonRows rows = new PaimonRows(schema);
+    StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser(commitUser);
+    Map<TableBucket, Long> reached = new HashMap<>();
+    List<CommitMessage> messages;
+    long[] read = {0};
+    try (StreamTableWrite write = builder.newWrite()) {
+      if (opened.primaryKey()) {
+        PrimaryKeyChanges changes = new PrimaryKeyChanges(records);
+        LogRangeReader.read(
+            path,
+            stream,
+            ranges,
+            readTimeout,
+            maxRowsPerRound,
+            reached,
+            (range, batch, first, end) -> changes.add(range.partition(), batch, first, end));
+        record Bucket(BinaryRow partition, int bucket) {}
+        Set<Bucket> touched = new LinkedHashSet<>();
+        for (List<PrimaryKeyChanges.KeyChange> partition : changes.keyChanges().values()) {
+          for (PrimaryKeyChanges.KeyChange change : partition) {
+            GenericRow row =
+                change.finalRow() != null
+                    ? rows.row(change.finalRow(), RowKind.INSERT)
+                    : rows.row(change.anyRow(), RowKind.DELETE);
+            write.write(row);
+            touched.add(new Bucket(write.getPartition(row).copy(), write.getBucket(row)));
+          }
+        }
+        for (Bucket bucket : touched) {
+          write.compact(bucket.partition(), bucket.bucket(), true);
+        }
+        read[0] = changes.changes();
+      } else {
+        LogRangeReader.read(
+            path,
+            stream,
+            ranges,
+            readTimeout,
+            maxRowsPerRound,
+            reached,
+            (range, batch, first, end) -> {
+              FieldVector[] vectors = records.vectorsOf(batch.root());
+              for (int row = first; row < end; row++) {
+                Record record = records.record(vectors, row);
+                try {
+                  write.write(rows.row(record, RowKind.INSERT));
+                } catch (RuntimeException | IOException e) {
+                  throw e;
+                } catch (Exception e) {
+                  throw new IOException("Cannot write a row of " + path + " to Paimon", e);
+                }
+              }
+              read[0] += end - first;
+            });
+      }
+      messages = write.prepareCommit(true, identifier);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new TieringException("Cannot write the Paimon files of " + path + ": " + e, e);
+    }
+    // A round cut short by its row limit commits the offsets it reached.
+    reached.forEach(
+        (bucket, offset) -> {
+          Map<Integer, Long> buckets = next.get(bucket.partition());
+          if (offset > 0) {
+            buckets.put(bucket.bucket(), offset);
+          } else {
+            buckets.remove(bucket.bucket());
+          }
+        });
+    return Optional.of(
+        new PreparedRound(
+            path, table, commitUser, identifier, from, TieredOffsets.of(next), messages, read[0]));
+  }
+
+  /**
+   * Commits a prepared round, on the condition that the Paimon table still holds the offsets the
+   * round started from and that no commit of its identifier exists; then points the catalog entry
+   * at the new state. Calling it again for the same round commits nothing.
+   *
+   * @return {@link TieringRound.Outcome#COMMITTED}, or {@link TieringRound.Outcome#LOST_RACE} when
+   *     the condition did not hold (another round, or this one before, committed first)
+   * @throws RuntimeException from Paimon or the catalog; the commit may or may not have happened,
+   *     which the next round finds out from the table's offsets
+   */
+  public TieringRound commit(PreparedRound round) {
+    TablePath path = round.path();
+    FileStoreTable table = round.table();
+    SnapshotManager snapshots = table.snapshotManager();
+    TieredOffsets current = offsetsOf(table);
+    if (!current.equals(round.from()) || identifierTaken(round)) {
+      LOG.info(
+          "Another round committed {} first (offsets {} instead of {})",
+          path,
+          current,
+          round.from());
+      if (!identifierTaken(round)) {
+        abortQuietly(round);
+      }
+      entries.sync(path, table, isPrimaryKey(table));
+      return new TieringRound(path, TieringRound.Outcome.LOST_RACE, 0, 0, -1, current);
+    }
+    ManifestCommittable committable = new ManifestCommittable(round.identifier());
+    round.messages().forEach(committable::addFileCommittable);
+    committable.addProperty(TieredOffsets.SUMMARY_KEY, round.to().toJson());
+    LOG.debug(
+        "Committing {} Paimon files of {} up to {} (identifier {})",
+        round.files(),
+        path,
+        round.to(),
+        round.identifier());
+    int committed;
+    try (TableCommitImpl commit =
+        (TableCommitImpl)
+            table.newStreamWriteBuilder().withCommitUser(round.commitUser()).newCommit()) {
+      // A round whose changes cancel out (a key inserted and deleted) still records its offsets.
+      commit.ignoreEmptyCommit(false);
+      committed = commit.filterAndCommitMultiple(List.of(committable));
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new TieringException("Cannot close the Paimon commit of " + path + ": " + e, e);
+    }
+    if (committed == 0) {
+      LOG.info("Identifier {} of {} was committed before", round.identifier(), path);
+      entries.sync(path, table, isPrimaryKey(table));
+      return new TieringRound(path, TieringRound.Outcome.LOST_RACE, 0, 0, -1, offsetsOf(table));
+    }
+    Long snapshotId = snapshots.latestSnapshotIdFromFileSystem();
+    entries.sync(path, table, isPrimaryKey(table));
+    LOG.debug("Tiered {} rows of {} into Paimon: {}", round.rows(), path, round.to());
+    return new TieringRound(
+        path,
+        TieringRound.Outcome.COMMITTED,
+        round.rows(),
+        round.files(),
+        snapshotId == null ? -1 : snapshotId,
+        round.to());
+  }
+
+  /** Deletes the files of a round that is certainly not committed. */
+  public void abort(PreparedRound round) {
+    if (identifierTaken(round)) {
+      throw new IllegalStateException(
+          "Identifier " + round.identifier() + " of " + round.path() + " is committed");
+    }
+    try (TableCommitImpl commit =
+        (TableCommitImpl)
+            round.table().newStreamWriteBuilder().withCommitUser(round.commitUser()).newCommit()) {
+      commit.abort(round.messages());
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new TieringException("Cannot abort a Paimon round of " + round.path(), e);
+    }
+  }
+
+  private void abortQuietly(PreparedRound round) {
+    try {
+      abort(round);
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot delete the files of a failed round of {}", round.path(), e);
+    }
+  }
+
+  private static boolean identifierTaken(PreparedRound round) {
+    SnapshotManager snapshots = round.table().snapshotManager();
+    return snapshots
+        .latestSnapshotOfUser(round.commitUser(), snapshots.latestSnapshotIdFromFileSystem(), null)
+        .map(snapshot -> snapshot.commitIdentifier() >= round.identifier())
+        .orElse(false);
+  }
+
+  private static boolean isPrimaryKey(FileStoreTable table) {
+    return !table.primaryKeys().isEmpty();
+  }
+
+  /** The fixed Paimon commit user of a table's rounds. */
+  public static String commitUser(Table entry) {
+    return "lakestream-tiering-" + entry.uuid();
+  }
+
+  /**
+   * The offsets a Paimon table holds: those of its newest snapshot that has them, or {@link
+   * TieredOffsets#NONE}.
+   *
+   * @throws IllegalArgumentException when that property is not valid offsets JSON
+   */
+  public static TieredOffsets offsetsOf(FileStoreTable table) {
+    return newestWithOffsets(table)
+        .map(snapshot -> TieredOffsets.parse(snapshot.properties().get(TieredOffsets.SUMMARY_KEY)))
+        .orElse(TieredOffsets.NONE);
+  }
+
+  static Optional<Snapshot> newestWithOffsets(FileStoreTable table) {
+    SnapshotManager snapshots = table.snapshotManager();
+    Long latest = snapshots.latestSnapshotIdFromFileSystem();
+    Long earliest = snapshots.earliestSnapshotId();
+    if (latest == null) {
+      return Optional.empty();
+    }
+    for (long id = latest; earliest != null && id >= earliest; id--) {
+      if (!snapshots.snapshotExists(id)) {
+        break;
+      }
+      Snapshot snapshot = snapshots.snapshot(id);
+      if (snapshot.properties() != null
+          && snapshot.properties().containsKey(TieredOffsets.SUMMARY_KEY)) {
+        return Optional.of(snapshot);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The ranges of log records not in the lake yet, and the offsets the lake reaches with them. */
+  static final class LogRanges {
+    private LogRanges() {}
+
+    /**
+     * Per partition and bucket, {@code [tiered offset, high watermark)} (from the log's start when
+     * retention deleted the tiered offset); fills {@code next} with every bucket's offset after the
+     * range.
+     */
+    static List<LogRange> since(
+        TablePath path,
+        io.lakestream.client.Table stream,
+        TieredOffsets from,
+        Map<String, Map<Integer, Long>> next) {
+      List<LogRange> ranges = new ArrayList<>();
+      for (String partition : stream.partitions()) {
+        for (int bucket = 0; bucket < stream.buckets(); bucket++) {
+          long tiered = from.offset(partition, bucket);
+          long highWatermark = stream.latestOffset(partition, bucket);
+          long start = tiered;
+          if (highWatermark > tiered) {
+            long earliest = stream.earliestOffset(partition, bucket);
+            if (earliest > tiered) {
+              LOG.warn(
+                  "Bucket {} of partition '{}' of {}: offsets {} to {} were deleted from the log"
+                      + " before they were tiered; tiering continues from {}",
+                  bucket,
+                  partition,
+                  path,
+                  tiered,
+                  earliest,
+                  earliest);
+              start = earliest;
+            }
+            if (start < highWatermark) {
+              ranges.add(new LogRange(partition, bucket, start, highWatermark));
+            }
+          }
+          long offset = Math.max(tiered, highWatermark);
+          if (offset > 0) {
+            next.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
+          }
+        }
+      }
+      return ranges;
+    }
+  }
+}
