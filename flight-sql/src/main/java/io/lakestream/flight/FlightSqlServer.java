@@ -72,6 +72,7 @@ public final class FlightSqlServer implements AutoCloseable {
           new LakestreamFlightSqlProducer(
               engine,
               new FlightIngest(tables, streams, access, allocator),
+              new SqlWrites(engine, tables, access, streams),
               tables,
               access,
               allocator,

@@ -59,6 +59,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
 
   private final QueryEngine engine;
   private final FlightIngest ingest;
+  private final SqlWrites writes;
   private final LakestreamTables tables;
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
@@ -66,6 +67,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private final Clock clock;
   private final SqlInfoBuilder sqlInfo;
   private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
+  private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
   private final Map<ByteString, PendingResult> results = new ConcurrentHashMap<>();
 
   /** A prepared statement: its query, owner and the parameters bound last. */
@@ -75,12 +77,16 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       QueryEngine.Shape shape,
       AtomicReference<List<Object>> parameters) {}
 
+  /** A prepared SQL write (DDL, INSERT of a query or VALUES, DELETE), run on each execution. */
+  private record PreparedWrite(SqlWrite write, String principal) {}
+
   /** A started query waiting for its ticket to be redeemed. */
   private record PendingResult(QueryResult result, String principal, Instant started) {}
 
   LakestreamFlightSqlProducer(
       QueryEngine engine,
       FlightIngest ingest,
+      SqlWrites writes,
       LakestreamTables tables,
       FlightSqlAccess access,
       BufferAllocator allocator,
@@ -89,6 +95,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       String version) {
     this.engine = requireNonNull(engine, "engine is null");
     this.ingest = requireNonNull(ingest, "ingest is null");
+    this.writes = requireNonNull(writes, "writes is null");
     this.tables = requireNonNull(tables, "tables is null");
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -144,7 +151,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       StreamListener<Result> listener) {
     try {
       String principal = principal(context);
-      if (InsertStatement.isInsert(request.getQuery())) {
+      SqlWrite write = SqlWrites.parse(request.getQuery());
+      if (write != null && !isParameterizedInsert(write)) {
+        ByteString handle = newHandle();
+        preparedWrites.put(handle, new PreparedWrite(write, principal));
+        listener.onNext(
+            new Result(
+                Any.pack(
+                        FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                            .setPreparedStatementHandle(handle)
+                            .build())
+                    .toByteArray()));
+        listener.onCompleted();
+        return;
+      }
+      if (write != null) {
         listener.onNext(
             new Result(
                 Any.pack(
@@ -179,6 +200,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       StreamListener<Result> listener) {
     prepared.remove(request.getPreparedStatementHandle());
+    preparedWrites.remove(request.getPreparedStatementHandle());
     ingest.closePrepared(request.getPreparedStatementHandle());
     listener.onCompleted();
   }
@@ -516,7 +538,22 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
-    return () -> listener.onError(FlightErrors.notImplemented("SQL statements that write"));
+    return () -> {
+      try {
+        SqlWrite write = SqlWrites.parse(command.getQuery());
+        if (write == null) {
+          throw new InvalidQueryException(
+              "This is a query, not an update; run it as a query: " + command.getQuery());
+        }
+        if (isParameterizedInsert(write)) {
+          throw new InvalidQueryException(
+              "An INSERT with parameters (?) needs a prepared statement to bind them to");
+        }
+        sendUpdateCount(writes.run(write, principal(context)), listener);
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
   }
 
   @Override
@@ -525,6 +562,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
+    PreparedWrite write = preparedWrites.get(command.getPreparedStatementHandle());
+    if (write != null) {
+      return () -> {
+        try {
+          if (!write.principal().equals(principal(context))) {
+            throw CallStatus.NOT_FOUND
+                .withDescription("No prepared statement under this handle: closed or never created")
+                .toRuntimeException();
+          }
+          sendUpdateCount(writes.run(write.write(), write.principal()), listener);
+        } catch (RuntimeException e) {
+          listener.onError(FlightErrors.toFlight(e));
+        }
+      };
+    }
     return ingest.acceptPreparedInsert(
         command, principal(context), idempotencyKey(context), stream, listener);
   }
@@ -549,6 +601,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
           descriptor, principal(context), idempotencyKey(context), stream, listener);
     }
     return super.acceptPut(context, stream, listener);
+  }
+
+  /** An INSERT whose rows are bound as parameters: the bulk path of {@link FlightIngest}. */
+  private static boolean isParameterizedInsert(SqlWrite write) {
+    return write instanceof SqlWrite.Insert insert && insert.source().contains("?");
+  }
+
+  private void sendUpdateCount(long rows, StreamListener<PutResult> listener) {
+    byte[] result =
+        FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(rows).build().toByteArray();
+    try (org.apache.arrow.memory.ArrowBuf buffer = allocator.buffer(result.length)) {
+      buffer.writeBytes(result);
+      listener.onNext(PutResult.metadata(buffer));
+    }
+    listener.onCompleted();
   }
 
   private static String idempotencyKey(CallContext context) {

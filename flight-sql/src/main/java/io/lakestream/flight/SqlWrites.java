@@ -1,0 +1,400 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TableDescriptor;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.arrow.ArrowValues;
+import io.lakestream.client.rpc.ErrorCode;
+import io.lakestream.client.rpc.RpcException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightRuntimeException;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Runs SQL writes ({@link SqlWrite}) through the same paths as every other client: tables are
+ * created and dropped through the catalog, rows go through the stream client's writers, and a write
+ * is acknowledged once its rows are durable.
+ *
+ * <ul>
+ *   <li>{@code CREATE TABLE}: a primary-key table when the columns have a {@code PRIMARY KEY}, a
+ *       log table otherwise ({@code lakestream.kind} set accordingly unless {@code WITH} sets it);
+ *       other {@code WITH} properties become table properties, which the catalog checks as it does
+ *       for any client.
+ *   <li>{@code INSERT}: the source (a query over any tables, or {@code VALUES}) runs in the SQL
+ *       engine, cast to the target columns' types; unnamed columns are null. Every row is read and
+ *       converted before the first is written, so a bad value writes nothing. Log tables append,
+ *       primary-key tables upsert.
+ *   <li>{@code DELETE}: primary-key tables only; the keys of the rows matching the condition (read
+ *       like a query, so the union of lake and log) are deleted.
+ * </ul>
+ */
+final class SqlWrites {
+  /** Rows one statement may write; more should use bulk ingest. */
+  static final int MAX_ROWS = 1_000_000;
+
+  private final QueryEngine engine;
+  private final LakestreamTables tables;
+  private final FlightSqlAccess access;
+  private final Connection streams;
+
+  SqlWrites(
+      QueryEngine engine, LakestreamTables tables, FlightSqlAccess access, Connection streams) {
+    this.engine = requireNonNull(engine, "engine is null");
+    this.tables = requireNonNull(tables, "tables is null");
+    this.access = requireNonNull(access, "access is null");
+    this.streams = requireNonNull(streams, "streams is null");
+  }
+
+  /** The statement as a write, or null when it is a query. */
+  static SqlWrite parse(String sql) {
+    if (!new SqlWrite.Tokens(sql).keyword().equals("CREATE")) {
+      return SqlWrite.parse(null, sql).orElse(null); // only CREATE TABLE needs DuckDB to parse
+    }
+    try (java.sql.Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
+      return SqlWrite.parse(duckdb, sql).orElse(null);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Cannot start DuckDB to parse a statement", e);
+    }
+  }
+
+  /**
+   * Runs a write.
+   *
+   * @return the rows written or deleted (0 for DDL)
+   */
+  long run(SqlWrite write, String principal) {
+    String warehouse = tables.warehouse(write.table().catalog(), write.table());
+    TableIdentifier identifier = TableIdentifier.of(write.table().schema(), write.table().table());
+    access.checkWrite(principal, warehouse, List.of(write.table().schema()));
+    return switch (write) {
+      case SqlWrite.CreateTable create -> create(warehouse, identifier, create);
+      case SqlWrite.DropTable drop -> drop(warehouse, identifier, drop);
+      case SqlWrite.Insert insert -> insert(warehouse, identifier, insert, principal);
+      case SqlWrite.Delete delete -> delete(warehouse, identifier, delete, principal);
+    };
+  }
+
+  private long create(String warehouse, TableIdentifier identifier, SqlWrite.CreateTable create) {
+    Map<String, String> properties = new HashMap<>(create.properties());
+    boolean keyed = !create.schema().identifierFieldIds().isEmpty();
+    String kind =
+        properties.computeIfAbsent(LakestreamTables.KIND, k -> keyed ? "primary-key" : "log");
+    if (kind.equals("primary-key") != keyed) {
+      throw new InvalidQueryException(
+          keyed
+              ? "A table with a PRIMARY KEY is a primary-key table, not lakestream.kind=" + kind
+              : "A primary-key table needs a PRIMARY KEY");
+    }
+    try {
+      streams
+          .admin()
+          .createTable(
+              path(warehouse, identifier), TableDescriptor.of(create.schema(), properties));
+    } catch (RpcException e) {
+      if (e.error() != ErrorCode.ALREADY_EXISTS || !create.ifNotExists()) {
+        throw rpcError(e, create.table());
+      }
+    }
+    return 0;
+  }
+
+  private long drop(String warehouse, TableIdentifier identifier, SqlWrite.DropTable drop) {
+    boolean dropped;
+    try {
+      dropped = streams.admin().dropTable(path(warehouse, identifier));
+    } catch (RpcException e) {
+      throw rpcError(e, drop.table());
+    }
+    if (!dropped && !drop.ifExists()) {
+      throw CallStatus.NOT_FOUND
+          .withDescription(
+              "Table " + drop.table() + " does not exist (warehouse " + warehouse + ")")
+          .toRuntimeException();
+    }
+    return 0;
+  }
+
+  private Table streamTable(String warehouse, TableIdentifier identifier, TableReference name) {
+    Table table;
+    try {
+      table = tables.load(warehouse, identifier);
+    } catch (NoSuchTableException e) {
+      throw new InvalidQueryException(
+          "Table " + name + " does not exist (warehouse " + warehouse + ")", e);
+    }
+    if (!LakestreamTables.isStream(table)) {
+      throw new InvalidQueryException(
+          "Table "
+              + name
+              + " is a plain Iceberg table; SQL writes go to log and primary-key tables");
+    }
+    return table;
+  }
+
+  private long insert(
+      String warehouse, TableIdentifier identifier, SqlWrite.Insert insert, String principal) {
+    Table table = streamTable(warehouse, identifier, insert.table());
+    Schema schema = table.schema();
+    List<String> targets = targetColumns(schema, insert);
+    int sourceColumns = engine.shape(insert.source(), principal).dataset().getFields().size();
+    if (sourceColumns != targets.size()) {
+      throw new InvalidQueryException(
+          "INSERT into "
+              + insert.table()
+              + " gives "
+              + sourceColumns
+              + " values per row for "
+              + targets.size()
+              + " columns");
+    }
+    StringBuilder select = new StringBuilder("SELECT ");
+    StringBuilder aliases = new StringBuilder();
+    for (int i = 0; i < sourceColumns; i++) {
+      aliases.append(i == 0 ? "" : ", ").append("c").append(i);
+    }
+    List<Types.NestedField> columns = schema.columns();
+    for (int i = 0; i < columns.size(); i++) {
+      Types.NestedField column = columns.get(i);
+      int source = targets.indexOf(column.name());
+      if (source < 0 && column.isRequired()) {
+        throw new InvalidQueryException(
+            "INSERT into "
+                + insert.table()
+                + " leaves out column "
+                + column.name()
+                + ", which is NOT NULL");
+      }
+      select
+          .append(i == 0 ? "" : ", ")
+          .append("CAST(")
+          .append(source < 0 ? "NULL" : "src.c" + source)
+          .append(" AS ")
+          .append(duckDbType(column))
+          .append(")");
+    }
+    select
+        .append(" FROM (")
+        .append(insert.source())
+        .append(") AS src(")
+        .append(aliases)
+        .append(")");
+    List<Object[]> rows = read(select.toString(), principal, columns);
+    try {
+      io.lakestream.client.Table stream = streams.table(path(warehouse, identifier));
+      if ("primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+        try (UpsertWriter writer = stream.newUpsertWriter()) {
+          rows.forEach(writer::upsert);
+          writer.flush();
+        }
+      } else {
+        try (AppendWriter writer = stream.newAppendWriter()) {
+          rows.forEach(writer::append);
+          writer.flush();
+        }
+      }
+    } catch (RpcException e) {
+      throw rpcError(e, insert.table());
+    }
+    return rows.size();
+  }
+
+  private long delete(
+      String warehouse, TableIdentifier identifier, SqlWrite.Delete delete, String principal) {
+    Table table = streamTable(warehouse, identifier, delete.table());
+    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+      throw new InvalidQueryException(
+          "DELETE needs a primary-key table; " + delete.table() + " is an append-only log table");
+    }
+    Schema schema = table.schema();
+    List<Types.NestedField> key = new ArrayList<>();
+    for (Types.NestedField column : schema.columns()) {
+      if (schema.identifierFieldIds().contains(column.fieldId())) {
+        key.add(column);
+      }
+    }
+    String qualifier = delete.alias().isEmpty() ? "" : quote(delete.alias()) + ".";
+    StringBuilder select = new StringBuilder("SELECT ");
+    for (int i = 0; i < key.size(); i++) {
+      select.append(i == 0 ? "" : ", ").append(qualifier).append(quote(key.get(i).name()));
+    }
+    select.append(" FROM ").append(name(delete.table()));
+    if (!delete.alias().isEmpty()) {
+      select.append(" AS ").append(quote(delete.alias()));
+    }
+    if (!delete.where().isEmpty()) {
+      select.append(" WHERE ").append(delete.where());
+    }
+    List<Object[]> keys = read(select.toString(), principal, key);
+    try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
+      keys.forEach(writer::delete);
+      writer.flush();
+    } catch (RpcException e) {
+      throw rpcError(e, delete.table());
+    }
+    return keys.size();
+  }
+
+  /** The target columns of an INSERT, by name: the column list, or every column in order. */
+  private static List<String> targetColumns(Schema schema, SqlWrite.Insert insert) {
+    List<String> names = new ArrayList<>();
+    if (insert.columns().isEmpty()) {
+      schema.columns().forEach(column -> names.add(column.name()));
+      return names;
+    }
+    String list = insert.columns().substring(1, insert.columns().length() - 1);
+    SqlWrite.Tokens tokens = new SqlWrite.Tokens(list);
+    while (!tokens.atEnd()) {
+      String name = tokens.identifier(insert.columns());
+      Types.NestedField column = schema.caseInsensitiveFindField(name);
+      if (column == null) {
+        throw new InvalidQueryException("Table " + insert.table() + " has no column " + name);
+      }
+      if (names.contains(column.name())) {
+        throw new InvalidQueryException("Column " + name + " is named twice");
+      }
+      names.add(column.name());
+      if (!tokens.tryPunctuation(',') && !tokens.atEnd()) {
+        throw new InvalidQueryException("Expected ',' in the column list " + insert.columns());
+      }
+    }
+    return names;
+  }
+
+  /** Every row of a query as the stream client's values, read fully before anything is written. */
+  private List<Object[]> read(String sql, String principal, List<Types.NestedField> columns) {
+    List<Object[]> rows = new ArrayList<>();
+    try (QueryResult result = engine.execute(sql, List.of(), principal)) {
+      ArrowReader reader = result.reader();
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        List<FieldVector> vectors = root.getFieldVectors();
+        for (int row = 0; row < root.getRowCount(); row++) {
+          if (rows.size() == MAX_ROWS) {
+            throw new QueryLimitException(
+                "One SQL statement writes at most "
+                    + MAX_ROWS
+                    + " rows; use bulk ingest (CommandStatementIngest) for more",
+                null);
+          }
+          Object[] values = new Object[vectors.size()];
+          for (int column = 0; column < values.length; column++) {
+            FieldVector vector = vectors.get(column);
+            if (!vector.isNull(row)) {
+              values[column] = value(ArrowValues.get(vector, row), columns.get(column));
+            } else if (columns.get(column).isRequired()) {
+              throw new InvalidQueryException(
+                  "Column " + columns.get(column).name() + " is NOT NULL but a row gives it null");
+            }
+          }
+          rows.add(values);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the rows to write", e);
+    }
+    return rows;
+  }
+
+  /** A value as the stream client takes it for a column (DuckDB's UUIDs come as strings). */
+  private static Object value(Object value, Types.NestedField column) {
+    if (column.type().typeId() == Type.TypeID.UUID && value instanceof String text) {
+      java.util.UUID uuid = java.util.UUID.fromString(text);
+      return java.nio.ByteBuffer.allocate(16)
+          .putLong(uuid.getMostSignificantBits())
+          .putLong(uuid.getLeastSignificantBits())
+          .array();
+    }
+    return value;
+  }
+
+  /** The DuckDB type a column's values are cast to. */
+  static String duckDbType(Types.NestedField column) {
+    Type type = column.type();
+    return switch (type.typeId()) {
+      case BOOLEAN -> "BOOLEAN";
+      case INTEGER -> "INTEGER";
+      case LONG -> "BIGINT";
+      case FLOAT -> "FLOAT";
+      case DOUBLE -> "DOUBLE";
+      case DECIMAL ->
+          "DECIMAL("
+              + ((Types.DecimalType) type).precision()
+              + ", "
+              + ((Types.DecimalType) type).scale()
+              + ")";
+      case STRING -> "VARCHAR";
+      case BINARY, FIXED -> "BLOB";
+      case DATE -> "DATE";
+      case TIME -> "TIME";
+      case TIMESTAMP ->
+          ((Types.TimestampType) type).shouldAdjustToUTC() ? "TIMESTAMPTZ" : "TIMESTAMP";
+      case UUID -> "UUID";
+      default ->
+          throw new InvalidQueryException(
+              "Column "
+                  + column.name()
+                  + " has type "
+                  + type
+                  + ", which SQL writes do not support yet");
+    };
+  }
+
+  private TablePath path(String warehouse, TableIdentifier identifier) {
+    return tables.path(warehouse, List.of(identifier.namespace().levels()), identifier.name());
+  }
+
+  private static FlightRuntimeException rpcError(RpcException e, TableReference table) {
+    CallStatus status =
+        switch (e.error()) {
+          case UNKNOWN_TABLE, UNKNOWN_NAMESPACE, UNKNOWN_PARTITION -> CallStatus.NOT_FOUND;
+          case ALREADY_EXISTS -> CallStatus.ALREADY_EXISTS;
+          case NOT_AUTHENTICATED -> CallStatus.UNAUTHENTICATED;
+          case NOT_AUTHORIZED -> CallStatus.UNAUTHORIZED;
+          case INVALID_BATCH,
+              INVALID_REQUEST,
+              INVALID_TABLE_DEFINITION,
+              INVALID_MUTATION,
+              DELETE_NOT_SUPPORTED,
+              SCHEMA_MISMATCH,
+              REQUEST_TOO_LARGE ->
+              CallStatus.INVALID_ARGUMENT;
+          case STORAGE_ERROR, SERVER_SHUTTING_DOWN, NETWORK_ERROR -> CallStatus.UNAVAILABLE;
+          default -> CallStatus.INTERNAL;
+        };
+    return status
+        .withDescription("Writing " + table + " failed: " + e.getMessage())
+        .withCause(e)
+        .toRuntimeException();
+  }
+
+  private static String name(TableReference table) {
+    return (table.catalog().isEmpty() ? "" : quote(table.catalog()) + ".")
+        + quote(table.schema())
+        + "."
+        + quote(table.table());
+  }
+
+  private static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+}
