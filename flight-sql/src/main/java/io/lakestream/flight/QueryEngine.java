@@ -57,14 +57,16 @@ import org.duckdb.DuckDBResultSet;
 
 /**
  * Runs SQL over Lakestream tables with DuckDB in process. Each query gets a fresh in-memory DuckDB
- * database: the tables it names (found by {@link TableReferences}) are read with a union read
- * (every row acknowledged before the query started, each once; a primary-key table's current state)
- * and loaded into DuckDB tables under the names the query uses, then the query runs and its result
- * streams out as Arrow batches.
+ * database in which every table it names (found by {@link TableReferences}) appears under the name
+ * the query uses, holding a union read (every row acknowledged before the query started, each once;
+ * a primary-key table's current state): a view over the lake snapshot's Parquet files and the log
+ * tail where {@link LakeViews} can read the table that way, so that DuckDB pushes projection and
+ * filters into the scans; otherwise a table loaded by the reference {@link UnionScanReader}. Then
+ * the query runs and its result streams out as Arrow batches.
  *
- * <p>The database can neither read nor write files, load extensions or change its settings once the
- * tables are loaded; its memory and threads are limited per query. Thread safe: queries share
- * nothing but the allocator.
+ * <p>The database can read only the Parquet files of the snapshots the query reads, can neither
+ * write files, load extensions nor change its settings once the tables are in place; its memory and
+ * threads are limited per query. Thread safe: queries share nothing but the allocator.
  */
 final class QueryEngine {
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
