@@ -161,6 +161,29 @@ class FlightSqlPushdownTest {
   }
 
   @Test
+  void aResultOfManyBatchesStreamsWhileTheClientReads() throws SQLException {
+    // About 25 MB in batches of 64K rows: more than gRPC's send buffer between two batches, so the
+    // server has to wait for the client to read (it once waited for a callback that could not
+    // come).
+    long start = System.nanoTime();
+    try (java.sql.Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement();
+        ResultSet result =
+            statement.executeQuery(
+                "SELECT i, repeat('x', 100) AS padding FROM range(250000) AS t(i)")) {
+      long rows = 0;
+      long sum = 0;
+      while (result.next()) {
+        sum += result.getLong(1);
+        rows++;
+      }
+      assertThat(rows).isEqualTo(250_000);
+      assertThat(sum).isEqualTo(250_000L * 249_999 / 2);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+  }
+
+  @Test
   void addedAndRenamedColumnsReadByFieldIdFromTheLakeAndTheLog() throws SQLException {
     create(
         "evolving",

@@ -2,13 +2,8 @@ package io.lakestream.flight;
 
 import static java.util.Objects.requireNonNull;
 
-import io.lakestream.client.LogScanner;
-import io.lakestream.client.ScanBatch;
-import io.lakestream.client.TableBucket;
-import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.scan.UnionScanPlan;
-import io.lakestream.tiering.LogRangeReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -17,13 +12,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -51,7 +42,8 @@ import org.duckdb.DuckDBConnection;
  * projection and filters into the scans: the lake snapshot's Parquet files through DuckDB's own
  * {@code read_parquet} (columns matched by Iceberg field id, so renamed and added columns read
  * right; a column a file lacks reads as null), {@code UNION ALL} the log tail, copied from the
- * fetched Arrow batches into a DuckDB table with only the columns the query may use.
+ * decoded Arrow batches of the {@link TailCache} into a DuckDB table with only the columns the
+ * query may use.
  *
  * <p>Only tables whose snapshot can be read that way take this path ({@link #files}): a log table
  * or plain Iceberg table without delete files, with top-level primitive columns other than {@code
@@ -66,12 +58,12 @@ final class LakeViews {
   private static final int FLUSH_ROWS = 256 * 1024;
 
   private final BufferAllocator allocator;
-  private final Duration readTimeout;
+  private final TailCache tails;
   private final AtomicLong names = new AtomicLong();
 
-  LakeViews(BufferAllocator allocator, Duration readTimeout) {
+  LakeViews(BufferAllocator allocator, TailCache tails) {
     this.allocator = requireNonNull(allocator, "allocator is null");
-    this.readTimeout = requireNonNull(readTimeout, "readTimeout is null");
+    this.tails = requireNonNull(tails, "tails is null");
   }
 
   /**
@@ -199,7 +191,10 @@ final class LakeViews {
     }
   }
 
-  /** Copies the plan's log ranges into table {@code tail}, only the columns the query may use. */
+  /**
+   * Copies the plan's log ranges (from the tail cache) into table {@code tail}, only the columns
+   * the query may use.
+   */
   private void loadTail(
       Connection duckdb,
       String tail,
@@ -208,60 +203,25 @@ final class LakeViews {
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed)
       throws SQLException {
-    List<Types.NestedField> columns = table.schema().columns();
-    List<String> wanted = new ArrayList<>();
-    if (!parsed.allColumns() && !renamedAnyColumn(table)) {
-      for (Types.NestedField column : columns) {
-        if (parsed.reads(column.name())) {
-          wanted.add(column.name());
-        }
-      }
-      if (wanted.isEmpty()) {
-        // The rows count, their values do not: one column (the oldest) carries them.
-        wanted.add(
-            columns.stream()
-                .min(Comparator.comparingInt(Types.NestedField::fieldId))
-                .orElseThrow()
-                .name());
+    List<Types.NestedField> copied = new ArrayList<>();
+    for (Types.NestedField column : table.schema().columns()) {
+      if (parsed.reads(column.name())) {
+        copied.add(column);
       }
     }
-    LogScanner scanner;
+    List<TailCache.Slice> slices = tails.read(plan.table(), stream, plan.logRanges());
+    Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied);
     try {
-      scanner =
-          wanted.isEmpty() ? stream.newScanner() : stream.newScanner(wanted, BatchFilter.MATCH_ALL);
-    } catch (IllegalArgumentException e) {
-      scanner = stream.newScanner(); // the log's names differ from the lake's: take them all
-    }
-    Tail pending = new Tail(duckdb, tail, columns);
-    try {
-      LogRangeReader.read(
-          plan.table(),
-          scanner,
-          plan.logRanges(),
-          readTimeout,
-          Long.MAX_VALUE,
-          new HashMap<TableBucket, Long>(),
-          (range, batch, first, end) -> pending.add(batch, first, end));
+      for (int i = 0; i < slices.size(); i++) {
+        TailCache.Slice slice = slices.get(i);
+        slices.set(i, null);
+        pending.add(slice.schemaId(), slice.root());
+      }
       pending.flush();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the log of " + plan.table(), e);
     } finally {
       pending.discard();
+      slices.stream().filter(java.util.Objects::nonNull).forEach(slice -> slice.root().close());
     }
-  }
-
-  /** Whether some column of the table had another name in an earlier schema. */
-  private static boolean renamedAnyColumn(Table table) {
-    Map<Integer, String> names = new HashMap<>();
-    for (org.apache.iceberg.Schema schema : table.schemas().values()) {
-      for (Types.NestedField column : schema.columns()) {
-        String previous = names.putIfAbsent(column.fieldId(), column.name());
-        if (previous != null && !previous.equals(column.name())) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /** Log rows waiting to be copied into a tail table: slices of batches of one schema. */
@@ -269,31 +229,34 @@ final class LakeViews {
     private final Connection duckdb;
     private final String table;
     private final List<Types.NestedField> columns;
+    private final List<Types.NestedField> copied;
     private final List<VectorSchemaRoot> slices = new ArrayList<>();
     private int schemaId = -1;
     private long rows;
 
-    Tail(Connection duckdb, String table, List<Types.NestedField> columns) {
+    /**
+     * @param columns the lake table's columns (the tail table's)
+     * @param copied the columns to copy values of; the others stay null
+     */
+    Tail(
+        Connection duckdb,
+        String table,
+        List<Types.NestedField> columns,
+        List<Types.NestedField> copied) {
       this.duckdb = duckdb;
       this.table = table;
       this.columns = columns;
+      this.copied = copied;
     }
 
-    void add(ScanBatch batch, int first, int end) {
-      if (batch.schemaId() != schemaId || rows >= FLUSH_ROWS) {
-        flushUnchecked();
-        schemaId = batch.schemaId();
-      }
-      slices.add(batch.root().slice(first, end - first));
-      rows += end - first;
-    }
-
-    private void flushUnchecked() {
-      try {
+    /** Adds rows to copy; the tail owns (and closes) them. */
+    void add(int batchSchemaId, VectorSchemaRoot slice) throws SQLException {
+      if (batchSchemaId != schemaId || rows >= FLUSH_ROWS) {
         flush();
-      } catch (SQLException e) {
-        throw new IllegalStateException("Cannot copy log rows into DuckDB: " + e.getMessage(), e);
+        schemaId = batchSchemaId;
       }
+      slices.add(slice);
+      rows += slice.getRowCount();
     }
 
     void flush() throws SQLException {
@@ -304,14 +267,15 @@ final class LakeViews {
         VectorSchemaRoot sample = slices.get(0);
         List<String> targets = new ArrayList<>();
         List<String> sources = new ArrayList<>();
-        for (Types.NestedField column : columns) {
+        for (Types.NestedField column : copied) {
           FieldVector vector = vectorOf(sample, column);
           if (vector != null) {
             targets.add(quote(column.name()));
             sources.add(quote(vector.getName()));
           }
         }
-        if (targets.isEmpty()) {
+        if (targets.isEmpty() || sample.getFieldVectors().isEmpty()) {
+          // The rows count, their values are not used (or the batches have none of them).
           try (Statement statement = duckdb.createStatement()) {
             statement.execute(
                 "INSERT INTO "
@@ -323,13 +287,9 @@ final class LakeViews {
                     + ")");
           }
         } else {
-          BufferAllocator owner =
-              sample.getFieldVectors().isEmpty()
-                  ? allocator
-                  : sample.getFieldVectors().get(0).getAllocator();
           insert(
               duckdb,
-              owner,
+              sample.getFieldVectors().get(0).getAllocator(),
               slices,
               "INSERT INTO "
                   + table

@@ -71,6 +71,9 @@ import org.duckdb.DuckDBResultSet;
 final class QueryEngine {
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
 
+  /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
+  static final long TAIL_CACHE_BYTES = 512L << 20;
+
   /** Limits of each query's DuckDB database. */
   record Limits(String memoryLimit, int threads, int resultBatchRows) {
     Limits {
@@ -104,7 +107,7 @@ final class QueryEngine {
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
-    this.views = new LakeViews(allocator, readTimeout);
+    this.views = new LakeViews(allocator, new TailCache(TAIL_CACHE_BYTES, readTimeout));
   }
 
   /** What a query returns and the parameters it takes, found without reading any rows. */
