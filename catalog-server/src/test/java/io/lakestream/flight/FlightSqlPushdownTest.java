@@ -161,6 +161,35 @@ class FlightSqlPushdownTest {
   }
 
   @Test
+  void everyAcknowledgedRowIsInTheNextQuery() throws SQLException {
+    create(
+        "fresh",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "name", Types.StringType.get())));
+    try (java.sql.Connection connection = DriverManager.getConnection(url);
+        AppendWriter writer =
+            lakestream.connection().table(TablePath.of("push.fresh")).newAppendWriter();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT count(*), count(DISTINCT id), sum(id), count(name) FROM push.fresh")) {
+      // One row at a time lands in one bucket or the other: the tail cache holds pieces of
+      // several fetches, which each query reads together.
+      for (long id = 0; id < 30; id++) {
+        writer.append(id, id % 3 == 0 ? null : "n" + id);
+        writer.flush();
+        long rows = id + 1;
+        long named = id - id / 3;
+        try (ResultSet result = statement.executeQuery()) {
+          assertThat(rows(result))
+              .containsExactly(List.of(rows, rows, rows * (rows - 1) / 2, named));
+        }
+      }
+    }
+  }
+
+  @Test
   void aResultOfManyBatchesStreamsWhileTheClientReads() throws SQLException {
     // About 25 MB in batches of 64K rows: more than gRPC's send buffer between two batches, so the
     // server has to wait for the client to read (it once waited for a callback that could not

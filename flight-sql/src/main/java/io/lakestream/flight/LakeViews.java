@@ -232,6 +232,7 @@ final class LakeViews {
     private final List<Types.NestedField> copied;
     private final List<VectorSchemaRoot> slices = new ArrayList<>();
     private int schemaId = -1;
+    private BufferAllocator allocatorRoot;
     private long rows;
 
     /**
@@ -249,11 +250,16 @@ final class LakeViews {
       this.copied = copied;
     }
 
-    /** Adds rows to copy; the tail owns (and closes) them. */
+    /**
+     * Adds rows to copy; the tail owns (and closes) them. Rows go to DuckDB in groups of one schema
+     * and one root allocator (buffers cannot move between roots, and each log scanner has its own).
+     */
     void add(int batchSchemaId, VectorSchemaRoot slice) throws SQLException {
-      if (batchSchemaId != schemaId || rows >= FLUSH_ROWS) {
+      BufferAllocator root = rootOf(slice);
+      if (batchSchemaId != schemaId || root != allocatorRoot || rows >= FLUSH_ROWS) {
         flush();
         schemaId = batchSchemaId;
+        allocatorRoot = root;
       }
       slices.add(slice);
       rows += slice.getRowCount();
@@ -309,6 +315,12 @@ final class LakeViews {
       slices.clear();
       rows = 0;
     }
+  }
+
+  private static BufferAllocator rootOf(VectorSchemaRoot rows) {
+    return rows.getFieldVectors().isEmpty()
+        ? null
+        : rows.getFieldVectors().get(0).getAllocator().getRoot();
   }
 
   /** A batch's vector of a lake column: by Iceberg field id, else by name; null if it has none. */
