@@ -92,19 +92,22 @@ final class TableReferences {
     Set<TableReference> tables = new LinkedHashSet<>();
     collect(statements.get(0), tables);
     Set<String> columns = new java.util.HashSet<>();
+    Set<String> bare = new java.util.HashSet<>();
     Set<String> relations = new java.util.HashSet<>();
-    boolean all = collectColumns(statements.get(0), columns, relations);
+    boolean all = collectColumns(statements.get(0), columns, bare, relations);
     for (String relation : relations) {
-      all |= columns.contains(relation);
+      all |= bare.contains(relation); // a table or alias as a value: its whole row
     }
     return new Parsed(tables, columns, all);
   }
 
   /**
-   * Adds the column names {@code node} uses to {@code columns} and the names its tables go by to
-   * {@code relations}; returns whether it may read columns it does not name.
+   * Adds the column names {@code node} uses to {@code columns} (those used unqualified to {@code
+   * bare} too) and the names its tables go by to {@code relations}; returns whether it may read
+   * columns it does not name.
    */
-  private static boolean collectColumns(JsonNode node, Set<String> columns, Set<String> relations) {
+  private static boolean collectColumns(
+      JsonNode node, Set<String> columns, Set<String> bare, Set<String> relations) {
     boolean all = false;
     if (node.isObject()) {
       String kind = node.path("class").asText("");
@@ -113,8 +116,12 @@ final class TableReferences {
         all = true;
       }
       if (kind.equals("COLUMN_REF")) {
-        for (JsonNode name : node.path("column_names")) {
+        JsonNode names = node.path("column_names");
+        for (JsonNode name : names) {
           columns.add(name.asText().toLowerCase(Locale.ROOT));
+        }
+        if (names.size() == 1) {
+          bare.add(names.get(0).asText().toLowerCase(Locale.ROOT));
         }
       }
       if (type.equals("JOIN")) {
@@ -129,11 +136,11 @@ final class TableReferences {
         relations.add(node.path("alias").asText("").toLowerCase(Locale.ROOT));
       }
       for (Iterator<JsonNode> children = node.elements(); children.hasNext(); ) {
-        all |= collectColumns(children.next(), columns, relations);
+        all |= collectColumns(children.next(), columns, bare, relations);
       }
     } else if (node.isArray()) {
       for (JsonNode child : node) {
-        all |= collectColumns(child, columns, relations);
+        all |= collectColumns(child, columns, bare, relations);
       }
     }
     return all;
