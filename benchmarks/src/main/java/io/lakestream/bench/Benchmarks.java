@@ -11,7 +11,8 @@ final class Benchmarks {
           new RestCatalogBenchmark(),
           new LogAppendScanBenchmark(),
           new KeyedStateBenchmark(),
-          new TieringBenchmark());
+          new TieringBenchmark(),
+          new FlightSqlBenchmark());
 
   private Benchmarks() {}
 

@@ -470,7 +470,7 @@ final class LogAppendScanBenchmark implements Benchmark {
   }
 
   /** Seconds to copy {@code bytes} from one loopback socket to another, 1 MiB writes. */
-  private static double loopbackCopySeconds(long bytes) throws Exception {
+  static double loopbackCopySeconds(long bytes) throws Exception {
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       AtomicReference<Throwable> failure = new AtomicReference<>();
       Thread writer =

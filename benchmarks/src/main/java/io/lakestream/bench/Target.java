@@ -7,10 +7,11 @@ import java.util.Locale;
 /**
  * The goal a figure is judged against. A missed target is reported, never thrown.
  *
- * <p>Three kinds: {@link #below} bounds the figure's value from above, in the figure's own unit (a
+ * <p>Four kinds: {@link #below} bounds the figure's value from above, in the figure's own unit (a
  * time, a size, a count of faults); {@link #atLeast} bounds it from below (a throughput with an
  * absolute goal); {@link #ratioAtLeast} asks that the figure's ratio to its baseline reach a bound
- * (a throughput that should be some multiple of the baseline's).
+ * (a throughput that should be some multiple of the baseline's); {@link #ratioAtMost} bounds the
+ * ratio from above (a time that may cost at most some multiple of the baseline's).
  *
  * @param kind what is compared and how
  * @param bound the bound, positive and finite
@@ -38,11 +39,17 @@ public record Target(Kind kind, double bound) {
     return new Target(Kind.RATIO_AT_LEAST, lowerBound);
   }
 
+  /** The figure's ratio to its baseline should be at most {@code upperBound}. */
+  public static Target ratioAtMost(double upperBound) {
+    return new Target(Kind.RATIO_AT_MOST, upperBound);
+  }
+
   public boolean isMetBy(Figure figure) {
     return switch (kind) {
       case VALUE_BELOW -> figure.value() < bound;
       case VALUE_AT_LEAST -> figure.value() >= bound;
       case RATIO_AT_LEAST -> figure.ratio() >= bound;
+      case RATIO_AT_MOST -> figure.ratio() <= bound;
     };
   }
 
@@ -52,6 +59,7 @@ public record Target(Kind kind, double bound) {
       case VALUE_BELOW -> "< " + plain(bound) + " " + unit;
       case VALUE_AT_LEAST -> ">= " + plain(bound) + " " + unit;
       case RATIO_AT_LEAST -> "ratio >= " + plain(bound);
+      case RATIO_AT_MOST -> "ratio <= " + plain(bound);
     };
   }
 
@@ -65,7 +73,8 @@ public record Target(Kind kind, double bound) {
   public enum Kind {
     VALUE_BELOW("below"),
     VALUE_AT_LEAST("atLeast"),
-    RATIO_AT_LEAST("ratioAtLeast");
+    RATIO_AT_LEAST("ratioAtLeast"),
+    RATIO_AT_MOST("ratioAtMost");
 
     private final String jsonKey;
 

@@ -293,13 +293,9 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private void stream(QueryResult result, ServerStreamListener listener) {
     try (result) {
       ArrowReader reader = result.reader();
-      BackpressureStrategy.CallbackBackpressureStrategy backpressure =
-          new BackpressureStrategy.CallbackBackpressureStrategy();
-      backpressure.register(listener);
       listener.start(reader.getVectorSchemaRoot());
       while (reader.loadNextBatch()) {
-        BackpressureStrategy.WaitResult ready =
-            backpressure.waitForListener(resultTimeout.toMillis());
+        BackpressureStrategy.WaitResult ready = awaitReady(listener);
         if (ready != BackpressureStrategy.WaitResult.READY) {
           listener.error(
               CallStatus.CANCELLED
@@ -313,6 +309,28 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     } catch (Exception e) {
       listener.error(FlightErrors.toFlight(e));
     }
+  }
+
+  /**
+   * Waits until the client can take another batch, polling: this runs on the call's gRPC thread,
+   * which is also the thread that would deliver an on-ready callback, so a callback-based wait
+   * ({@code CallbackBackpressureStrategy}) would only return at its timeout once the client's
+   * window fills (any result of more than a few tens of kilobytes).
+   */
+  private BackpressureStrategy.WaitResult awaitReady(ServerStreamListener listener) {
+    long deadline = System.nanoTime() + resultTimeout.toNanos();
+    long pause = 10_000; // 10 microseconds, doubling up to a millisecond
+    while (!listener.isReady()) {
+      if (listener.isCancelled()) {
+        return BackpressureStrategy.WaitResult.CANCELLED;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return BackpressureStrategy.WaitResult.TIMEOUT;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(pause);
+      pause = Math.min(1_000_000, pause * 2);
+    }
+    return BackpressureStrategy.WaitResult.READY;
   }
 
   private PreparedQuery preparedQuery(ByteString handle, CallContext context) {

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import java.io.IOException;
@@ -15,12 +16,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +45,7 @@ import org.apache.arrow.vector.types.TimeUnit;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -50,17 +57,22 @@ import org.duckdb.DuckDBResultSet;
 
 /**
  * Runs SQL over Lakestream tables with DuckDB in process. Each query gets a fresh in-memory DuckDB
- * database: the tables it names (found by {@link TableReferences}) are read with a union read
- * (every row acknowledged before the query started, each once; a primary-key table's current state)
- * and loaded into DuckDB tables under the names the query uses, then the query runs and its result
- * streams out as Arrow batches.
+ * database in which every table it names (found by {@link TableReferences}) appears under the name
+ * the query uses, holding a union read (every row acknowledged before the query started, each once;
+ * a primary-key table's current state): a view over the lake snapshot's Parquet files and the log
+ * tail where {@link LakeViews} can read the table that way, so that DuckDB pushes projection and
+ * filters into the scans; otherwise a table loaded by the reference {@link UnionScanReader}. Then
+ * the query runs and its result streams out as Arrow batches.
  *
- * <p>The database can neither read nor write files, load extensions or change its settings once the
- * tables are loaded; its memory and threads are limited per query. Thread safe: queries share
- * nothing but the allocator.
+ * <p>The database can read only the Parquet files of the snapshots the query reads, can neither
+ * write files, load extensions nor change its settings once the tables are in place; its memory and
+ * threads are limited per query. Thread safe: queries share nothing but the allocator.
  */
 final class QueryEngine {
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
+
+  /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
+  static final long TAIL_CACHE_BYTES = 512L << 20;
 
   /** Limits of each query's DuckDB database. */
   record Limits(String memoryLimit, int threads, int resultBatchRows) {
@@ -75,21 +87,27 @@ final class QueryEngine {
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
   private final Limits limits;
-  private final AtomicLong streams = new AtomicLong();
+  private final io.lakestream.client.Connection streams;
+  private final LakeViews views;
+  private final AtomicLong names = new AtomicLong();
 
   QueryEngine(
       LakestreamTables tables,
       UnionScanPlanner planner,
       UnionScanReader reader,
+      io.lakestream.client.Connection streams,
+      Duration readTimeout,
       FlightSqlAccess access,
       BufferAllocator allocator,
       Limits limits) {
     this.tables = requireNonNull(tables, "tables is null");
     this.planner = requireNonNull(planner, "planner is null");
     this.reader = requireNonNull(reader, "reader is null");
+    this.streams = requireNonNull(streams, "streams is null");
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
+    this.views = new LakeViews(allocator, new TailCache(TAIL_CACHE_BYTES, readTimeout));
   }
 
   /** What a query returns and the parameters it takes, found without reading any rows. */
@@ -105,7 +123,7 @@ final class QueryEngine {
    */
   Shape shape(String sql, String principal) {
     try (Connection duckdb = open()) {
-      load(duckdb, TableReferences.of(duckdb, sql), principal, false);
+      load(duckdb, TableReferences.parse(duckdb, explained(sql)), principal, false);
       try (PreparedStatement statement = prepare(duckdb, sql)) {
         Schema parameters = parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
@@ -136,7 +154,7 @@ final class QueryEngine {
     try {
       Connection duckdb = open();
       resources.add(duckdb);
-      load(duckdb, TableReferences.of(duckdb, sql), principal, true);
+      load(duckdb, TableReferences.parse(duckdb, explained(sql)), principal, true);
       PreparedStatement statement = prepare(duckdb, sql);
       resources.add(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
@@ -164,9 +182,24 @@ final class QueryEngine {
     }
   }
 
+  /**
+   * The query an {@code EXPLAIN} or {@code EXPLAIN ANALYZE} statement explains (which is what it
+   * reads), or {@code sql} itself.
+   */
+  static String explained(String sql) {
+    java.util.regex.Matcher explain = EXPLAIN.matcher(sql);
+    return explain.lookingAt() ? sql.substring(explain.end()) : sql;
+  }
+
+  private static final java.util.regex.Pattern EXPLAIN =
+      java.util.regex.Pattern.compile(
+          "\\s*EXPLAIN\\s+(ANALYZE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  /**
+   * A fresh database. It may still read files: {@link #restrict} must run before any query does.
+   */
   private Connection open() throws SQLException {
     Properties settings = new Properties();
-    settings.setProperty("enable_external_access", "false");
     settings.setProperty("autoinstall_known_extensions", "false");
     settings.setProperty("autoload_known_extensions", "false");
     settings.setProperty("memory_limit", limits.memoryLimit());
@@ -174,8 +207,28 @@ final class QueryEngine {
     return DriverManager.getConnection("jdbc:duckdb:", settings);
   }
 
+  /**
+   * Lets the database read only {@code files} (Parquet files of the tables a query names), no other
+   * file, no network.
+   */
+  private static void restrict(Connection duckdb, Set<String> files) throws SQLException {
+    try (Statement statement = duckdb.createStatement()) {
+      if (!files.isEmpty()) {
+        StringBuilder paths = new StringBuilder("SET allowed_paths = [");
+        boolean first = true;
+        for (String file : files) {
+          paths.append(first ? "" : ", ").append("'").append(file.replace("'", "''")).append("'");
+          first = false;
+        }
+        statement.execute(paths.append("]").toString());
+      }
+      statement.execute("SET enable_external_access = false");
+    }
+  }
+
   private static PreparedStatement prepare(Connection duckdb, String sql) {
     try (Statement lock = duckdb.createStatement()) {
+      lock.execute("SET enable_external_access = false");
       lock.execute("SET lock_configuration = true");
       return duckdb.prepareStatement(sql);
     } catch (SQLException e) {
@@ -214,19 +267,44 @@ final class QueryEngine {
     }
   }
 
+  /** A table a query names, resolved and (for a query with rows) planned. */
+  private record Resolved(
+      TableReference reference,
+      String warehouse,
+      TablePath path,
+      Table table,
+      UnionScanPlanner.Planned planned,
+      Optional<List<String>> files) {}
+
   /**
-   * Creates a DuckDB table (or, for a table named twice, a view of it) under each name the query
-   * uses, with the table's rows when {@code rows} is set.
+   * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
+   * for tables that cannot be read that way and when {@code rows} is not set, a DuckDB table loaded
+   * by the reference reader; a table named twice gets a view of the first.
    */
   private void load(
-      Connection duckdb, Set<TableReference> references, String principal, boolean rows)
+      Connection duckdb, TableReferences.Parsed parsed, String principal, boolean rows)
       throws SQLException {
-    Map<TablePath, String> loaded = new HashMap<>();
-    Set<String> attached = new HashSet<>();
-    for (TableReference reference : references) {
+    Map<TablePath, Resolved> resolved = new LinkedHashMap<>();
+    List<Resolved> named = new ArrayList<>();
+    Set<String> files = new LinkedHashSet<>();
+    for (TableReference reference : parsed.tables()) {
       String warehouse = tables.warehouse(reference.catalog(), reference);
       TablePath path = tables.path(warehouse, List.of(reference.schema()), reference.table());
       access.checkRead(principal, warehouse, path.namespace());
+      Resolved table = resolved.get(path);
+      if (table == null) {
+        table = resolve(reference, warehouse, path, rows);
+        resolved.put(path, table);
+        table.files().ifPresent(files::addAll);
+      }
+      named.add(
+          new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
+    }
+    restrict(duckdb, files);
+    Map<TablePath, String> loaded = new HashMap<>();
+    Set<String> attached = new HashSet<>();
+    for (Resolved table : named) {
+      TableReference reference = table.reference();
       String schema =
           reference.catalog().isEmpty()
               ? quote(reference.schema())
@@ -237,25 +315,35 @@ final class QueryEngine {
           statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
         }
         statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
-        String first = loaded.get(path);
+        String first = loaded.get(table.path());
         if (first != null) {
           statement.execute("CREATE VIEW " + target + " AS SELECT * FROM " + first);
           continue;
         }
       }
-      loadTable(duckdb, warehouse, path, reference, target, rows);
-      loaded.put(path, target);
+      if (table.files().isPresent()) {
+        UnionScanPlanner.Planned planned = table.planned();
+        views.create(
+            duckdb,
+            target,
+            table.table(),
+            table.files().get(),
+            planned == null ? Optional.empty() : Optional.of(planned.plan()),
+            planned == null ? null : streams.table(table.path()),
+            parsed);
+      } else {
+        loadTable(duckdb, table, target, rows);
+      }
+      loaded.put(table.path(), target);
     }
   }
 
-  private void loadTable(
-      Connection duckdb,
-      String warehouse,
-      TablePath path,
-      TableReference reference,
-      String target,
-      boolean withRows)
-      throws SQLException {
+  /**
+   * Loads a table's metadata and, for a query with rows, plans its union read (a streaming table)
+   * and lists the files a view would read.
+   */
+  private Resolved resolve(
+      TableReference reference, String warehouse, TablePath path, boolean withRows) {
     Table table;
     try {
       table = tables.load(warehouse, TableIdentifier.of(reference.schema(), reference.table()));
@@ -263,15 +351,38 @@ final class QueryEngine {
       throw new InvalidQueryException(
           "Table " + reference + " does not exist (warehouse " + warehouse + ")", e);
     }
-    UnionScanPlanner.Planned planned = null;
-    if (withRows && LakestreamTables.isStream(table)) {
-      try {
-        planned = planner.plan(path);
-      } catch (NoSuchTableException e) {
-        throw new InvalidQueryException("Table " + reference + " was dropped", e);
-      }
-      table = planned.lakeTable();
+    if (!withRows) {
+      return new Resolved(reference, warehouse, path, table, null, Optional.empty());
     }
+    if (!LakestreamTables.isStream(table)) {
+      Snapshot current = table.currentSnapshot();
+      OptionalLong snapshot =
+          current == null ? OptionalLong.empty() : OptionalLong.of(current.snapshotId());
+      return new Resolved(
+          reference, warehouse, path, table, null, LakeViews.files(table, snapshot, false));
+    }
+    UnionScanPlanner.Planned planned;
+    try {
+      planned = planner.plan(path);
+    } catch (NoSuchTableException e) {
+      throw new InvalidQueryException("Table " + reference + " was dropped", e);
+    }
+    UnionScanPlan plan = planned.plan();
+    return new Resolved(
+        reference,
+        warehouse,
+        path,
+        planned.lakeTable(),
+        planned,
+        LakeViews.files(planned.lakeTable(), plan.snapshotId(), plan.primaryKey()));
+  }
+
+  /** Loads a table into DuckDB with the reference reader (rows only when {@code withRows}). */
+  private void loadTable(Connection duckdb, Resolved resolved, String target, boolean withRows)
+      throws SQLException {
+    Table table = resolved.table();
+    UnionScanPlanner.Planned planned = resolved.planned();
+    TableReference reference = resolved.reference();
     Schema schema = IcebergArrowSchemas.toArrowSchema(table.schema());
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
       RecordVectors batch = new RecordVectors(root);
@@ -313,7 +424,7 @@ final class QueryEngine {
   /** Hands the batch's rows to DuckDB as an Arrow stream and runs {@code statement} over it. */
   private void insert(Connection duckdb, RecordVectors batch, String statement)
       throws SQLException {
-    String name = "lakestream_rows_" + streams.incrementAndGet();
+    String name = "lakestream_batch_" + names.incrementAndGet();
     VectorSchemaRoot rows = batch.finish();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, new OneBatch(allocator, rows), stream);

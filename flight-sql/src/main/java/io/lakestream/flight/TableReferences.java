@@ -33,6 +33,39 @@ final class TableReferences {
    * @throws InvalidQueryException when {@code sql} is not one query, with DuckDB's parser message
    */
   static Set<TableReference> of(Connection duckdb, String sql) {
+    return parse(duckdb, sql).tables();
+  }
+
+  /**
+   * What a query reads: its tables, and a superset of the column names it uses.
+   *
+   * @param tables the Lakestream tables, as {@link #of} finds them
+   * @param columns every name the query uses as a column (each part of a qualified or struct
+   *     reference, {@code USING} columns), lower case; a column whose name is not in it is not read
+   *     by the query, unless {@link #allColumns()}
+   * @param allColumns whether the query may read columns it does not name: {@code *} or {@code
+   *     COLUMNS(...)}, positional references, natural joins, renamed columns ({@code t AS x(a,
+   *     b)}), or a table or alias used as a value
+   */
+  record Parsed(Set<TableReference> tables, Set<String> columns, boolean allColumns) {
+    Parsed {
+      tables = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(tables));
+      columns = Set.copyOf(columns);
+    }
+
+    /** Whether the query may read a column of this name. */
+    boolean reads(String column) {
+      return allColumns || columns.contains(column.toLowerCase(Locale.ROOT));
+    }
+  }
+
+  /**
+   * Parses a query once for its tables and the columns it uses.
+   *
+   * @param duckdb a DuckDB connection to parse with (nothing runs on it)
+   * @throws InvalidQueryException when {@code sql} is not one query, with DuckDB's parser message
+   */
+  static Parsed parse(Connection duckdb, String sql) {
     JsonNode tree;
     try (PreparedStatement statement = duckdb.prepareStatement("SELECT json_serialize_sql(?)")) {
       statement.setString(1, sql);
@@ -58,7 +91,59 @@ final class TableReferences {
     }
     Set<TableReference> tables = new LinkedHashSet<>();
     collect(statements.get(0), tables);
-    return tables;
+    Set<String> columns = new java.util.HashSet<>();
+    Set<String> bare = new java.util.HashSet<>();
+    Set<String> relations = new java.util.HashSet<>();
+    boolean all = collectColumns(statements.get(0), columns, bare, relations);
+    for (String relation : relations) {
+      all |= bare.contains(relation); // a table or alias as a value: its whole row
+    }
+    return new Parsed(tables, columns, all);
+  }
+
+  /**
+   * Adds the column names {@code node} uses to {@code columns} (those used unqualified to {@code
+   * bare} too) and the names its tables go by to {@code relations}; returns whether it may read
+   * columns it does not name.
+   */
+  private static boolean collectColumns(
+      JsonNode node, Set<String> columns, Set<String> bare, Set<String> relations) {
+    boolean all = false;
+    if (node.isObject()) {
+      String kind = node.path("class").asText("");
+      String type = node.path("type").asText("");
+      if (kind.equals("STAR") || kind.equals("POSITIONAL_REFERENCE")) {
+        all = true;
+      }
+      if (kind.equals("COLUMN_REF")) {
+        JsonNode names = node.path("column_names");
+        for (JsonNode name : names) {
+          columns.add(name.asText().toLowerCase(Locale.ROOT));
+        }
+        if (names.size() == 1) {
+          bare.add(names.get(0).asText().toLowerCase(Locale.ROOT));
+        }
+      }
+      if (type.equals("JOIN")) {
+        all |= node.path("ref_type").asText("").equals("NATURAL");
+        for (JsonNode name : node.path("using_columns")) {
+          columns.add(name.asText().toLowerCase(Locale.ROOT));
+        }
+      }
+      if (type.equals("BASE_TABLE")) {
+        all |= !node.path("column_name_alias").isEmpty();
+        relations.add(node.path("table_name").asText("").toLowerCase(Locale.ROOT));
+        relations.add(node.path("alias").asText("").toLowerCase(Locale.ROOT));
+      }
+      for (Iterator<JsonNode> children = node.elements(); children.hasNext(); ) {
+        all |= collectColumns(children.next(), columns, bare, relations);
+      }
+    } else if (node.isArray()) {
+      for (JsonNode child : node) {
+        all |= collectColumns(child, columns, bare, relations);
+      }
+    }
+    return all;
   }
 
   private static void collect(JsonNode node, Set<TableReference> tables) {

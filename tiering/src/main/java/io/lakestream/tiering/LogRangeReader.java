@@ -44,10 +44,26 @@ public final class LogRangeReader {
       Map<TableBucket, Long> reached,
       RangeRows rows)
       throws IOException {
+    read(path, stream.newScanner(), ranges, readTimeout, maxRows, reached, rows);
+  }
+
+  /**
+   * Like {@link #read(TablePath, io.lakestream.client.Table, List, Duration, long, Map,
+   * RangeRows)}, with a scanner of the caller's (one that projects columns, say); closes it.
+   */
+  public static void read(
+      TablePath path,
+      LogScanner newScanner,
+      List<LogRange> ranges,
+      Duration readTimeout,
+      long maxRows,
+      Map<TableBucket, Long> reached,
+      RangeRows rows)
+      throws IOException {
     Map<TableBucket, LogRange> pending = new HashMap<>();
     Map<TableBucket, Long> positions = new HashMap<>();
     long read = 0;
-    try (LogScanner scanner = stream.newScanner()) {
+    try (LogScanner scanner = newScanner) {
       for (LogRange range : ranges) {
         TableBucket bucket = new TableBucket(range.partition(), range.bucket());
         pending.put(bucket, range);

@@ -1,0 +1,423 @@
+package io.lakestream.flight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.testing.EmbeddedLakestream;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Queries read a log table's lake files through DuckDB's Parquet reader with the query's projection
+ * and filters pushed into the scan, columns matched by Iceberg field id across schema changes; and
+ * union reads stay exact while writers write and tiering commits every second, for log and
+ * primary-key tables.
+ */
+class FlightSqlPushdownTest {
+  private static final int ROWS = 2_000;
+
+  @TempDir static Path data;
+  private static EmbeddedLakestream lakestream;
+  private static String url;
+
+  @BeforeAll
+  static void start() {
+    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
+    lakestream.catalog().createNamespace(Namespace.of("push"), new HashMap<>());
+    url =
+        "jdbc:arrow-flight-sql://127.0.0.1:"
+            + lakestream.server().flightPort()
+            + "?useEncryption=false";
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    lakestream.close();
+  }
+
+  private static void create(String name, String kind, Schema schema) {
+    lakestream
+        .catalog()
+        .createTable(
+            TableIdentifier.of("push", name),
+            schema,
+            PartitionSpec.unpartitioned(),
+            new HashMap<>(
+                Map.of(
+                    "lakestream.kind", kind,
+                    "lakestream.buckets", "2",
+                    "lakestream.tiering.interval", "1s")));
+  }
+
+  private static void awaitRowsTiered(String name, long rows) {
+    RESTCatalog catalog = lakestream.catalog();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      var snapshot = catalog.loadTable(TableIdentifier.of("push", name)).currentSnapshot();
+      long tiered =
+          snapshot == null
+              ? 0
+              : Long.parseLong(snapshot.summary().getOrDefault("total-records", "0"));
+      if (tiered >= rows) {
+        return;
+      }
+      assertThat(System.nanoTime() - deadline).as("%s rows of %s tiered", rows, name).isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+  }
+
+  private static List<List<Object>> query(java.sql.Connection connection, String sql)
+      throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      return rows(result);
+    }
+  }
+
+  private static List<List<Object>> rows(ResultSet result) throws SQLException {
+    List<List<Object>> rows = new ArrayList<>();
+    int columns = result.getMetaData().getColumnCount();
+    while (result.next()) {
+      List<Object> row = new ArrayList<>();
+      for (int column = 1; column <= columns; column++) {
+        Object value = result.getObject(column);
+        row.add(
+            value instanceof Number number && !(value instanceof Double)
+                ? number.longValue()
+                : value);
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  @Test
+  void explainShowsTheProjectionAndFilterInsideTheParquetScan() throws SQLException {
+    create(
+        "wide",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get()),
+            Types.NestedField.optional(3, "padding", Types.StringType.get())));
+    try (AppendWriter writer =
+        lakestream.connection().table(TablePath.of("push.wide")).newAppendWriter()) {
+      for (long id = 0; id < ROWS; id++) {
+        writer.append(id, id * 3, "x".repeat(100));
+      }
+      writer.flush();
+    }
+    awaitRowsTiered("wide", ROWS);
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      List<List<Object>> plan =
+          query(connection, "EXPLAIN SELECT sum(b0) FROM push.wide WHERE id >= 1500");
+      String text = plan.toString();
+      assertThat(text)
+          .as("the lake is scanned by DuckDB's Parquet reader")
+          .contains("READ_PARQUET");
+      assertThat(text).as("the filter is pushed into the scan").containsPattern("Filters:.*id");
+      assertThat(text).as("the unused column is never read").doesNotContain("padding");
+      // And the answer is right.
+      long expected = 0;
+      for (long id = 1500; id < ROWS; id++) {
+        expected += id * 3;
+      }
+      assertThat(query(connection, "SELECT sum(b0) FROM push.wide WHERE id >= 1500"))
+          .containsExactly(List.of(expected));
+    }
+  }
+
+  @Test
+  void everyAcknowledgedRowIsInTheNextQuery() throws SQLException {
+    create(
+        "fresh",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "name", Types.StringType.get())));
+    try (java.sql.Connection connection = DriverManager.getConnection(url);
+        AppendWriter writer =
+            lakestream.connection().table(TablePath.of("push.fresh")).newAppendWriter();
+        PreparedStatement statement =
+            connection.prepareStatement(
+                "SELECT count(*), count(DISTINCT id), sum(id), count(name) FROM push.fresh")) {
+      // One row at a time lands in one bucket or the other: the tail cache holds pieces of
+      // several fetches, which each query reads together.
+      for (long id = 0; id < 30; id++) {
+        writer.append(id, id % 3 == 0 ? null : "n" + id);
+        writer.flush();
+        long rows = id + 1;
+        long named = id - id / 3;
+        try (ResultSet result = statement.executeQuery()) {
+          assertThat(rows(result))
+              .containsExactly(List.of(rows, rows, rows * (rows - 1) / 2, named));
+        }
+      }
+    }
+  }
+
+  @Test
+  void aResultOfManyBatchesStreamsWhileTheClientReads() throws SQLException {
+    // About 25 MB in batches of 64K rows: more than gRPC's send buffer between two batches, so the
+    // server has to wait for the client to read (it once waited for a callback that could not
+    // come).
+    long start = System.nanoTime();
+    try (java.sql.Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement();
+        ResultSet result =
+            statement.executeQuery(
+                "SELECT i, repeat('x', 100) AS padding FROM range(250000) AS t(i)")) {
+      long rows = 0;
+      long sum = 0;
+      while (result.next()) {
+        sum += result.getLong(1);
+        rows++;
+      }
+      assertThat(rows).isEqualTo(250_000);
+      assertThat(sum).isEqualTo(250_000L * 249_999 / 2);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+  }
+
+  @Test
+  void addedAndRenamedColumnsReadByFieldIdFromTheLakeAndTheLog() throws SQLException {
+    create(
+        "evolving",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "amount", Types.LongType.get())));
+    Connection streams = lakestream.connection();
+    try (AppendWriter writer = streams.table(TablePath.of("push.evolving")).newAppendWriter()) {
+      for (long id = 0; id < 10; id++) {
+        writer.append(id, id * 10);
+      }
+      writer.flush();
+    }
+    awaitRowsTiered("evolving", 10);
+    lakestream
+        .catalog()
+        .loadTable(TableIdentifier.of("push", "evolving"))
+        .updateSchema()
+        .renameColumn("amount", "total")
+        .addColumn("note", Types.StringType.get())
+        .commit();
+    try (AppendWriter writer = streams.table(TablePath.of("push.evolving")).newAppendWriter()) {
+      for (long id = 10; id < 15; id++) {
+        writer.append(id, id * 10, "n" + id);
+      }
+      writer.flush();
+    }
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      List<List<Object>> rows =
+          query(connection, "SELECT id, total, note FROM push.evolving ORDER BY id");
+      List<List<Object>> expected = new ArrayList<>();
+      for (long id = 0; id < 15; id++) {
+        expected.add(java.util.Arrays.asList(id, id * 10, id < 10 ? null : "n" + id));
+      }
+      assertThat(rows).isEqualTo(expected);
+      assertThat(query(connection, "SELECT sum(total), count(note) FROM push.evolving"))
+          .containsExactly(List.of(1050L, 5L));
+    }
+  }
+
+  @Test
+  void logTableCountsAndSumsEqualTheAcknowledgedRowsWhileTieringCommits() throws Exception {
+    create(
+        "moving",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get())));
+    int flushRows = 50;
+    AtomicLong acknowledged = new AtomicLong();
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> writing =
+        pool.submit(
+            () -> {
+              try (AppendWriter writer =
+                  lakestream
+                      .connection()
+                      .table(TablePath.of("push.moving"))
+                      .newAppendWriter(WriterOptions.defaults())) {
+                long id = 0;
+                while (!stop.get()) {
+                  for (int i = 0; i < flushRows; i++, id++) {
+                    writer.append(id, id * 3);
+                  }
+                  writer.flush();
+                  acknowledged.set(id);
+                }
+              }
+              return null;
+            });
+    try {
+      awaitRowsTiered("moving", 1);
+      Set<Long> snapshots = new HashSet<>();
+      long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+      int reads = 0;
+      try (java.sql.Connection connection = DriverManager.getConnection(url);
+          PreparedStatement statement =
+              connection.prepareStatement(
+                  "SELECT count(*), count(DISTINCT id), sum(b0) - 3 * sum(id),"
+                      + " count(*) FILTER (WHERE id < ?), coalesce(max(id), -1)"
+                      + " FROM push.moving")) {
+        while (reads < 5 || System.nanoTime() < deadline) {
+          long before = acknowledged.get();
+          statement.setLong(1, before);
+          List<Object> row;
+          try (ResultSet result = statement.executeQuery()) {
+            row = rows(result).get(0);
+          }
+          long after = acknowledged.get();
+          long count = (Long) row.get(0);
+          assertThat(row.get(1)).as("no row twice").isEqualTo(count);
+          assertThat(row.get(2)).as("every row whole").isEqualTo(0L);
+          assertThat(row.get(3)).as("every row acknowledged before the query").isEqualTo(before);
+          // The writer has one flush in flight at a time: it may show, nothing after it.
+          assertThat(count).isLessThanOrEqualTo(after + flushRows);
+          assertThat((Long) row.get(4)).isLessThan(after + flushRows);
+          snapshots.add(
+              lakestream
+                  .catalog()
+                  .loadTable(TableIdentifier.of("push", "moving"))
+                  .currentSnapshot()
+                  .snapshotId());
+          reads++;
+        }
+      }
+      assertThat(snapshots).as("tiering committed while the queries ran").hasSizeGreaterThan(2);
+    } finally {
+      stop.set(true);
+      writing.get();
+      pool.shutdown();
+    }
+  }
+
+  @Test
+  void primaryKeyTableEqualsTheWrittenStateWhileTieringCommits() throws Exception {
+    create(
+        "state",
+        "primary-key",
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "k", Types.LongType.get()),
+                Types.NestedField.optional(2, "v", Types.LongType.get())),
+            Set.of(1)));
+    int keys = 200;
+    // states.get(r): the state after the writer's r-th acknowledged flush (key to value).
+    List<Map<Long, Long>> states = new CopyOnWriteArrayList<>();
+    states.add(Map.of());
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> writing =
+        pool.submit(
+            () -> {
+              Random random = new Random(7);
+              Map<Long, Long> state = new HashMap<>();
+              try (UpsertWriter writer =
+                  lakestream
+                      .connection()
+                      .table(TablePath.of("push.state"))
+                      .newUpsertWriter(WriterOptions.defaults())) {
+                for (long round = 1; !stop.get(); round++) {
+                  for (int i = 0; i < 20; i++) {
+                    long key = random.nextInt(keys);
+                    if (random.nextInt(5) == 0) {
+                      writer.delete(key);
+                      state.remove(key);
+                    } else {
+                      writer.upsert(key, round);
+                      state.put(key, round);
+                    }
+                  }
+                  writer.flush();
+                  states.add(Map.copyOf(state));
+                }
+              }
+              return null;
+            });
+    try {
+      awaitRowsTiered("state", 1);
+      Set<Long> snapshots = new HashSet<>();
+      long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+      int reads = 0;
+      try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+        while (reads < 5 || System.nanoTime() < deadline) {
+          int before = states.size() - 1;
+          List<List<Object>> rows = query(connection, "SELECT k, v FROM push.state");
+          int after = states.size() - 1;
+          Map<Long, Long> read = new HashMap<>();
+          for (List<Object> row : rows) {
+            assertThat(read.put((Long) row.get(0), (Long) row.get(1)))
+                .as("key %s once", row.get(0))
+                .isNull();
+          }
+          // The flush in flight when the query ended may show in part: wait until it is
+          // acknowledged. Buckets become durable independently, so each key shows its value (or
+          // absence, -1) of some state from the one acknowledged before the query to that flush.
+          long wait = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+          while (states.size() < after + 2) {
+            assertThat(System.nanoTime() - wait).as("the writer's next flush").isNegative();
+            LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+          }
+          for (long key = 0; key < keys; key++) {
+            Set<Long> allowed = new HashSet<>();
+            for (int r = before; r <= after + 1; r++) {
+              allowed.add(states.get(r).getOrDefault(key, -1L));
+            }
+            assertThat(read.getOrDefault(key, -1L))
+                .as("key %s between states %s and %s", key, before, after + 1)
+                .isIn(allowed);
+          }
+          snapshots.add(
+              lakestream
+                  .catalog()
+                  .loadTable(TableIdentifier.of("push", "state"))
+                  .currentSnapshot()
+                  .snapshotId());
+          reads++;
+        }
+      }
+      assertThat(snapshots).as("tiering committed while the queries ran").hasSizeGreaterThan(2);
+    } finally {
+      stop.set(true);
+      writing.get();
+      pool.shutdown();
+    }
+  }
+}

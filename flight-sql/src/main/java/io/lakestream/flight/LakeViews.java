@@ -1,0 +1,393 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.client.scan.UnionScanPlan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorLoader;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * Exposes a table to DuckDB as a view instead of a copy, so that DuckDB pushes the query's
+ * projection and filters into the scans: the lake snapshot's Parquet files through DuckDB's own
+ * {@code read_parquet} (columns matched by Iceberg field id, so renamed and added columns read
+ * right; a column a file lacks reads as null), {@code UNION ALL} the log tail, copied from the
+ * decoded Arrow batches of the {@link TailCache} into a DuckDB table with only the columns the
+ * query may use.
+ *
+ * <p>Only tables whose snapshot can be read that way take this path ({@link #files}): a log table
+ * or plain Iceberg table without delete files, with top-level primitive columns other than {@code
+ * uuid}, whose files are Parquet on the local file system. Others are loaded the reference way.
+ *
+ * <p>Thread safe; each call works on the caller's DuckDB connection.
+ */
+final class LakeViews {
+  /** The internal schema of tail tables in each query's database. */
+  static final String TAIL_SCHEMA = "lakestream_tail";
+
+  private static final int FLUSH_ROWS = 256 * 1024;
+
+  private final BufferAllocator allocator;
+  private final TailCache tails;
+  private final AtomicLong names = new AtomicLong();
+
+  LakeViews(BufferAllocator allocator, TailCache tails) {
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.tails = requireNonNull(tails, "tails is null");
+  }
+
+  /**
+   * The local Parquet files of a table's snapshot when DuckDB can read them as they are, or empty
+   * when the table has to be loaded the reference way (primary-key table, delete files, nested or
+   * uuid columns, files not on the local file system or not Parquet).
+   *
+   * @param snapshotId the snapshot to read; empty for a table without one (no files)
+   * @param primaryKey whether the table is a primary-key table
+   */
+  static Optional<List<String>> files(Table table, OptionalLong snapshotId, boolean primaryKey) {
+    if (primaryKey) {
+      return Optional.empty();
+    }
+    for (Types.NestedField column : table.schema().columns()) {
+      Type type = column.type();
+      if (!type.isPrimitiveType() || type.typeId() == Type.TypeID.UUID) {
+        return Optional.empty();
+      }
+    }
+    if (snapshotId.isEmpty()) {
+      return Optional.of(List.of());
+    }
+    Set<String> files = new LinkedHashSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshotId.getAsLong()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        if (!task.deletes().isEmpty() || task.file().format() != FileFormat.PARQUET) {
+          return Optional.empty();
+        }
+        Optional<String> local = localPath(task.file().location());
+        if (local.isEmpty()) {
+          return Optional.empty();
+        }
+        files.add(local.get());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot plan the files of " + table.name(), e);
+    }
+    return Optional.of(List.copyOf(files));
+  }
+
+  /** The local file system path of a file location, or empty for any other storage. */
+  static Optional<String> localPath(String location) {
+    if (location.startsWith("/")) {
+      return Optional.of(location);
+    }
+    if (location.startsWith("file:")) {
+      return Optional.of(Path.of(URI.create(location)).toString());
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Creates view {@code target}: the rows of {@code files} read with {@code read_parquet}, then the
+   * rows of the plan's log ranges when there is a plan.
+   *
+   * @param table the lake table (its current schema is the view's)
+   * @param files the snapshot's files, as {@link #files} listed them; each must be an allowed path
+   *     of the database
+   * @param plan the union read plan of a log table, or empty for a plain Iceberg table
+   * @param stream the streaming table of the plan, or null without a plan
+   * @param parsed what the query reads, to fetch only the log columns it may use
+   */
+  void create(
+      Connection duckdb,
+      String target,
+      Table table,
+      List<String> files,
+      Optional<UnionScanPlan> plan,
+      io.lakestream.client.Table stream,
+      TableReferences.Parsed parsed)
+      throws SQLException {
+    List<Types.NestedField> columns = table.schema().columns();
+    String database;
+    try (Statement statement = duckdb.createStatement();
+        ResultSet current = statement.executeQuery("SELECT current_database()")) {
+      current.next();
+      database = quote(current.getString(1));
+      statement.execute("CREATE SCHEMA IF NOT EXISTS " + database + "." + quote(TAIL_SCHEMA));
+    }
+    // Fully qualified: a view in an attached catalog resolves names in that catalog.
+    String tail =
+        database + "." + quote(TAIL_SCHEMA) + "." + quote("tail_" + names.incrementAndGet());
+    Schema arrowSchema = IcebergArrowSchemas.toArrowSchema(table.schema());
+    try (VectorSchemaRoot empty = VectorSchemaRoot.create(arrowSchema, allocator)) {
+      insert(duckdb, allocator, List.of(empty), "CREATE TABLE " + tail + " AS SELECT * FROM ");
+    }
+    List<String> types = new ArrayList<>();
+    try (Statement statement = duckdb.createStatement();
+        ResultSet described = statement.executeQuery("DESCRIBE " + tail)) {
+      while (described.next()) {
+        types.add(described.getString("column_type"));
+      }
+    }
+    StringBuilder select = new StringBuilder();
+    for (Types.NestedField column : columns) {
+      select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
+    }
+    StringBuilder view = new StringBuilder();
+    if (!files.isEmpty()) {
+      view.append(select).append(" FROM read_parquet([");
+      for (int i = 0; i < files.size(); i++) {
+        view.append(i == 0 ? "" : ", ").append(literal(files.get(i)));
+      }
+      view.append("], hive_partitioning = false, schema = map {");
+      for (int i = 0; i < columns.size(); i++) {
+        Types.NestedField column = columns.get(i);
+        view.append(i == 0 ? "" : ", ")
+            .append(column.fieldId())
+            .append(": {name: ")
+            .append(literal(column.name()))
+            .append(", type: ")
+            .append(literal(types.get(i)))
+            .append(", default_value: NULL}");
+      }
+      view.append("}) UNION ALL ");
+    }
+    view.append(select).append(" FROM ").append(tail);
+    if (plan.isPresent() && !plan.get().logRanges().isEmpty()) {
+      loadTail(duckdb, tail, table, plan.get(), requireNonNull(stream, "stream is null"), parsed);
+    }
+    try (Statement statement = duckdb.createStatement()) {
+      statement.execute("CREATE VIEW " + target + " AS " + view);
+    }
+  }
+
+  /**
+   * Copies the plan's log ranges (from the tail cache) into table {@code tail}, only the columns
+   * the query may use.
+   */
+  private void loadTail(
+      Connection duckdb,
+      String tail,
+      Table table,
+      UnionScanPlan plan,
+      io.lakestream.client.Table stream,
+      TableReferences.Parsed parsed)
+      throws SQLException {
+    List<Types.NestedField> copied = new ArrayList<>();
+    for (Types.NestedField column : table.schema().columns()) {
+      if (parsed.reads(column.name())) {
+        copied.add(column);
+      }
+    }
+    List<TailCache.Slice> slices = tails.read(plan.table(), stream, plan.logRanges());
+    Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied);
+    try {
+      for (int i = 0; i < slices.size(); i++) {
+        TailCache.Slice slice = slices.get(i);
+        slices.set(i, null);
+        pending.add(slice.schemaId(), slice.root());
+      }
+      pending.flush();
+    } finally {
+      pending.discard();
+      slices.stream().filter(java.util.Objects::nonNull).forEach(slice -> slice.root().close());
+    }
+  }
+
+  /** Log rows waiting to be copied into a tail table: slices of batches of one schema. */
+  private final class Tail {
+    private final Connection duckdb;
+    private final String table;
+    private final List<Types.NestedField> columns;
+    private final List<Types.NestedField> copied;
+    private final List<VectorSchemaRoot> slices = new ArrayList<>();
+    private int schemaId = -1;
+    private BufferAllocator allocatorRoot;
+    private long rows;
+
+    /**
+     * @param columns the lake table's columns (the tail table's)
+     * @param copied the columns to copy values of; the others stay null
+     */
+    Tail(
+        Connection duckdb,
+        String table,
+        List<Types.NestedField> columns,
+        List<Types.NestedField> copied) {
+      this.duckdb = duckdb;
+      this.table = table;
+      this.columns = columns;
+      this.copied = copied;
+    }
+
+    /**
+     * Adds rows to copy; the tail owns (and closes) them. Rows go to DuckDB in groups of one schema
+     * and one root allocator (buffers cannot move between roots, and each log scanner has its own).
+     */
+    void add(int batchSchemaId, VectorSchemaRoot slice) throws SQLException {
+      BufferAllocator root = rootOf(slice);
+      if (batchSchemaId != schemaId || root != allocatorRoot || rows >= FLUSH_ROWS) {
+        flush();
+        schemaId = batchSchemaId;
+        allocatorRoot = root;
+      }
+      slices.add(slice);
+      rows += slice.getRowCount();
+    }
+
+    void flush() throws SQLException {
+      if (slices.isEmpty()) {
+        return;
+      }
+      try {
+        VectorSchemaRoot sample = slices.get(0);
+        List<String> targets = new ArrayList<>();
+        List<String> sources = new ArrayList<>();
+        for (Types.NestedField column : copied) {
+          FieldVector vector = vectorOf(sample, column);
+          if (vector != null) {
+            targets.add(quote(column.name()));
+            sources.add(quote(vector.getName()));
+          }
+        }
+        if (targets.isEmpty() || sample.getFieldVectors().isEmpty()) {
+          // The rows count, their values are not used (or the batches have none of them).
+          try (Statement statement = duckdb.createStatement()) {
+            statement.execute(
+                "INSERT INTO "
+                    + table
+                    + " ("
+                    + quote(columns.get(0).name())
+                    + ") SELECT NULL FROM range("
+                    + rows
+                    + ")");
+          }
+        } else {
+          insert(
+              duckdb,
+              sample.getFieldVectors().get(0).getAllocator(),
+              slices,
+              "INSERT INTO "
+                  + table
+                  + " ("
+                  + String.join(", ", targets)
+                  + ") SELECT "
+                  + String.join(", ", sources)
+                  + " FROM ");
+        }
+      } finally {
+        discard();
+      }
+    }
+
+    void discard() {
+      slices.forEach(VectorSchemaRoot::close);
+      slices.clear();
+      rows = 0;
+    }
+  }
+
+  private static BufferAllocator rootOf(VectorSchemaRoot rows) {
+    return rows.getFieldVectors().isEmpty()
+        ? null
+        : rows.getFieldVectors().get(0).getAllocator().getRoot();
+  }
+
+  /** A batch's vector of a lake column: by Iceberg field id, else by name; null if it has none. */
+  private static FieldVector vectorOf(VectorSchemaRoot root, Types.NestedField column) {
+    String id = Integer.toString(column.fieldId());
+    for (FieldVector vector : root.getFieldVectors()) {
+      if (id.equals(vector.getField().getMetadata().get(IcebergArrowSchemas.FIELD_ID_KEY))) {
+        return vector;
+      }
+    }
+    return root.getVector(column.name());
+  }
+
+  /** Hands {@code roots} (of one schema) to DuckDB as an Arrow stream and runs the statement. */
+  private void insert(
+      Connection duckdb, BufferAllocator owner, List<VectorSchemaRoot> roots, String statement)
+      throws SQLException {
+    String name = "lakestream_rows_" + names.incrementAndGet();
+    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(owner)) {
+      Data.exportArrayStream(owner, new Batches(owner, roots), stream);
+      duckdb.unwrap(DuckDBConnection.class).registerArrowStream(name, stream);
+      try (Statement insert = duckdb.createStatement()) {
+        insert.execute(statement + name);
+      }
+    }
+  }
+
+  private static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+
+  private static String literal(String value) {
+    return "'" + value.replace("'", "''") + "'";
+  }
+
+  /** An Arrow reader of the rows of some roots of one schema (which it does not own). */
+  private static final class Batches extends ArrowReader {
+    private final List<VectorSchemaRoot> sources;
+    private int next;
+
+    Batches(BufferAllocator allocator, List<VectorSchemaRoot> sources) {
+      super(allocator);
+      this.sources = sources;
+    }
+
+    @Override
+    public boolean loadNextBatch() throws IOException {
+      if (next == sources.size()) {
+        return false;
+      }
+      try (ArrowRecordBatch rows = new VectorUnloader(sources.get(next++)).getRecordBatch()) {
+        new VectorLoader(getVectorSchemaRoot()).load(rows);
+      }
+      return true;
+    }
+
+    @Override
+    public long bytesRead() {
+      return 0;
+    }
+
+    @Override
+    protected void closeReadSource() {}
+
+    @Override
+    protected Schema readSchema() {
+      return sources.get(0).getSchema();
+    }
+  }
+}
