@@ -386,12 +386,12 @@ final class FlightIngest {
       String sql, String principal, String headerKey) {
     checkKey(headerKey);
     InsertStatement insert = InsertStatement.parse(sql);
-    List<String> name = insert.name();
+    TableReference table = insert.table();
     Target target =
         new Target(
-            tables.warehouse(name.size() == 3 ? name.get(0) : "", String.join(".", name)),
-            List.of(name.get(name.size() - 2)),
-            name.get(name.size() - 1));
+            tables.warehouse(table.catalog(), table.toString()),
+            List.of(table.schema()),
+            table.table());
     Resolved resolved = resolve(target, principal);
     List<Field> fields = resolved.schema().getFields();
     List<String> columns = insert.columns();

@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The one kind of {@code INSERT} the endpoint prepares: {@code INSERT INTO name [(column, ...)]
@@ -12,13 +11,13 @@ import java.util.Locale;
  * JDBC {@code PreparedStatement} send this). Names are identifiers, bare or in double quotes
  * ({@code ""} escapes a quote); bare ones are taken as written.
  *
- * @param name the table name's parts: namespace and table, or warehouse, namespace and table
+ * @param table the table, its catalog empty when the statement names none
  * @param columns the column list, or empty for every column of the table
  * @param parameters the number of {@code ?} placeholders
  */
-record InsertStatement(List<String> name, List<String> columns, int parameters) {
+record InsertStatement(TableReference table, List<String> columns, int parameters) {
   InsertStatement {
-    name = List.copyOf(name);
+    requireNonNull(table, "table is null");
     columns = List.copyOf(columns);
   }
 
@@ -35,131 +34,41 @@ record InsertStatement(List<String> name, List<String> columns, int parameters) 
    * @throws InvalidQueryException for any other shape, saying what is supported
    */
   static InsertStatement parse(String sql) {
-    Parser parser = new Parser(sql);
+    SqlTokens tokens = new SqlTokens(sql);
     try {
-      parser.keyword("INSERT");
-      parser.keyword("INTO");
-      List<String> name = new ArrayList<>();
-      name.add(parser.identifier());
-      while (parser.accept('.')) {
-        name.add(parser.identifier());
-      }
-      if (name.size() < 2 || name.size() > 3) {
-        throw new InvalidQueryException(
-            "Name the table of an INSERT as namespace.table or warehouse.namespace.table, not "
-                + String.join(".", name));
-      }
+      tokens.expect("INSERT", "Expected INSERT: " + sql);
+      tokens.expect("INTO", "Expected INSERT INTO: " + sql);
+      TableReference table = tokens.tableName(sql);
       List<String> columns = new ArrayList<>();
-      if (parser.accept('(')) {
+      if (tokens.tryPunctuation('(')) {
         do {
-          columns.add(parser.identifier());
-        } while (parser.accept(','));
-        parser.expect(')');
+          columns.add(tokens.identifier(sql));
+        } while (tokens.tryPunctuation(','));
+        tokens.symbol(')', sql);
       }
-      parser.keyword("VALUES");
-      parser.expect('(');
+      tokens.expect("VALUES", "Expected VALUES with one ? per column: " + sql);
+      tokens.symbol('(', sql);
       int parameters = 0;
       do {
-        parser.expect('?');
+        tokens.symbol('?', sql);
         parameters++;
-      } while (parser.accept(','));
-      parser.expect(')');
-      parser.accept(';');
-      parser.end();
+      } while (tokens.tryPunctuation(','));
+      tokens.symbol(')', sql);
+      if (!tokens.atEnd()) {
+        throw new InvalidQueryException("Unexpected text after VALUES (...): " + sql);
+      }
       if (!columns.isEmpty() && columns.size() != parameters) {
         throw new InvalidQueryException(
             "The INSERT names " + columns.size() + " columns but has " + parameters + " values");
       }
-      return new InsertStatement(name, columns, parameters);
-    } catch (IllegalStateException e) {
+      return new InsertStatement(table, columns, parameters);
+    } catch (InvalidQueryException e) {
       throw new InvalidQueryException(
           "Unsupported INSERT: "
               + e.getMessage()
               + ". The endpoint writes INSERT INTO namespace.table [(column, ...)] VALUES (?, ...)"
               + " with the rows bound as parameters",
           e);
-    }
-  }
-
-  private static final class Parser {
-    private final String sql;
-    private int position;
-
-    Parser(String sql) {
-      this.sql = sql;
-    }
-
-    private void skipSpace() {
-      while (position < sql.length() && Character.isWhitespace(sql.charAt(position))) {
-        position++;
-      }
-    }
-
-    void keyword(String word) {
-      skipSpace();
-      int end = position;
-      while (end < sql.length() && Character.isLetter(sql.charAt(end))) {
-        end++;
-      }
-      if (!sql.substring(position, end).toUpperCase(Locale.ROOT).equals(word)) {
-        throw new IllegalStateException("expected " + word + " at position " + position);
-      }
-      position = end;
-    }
-
-    boolean accept(char c) {
-      skipSpace();
-      if (position < sql.length() && sql.charAt(position) == c) {
-        position++;
-        return true;
-      }
-      return false;
-    }
-
-    void expect(char c) {
-      if (!accept(c)) {
-        throw new IllegalStateException("expected '" + c + "' at position " + position);
-      }
-    }
-
-    String identifier() {
-      skipSpace();
-      if (position < sql.length() && sql.charAt(position) == '"') {
-        StringBuilder name = new StringBuilder();
-        position++;
-        while (position < sql.length()) {
-          char c = sql.charAt(position++);
-          if (c == '"') {
-            if (position < sql.length() && sql.charAt(position) == '"') {
-              name.append('"');
-              position++;
-            } else {
-              return name.toString();
-            }
-          } else {
-            name.append(c);
-          }
-        }
-        throw new IllegalStateException("unterminated quoted name");
-      }
-      int start = position;
-      while (position < sql.length()
-          && (Character.isLetterOrDigit(sql.charAt(position))
-              || sql.charAt(position) == '_'
-              || sql.charAt(position) == '$')) {
-        position++;
-      }
-      if (start == position) {
-        throw new IllegalStateException("expected a name at position " + start);
-      }
-      return sql.substring(start, position);
-    }
-
-    void end() {
-      skipSpace();
-      if (position != sql.length()) {
-        throw new IllegalStateException("unexpected text at position " + position);
-      }
     }
   }
 }

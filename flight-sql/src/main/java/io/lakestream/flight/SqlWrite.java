@@ -1,7 +1,5 @@
 package io.lakestream.flight;
 
-import static java.util.Objects.requireNonNull;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -70,7 +68,7 @@ sealed interface SqlWrite {
    * @throws InvalidQueryException when it is a write this endpoint cannot run, saying why
    */
   static Optional<SqlWrite> parse(Connection duckdb, String sql) {
-    Tokens tokens = new Tokens(sql);
+    SqlTokens tokens = new SqlTokens(sql);
     String first = tokens.keyword();
     return switch (first) {
       case "CREATE" -> Optional.of(createTable(duckdb, tokens, sql));
@@ -86,7 +84,7 @@ sealed interface SqlWrite {
     };
   }
 
-  private static SqlWrite createTable(Connection duckdb, Tokens tokens, String sql) {
+  private static SqlWrite createTable(Connection duckdb, SqlTokens tokens, String sql) {
     tokens.expect("TABLE", "Only CREATE TABLE is supported over Flight SQL: " + sql);
     boolean ifNotExists = false;
     if (tokens.peekKeyword().equals("IF")) {
@@ -105,7 +103,7 @@ sealed interface SqlWrite {
     if (!rest.startsWith("(")) {
       throw new InvalidQueryException("Expected the column definitions of " + table + ": " + sql);
     }
-    int close = Tokens.matchingParenthesis(rest, 0);
+    int close = SqlTokens.matchingParenthesis(rest, 0);
     if (close < 0) {
       throw new InvalidQueryException("Unbalanced parentheses in " + sql);
     }
@@ -116,7 +114,7 @@ sealed interface SqlWrite {
 
   /** The optional {@code WITH ('key' = 'value', ...)} after the column definitions. */
   private static Map<String, String> properties(String tail, String sql) {
-    Tokens tokens = new Tokens(tail);
+    SqlTokens tokens = new SqlTokens(tail);
     Map<String, String> properties = new LinkedHashMap<>();
     if (tokens.atEnd()) {
       return properties;
@@ -241,7 +239,7 @@ sealed interface SqlWrite {
     };
   }
 
-  private static SqlWrite dropTable(Tokens tokens, String sql) {
+  private static SqlWrite dropTable(SqlTokens tokens, String sql) {
     tokens.expect("TABLE", "Only DROP TABLE is supported over Flight SQL: " + sql);
     boolean ifExists = false;
     if (tokens.peekKeyword().equals("IF")) {
@@ -256,13 +254,13 @@ sealed interface SqlWrite {
     return new DropTable(table, ifExists);
   }
 
-  private static SqlWrite insert(Tokens tokens, String sql) {
+  private static SqlWrite insert(SqlTokens tokens, String sql) {
     tokens.expect("INTO", "Expected INSERT INTO: " + sql);
     TableReference table = tokens.tableName(sql);
     String rest = tokens.rest().trim();
     String columns = "";
     if (rest.startsWith("(")) {
-      int close = Tokens.matchingParenthesis(rest, 0);
+      int close = SqlTokens.matchingParenthesis(rest, 0);
       if (close < 0) {
         throw new InvalidQueryException("Unbalanced parentheses in " + sql);
       }
@@ -273,7 +271,7 @@ sealed interface SqlWrite {
         rest = rest.substring(close + 1).trim();
       }
     }
-    String head = new Tokens(rest).peekKeyword();
+    String head = new SqlTokens(rest).peekKeyword();
     if (!Set.of("SELECT", "VALUES", "WITH", "FROM", "TABLE").contains(head)
         && !rest.startsWith("(")) {
       throw new InvalidQueryException(
@@ -282,7 +280,7 @@ sealed interface SqlWrite {
     return new Insert(table, columns, rest);
   }
 
-  private static SqlWrite delete(Tokens tokens, String sql) {
+  private static SqlWrite delete(SqlTokens tokens, String sql) {
     tokens.expect("FROM", "Expected DELETE FROM: " + sql);
     TableReference table = tokens.tableName(sql);
     String alias = "";
@@ -304,194 +302,5 @@ sealed interface SqlWrite {
       throw new InvalidQueryException("Unexpected text after the table name: " + sql);
     }
     return new Delete(table, alias, where);
-  }
-
-  /** Reads the head of a statement: keywords, names, literals; skips blanks and comments. */
-  final class Tokens {
-    private final String text;
-    private int position;
-
-    Tokens(String text) {
-      this.text = requireNonNull(text, "text is null");
-    }
-
-    private void skipBlanks() {
-      while (position < text.length()) {
-        char c = text.charAt(position);
-        if (Character.isWhitespace(c)) {
-          position++;
-        } else if (text.startsWith("--", position)) {
-          int end = text.indexOf('\n', position);
-          position = end < 0 ? text.length() : end + 1;
-        } else if (text.startsWith("/*", position)) {
-          int end = text.indexOf("*/", position + 2);
-          position = end < 0 ? text.length() : end + 2;
-        } else {
-          return;
-        }
-      }
-    }
-
-    boolean atEnd() {
-      skipBlanks();
-      if (position < text.length() && text.charAt(position) == ';') {
-        position++;
-        skipBlanks();
-      }
-      return position >= text.length();
-    }
-
-    /** The next bare word, upper-cased, or empty when the next token is not one. */
-    String peekKeyword() {
-      int saved = position;
-      String word = keyword();
-      position = saved;
-      return word;
-    }
-
-    String keyword() {
-      skipBlanks();
-      int start = position;
-      while (position < text.length()
-          && (Character.isLetterOrDigit(text.charAt(position)) || text.charAt(position) == '_')) {
-        position++;
-      }
-      return text.substring(start, position).toUpperCase(Locale.ROOT);
-    }
-
-    void expect(String keyword, String message) {
-      if (!keyword().equals(keyword)) {
-        throw new InvalidQueryException(message);
-      }
-    }
-
-    String identifier(String sql) {
-      skipBlanks();
-      if (position < text.length() && text.charAt(position) == '"') {
-        StringBuilder name = new StringBuilder();
-        position++;
-        while (position < text.length()) {
-          char c = text.charAt(position++);
-          if (c == '"') {
-            if (position < text.length() && text.charAt(position) == '"') {
-              name.append('"');
-              position++;
-            } else {
-              return name.toString();
-            }
-          } else {
-            name.append(c);
-          }
-        }
-        throw new InvalidQueryException("Unterminated quoted name in " + sql);
-      }
-      int start = position;
-      while (position < text.length()
-          && (Character.isLetterOrDigit(text.charAt(position))
-              || text.charAt(position) == '_'
-              || text.charAt(position) == '$')) {
-        position++;
-      }
-      if (start == position) {
-        throw new InvalidQueryException("Expected a name at position " + (start + 1) + ": " + sql);
-      }
-      return text.substring(start, position);
-    }
-
-    /** {@code schema.table} or {@code catalog.schema.table}. */
-    TableReference tableName(String sql) {
-      List<String> parts = new ArrayList<>();
-      parts.add(identifier(sql));
-      while (tryPunctuation('.')) {
-        parts.add(identifier(sql));
-      }
-      return switch (parts.size()) {
-        case 2 -> new TableReference("", parts.get(0), parts.get(1));
-        case 3 -> new TableReference(parts.get(0), parts.get(1), parts.get(2));
-        default ->
-            throw new InvalidQueryException(
-                "Name tables as namespace.table or warehouse.namespace.table: "
-                    + String.join(".", parts));
-      };
-    }
-
-    boolean tryPunctuation(char c) {
-      skipBlanks();
-      if (position < text.length() && text.charAt(position) == c) {
-        position++;
-        return true;
-      }
-      return false;
-    }
-
-    void symbol(char c, String sql) {
-      if (!tryPunctuation(c)) {
-        throw new InvalidQueryException("Expected '" + c + "' in " + sql);
-      }
-    }
-
-    /** A string literal ({@code 'value'}) or a bare word such as {@code 4} or {@code log}. */
-    String literalOrName(String sql) {
-      skipBlanks();
-      if (position < text.length() && text.charAt(position) == '\'') {
-        StringBuilder value = new StringBuilder();
-        position++;
-        while (position < text.length()) {
-          char c = text.charAt(position++);
-          if (c == '\'') {
-            if (position < text.length() && text.charAt(position) == '\'') {
-              value.append('\'');
-              position++;
-            } else {
-              return value.toString();
-            }
-          } else {
-            value.append(c);
-          }
-        }
-        throw new InvalidQueryException("Unterminated string in " + sql);
-      }
-      int start = position;
-      while (position < text.length()
-          && (Character.isLetterOrDigit(text.charAt(position))
-              || "._-".indexOf(text.charAt(position)) >= 0)) {
-        position++;
-      }
-      if (start == position) {
-        throw new InvalidQueryException("Expected a value at position " + (start + 1) + ": " + sql);
-      }
-      return text.substring(start, position);
-    }
-
-    String rest() {
-      skipBlanks();
-      String rest = text.substring(position);
-      position = text.length();
-      return rest.endsWith(";") ? rest.substring(0, rest.length() - 1) : rest;
-    }
-
-    /** The index of the parenthesis closing the one at {@code open}, or -1. */
-    static int matchingParenthesis(String text, int open) {
-      int depth = 0;
-      char quote = 0;
-      for (int i = open; i < text.length(); i++) {
-        char c = text.charAt(i);
-        if (quote != 0) {
-          if (c == quote) {
-            quote = 0;
-          }
-        } else if (c == '\'' || c == '"') {
-          quote = c;
-        } else if (c == '(') {
-          depth++;
-        } else if (c == ')') {
-          depth--;
-          if (depth == 0) {
-            return i;
-          }
-        }
-      }
-      return -1;
-    }
   }
 }

@@ -67,7 +67,7 @@ final class SqlWrites {
 
   /** The statement as a write, or null when it is a query. */
   static SqlWrite parse(String sql) {
-    if (!new SqlWrite.Tokens(sql).keyword().equals("CREATE")) {
+    if (!new SqlTokens(sql).keyword().equals("CREATE")) {
       return SqlWrite.parse(null, sql).orElse(null); // only CREATE TABLE needs DuckDB to parse
     }
     try (java.sql.Connection duckdb = DriverManager.getConnection("jdbc:duckdb:")) {
@@ -262,7 +262,7 @@ final class SqlWrites {
       return names;
     }
     String list = insert.columns().substring(1, insert.columns().length() - 1);
-    SqlWrite.Tokens tokens = new SqlWrite.Tokens(list);
+    SqlTokens tokens = new SqlTokens(list);
     while (!tokens.atEnd()) {
       String name = tokens.identifier(insert.columns());
       Types.NestedField column = schema.caseInsensitiveFindField(name);

@@ -10,12 +10,19 @@ class InsertStatementTest {
   @Test
   void parsesTheInsertsAdbcAndJdbcSend() {
     assertThat(InsertStatement.parse("INSERT INTO app.events VALUES (?,?,?)"))
-        .isEqualTo(new InsertStatement(List.of("app", "events"), List.of(), 3));
+        .isEqualTo(new InsertStatement(new TableReference("", "app", "events"), List.of(), 3));
     assertThat(
             InsertStatement.parse(
                 "  insert into \"default\".app.\"we\"\"ird\" ( id , \"Name\" )\n values ( ? , ? ) ;"))
         .isEqualTo(
-            new InsertStatement(List.of("default", "app", "we\"ird"), List.of("id", "Name"), 2));
+            new InsertStatement(
+                new TableReference("default", "app", "we\"ird"), List.of("id", "Name"), 2));
+  }
+
+  @Test
+  void commentsAreBlanks() {
+    assertThat(InsertStatement.parse("INSERT /* bulk */ INTO a.b -- rows\n VALUES (?)"))
+        .isEqualTo(new InsertStatement(new TableReference("", "a", "b"), List.of(), 1));
   }
 
   @Test
@@ -30,19 +37,19 @@ class InsertStatementTest {
   void otherShapesAreRefusedSayingWhatIsSupported() {
     assertThatThrownBy(() -> InsertStatement.parse("INSERT INTO a.b SELECT * FROM c.d"))
         .isInstanceOf(InvalidQueryException.class)
-        .hasMessageContaining("Unsupported INSERT: expected VALUES at position 16")
+        .hasMessageContaining("Unsupported INSERT: Expected VALUES with one ? per column")
         .hasMessageContaining("INSERT INTO namespace.table [(column, ...)] VALUES (?, ...)");
     assertThatThrownBy(() -> InsertStatement.parse("INSERT INTO a.b VALUES (1, 2)"))
         .isInstanceOf(InvalidQueryException.class)
-        .hasMessageContaining("expected '?' at position 24");
+        .hasMessageContaining("Expected '?' in INSERT INTO a.b VALUES (1, 2)");
     assertThatThrownBy(() -> InsertStatement.parse("INSERT INTO events VALUES (?)"))
         .isInstanceOf(InvalidQueryException.class)
-        .hasMessageContaining("namespace.table or warehouse.namespace.table, not events");
+        .hasMessageContaining("as namespace.table or warehouse.namespace.table: events");
     assertThatThrownBy(() -> InsertStatement.parse("INSERT INTO a.b (x, y) VALUES (?)"))
         .isInstanceOf(InvalidQueryException.class)
         .hasMessageContaining("The INSERT names 2 columns but has 1 values");
     assertThatThrownBy(() -> InsertStatement.parse("INSERT INTO a.b VALUES (?); DROP TABLE a.b"))
         .isInstanceOf(InvalidQueryException.class)
-        .hasMessageContaining("unexpected text at position 28");
+        .hasMessageContaining("Unexpected text after VALUES (...)");
   }
 }
