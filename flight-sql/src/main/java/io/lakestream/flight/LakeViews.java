@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.scan.UnionScanPlan;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -13,11 +12,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
@@ -29,10 +26,8 @@ import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.duckdb.DuckDBConnection;
@@ -59,11 +54,13 @@ final class LakeViews {
 
   private final BufferAllocator allocator;
   private final TailCache tails;
+  private final SnapshotFiles snapshotFiles;
   private final AtomicLong names = new AtomicLong();
 
-  LakeViews(BufferAllocator allocator, TailCache tails) {
+  LakeViews(BufferAllocator allocator, TailCache tails, SnapshotFiles snapshotFiles) {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.tails = requireNonNull(tails, "tails is null");
+    this.snapshotFiles = requireNonNull(snapshotFiles, "snapshotFiles is null");
   }
 
   /**
@@ -74,7 +71,7 @@ final class LakeViews {
    * @param snapshotId the snapshot to read; empty for a table without one (no files)
    * @param primaryKey whether the table is a primary-key table
    */
-  static Optional<List<String>> files(Table table, OptionalLong snapshotId, boolean primaryKey) {
+  Optional<List<String>> files(Table table, OptionalLong snapshotId, boolean primaryKey) {
     if (primaryKey) {
       return Optional.empty();
     }
@@ -87,23 +84,12 @@ final class LakeViews {
     if (snapshotId.isEmpty()) {
       return Optional.of(List.of());
     }
-    Set<String> files = new LinkedHashSet<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshotId.getAsLong()).planFiles()) {
-      for (FileScanTask task : tasks) {
-        if (!task.deletes().isEmpty() || task.file().format() != FileFormat.PARQUET) {
-          return Optional.empty();
-        }
-        Optional<String> local = localPath(task.file().location());
-        if (local.isEmpty()) {
-          return Optional.empty();
-        }
-        files.add(local.get());
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot plan the files of " + table.name(), e);
+    Snapshot snapshot = table.snapshot(snapshotId.getAsLong());
+    if (snapshot == null) {
+      throw new IllegalArgumentException(
+          "Table " + table.name() + " has no snapshot " + snapshotId.getAsLong());
     }
-    return Optional.of(List.copyOf(files));
+    return snapshotFiles.files(table, snapshot);
   }
 
   /** The local file system path of a file location, or empty for any other storage. */

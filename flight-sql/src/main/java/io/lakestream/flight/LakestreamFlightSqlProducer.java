@@ -758,5 +758,6 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     results.values().forEach(pending -> pending.result().close());
     results.clear();
     prepared.clear();
+    engine.close();
   }
 }

@@ -9,7 +9,6 @@ import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import java.io.IOException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -68,11 +67,17 @@ import org.duckdb.DuckDBResultSet;
  * write files, load extensions nor change its settings once the tables are in place; its memory and
  * threads are limited per query. Thread safe: queries share nothing but the allocator.
  */
-final class QueryEngine {
+final class QueryEngine implements AutoCloseable {
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
 
   /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
   static final long TAIL_CACHE_BYTES = 512L << 20;
+
+  /** Databases kept open ahead of queries ({@link SpareDatabases}). */
+  static final int SPARE_DATABASES = 1;
+
+  /** Snapshots whose data file lists are kept between queries ({@link SnapshotFiles}). */
+  static final int SNAPSHOT_FILES_CACHED = 256;
 
   /** Limits of each query's DuckDB database. */
   record Limits(String memoryLimit, int threads, int resultBatchRows) {
@@ -89,6 +94,7 @@ final class QueryEngine {
   private final Limits limits;
   private final io.lakestream.client.Connection streams;
   private final LakeViews views;
+  private final SpareDatabases databases;
   private final AtomicLong names = new AtomicLong();
 
   QueryEngine(
@@ -107,7 +113,17 @@ final class QueryEngine {
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
-    this.views = new LakeViews(allocator, new TailCache(TAIL_CACHE_BYTES, readTimeout));
+    this.views =
+        new LakeViews(
+            allocator,
+            new TailCache(TAIL_CACHE_BYTES, readTimeout),
+            new SnapshotFiles(SNAPSHOT_FILES_CACHED));
+    Properties settings = new Properties();
+    settings.setProperty("autoinstall_known_extensions", "false");
+    settings.setProperty("autoload_known_extensions", "false");
+    settings.setProperty("memory_limit", limits.memoryLimit());
+    settings.setProperty("threads", Integer.toString(limits.threads()));
+    this.databases = new SpareDatabases(settings, SPARE_DATABASES);
   }
 
   /** What a query returns and the parameters it takes, found without reading any rows. */
@@ -199,12 +215,7 @@ final class QueryEngine {
    * A fresh database. It may still read files: {@link #restrict} must run before any query does.
    */
   private Connection open() throws SQLException {
-    Properties settings = new Properties();
-    settings.setProperty("autoinstall_known_extensions", "false");
-    settings.setProperty("autoload_known_extensions", "false");
-    settings.setProperty("memory_limit", limits.memoryLimit());
-    settings.setProperty("threads", Integer.toString(limits.threads()));
-    return DriverManager.getConnection("jdbc:duckdb:", settings);
+    return databases.take();
   }
 
   /**
@@ -359,7 +370,7 @@ final class QueryEngine {
       OptionalLong snapshot =
           current == null ? OptionalLong.empty() : OptionalLong.of(current.snapshotId());
       return new Resolved(
-          reference, warehouse, path, table, null, LakeViews.files(table, snapshot, false));
+          reference, warehouse, path, table, null, views.files(table, snapshot, false));
     }
     UnionScanPlanner.Planned planned;
     try {
@@ -374,7 +385,7 @@ final class QueryEngine {
         path,
         planned.lakeTable(),
         planned,
-        LakeViews.files(planned.lakeTable(), plan.snapshotId(), plan.primaryKey()));
+        views.files(planned.lakeTable(), plan.snapshotId(), plan.primaryKey()));
   }
 
   /** Loads a table into DuckDB with the reference reader (rows only when {@code withRows}). */
@@ -511,5 +522,11 @@ final class QueryEngine {
     protected Schema readSchema() {
       return source.getSchema();
     }
+  }
+
+  /** Closes the databases kept open ahead; running queries keep theirs. */
+  @Override
+  public void close() {
+    databases.close();
   }
 }

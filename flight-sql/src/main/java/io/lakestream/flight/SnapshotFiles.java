@@ -1,0 +1,130 @@
+package io.lakestream.flight;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * The local Parquet files of Iceberg snapshots, remembered per table and snapshot: a snapshot's
+ * files never change, and a tiered log table gains one snapshot per tiering round, so a query
+ * planned against the newest snapshot reads the manifests of that round only (its parent's files
+ * plus the files the append added) instead of every manifest of the table.
+ *
+ * <p>A snapshot whose files DuckDB cannot read as they are (a delete file, a format other than
+ * Parquet, a location off the local file system) is remembered as such: {@link #files} answers
+ * empty for it.
+ *
+ * <p>Thread safe. Holds at most {@code capacity} snapshots, the least recently used leaving first.
+ */
+final class SnapshotFiles {
+  private final int capacity;
+  private final Map<Key, Optional<List<String>>> snapshots;
+
+  private record Key(String tableUuid, long snapshotId) {}
+
+  SnapshotFiles(int capacity) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("capacity must be positive: " + capacity);
+    }
+    this.capacity = capacity;
+    this.snapshots = new LinkedHashMap<>(16, 0.75f, true);
+  }
+
+  /**
+   * The local paths of the data files of {@code snapshot} of {@code table}, in manifest order, or
+   * empty when DuckDB cannot read the snapshot's files as they are.
+   */
+  Optional<List<String>> files(Table table, Snapshot snapshot) {
+    requireNonNull(table, "table is null");
+    requireNonNull(snapshot, "snapshot is null");
+    String uuid = table.uuid().toString();
+    Key key = new Key(uuid, snapshot.snapshotId());
+    Optional<List<String>> known = cached(key);
+    if (known != null) {
+      return known;
+    }
+    Optional<List<String>> files = appendedToParent(table, snapshot, uuid);
+    if (files == null) {
+      files = planned(table, snapshot);
+    }
+    remember(key, files);
+    return files;
+  }
+
+  /**
+   * An append's files as its parent's (when remembered and readable) followed by the ones it adds,
+   * or null when the snapshot is not such an append.
+   */
+  private Optional<List<String>> appendedToParent(Table table, Snapshot snapshot, String uuid) {
+    Long parentId = snapshot.parentId();
+    if (parentId == null || !DataOperations.APPEND.equals(snapshot.operation())) {
+      return null;
+    }
+    Optional<List<String>> parent = cached(new Key(uuid, parentId));
+    if (parent == null || parent.isEmpty()) {
+      return null;
+    }
+    Set<String> files = new LinkedHashSet<>(parent.get());
+    for (DataFile added : snapshot.addedDataFiles(table.io())) {
+      Optional<String> local = readable(added);
+      if (local.isEmpty()) {
+        return Optional.empty();
+      }
+      files.add(local.get());
+    }
+    if (snapshot.addedDeleteFiles(table.io()).iterator().hasNext()) {
+      return Optional.empty();
+    }
+    return Optional.of(List.copyOf(files));
+  }
+
+  private static Optional<List<String>> planned(Table table, Snapshot snapshot) {
+    Set<String> files = new LinkedHashSet<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        Optional<String> local = readable(task.file());
+        if (!task.deletes().isEmpty() || local.isEmpty()) {
+          return Optional.empty();
+        }
+        files.add(local.get());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot plan the files of " + table.name(), e);
+    }
+    return Optional.of(List.copyOf(files));
+  }
+
+  /** The local path of a Parquet data file, or empty when DuckDB cannot read it in place. */
+  private static Optional<String> readable(DataFile file) {
+    if (file.format() != FileFormat.PARQUET) {
+      return Optional.empty();
+    }
+    return LakeViews.localPath(file.location());
+  }
+
+  private synchronized Optional<List<String>> cached(Key key) {
+    return snapshots.get(key);
+  }
+
+  private synchronized void remember(Key key, Optional<List<String>> files) {
+    snapshots.put(key, files);
+    while (snapshots.size() > capacity) {
+      snapshots.remove(snapshots.keySet().iterator().next());
+    }
+  }
+}
