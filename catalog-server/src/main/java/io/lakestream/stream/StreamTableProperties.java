@@ -55,6 +55,7 @@ public final class StreamTableProperties {
     try {
       TieringConfig.interval(properties);
       TieringConfig.compactionDeleteFiles(properties);
+      TieringConfig.compactionSmallFiles(properties);
       LakeFormat.of(properties);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("%s", e.getMessage());

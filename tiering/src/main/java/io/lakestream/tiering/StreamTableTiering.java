@@ -75,6 +75,7 @@ public final class StreamTableTiering {
   private final DataFileWriter dataFileWriter;
   private final AtomicLong attempts = new AtomicLong();
   private final PrimaryKeyCompaction compaction = new PrimaryKeyCompaction();
+  private final LogTableCompaction logCompaction = new LogTableCompaction();
   private final SnapshotExpiry expiry = new SnapshotExpiry(java.time.Clock.systemUTC());
 
   /**
@@ -249,6 +250,8 @@ public final class StreamTableTiering {
       // The table's operations now hold the committed state, so no reload is needed.
       if (primaryKey) {
         compaction.compactIfDue(path, table);
+      } else {
+        logCompaction.compactIfDue(path, table, written.files().size());
       }
       expiry.expireIfDue(path, table);
       return new TieringRound(

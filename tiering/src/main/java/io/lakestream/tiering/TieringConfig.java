@@ -181,4 +181,42 @@ public record TieringConfig(
             + raw
             + "': expected a positive number of delete files");
   }
+
+  /**
+   * Table property: how many small data files in one partition make a log table compact (see {@code
+   * LogTableCompaction}); also how many files the rounds since the last check must have written
+   * before the table is checked.
+   */
+  public static final String COMPACTION_SMALL_FILES_PROPERTY =
+      "lakestream.tiering.compaction.small-files";
+
+  public static final int DEFAULT_COMPACTION_SMALL_FILES = 32;
+
+  /**
+   * A log table's compaction threshold from its properties: {@value
+   * #COMPACTION_SMALL_FILES_PROPERTY}, or {@value #DEFAULT_COMPACTION_SMALL_FILES}.
+   *
+   * @throws IllegalArgumentException naming the property and value when it is not an integer of at
+   *     least 2
+   */
+  public static int compactionSmallFiles(Map<String, String> tableProperties) {
+    String raw = tableProperties.get(COMPACTION_SMALL_FILES_PROPERTY);
+    if (raw == null) {
+      return DEFAULT_COMPACTION_SMALL_FILES;
+    }
+    try {
+      int files = Integer.parseInt(raw.trim());
+      if (files >= 2) {
+        return files;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "Invalid "
+            + COMPACTION_SMALL_FILES_PROPERTY
+            + " '"
+            + raw
+            + "': expected a number of small files of at least 2");
+  }
 }
