@@ -24,8 +24,8 @@ final class PreWriteBuffer {
     private boolean durable;
 
     /**
-     * @param row the row after the mutation, null if it deleted the key
-     * @param value the encoded row, null if it deleted the key
+     * @param row the row after the mutation, null if it deleted the key or is known encoded only
+     * @param value the encoded row (current schema), null if and only if it deleted the key
      */
     Entry(long offset, byte[] key, Object[] row, byte[] value) {
       this.offset = offset;

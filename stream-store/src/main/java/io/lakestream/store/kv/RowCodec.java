@@ -2,14 +2,22 @@ package io.lakestream.store.kv;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.ByteArrayOutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -33,9 +41,18 @@ import org.apache.iceberg.types.Types;
  * older schema decodes by field id: columns added since are null, dropped columns are skipped, and
  * Iceberg's type promotions (int to long, float to double, wider decimal) are applied.
  *
+ * <p>The encoding of a row under the current schema is canonical: two rows are equal (element by
+ * element with {@code equals}) exactly when their values are equal byte for byte (NaNs are written
+ * in their canonical form). Strings are compared as their UTF-8 bytes.
+ *
  * <p>Thread-safe.
  */
 public final class RowCodec {
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
   private final KvSchema schema;
   private final Map<Integer, int[]> projections = new ConcurrentHashMap<>();
 
@@ -45,25 +62,183 @@ public final class RowCodec {
 
   /** The value of a canonical full row of the current schema. */
   public byte[] encode(Object[] row) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64);
-    int schemaId = schema.schemaId();
-    out.write(schemaId >>> 24);
-    out.write(schemaId >>> 16);
-    out.write(schemaId >>> 8);
-    out.write(schemaId);
-    byte[] nulls = new byte[(row.length + 7) / 8];
+    int nullBytes = (row.length + 7) / 8;
+    Out out = new Out(Integer.BYTES + nullBytes + 8 * row.length);
+    out.writeInt(schema.schemaId());
+    out.position += nullBytes;
     for (int i = 0; i < row.length; i++) {
       if (row[i] == null) {
-        nulls[i / 8] |= (byte) (1 << (i % 8));
-      }
-    }
-    out.writeBytes(nulls);
-    for (int i = 0; i < row.length; i++) {
-      if (row[i] != null) {
+        out.bytes[Integer.BYTES + i / 8] |= (byte) (1 << (i % 8));
+      } else {
         write(out, schema.column(i).type(), row[i]);
       }
     }
-    return out.toByteArray();
+    return Arrays.copyOf(out.bytes, out.position);
+  }
+
+  /**
+   * The value of one row of Arrow vectors of the current schema's Arrow types (one per column, in
+   * column order), read without going through Java values, for schemas {@link #writesArrow}
+   * accepts; the same bytes {@link #encode(Object[])} gives for the row's values (strings that are
+   * not valid UTF-8 get the same replacement characters). The caller checks that key columns are
+   * not null.
+   */
+  public byte[] encode(List<FieldVector> vectors, int row) {
+    int columns = schema.columnCount();
+    int nullBytes = (columns + 7) / 8;
+    Out out = new Out(Integer.BYTES + nullBytes + 16 * columns);
+    out.writeInt(schema.schemaId());
+    out.position += nullBytes;
+    for (int i = 0; i < columns; i++) {
+      FieldVector vector = vectors.get(i);
+      if (vector.isNull(row)) {
+        out.bytes[Integer.BYTES + i / 8] |= (byte) (1 << (i % 8));
+        continue;
+      }
+      switch (schema.column(i).type().typeId()) {
+        case BOOLEAN -> out.write(((BitVector) vector).get(row));
+        case INTEGER, DATE -> out.writeInt(vector.getDataBuffer().getInt((long) row * 4));
+        case LONG, TIMESTAMP -> out.writeLong(vector.getDataBuffer().getLong((long) row * 8));
+        case FLOAT ->
+            out.writeInt(
+                Float.floatToIntBits(
+                    Float.intBitsToFloat(vector.getDataBuffer().getInt((long) row * 4))));
+        case DOUBLE ->
+            out.writeLong(
+                Double.doubleToLongBits(
+                    Double.longBitsToDouble(vector.getDataBuffer().getLong((long) row * 8))));
+        case STRING, BINARY -> {
+          BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
+          int start = variable.getStartOffset(row);
+          int length = variable.getEndOffset(row) - start;
+          byte[] bytes = new byte[length];
+          variable.getDataBuffer().getBytes(start, bytes, 0, length);
+          if (schema.column(i).type().typeId() == Type.TypeID.STRING && !isAscii(bytes)) {
+            // As a String round trip does: malformed UTF-8 becomes replacement characters.
+            bytes = new String(bytes, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+          }
+          writeBytes(out, bytes);
+        }
+        default ->
+            throw new IllegalStateException(
+                "Unsupported type " + schema.column(i).type() + " for direct Arrow reads");
+      }
+    }
+    return Arrays.copyOf(out.bytes, out.position);
+  }
+
+  private static boolean isAscii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Rows given as values of the current schema in the client's {@code RowValues} encoding (a row
+   * count, then per value a null flag byte and the value: fixed widths big-endian, strings and
+   * binaries as an int32 length and the bytes), translated without going through Java values; only
+   * for schemas {@link #writesArrow} accepts. The same bytes {@code RowValues.encode} gives for the
+   * decoded rows.
+   *
+   * @throws IllegalArgumentException if a value is of another schema
+   */
+  public ByteBuffer toRowValues(List<byte[]> values) {
+    int columns = schema.columnCount();
+    int nulls = Integer.BYTES;
+    int firstField = nulls + (columns + 7) / 8;
+    int size = Integer.BYTES;
+    for (byte[] value : values) {
+      if (!isCurrent(value)) {
+        throw new IllegalArgumentException(
+            "Value of schema " + schemaIdOf(value) + ", not the current " + schema.schemaId());
+      }
+      // Each value's fields take at most 3 more bytes than here (a varint length becomes an int).
+      size += value.length - firstField + columns * 4;
+    }
+    Out out = new Out(size);
+    out.writeInt(values.size());
+    for (byte[] value : values) {
+      int position = firstField;
+      for (int i = 0; i < columns; i++) {
+        if ((value[nulls + i / 8] & (1 << (i % 8))) != 0) {
+          out.write(1);
+          continue;
+        }
+        out.write(0);
+        switch (schema.column(i).type().typeId()) {
+          case BOOLEAN -> out.write(value[position++]);
+          case INTEGER, DATE, FLOAT -> {
+            out.writeInt((int) INT.get(value, position));
+            position += Integer.BYTES;
+          }
+          case LONG, TIMESTAMP, DOUBLE -> {
+            out.writeLong((long) LONG.get(value, position));
+            position += Long.BYTES;
+          }
+          case STRING, BINARY -> {
+            int length = 0;
+            int shift = 0;
+            byte b;
+            do {
+              b = value[position++];
+              length |= (b & 0x7F) << shift;
+              shift += 7;
+            } while (b < 0);
+            out.writeInt(length);
+            out.ensure(length);
+            System.arraycopy(value, position, out.bytes, out.position, length);
+            out.position += length;
+            position += length;
+          }
+          default ->
+              throw new IllegalStateException(
+                  "Unsupported type " + schema.column(i).type() + " for direct row values");
+        }
+      }
+    }
+    return ByteBuffer.wrap(Arrays.copyOf(out.bytes, out.position));
+  }
+
+  /** A growable byte array; cheaper than a stream, whose writes are synchronized. */
+  private static final class Out {
+    byte[] bytes;
+    int position;
+
+    Out(int capacity) {
+      bytes = new byte[capacity];
+    }
+
+    void ensure(int more) {
+      if (position + more > bytes.length) {
+        bytes = Arrays.copyOf(bytes, Math.max(position + more, bytes.length * 2));
+      }
+    }
+
+    void write(int b) {
+      ensure(1);
+      bytes[position++] = (byte) b;
+    }
+
+    void writeInt(int value) {
+      ensure(Integer.BYTES);
+      INT.set(bytes, position, value);
+      position += Integer.BYTES;
+    }
+
+    void writeLong(long value) {
+      ensure(Long.BYTES);
+      LONG.set(bytes, position, value);
+      position += Long.BYTES;
+    }
+
+    void writeBytes(byte[] value) {
+      ensure(value.length);
+      System.arraycopy(value, 0, bytes, position, value.length);
+      position += value.length;
+    }
   }
 
   /**
@@ -97,6 +272,91 @@ public final class RowCodec {
     return row;
   }
 
+  /** The schema id a value was written under. */
+  public static int schemaIdOf(byte[] value) {
+    return (int) INT.get(value, 0);
+  }
+
+  /** Whether a value was written under the current schema, so that it is canonical for it. */
+  public boolean isCurrent(byte[] value) {
+    return schemaIdOf(value) == schema.schemaId();
+  }
+
+  /**
+   * Whether {@link #writeTo} handles every column of the current schema: booleans, ints, dates,
+   * longs, timestamps (microseconds), floats, doubles, strings and binaries.
+   */
+  public boolean writesArrow() {
+    for (int i = 0; i < schema.columnCount(); i++) {
+      switch (schema.column(i).type().typeId()) {
+        case BOOLEAN, INTEGER, DATE, LONG, TIMESTAMP, FLOAT, DOUBLE, STRING, BINARY -> {}
+        default -> {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Writes a value of the current schema into one row of Arrow vectors of the schema's Arrow types
+   * (one per column, in column order), copying strings and binaries as bytes; only for schemas
+   * {@link #writesArrow} accepts. Fixed-width vectors must have capacity for the row, and hold no
+   * value at it yet (a null is left unset).
+   *
+   * @throws IllegalArgumentException if the value is of another schema
+   */
+  public void writeTo(byte[] value, List<FieldVector> vectors, int row) {
+    if (!isCurrent(value)) {
+      throw new IllegalArgumentException(
+          "Value of schema " + schemaIdOf(value) + ", not the current " + schema.schemaId());
+    }
+    int columns = schema.columnCount();
+    int nulls = Integer.BYTES;
+    int position = nulls + (columns + 7) / 8;
+    for (int i = 0; i < columns; i++) {
+      if ((value[nulls + i / 8] & (1 << (i % 8))) != 0) {
+        continue;
+      }
+      FieldVector vector = vectors.get(i);
+      switch (schema.column(i).type().typeId()) {
+        case BOOLEAN -> {
+          ((BitVector) vector).set(row, value[position] != 0 ? 1 : 0);
+          position += 1;
+        }
+        case INTEGER, DATE, FLOAT -> {
+          ((BaseFixedWidthVector) vector)
+              .getDataBuffer()
+              .setInt((long) row * Integer.BYTES, (int) INT.get(value, position));
+          BitVectorHelper.setBit(vector.getValidityBuffer(), row);
+          position += Integer.BYTES;
+        }
+        case LONG, TIMESTAMP, DOUBLE -> {
+          ((BaseFixedWidthVector) vector)
+              .getDataBuffer()
+              .setLong((long) row * Long.BYTES, (long) LONG.get(value, position));
+          BitVectorHelper.setBit(vector.getValidityBuffer(), row);
+          position += Long.BYTES;
+        }
+        case STRING, BINARY -> {
+          int length = 0;
+          int shift = 0;
+          byte b;
+          do {
+            b = value[position++];
+            length |= (b & 0x7F) << shift;
+            shift += 7;
+          } while (b < 0);
+          ((BaseVariableWidthVector) vector).setSafe(row, value, position, length);
+          position += length;
+        }
+        default ->
+            throw new IllegalStateException(
+                "Unsupported type " + schema.column(i).type() + " for direct Arrow writes");
+      }
+    }
+  }
+
   private int[] project(List<Types.NestedField> writerColumns) {
     int[] projection = new int[writerColumns.size()];
     for (int i = 0; i < projection.length; i++) {
@@ -118,13 +378,14 @@ public final class RowCodec {
     };
   }
 
-  private static void write(ByteArrayOutputStream out, Type type, Object value) {
+  private static void write(Out out, Type type, Object value) {
     switch (type.typeId()) {
       case BOOLEAN -> out.write((Boolean) value ? 1 : 0);
-      case INTEGER, DATE -> writeInt(out, (Integer) value);
-      case LONG, TIMESTAMP -> writeLong(out, (Long) value);
-      case FLOAT -> writeInt(out, Float.floatToRawIntBits((Float) value));
-      case DOUBLE -> writeLong(out, Double.doubleToRawLongBits((Double) value));
+      case INTEGER, DATE -> out.writeInt((Integer) value);
+      case LONG, TIMESTAMP -> out.writeLong((Long) value);
+      // NaN in its canonical form, so that equal rows (by Float/Double.equals) encode equally.
+      case FLOAT -> out.writeInt(Float.floatToIntBits((Float) value));
+      case DOUBLE -> out.writeLong(Double.doubleToLongBits((Double) value));
       case DECIMAL -> {
         byte[] unscaled = ((BigDecimal) value).unscaledValue().toByteArray();
         out.write(unscaled.length);
@@ -160,7 +421,7 @@ public final class RowCodec {
     };
   }
 
-  private static void writeBytes(ByteArrayOutputStream out, byte[] bytes) {
+  private static void writeBytes(Out out, byte[] bytes) {
     int length = bytes.length;
     while ((length & ~0x7F) != 0) {
       out.write((length & 0x7F) | 0x80);
@@ -182,17 +443,5 @@ public final class RowCodec {
     byte[] bytes = new byte[length];
     in.get(bytes);
     return bytes;
-  }
-
-  private static void writeInt(ByteArrayOutputStream out, int value) {
-    out.write(value >>> 24);
-    out.write(value >>> 16);
-    out.write(value >>> 8);
-    out.write(value);
-  }
-
-  private static void writeLong(ByteArrayOutputStream out, long value) {
-    writeInt(out, (int) (value >>> 32));
-    writeInt(out, (int) value);
   }
 }
