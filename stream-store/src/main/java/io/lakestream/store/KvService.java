@@ -364,15 +364,15 @@ final class KvService {
       }
     }
     List<byte[]> keys = new ArrayList<>(rowCount);
-    byte[][] values = new byte[rowCount][];
+    byte[][] values = codec.encode(vectors, rowCount);
     Object[] keyRow = new Object[vectors.size()];
     for (int row = 0; row < rowCount; row++) {
       for (int column : keyColumns) {
         keyRow[column] = ArrowValues.get(vectors.get(column), row);
       }
       keys.add(kv.keyCodec().encodeRow(keyRow));
-      if (ops.get(ops.position() + row) == PutKvRequest.UPSERT) {
-        values[row] = codec.encode(vectors, row);
+      if (ops.get(ops.position() + row) == PutKvRequest.DELETE) {
+        values[row] = null;
       }
     }
     return new Encoded(keys, values);
@@ -468,19 +468,17 @@ final class KvService {
     }
     int count = changes.size();
     List<FieldVector> vectors = root.getFieldVectors();
-    for (FieldVector vector : vectors) {
-      vector.setInitialCapacity(count);
-      vector.allocateNew();
+    List<byte[]> values = new ArrayList<>(count);
+    for (KvChange change : changes) {
+      values.add(change.value());
     }
+    codec.writeTo(values, vectors);
     TinyIntVector types = (TinyIntVector) vectors.get(vectors.size() - 1);
+    types.allocateNew(count);
     for (int row = 0; row < count; row++) {
-      KvChange change = changes.get(row);
-      codec.writeTo(change.value(), vectors, row);
-      types.set(row, change.type().code());
+      types.set(row, changes.get(row).type().code());
     }
-    for (FieldVector vector : vectors) {
-      vector.setValueCount(count);
-    }
+    types.setValueCount(count);
     root.setRowCount(count);
     return true;
   }

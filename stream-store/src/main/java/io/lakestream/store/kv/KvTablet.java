@@ -337,11 +337,15 @@ public final class KvTablet implements AutoCloseable {
   private List<KvChange> prepareLocked(
       long baseOffset, List<byte[]> mutationKeys, List<Mutation> canonical, byte[][] values)
       throws IOException {
-    Map<ByteBuffer, Current> state = currentState(mutationKeys);
+    BytesKey[] wrappedKeys = new BytesKey[mutationKeys.size()];
+    for (int i = 0; i < wrappedKeys.length; i++) {
+      wrappedKeys[i] = new BytesKey(mutationKeys.get(i));
+    }
+    Map<BytesKey, Current> state = currentState(wrappedKeys);
     List<KvChange> changes = new ArrayList<>();
     List<PreWriteBuffer.Entry> staged = new ArrayList<>();
     for (int i = 0; i < mutationKeys.size(); i++) {
-      ByteBuffer key = ByteBuffer.wrap(mutationKeys.get(i));
+      BytesKey key = wrappedKeys[i];
       Current before = state.get(key);
       Object[] after;
       byte[] afterValue;
@@ -469,25 +473,24 @@ public final class KvTablet implements AutoCloseable {
   }
 
   /** The current row (or null) of each key: buffered state first, RocksDB for the rest. */
-  private Map<ByteBuffer, Current> currentState(List<byte[]> mutationKeys) throws IOException {
-    Map<ByteBuffer, Current> state = new HashMap<>();
-    Map<ByteBuffer, byte[]> unbuffered = new LinkedHashMap<>();
-    for (byte[] key : mutationKeys) {
-      ByteBuffer wrapped = ByteBuffer.wrap(key);
+  private Map<BytesKey, Current> currentState(BytesKey[] mutationKeys) throws IOException {
+    Map<BytesKey, Current> state = HashMap.newHashMap(mutationKeys.length);
+    Map<BytesKey, byte[]> unbuffered = LinkedHashMap.newLinkedHashMap(mutationKeys.length);
+    for (BytesKey wrapped : mutationKeys) {
       if (state.containsKey(wrapped) || unbuffered.containsKey(wrapped)) {
         continue;
       }
-      PreWriteBuffer.Entry entry = buffer.get(key);
+      PreWriteBuffer.Entry entry = buffer.get(wrapped);
       if (entry != null) {
         state.put(wrapped, entry.value == null ? null : new Current(entry.row, entry.value));
       } else {
-        unbuffered.put(wrapped, key);
+        unbuffered.put(wrapped, wrapped.bytes());
       }
     }
     if (!unbuffered.isEmpty()) {
       List<byte[]> values = multiGet(new ArrayList<>(unbuffered.values()));
       int i = 0;
-      for (ByteBuffer key : unbuffered.keySet()) {
+      for (BytesKey key : unbuffered.keySet()) {
         byte[] value = values.get(i++);
         state.put(key, value == null ? null : new Current(null, value));
       }

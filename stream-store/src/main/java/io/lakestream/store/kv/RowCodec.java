@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BitVector;
-import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
@@ -52,6 +51,10 @@ public final class RowCodec {
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LE_INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LE_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final KvSchema schema;
   private final Map<Integer, int[]> projections = new ConcurrentHashMap<>();
@@ -77,59 +80,112 @@ public final class RowCodec {
   }
 
   /**
-   * The value of one row of Arrow vectors of the current schema's Arrow types (one per column, in
-   * column order), read without going through Java values, for schemas {@link #writesArrow}
-   * accepts; the same bytes {@link #encode(Object[])} gives for the row's values (strings that are
-   * not valid UTF-8 get the same replacement characters). The caller checks that key columns are
-   * not null.
+   * The values of the first {@code rows} rows of Arrow vectors of the current schema's Arrow types
+   * (one per column, in column order), read without going through Java values, for schemas {@link
+   * #writesArrow} accepts: each column's buffers are copied out in bulk, then each row is encoded.
+   * The same bytes {@link #encode(Object[])} gives for the rows' values (strings that are not valid
+   * UTF-8 get the same replacement characters). The caller checks that key columns are not null.
    */
-  public byte[] encode(List<FieldVector> vectors, int row) {
+  public byte[][] encode(List<FieldVector> vectors, int rows) {
+    if (rows == 0) {
+      return new byte[0][];
+    }
     int columns = schema.columnCount();
-    int nullBytes = (columns + 7) / 8;
-    Out out = new Out(Integer.BYTES + nullBytes + 16 * columns);
-    out.writeInt(schema.schemaId());
-    out.position += nullBytes;
+    Type.TypeID[] types = new Type.TypeID[columns];
+    byte[][] validity = new byte[columns][];
+    byte[][] data = new byte[columns][];
+    int[][] offsets = new int[columns][];
+    int bitmapBytes = (rows + 7) / 8;
     for (int i = 0; i < columns; i++) {
+      types[i] = schema.column(i).type().typeId();
       FieldVector vector = vectors.get(i);
-      if (vector.isNull(row)) {
-        out.bytes[Integer.BYTES + i / 8] |= (byte) (1 << (i % 8));
-        continue;
-      }
-      switch (schema.column(i).type().typeId()) {
-        case BOOLEAN -> out.write(((BitVector) vector).get(row));
-        case INTEGER, DATE -> out.writeInt(vector.getDataBuffer().getInt((long) row * 4));
-        case LONG, TIMESTAMP -> out.writeLong(vector.getDataBuffer().getLong((long) row * 8));
-        case FLOAT ->
-            out.writeInt(
-                Float.floatToIntBits(
-                    Float.intBitsToFloat(vector.getDataBuffer().getInt((long) row * 4))));
-        case DOUBLE ->
-            out.writeLong(
-                Double.doubleToLongBits(
-                    Double.longBitsToDouble(vector.getDataBuffer().getLong((long) row * 8))));
+      validity[i] = new byte[bitmapBytes];
+      vector.getValidityBuffer().getBytes(0, validity[i], 0, bitmapBytes);
+      switch (types[i]) {
+        case BOOLEAN -> {
+          data[i] = new byte[bitmapBytes];
+          vector.getDataBuffer().getBytes(0, data[i], 0, bitmapBytes);
+        }
+        case INTEGER, DATE, FLOAT, LONG, TIMESTAMP, DOUBLE -> {
+          data[i] = new byte[rows * fixedWidth(types[i])];
+          vector.getDataBuffer().getBytes(0, data[i], 0, data[i].length);
+        }
         case STRING, BINARY -> {
-          BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
-          int start = variable.getStartOffset(row);
-          int length = variable.getEndOffset(row) - start;
-          byte[] bytes = new byte[length];
-          variable.getDataBuffer().getBytes(start, bytes, 0, length);
-          if (schema.column(i).type().typeId() == Type.TypeID.STRING && !isAscii(bytes)) {
-            // As a String round trip does: malformed UTF-8 becomes replacement characters.
-            bytes = new String(bytes, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
-          }
-          writeBytes(out, bytes);
+          offsets[i] = new int[rows + 1];
+          vector
+              .getOffsetBuffer()
+              .nioBuffer(0, (rows + 1) * 4)
+              .order(ByteOrder.LITTLE_ENDIAN)
+              .asIntBuffer()
+              .get(offsets[i]);
+          data[i] = new byte[offsets[i][rows]];
+          vector.getDataBuffer().getBytes(0, data[i], 0, data[i].length);
         }
         default ->
             throw new IllegalStateException(
                 "Unsupported type " + schema.column(i).type() + " for direct Arrow reads");
       }
     }
-    return Arrays.copyOf(out.bytes, out.position);
+    int nullBytes = (columns + 7) / 8;
+    byte[][] values = new byte[rows][];
+    Out out = new Out(Integer.BYTES + nullBytes + 16 * columns);
+    for (int row = 0; row < rows; row++) {
+      out.position = 0;
+      out.writeInt(schema.schemaId());
+      Arrays.fill(out.bytes, Integer.BYTES, Integer.BYTES + nullBytes, (byte) 0);
+      out.position += nullBytes;
+      int index = row >>> 3;
+      int bit = 1 << (row & 7);
+      for (int i = 0; i < columns; i++) {
+        if ((validity[i][index] & bit) == 0) {
+          out.bytes[Integer.BYTES + i / 8] |= (byte) (1 << (i % 8));
+          continue;
+        }
+        byte[] column = data[i];
+        switch (types[i]) {
+          case BOOLEAN -> out.write((column[index] & bit) != 0 ? 1 : 0);
+          case INTEGER, DATE -> out.writeInt((int) LE_INT.get(column, row * 4));
+          case LONG, TIMESTAMP -> out.writeLong((long) LE_LONG.get(column, row * 8));
+          case FLOAT ->
+              out.writeInt(
+                  Float.floatToIntBits(Float.intBitsToFloat((int) LE_INT.get(column, row * 4))));
+          case DOUBLE ->
+              out.writeLong(
+                  Double.doubleToLongBits(
+                      Double.longBitsToDouble((long) LE_LONG.get(column, row * 8))));
+          default -> {
+            int start = offsets[i][row];
+            int length = offsets[i][row + 1] - start;
+            if (types[i] == Type.TypeID.STRING && !isAscii(column, start, length)) {
+              // As a String round trip does: malformed UTF-8 becomes replacement characters.
+              writeBytes(
+                  out,
+                  new String(column, start, length, StandardCharsets.UTF_8)
+                      .getBytes(StandardCharsets.UTF_8));
+            } else {
+              writeLength(out, length);
+              out.ensure(length);
+              System.arraycopy(column, start, out.bytes, out.position, length);
+              out.position += length;
+            }
+          }
+        }
+      }
+      values[row] = Arrays.copyOf(out.bytes, out.position);
+    }
+    return values;
   }
 
-  private static boolean isAscii(byte[] bytes) {
-    for (byte b : bytes) {
-      if (b < 0) {
+  private static boolean isAscii(byte[] bytes, int start, int length) {
+    int i = start;
+    int end = start + length;
+    for (; i + Long.BYTES <= end; i += Long.BYTES) {
+      if (((long) LONG.get(bytes, i) & 0x8080808080808080L) != 0) {
+        return false;
+      }
+    }
+    for (; i < end; i++) {
+      if (bytes[i] < 0) {
         return false;
       }
     }
@@ -299,62 +355,129 @@ public final class RowCodec {
   }
 
   /**
-   * Writes a value of the current schema into one row of Arrow vectors of the schema's Arrow types
-   * (one per column, in column order), copying strings and binaries as bytes; only for schemas
-   * {@link #writesArrow} accepts. Fixed-width vectors must have capacity for the row, and hold no
-   * value at it yet (a null is left unset).
+   * Fills Arrow vectors of the schema's Arrow types (one per column, in column order, empty) with
+   * values of the current schema, one row per value, copying strings and binaries as bytes, and
+   * sets their value counts; only for schemas {@link #writesArrow} accepts. Each column is gathered
+   * in plain arrays and copied into its vector in bulk.
    *
-   * @throws IllegalArgumentException if the value is of another schema
+   * @throws IllegalArgumentException if a value is of another schema
    */
-  public void writeTo(byte[] value, List<FieldVector> vectors, int row) {
-    if (!isCurrent(value)) {
-      throw new IllegalArgumentException(
-          "Value of schema " + schemaIdOf(value) + ", not the current " + schema.schemaId());
-    }
+  public void writeTo(List<byte[]> values, List<FieldVector> vectors) {
     int columns = schema.columnCount();
-    int nulls = Integer.BYTES;
-    int position = nulls + (columns + 7) / 8;
+    int count = values.size();
+    int bitmapBytes = (count + 7) / 8;
+    Type.TypeID[] types = new Type.TypeID[columns];
+    byte[][] validity = new byte[columns][bitmapBytes];
+    byte[][] bits = new byte[columns][];
+    ByteBuffer[] fixed = new ByteBuffer[columns];
+    int[][] offsets = new int[columns][];
+    byte[][] data = new byte[columns][];
+    int[] sizes = new int[columns];
     for (int i = 0; i < columns; i++) {
-      if ((value[nulls + i / 8] & (1 << (i % 8))) != 0) {
-        continue;
-      }
+      types[i] = schema.column(i).type().typeId();
       FieldVector vector = vectors.get(i);
-      switch (schema.column(i).type().typeId()) {
-        case BOOLEAN -> {
-          ((BitVector) vector).set(row, value[position] != 0 ? 1 : 0);
-          position += 1;
-        }
-        case INTEGER, DATE, FLOAT -> {
-          ((BaseFixedWidthVector) vector)
-              .getDataBuffer()
-              .setInt((long) row * Integer.BYTES, (int) INT.get(value, position));
-          BitVectorHelper.setBit(vector.getValidityBuffer(), row);
-          position += Integer.BYTES;
-        }
-        case LONG, TIMESTAMP, DOUBLE -> {
-          ((BaseFixedWidthVector) vector)
-              .getDataBuffer()
-              .setLong((long) row * Long.BYTES, (long) LONG.get(value, position));
-          BitVectorHelper.setBit(vector.getValidityBuffer(), row);
-          position += Long.BYTES;
+      switch (types[i]) {
+        case BOOLEAN -> bits[i] = new byte[bitmapBytes];
+        case INTEGER, DATE, FLOAT, LONG, TIMESTAMP, DOUBLE -> {
+          int width = fixedWidth(types[i]);
+          ((BaseFixedWidthVector) vector).allocateNew(count);
+          fixed[i] =
+              vector.getDataBuffer().nioBuffer(0, count * width).order(ByteOrder.LITTLE_ENDIAN);
         }
         case STRING, BINARY -> {
-          int length = 0;
-          int shift = 0;
-          byte b;
-          do {
-            b = value[position++];
-            length |= (b & 0x7F) << shift;
-            shift += 7;
-          } while (b < 0);
-          ((BaseVariableWidthVector) vector).setSafe(row, value, position, length);
-          position += length;
+          offsets[i] = new int[count + 1];
+          data[i] = new byte[Math.max(64, count * 16)];
         }
         default ->
             throw new IllegalStateException(
                 "Unsupported type " + schema.column(i).type() + " for direct Arrow writes");
       }
     }
+    int nulls = Integer.BYTES;
+    for (int row = 0; row < count; row++) {
+      byte[] value = values.get(row);
+      if (!isCurrent(value)) {
+        throw new IllegalArgumentException(
+            "Value of schema " + schemaIdOf(value) + ", not the current " + schema.schemaId());
+      }
+      int position = nulls + (columns + 7) / 8;
+      int bit = 1 << (row & 7);
+      int index = row >>> 3;
+      for (int i = 0; i < columns; i++) {
+        if ((value[nulls + i / 8] & (1 << (i % 8))) != 0) {
+          if (offsets[i] != null) {
+            offsets[i][row + 1] = sizes[i];
+          }
+          continue;
+        }
+        validity[i][index] |= (byte) bit;
+        switch (types[i]) {
+          case BOOLEAN -> {
+            if (value[position] != 0) {
+              bits[i][index] |= (byte) bit;
+            }
+            position += 1;
+          }
+          case INTEGER, DATE, FLOAT -> {
+            fixed[i].putInt(row * Integer.BYTES, (int) INT.get(value, position));
+            position += Integer.BYTES;
+          }
+          case LONG, TIMESTAMP, DOUBLE -> {
+            fixed[i].putLong(row * Long.BYTES, (long) LONG.get(value, position));
+            position += Long.BYTES;
+          }
+          default -> {
+            int length = 0;
+            int shift = 0;
+            byte b;
+            do {
+              b = value[position++];
+              length |= (b & 0x7F) << shift;
+              shift += 7;
+            } while (b < 0);
+            int size = sizes[i];
+            if (size + length > data[i].length) {
+              data[i] = Arrays.copyOf(data[i], Math.max(size + length, data[i].length * 2));
+            }
+            System.arraycopy(value, position, data[i], size, length);
+            position += length;
+            sizes[i] = size + length;
+            offsets[i][row + 1] = sizes[i];
+          }
+        }
+      }
+    }
+    for (int i = 0; i < columns; i++) {
+      FieldVector vector = vectors.get(i);
+      switch (types[i]) {
+        case BOOLEAN -> {
+          ((BitVector) vector).allocateNew(count);
+          vector.getDataBuffer().setBytes(0, bits[i], 0, bitmapBytes);
+        }
+        case STRING, BINARY -> {
+          BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
+          variable.allocateNew(Math.max(sizes[i], 1), count);
+          variable
+              .getOffsetBuffer()
+              .nioBuffer(0, (count + 1) * 4)
+              .order(ByteOrder.LITTLE_ENDIAN)
+              .asIntBuffer()
+              .put(offsets[i], 0, count + 1);
+          variable.getDataBuffer().setBytes(0, data[i], 0, sizes[i]);
+          variable.setLastSet(count - 1);
+        }
+        default -> {}
+      }
+      vector.getValidityBuffer().setBytes(0, validity[i], 0, bitmapBytes);
+      vector.setValueCount(count);
+    }
+  }
+
+  private static int fixedWidth(Type.TypeID type) {
+    return switch (type) {
+      case LONG, TIMESTAMP, DOUBLE -> Long.BYTES;
+      default -> Integer.BYTES;
+    };
   }
 
   private int[] project(List<Types.NestedField> writerColumns) {
@@ -422,13 +545,16 @@ public final class RowCodec {
   }
 
   private static void writeBytes(Out out, byte[] bytes) {
-    int length = bytes.length;
+    writeLength(out, bytes.length);
+    out.writeBytes(bytes);
+  }
+
+  private static void writeLength(Out out, int length) {
     while ((length & ~0x7F) != 0) {
       out.write((length & 0x7F) | 0x80);
       length >>>= 7;
     }
     out.write(length);
-    out.writeBytes(bytes);
   }
 
   private static byte[] readBytes(ByteBuffer in) {

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.RowBatch;
+import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.ArrowValues;
+import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.rpc.RowValues;
 import java.nio.ByteBuffer;
@@ -18,7 +20,6 @@ import java.util.Random;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
@@ -54,25 +55,32 @@ class RowCodecArrowTest {
       IcebergArrowSchemas.toArrowSchema(SCHEMA);
 
   private static List<Object[]> randomRows(int count, long seed) {
+    return randomRows(count, seed, 0.25);
+  }
+
+  private static List<Object[]> randomRows(int count, long seed, double nullChance) {
     Random random = new Random(seed);
     List<Object[]> rows = new ArrayList<>();
     String[] strings = {"", "plain", "naïve ☃ 𝄞", "a\u0000b", "x".repeat(200)};
     for (int i = 0; i < count; i++) {
       Object[] row = new Object[10];
       row[0] = random.nextLong();
-      row[1] = random.nextInt(4) == 0 ? null : random.nextBoolean();
-      row[2] = random.nextInt(4) == 0 ? null : random.nextInt();
-      row[3] = random.nextInt(4) == 0 ? null : random.nextInt(40_000);
-      row[4] = random.nextInt(4) == 0 ? null : random.nextLong();
-      row[5] = random.nextInt(4) == 0 ? null : random.nextLong();
+      row[1] = random.nextDouble() < nullChance ? null : random.nextBoolean();
+      row[2] = random.nextDouble() < nullChance ? null : random.nextInt();
+      row[3] = random.nextDouble() < nullChance ? null : random.nextInt(40_000);
+      row[4] = random.nextDouble() < nullChance ? null : random.nextLong();
+      row[5] = random.nextDouble() < nullChance ? null : random.nextLong();
       row[6] =
-          random.nextInt(4) == 0 ? null : random.nextInt(5) == 0 ? Float.NaN : random.nextFloat();
+          random.nextDouble() < nullChance
+              ? null
+              : random.nextInt(5) == 0 ? Float.NaN : random.nextFloat();
       row[7] =
-          random.nextInt(4) == 0
+          random.nextDouble() < nullChance
               ? null
               : random.nextInt(5) == 0 ? Double.NaN : random.nextDouble() * 1e6;
-      row[8] = random.nextInt(4) == 0 ? null : strings[random.nextInt(strings.length)];
-      row[9] = random.nextInt(4) == 0 ? null : new byte[] {(byte) random.nextInt(), 0, -1};
+      row[8] = random.nextDouble() < nullChance ? null : strings[random.nextInt(strings.length)];
+      row[9] =
+          random.nextDouble() < nullChance ? null : new byte[] {(byte) random.nextInt(), 0, -1};
       rows.add(row);
     }
     return rows;
@@ -98,13 +106,21 @@ class RowCodecArrowTest {
 
   @Test
   void valuesFromVectorsEqualValuesFromJavaValues() {
-    List<Object[]> rows = randomRows(500, 1);
-    try (BufferAllocator allocator = new RootAllocator();
-        VectorSchemaRoot root = VectorSchemaRoot.create(ARROW, allocator)) {
-      fill(root, rows);
-      for (int i = 0; i < rows.size(); i++) {
-        byte[] expected = CODEC.encode(KV_SCHEMA.canonicalRow(rows.get(i)));
-        assertThat(CODEC.encode(root.getFieldVectors(), i)).as("row %d", i).isEqualTo(expected);
+    for (double nullChance : new double[] {0.25, 0}) {
+      List<Object[]> rows = randomRows(500, 1, nullChance);
+      try (BufferAllocator allocator = new RootAllocator();
+          VectorSchemaRoot written = VectorSchemaRoot.create(ARROW, allocator)) {
+        fill(written, rows);
+        // Through the wire format, as the server gets them (no validity buffer when no nulls).
+        ByteBuffer message = ArrowBatchCodec.encode(written, Compression.ZSTD);
+        try (VectorSchemaRoot root = ArrowBatchCodec.decode(message, ARROW, allocator)) {
+          byte[][] values = CODEC.encode(root.getFieldVectors(), rows.size());
+          assertThat(values.length).isEqualTo(rows.size());
+          for (int i = 0; i < rows.size(); i++) {
+            byte[] expected = CODEC.encode(KV_SCHEMA.canonicalRow(rows.get(i)));
+            assertThat(values[i]).as("row %d", i).isEqualTo(expected);
+          }
+        }
       }
     }
   }
@@ -121,7 +137,7 @@ class RowCodecArrowTest {
       VarCharVector strings = (VarCharVector) root.getVector("s");
       strings.setSafe(0, malformed);
       strings.setValueCount(1);
-      byte[] value = CODEC.encode(root.getFieldVectors(), 0);
+      byte[] value = CODEC.encode(root.getFieldVectors(), 1)[0];
       String replaced = new String(malformed, StandardCharsets.UTF_8);
       assertThat(replaced).contains("\uFFFD");
       assertThat(CODEC.decode(value)[8]).isEqualTo(replaced);
@@ -139,16 +155,11 @@ class RowCodecArrowTest {
         VectorSchemaRoot expected = VectorSchemaRoot.create(ARROW, allocator);
         VectorSchemaRoot actual = VectorSchemaRoot.create(ARROW, allocator)) {
       fill(expected, rows);
-      for (FieldVector vector : actual.getFieldVectors()) {
-        vector.setInitialCapacity(rows.size());
-        vector.allocateNew();
+      List<byte[]> values = new ArrayList<>();
+      for (Object[] row : rows) {
+        values.add(CODEC.encode(row));
       }
-      for (int i = 0; i < rows.size(); i++) {
-        CODEC.writeTo(CODEC.encode(rows.get(i)), actual.getFieldVectors(), i);
-      }
-      for (FieldVector vector : actual.getFieldVectors()) {
-        vector.setValueCount(rows.size());
-      }
+      CODEC.writeTo(values, actual.getFieldVectors());
       actual.setRowCount(rows.size());
       for (int i = 0; i < rows.size(); i++) {
         for (int column = 0; column < 10; column++) {
