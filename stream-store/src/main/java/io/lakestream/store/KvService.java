@@ -236,6 +236,9 @@ final class KvService {
           ErrorCode.INVALID_REQUEST,
           root.getRowCount() + " rows came with " + ops.remaining() + " operations");
     }
+    // Rows the direct path cannot take are checked (and refused) before any state is opened.
+    boolean direct = directCandidate(table, request, root);
+    List<Mutation> mutations = direct ? null : mutations(table, request, input, schema, root);
     LogTablet log;
     try {
       log = logs.tablet(table.tableId(), request.partition(), request.bucket());
@@ -243,16 +246,9 @@ final class KvService {
       throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
     }
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
-    Encoded encoded = encoded(table, request, input.schemaId(), root, kv);
-    List<Mutation> mutations = null;
-    if (encoded == null) {
-      List<Object[]> rows;
-      try {
-        rows = ArrowValues.rows(root, schema.getFields().size());
-      } catch (IllegalArgumentException e) {
-        throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
-      }
-      mutations = mutations(table, request, input, rows);
+    Encoded encoded = direct ? encoded(request, input.schemaId(), root, kv) : null;
+    if (direct && encoded == null) {
+      mutations = mutations(table, request, input, schema, root);
     }
     AppendResult result;
     synchronized (kv) {
@@ -333,36 +329,57 @@ final class KvService {
   private record Encoded(List<byte[]> keys, byte[][] values) {}
 
   /**
-   * The request's rows encoded straight from its vectors, when the direct path applies: a last-row
-   * table, not partitioned, whole-row writes, column types {@link RowCodec#writesArrow} takes, key
-   * columns without nulls and known operations. Else null, and the request goes through {@link
-   * #mutations}, which also gives the errors for bad rows.
+   * Whether a request may take the direct path, judged before any state is opened: a table whose
+   * merge engine is last-row, not partitioned, whole-row writes of known operations, and no null in
+   * a primary-key column. Such rows cannot be refused, so nothing is lost by checking them later.
+   */
+  private static boolean directCandidate(
+      StreamTable table, PutKvRequest request, VectorSchemaRoot root) {
+    String engine =
+        table.properties().getOrDefault(MergeEngines.MERGE_ENGINE, MergeEngines.LAST_ROW);
+    if (!engine.equals(MergeEngines.LAST_ROW)
+        || table.isPartitioned()
+        || request.targetColumns().length != 0) {
+      return false;
+    }
+    List<FieldVector> keys = new ArrayList<>();
+    for (String column : table.primaryKey()) {
+      FieldVector vector = root.getVector(column);
+      if (vector == null) {
+        return false;
+      }
+      keys.add(vector);
+    }
+    ByteBuffer ops = request.ops();
+    for (int row = 0; row < root.getRowCount(); row++) {
+      byte op = ops.get(ops.position() + row);
+      if (op != PutKvRequest.UPSERT && op != PutKvRequest.DELETE) {
+        return false;
+      }
+      for (FieldVector key : keys) {
+        if (key.isNull(row)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The rows of a {@link #directCandidate} request encoded straight from its vectors, or null when
+   * the tablet cannot take them so (its schema is not the request's, its engine not last-row, a
+   * column type {@link RowCodec#writesArrow} does not take).
    */
   private static Encoded encoded(
-      StreamTable table, PutKvRequest request, int schemaId, VectorSchemaRoot root, KvTablet kv) {
+      PutKvRequest request, int schemaId, VectorSchemaRoot root, KvTablet kv) {
     RowCodec codec = kv.rowCodec();
-    if (!kv.replacesWholeRows()
-        || kv.schema().schemaId() != schemaId
-        || table.isPartitioned()
-        || request.targetColumns().length != 0
-        || !codec.writesArrow()) {
+    if (!kv.replacesWholeRows() || kv.schema().schemaId() != schemaId || !codec.writesArrow()) {
       return null;
     }
     List<FieldVector> vectors = root.getFieldVectors();
     int[] keyColumns = kv.schema().primaryKey();
     int rowCount = root.getRowCount();
     ByteBuffer ops = request.ops();
-    for (int row = 0; row < rowCount; row++) {
-      byte op = ops.get(ops.position() + row);
-      if (op != PutKvRequest.UPSERT && op != PutKvRequest.DELETE) {
-        return null;
-      }
-      for (int column : keyColumns) {
-        if (vectors.get(column).isNull(row)) {
-          return null;
-        }
-      }
-    }
     List<byte[]> keys = new ArrayList<>(rowCount);
     byte[][] values = codec.encode(vectors, rowCount);
     Object[] keyRow = new Object[vectors.size()];
@@ -376,6 +393,21 @@ final class KvService {
       }
     }
     return new Encoded(keys, values);
+  }
+
+  private List<Mutation> mutations(
+      StreamTable table,
+      PutKvRequest request,
+      LogBatch input,
+      Schema schema,
+      VectorSchemaRoot root) {
+    List<Object[]> rows;
+    try {
+      rows = ArrowValues.rows(root, schema.getFields().size());
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
+    }
+    return mutations(table, request, input, rows);
   }
 
   private List<Mutation> mutations(
