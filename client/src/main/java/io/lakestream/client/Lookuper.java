@@ -16,10 +16,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * Point lookups by primary key and prefix lookups by bucket key in a primary-key table. Lookups are
- * asynchronous and batched per bucket: a lookup goes out at once when nothing is in flight for its
- * bucket, and lookups made while one is in flight go out together in the next request, so a single
- * caller waits one round trip and many callers share requests. A lookup sees every write
- * acknowledged before it was made.
+ * asynchronous and batched per bucket: a lookup goes out at once when fewer than {@value
+ * #MAX_IN_FLIGHT} requests are in flight for its bucket, and lookups made while that many are in
+ * flight go out together in the next request, so a single caller waits one round trip and many
+ * callers share requests while the server answers one request as the next is being gathered. A
+ * lookup sees every write acknowledged before it was made.
  *
  * <p>Rows come back as plain values (see {@link io.lakestream.client.arrow.ArrowValues}) in the
  * schema the server answered with; thread safe.
@@ -36,9 +37,12 @@ public final class Lookuper {
   private final Partitioning partitioning;
   private final Map<TableBucket, Batch> batches = new HashMap<>();
 
-  /** Keys waiting for a bucket's next request, and whether one is in flight. */
+  /** Requests of point lookups one bucket has in flight at most. */
+  static final int MAX_IN_FLIGHT = 2;
+
+  /** Keys waiting for a bucket's next request, and how many requests are in flight. */
   private static final class Batch {
-    private boolean inFlight;
+    private int inFlight;
     private List<Object[]> keys = new ArrayList<>();
     private List<CompletableFuture<Object[]>> results = new ArrayList<>();
   }
@@ -100,8 +104,10 @@ public final class Lookuper {
       Batch batch = batches.computeIfAbsent(bucket, ignored -> new Batch());
       batch.keys.add(key);
       batch.results.add(result);
-      send = !batch.inFlight;
-      batch.inFlight = true;
+      send = batch.inFlight < MAX_IN_FLIGHT;
+      if (send) {
+        batch.inFlight++;
+      }
     }
     if (send) {
       sendNext(bucket);
@@ -109,13 +115,14 @@ public final class Lookuper {
     return result;
   }
 
+  /** Sends the bucket's waiting keys in a request that counts as in flight already. */
   private void sendNext(TableBucket bucket) {
     List<Object[]> keys;
     List<CompletableFuture<Object[]>> results;
     synchronized (batches) {
       Batch batch = batches.get(bucket);
       if (batch.keys.isEmpty()) {
-        batch.inFlight = false;
+        batch.inFlight--;
         return;
       }
       keys = batch.keys;

@@ -31,6 +31,7 @@ import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.KvTablet;
 import io.lakestream.store.kv.MergeEngines;
 import io.lakestream.store.kv.Mutation;
+import io.lakestream.store.kv.RowCodec;
 import io.lakestream.store.log.AppendResult;
 import io.lakestream.store.log.InvalidBatchException;
 import io.lakestream.store.log.LogManager;
@@ -48,6 +49,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -216,7 +219,26 @@ final class KvService {
               + "; refresh the table");
     }
     Schema schema = rowSchema(table, input.schemaId());
-    List<Mutation> mutations = mutations(table, request, input, schema);
+    try (VectorSchemaRoot root = decodeRows(input, schema)) {
+      return put(table, request, input, schema, root);
+    }
+  }
+
+  private CompletableFuture<ByteBuffer> put(
+      StreamTable table,
+      PutKvRequest request,
+      LogBatch input,
+      Schema schema,
+      VectorSchemaRoot root) {
+    ByteBuffer ops = request.ops();
+    if (ops.remaining() != root.getRowCount()) {
+      throw new RpcException(
+          ErrorCode.INVALID_REQUEST,
+          root.getRowCount() + " rows came with " + ops.remaining() + " operations");
+    }
+    // Rows the direct path cannot take are checked (and refused) before any state is opened.
+    boolean direct = directCandidate(table, request, root);
+    List<Mutation> mutations = direct ? null : mutations(table, request, input, schema, root);
     LogTablet log;
     try {
       log = logs.tablet(table.tableId(), request.partition(), request.bucket());
@@ -224,6 +246,10 @@ final class KvService {
       throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
     }
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+    Encoded encoded = direct ? encoded(request, input.schemaId(), root, kv) : null;
+    if (direct && encoded == null) {
+      mutations = mutations(table, request, input, schema, root);
+    }
     AppendResult result;
     synchronized (kv) {
       try {
@@ -232,12 +258,15 @@ final class KvService {
           result = earlier;
         } else {
           long base = log.logEndOffset();
-          List<KvChange> changes = kv.prepare(base, mutations);
+          List<KvChange> changes =
+              encoded == null
+                  ? kv.prepare(base, mutations)
+                  : kv.prepareEncoded(base, encoded.keys(), encoded.values());
           if (changes.isEmpty()) {
             result = log.appendNothing(input.writerId(), input.writerSequence());
           } else {
             try {
-              result = log.append(changelog(schema, changes, input));
+              result = log.append(changelog(schema, kv, changes, input));
             } catch (IOException | RuntimeException e) {
               kv.abort(base);
               throw e;
@@ -288,21 +317,102 @@ final class KvService {
             });
   }
 
-  private List<Mutation> mutations(
-      StreamTable table, PutKvRequest request, LogBatch input, Schema schema) {
-    List<Object[]> rows;
-    try (VectorSchemaRoot root =
-        ArrowBatchCodec.decode(BatchPayload.message(input.payload()), schema, allocator)) {
-      rows = ArrowValues.rows(root, schema.getFields().size());
+  private VectorSchemaRoot decodeRows(LogBatch input, Schema schema) {
+    try {
+      return ArrowBatchCodec.decode(BatchPayload.message(input.payload()), schema, allocator);
     } catch (InvalidBatchFormatException | IllegalArgumentException e) {
       throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
     }
-    ByteBuffer ops = request.ops();
-    if (ops.remaining() != rows.size()) {
-      throw new RpcException(
-          ErrorCode.INVALID_REQUEST,
-          rows.size() + " rows came with " + ops.remaining() + " operations");
+  }
+
+  /** Whole-row upserts and deletes as keys and values (null: a delete), for the direct path. */
+  private record Encoded(List<byte[]> keys, byte[][] values) {}
+
+  /**
+   * Whether a request may take the direct path, judged before any state is opened: a table whose
+   * merge engine is last-row, not partitioned, whole-row writes of known operations, and no null in
+   * a primary-key column. Such rows cannot be refused, so nothing is lost by checking them later.
+   */
+  private static boolean directCandidate(
+      StreamTable table, PutKvRequest request, VectorSchemaRoot root) {
+    String engine =
+        table.properties().getOrDefault(MergeEngines.MERGE_ENGINE, MergeEngines.LAST_ROW);
+    if (!engine.equals(MergeEngines.LAST_ROW)
+        || table.isPartitioned()
+        || request.targetColumns().length != 0) {
+      return false;
     }
+    List<FieldVector> keys = new ArrayList<>();
+    for (String column : table.primaryKey()) {
+      FieldVector vector = root.getVector(column);
+      if (vector == null) {
+        return false;
+      }
+      keys.add(vector);
+    }
+    ByteBuffer ops = request.ops();
+    for (int row = 0; row < root.getRowCount(); row++) {
+      byte op = ops.get(ops.position() + row);
+      if (op != PutKvRequest.UPSERT && op != PutKvRequest.DELETE) {
+        return false;
+      }
+      for (FieldVector key : keys) {
+        if (key.isNull(row)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The rows of a {@link #directCandidate} request encoded straight from its vectors, or null when
+   * the tablet cannot take them so (its schema is not the request's, its engine not last-row, a
+   * column type {@link RowCodec#writesArrow} does not take).
+   */
+  private static Encoded encoded(
+      PutKvRequest request, int schemaId, VectorSchemaRoot root, KvTablet kv) {
+    RowCodec codec = kv.rowCodec();
+    if (!kv.replacesWholeRows() || kv.schema().schemaId() != schemaId || !codec.writesArrow()) {
+      return null;
+    }
+    List<FieldVector> vectors = root.getFieldVectors();
+    int[] keyColumns = kv.schema().primaryKey();
+    int rowCount = root.getRowCount();
+    ByteBuffer ops = request.ops();
+    List<byte[]> keys = new ArrayList<>(rowCount);
+    byte[][] values = codec.encode(vectors, rowCount);
+    Object[] keyRow = new Object[vectors.size()];
+    for (int row = 0; row < rowCount; row++) {
+      for (int column : keyColumns) {
+        keyRow[column] = ArrowValues.get(vectors.get(column), row);
+      }
+      keys.add(kv.keyCodec().encodeRow(keyRow));
+      if (ops.get(ops.position() + row) == PutKvRequest.DELETE) {
+        values[row] = null;
+      }
+    }
+    return new Encoded(keys, values);
+  }
+
+  private List<Mutation> mutations(
+      StreamTable table,
+      PutKvRequest request,
+      LogBatch input,
+      Schema schema,
+      VectorSchemaRoot root) {
+    List<Object[]> rows;
+    try {
+      rows = ArrowValues.rows(root, schema.getFields().size());
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
+    }
+    return mutations(table, request, input, rows);
+  }
+
+  private List<Mutation> mutations(
+      StreamTable table, PutKvRequest request, LogBatch input, List<Object[]> rows) {
+    ByteBuffer ops = request.ops();
     Partitioning partitioning = table.partitioning().get(input.schemaId());
     List<Mutation> mutations = new ArrayList<>(rows.size());
     for (int i = 0; i < rows.size(); i++) {
@@ -340,19 +450,21 @@ final class KvService {
   }
 
   /** The changelog as one log batch with the request's writer id and sequence. */
-  private LogBatch changelog(Schema schema, List<KvChange> changes, LogBatch input) {
+  private LogBatch changelog(Schema schema, KvTablet kv, List<KvChange> changes, LogBatch input) {
     Schema changelogSchema = ArrowValues.withChangeType(schema);
-    RowBatch rows = new RowBatch(changelogSchema, changes.size());
-    int columns = schema.getFields().size();
-    for (KvChange change : changes) {
-      Object[] values = new Object[columns + 1];
-      System.arraycopy(change.row(), 0, values, 0, columns);
-      values[columns] = change.type().code();
-      rows.add(values);
-    }
     Compression compression = Compression.values()[input.attributes() & 0x7];
     try (VectorSchemaRoot root = VectorSchemaRoot.create(changelogSchema, allocator)) {
-      rows.writeTo(root);
+      if (!writeEncoded(kv.rowCodec(), changes, root)) {
+        RowBatch rows = new RowBatch(changelogSchema, changes.size());
+        int columns = schema.getFields().size();
+        for (KvChange change : changes) {
+          Object[] values = new Object[columns + 1];
+          System.arraycopy(change.row(), 0, values, 0, columns);
+          values[columns] = change.type().code();
+          rows.add(values);
+        }
+        rows.writeTo(root);
+      }
       byte[] statistics = BatchStatistics.compute(root).serialize();
       ByteSink out =
           new ByteSink(
@@ -369,6 +481,38 @@ final class KvService {
           input.writerSequence(),
           input.attributes());
     }
+  }
+
+  /**
+   * Fills an empty changelog root straight from the changes' encoded rows, copying strings as
+   * bytes; false (root untouched) if some change has no encoded row or the schema has a column type
+   * the direct path does not write.
+   */
+  private static boolean writeEncoded(
+      RowCodec codec, List<KvChange> changes, VectorSchemaRoot root) {
+    if (!codec.writesArrow()) {
+      return false;
+    }
+    for (KvChange change : changes) {
+      if (change.value() == null || !codec.isCurrent(change.value())) {
+        return false;
+      }
+    }
+    int count = changes.size();
+    List<FieldVector> vectors = root.getFieldVectors();
+    List<byte[]> values = new ArrayList<>(count);
+    for (KvChange change : changes) {
+      values.add(change.value());
+    }
+    codec.writeTo(values, vectors);
+    TinyIntVector types = (TinyIntVector) vectors.get(vectors.size() - 1);
+    types.allocateNew(count);
+    for (int row = 0; row < count; row++) {
+      types.set(row, changes.get(row).type().code());
+    }
+    types.setValueCount(count);
+    root.setRowCount(count);
+    return true;
   }
 
   /** LOOKUP and PREFIX_LOOKUP: the durable rows of keys, or of a bucket-key prefix. */
@@ -398,6 +542,7 @@ final class KvService {
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
     List<Object[]> found;
     byte[] flags;
+    ByteBuffer direct = null;
     try {
       if (prefix) {
         if (keys.size() != 1) {
@@ -407,13 +552,26 @@ final class KvService {
         flags = new byte[found.size()];
         java.util.Arrays.fill(flags, (byte) 1);
       } else {
-        List<Object[]> rows = kv.lookupAll(keys);
-        flags = new byte[rows.size()];
-        found = new ArrayList<>();
-        for (int i = 0; i < rows.size(); i++) {
-          if (rows.get(i) != null) {
+        List<byte[]> values = kv.lookupValues(keys);
+        flags = new byte[values.size()];
+        List<byte[]> present = new ArrayList<>(values.size());
+        boolean current = true;
+        for (int i = 0; i < values.size(); i++) {
+          byte[] value = values.get(i);
+          if (value != null) {
             flags[i] = 1;
-            found.add(rows.get(i));
+            present.add(value);
+            current &= kv.rowCodec().isCurrent(value);
+          }
+        }
+        found = new ArrayList<>(present.size());
+        if (current
+            && kv.rowCodec().writesArrow()
+            && kv.schema().schemaId() == table.currentSchemaId()) {
+          direct = kv.rowCodec().toRowValues(present);
+        } else {
+          for (byte[] value : present) {
+            found.add(kv.rowCodec().decode(value));
           }
         }
       }
@@ -422,6 +580,9 @@ final class KvService {
     } catch (IOException e) {
       throw new RpcException(
           ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+    }
+    if (direct != null) {
+      return new LookupResponse(table.currentSchemaId(), flags, direct).encode();
     }
     List<ArrowType> types = new ArrayList<>();
     List<String> names = new ArrayList<>();

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
@@ -48,7 +49,7 @@ public final class KeyCodec {
 
   /** The key of a canonical full row. */
   public byte[] encodeRow(Object[] row) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+    ByteArrayOutputStream out = new Bytes(32);
     for (int position : encodingOrder) {
       write(out, schema.column(position).type(), row[position]);
     }
@@ -76,11 +77,26 @@ public final class KeyCodec {
    */
   public byte[] encodeBucketKeyPrefix(Object[] bucketKeyValues) {
     Object[] canonical = schema.canonicalKey(bucketKeyValues, bucketKey, "Bucket key");
-    ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+    ByteArrayOutputStream out = new Bytes(32);
     for (int i = 0; i < bucketKey.length; i++) {
       write(out, schema.column(bucketKey[i]).type(), canonical[i]);
     }
     return out.toByteArray();
+  }
+
+  /** A stream whose single-byte writes are not synchronized (keys are built a byte at a time). */
+  private static final class Bytes extends ByteArrayOutputStream {
+    Bytes(int size) {
+      super(size);
+    }
+
+    @Override
+    public void write(int b) {
+      if (count == buf.length) {
+        buf = Arrays.copyOf(buf, buf.length * 2 + 1);
+      }
+      buf[count++] = (byte) b;
+    }
   }
 
   private static void write(ByteArrayOutputStream out, Type type, Object value) {

@@ -221,6 +221,16 @@ public final class KvTablet implements AutoCloseable {
     return schema;
   }
 
+  /** The codec of this tablet's keys. */
+  public KeyCodec keyCodec() {
+    return keys;
+  }
+
+  /** The codec of this tablet's stored rows, under its current schema. */
+  public RowCodec rowCodec() {
+    return rows;
+  }
+
   /** The log offset up to which the changelog is applied to the durable state. */
   public long appliedOffset() {
     return appliedOffset;
@@ -250,15 +260,7 @@ public final class KvTablet implements AutoCloseable {
     requireNonNull(mutations, "mutations is null");
     writeLock.lock();
     try {
-      ensureOpen();
-      if (baseOffset < nextOffset) {
-        throw new IllegalArgumentException(
-            "Cannot prepare changes at offset "
-                + baseOffset
-                + ": offsets below "
-                + nextOffset
-                + " are already prepared or durable");
-      }
+      checkPrepareOffset(baseOffset);
       List<Mutation> canonical = new ArrayList<>(mutations.size());
       List<byte[]> mutationKeys = new ArrayList<>(mutations.size());
       for (int i = 0; i < mutations.size(); i++) {
@@ -266,44 +268,133 @@ public final class KvTablet implements AutoCloseable {
         canonical.add(mutation);
         mutationKeys.add(keys.encodeRow(mutation.row()));
       }
-      Map<ByteBuffer, Object[]> state = currentState(mutationKeys);
-      List<KvChange> changes = new ArrayList<>();
-      List<PreWriteBuffer.Entry> staged = new ArrayList<>();
-      for (int i = 0; i < canonical.size(); i++) {
-        Mutation mutation = canonical.get(i);
-        ByteBuffer key = ByteBuffer.wrap(mutationKeys.get(i));
-        Object[] before = state.get(key);
-        Object[] after =
-            mutation.kind() == Mutation.Kind.DELETE
-                ? engine.delete(before, mutation)
-                : engine.upsert(before, mutation);
-        boolean unchanged =
-            before == null ? after == null : after != null && Arrays.deepEquals(before, after);
-        if (unchanged) {
-          continue;
-        }
-        if (before == null) {
-          changes.add(new KvChange(ChangeType.INSERT, after));
-        } else if (after == null) {
-          changes.add(new KvChange(ChangeType.DELETE, before));
-        } else {
-          changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before));
-          changes.add(new KvChange(ChangeType.UPDATE_AFTER, after));
-        }
-        staged.add(
-            new PreWriteBuffer.Entry(
-                baseOffset + changes.size() - 1,
-                mutationKeys.get(i),
-                after,
-                after == null ? null : rows.encode(after)));
-        state.put(key, after);
-      }
-      staged.forEach(buffer::add);
-      nextOffset = baseOffset + changes.size();
-      return changes;
+      return prepareLocked(baseOffset, mutationKeys, canonical, null);
     } finally {
       writeLock.unlock();
     }
+  }
+
+  /**
+   * Whether every whole-row upsert and delete replaces the key's row regardless of the row before
+   * (the last-row engine), so that {@link #prepareEncoded} can take them.
+   */
+  public boolean replacesWholeRows() {
+    return engine instanceof LastRowMergeEngine;
+  }
+
+  /**
+   * {@link #prepare} for whole-row upserts and deletes given already encoded, on a tablet whose
+   * engine {@link #replacesWholeRows()}: the same changelog, state and atomicity, without going
+   * through Java values. The caller has validated the rows as {@link #prepare} would (key columns
+   * non-null, values of the columns' types).
+   *
+   * @param encodedKeys per mutation its key, as {@link KeyCodec#encodeRow} makes it
+   * @param values per mutation the {@link RowCodec} value of the row under the current schema, or
+   *     null for a delete
+   * @throws IllegalStateException if the engine is not last-row
+   */
+  public List<KvChange> prepareEncoded(long baseOffset, List<byte[]> encodedKeys, byte[][] values)
+      throws IOException {
+    requireNonNull(encodedKeys, "encodedKeys is null");
+    requireNonNull(values, "values is null");
+    if (!replacesWholeRows()) {
+      throw new IllegalStateException("Encoded writes need the last-row merge engine");
+    }
+    if (encodedKeys.size() != values.length) {
+      throw new IllegalArgumentException(
+          encodedKeys.size() + " keys came with " + values.length + " values");
+    }
+    for (byte[] value : values) {
+      if (value != null && !rows.isCurrent(value)) {
+        throw new IllegalArgumentException("A value is not of the current schema");
+      }
+    }
+    writeLock.lock();
+    try {
+      checkPrepareOffset(baseOffset);
+      return prepareLocked(baseOffset, encodedKeys, null, values);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void checkPrepareOffset(long baseOffset) {
+    ensureOpen();
+    if (baseOffset < nextOffset) {
+      throw new IllegalArgumentException(
+          "Cannot prepare changes at offset "
+              + baseOffset
+              + ": offsets below "
+              + nextOffset
+              + " are already prepared or durable");
+    }
+  }
+
+  /**
+   * The core of {@link #prepare} (canonical mutations, values null) and {@link #prepareEncoded}
+   * (mutations null); under the write lock.
+   */
+  private List<KvChange> prepareLocked(
+      long baseOffset, List<byte[]> mutationKeys, List<Mutation> canonical, byte[][] values)
+      throws IOException {
+    BytesKey[] wrappedKeys = new BytesKey[mutationKeys.size()];
+    for (int i = 0; i < wrappedKeys.length; i++) {
+      wrappedKeys[i] = new BytesKey(mutationKeys.get(i));
+    }
+    Map<BytesKey, Current> state = currentState(wrappedKeys);
+    List<KvChange> changes = new ArrayList<>();
+    List<PreWriteBuffer.Entry> staged = new ArrayList<>();
+    for (int i = 0; i < mutationKeys.size(); i++) {
+      BytesKey key = wrappedKeys[i];
+      Current before = state.get(key);
+      Object[] after;
+      byte[] afterValue;
+      boolean unchanged;
+      Mutation mutation = canonical == null ? null : canonical.get(i);
+      if (mutation == null || replacesWholeRow(mutation)) {
+        // The row before matters only for the changelog: compare encodings, decode nothing.
+        if (mutation == null) {
+          after = null;
+          afterValue = values[i];
+        } else {
+          after = mutation.kind() == Mutation.Kind.DELETE ? null : mutation.row();
+          afterValue = after == null ? null : rows.encode(after);
+        }
+        unchanged =
+            before == null
+                ? afterValue == null
+                : afterValue != null && Arrays.equals(before.value(rows), afterValue);
+      } else {
+        Object[] beforeRow = before == null ? null : before.row(rows);
+        after =
+            mutation.kind() == Mutation.Kind.DELETE
+                ? engine.delete(beforeRow, mutation)
+                : engine.upsert(beforeRow, mutation);
+        unchanged =
+            beforeRow == null
+                ? after == null
+                : after != null && Arrays.deepEquals(beforeRow, after);
+        afterValue = unchanged || after == null ? null : rows.encode(after);
+      }
+      if (unchanged) {
+        continue;
+      }
+      if (before == null) {
+        changes.add(new KvChange(ChangeType.INSERT, after, afterValue, rows));
+      } else if (afterValue == null) {
+        changes.add(new KvChange(ChangeType.DELETE, before.row, before.value(rows), rows));
+      } else {
+        changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before.row, before.value(rows), rows));
+        changes.add(new KvChange(ChangeType.UPDATE_AFTER, after, afterValue, rows));
+      }
+      staged.add(
+          new PreWriteBuffer.Entry(
+              baseOffset + changes.size() - 1, mutationKeys.get(i), after, afterValue));
+      state.put(key, afterValue == null ? null : new Current(after, afterValue));
+    }
+    staged.forEach(buffer::add);
+    nextOffset = baseOffset + changes.size();
+    return changes;
   }
 
   private Mutation canonical(int index, Mutation mutation) {
@@ -343,28 +434,65 @@ public final class KvTablet implements AutoCloseable {
     return new Mutation(mutation.kind(), row, targets);
   }
 
+  /**
+   * Whether a mutation's result is independent of the key's row before: a whole-row upsert or a
+   * delete under the last-row engine.
+   */
+  private boolean replacesWholeRow(Mutation mutation) {
+    return engine instanceof LastRowMergeEngine
+        && (mutation.kind() == Mutation.Kind.DELETE || !mutation.isPartial());
+  }
+
+  /**
+   * A key's current row, known as values, as its stored value, or both; each is derived from the
+   * other on first use. Only the tablet's write path uses one, under the write lock.
+   */
+  private static final class Current {
+    private Object[] row;
+    private byte[] value;
+
+    Current(Object[] row, byte[] value) {
+      this.row = row;
+      this.value = value;
+    }
+
+    Object[] row(RowCodec codec) {
+      if (row == null) {
+        row = codec.decode(value);
+      }
+      return row;
+    }
+
+    /** The value under the current schema (re-encoded if it was stored under an older one). */
+    byte[] value(RowCodec codec) {
+      if (value == null || !codec.isCurrent(value)) {
+        value = codec.encode(row(codec));
+      }
+      return value;
+    }
+  }
+
   /** The current row (or null) of each key: buffered state first, RocksDB for the rest. */
-  private Map<ByteBuffer, Object[]> currentState(List<byte[]> mutationKeys) throws IOException {
-    Map<ByteBuffer, Object[]> state = new HashMap<>();
-    Map<ByteBuffer, byte[]> unbuffered = new LinkedHashMap<>();
-    for (byte[] key : mutationKeys) {
-      ByteBuffer wrapped = ByteBuffer.wrap(key);
+  private Map<BytesKey, Current> currentState(BytesKey[] mutationKeys) throws IOException {
+    Map<BytesKey, Current> state = HashMap.newHashMap(mutationKeys.length);
+    Map<BytesKey, byte[]> unbuffered = LinkedHashMap.newLinkedHashMap(mutationKeys.length);
+    for (BytesKey wrapped : mutationKeys) {
       if (state.containsKey(wrapped) || unbuffered.containsKey(wrapped)) {
         continue;
       }
-      PreWriteBuffer.Entry entry = buffer.get(key);
+      PreWriteBuffer.Entry entry = buffer.get(wrapped);
       if (entry != null) {
-        state.put(wrapped, entry.row);
+        state.put(wrapped, entry.value == null ? null : new Current(entry.row, entry.value));
       } else {
-        unbuffered.put(wrapped, key);
+        unbuffered.put(wrapped, wrapped.bytes());
       }
     }
     if (!unbuffered.isEmpty()) {
       List<byte[]> values = multiGet(new ArrayList<>(unbuffered.values()));
       int i = 0;
-      for (ByteBuffer key : unbuffered.keySet()) {
+      for (BytesKey key : unbuffered.keySet()) {
         byte[] value = values.get(i++);
-        state.put(key, value == null ? null : rows.decode(value));
+        state.put(key, value == null ? null : new Current(null, value));
       }
     }
     return state;
@@ -532,16 +660,24 @@ public final class KvTablet implements AutoCloseable {
    * @throws IllegalArgumentException for a key that does not fit the primary key
    */
   public List<Object[]> lookupAll(List<Object[]> keyValues) throws IOException {
-    List<byte[]> encoded = new ArrayList<>(keyValues.size());
-    for (Object[] each : keyValues) {
-      encoded.add(keys.encodeKey(each));
-    }
-    List<byte[]> values = multiGet(encoded);
+    List<byte[]> values = lookupValues(keyValues);
     List<Object[]> result = new ArrayList<>(values.size());
     for (byte[] value : values) {
       result.add(value == null ? null : rows.decode(value));
     }
     return result;
+  }
+
+  /**
+   * As {@link #lookupAll}, the rows as stored: {@link RowCodec} values (of the schema each was
+   * written under), null where a key has none.
+   */
+  public List<byte[]> lookupValues(List<Object[]> keyValues) throws IOException {
+    List<byte[]> encoded = new ArrayList<>(keyValues.size());
+    for (Object[] each : keyValues) {
+      encoded.add(keys.encodeKey(each));
+    }
+    return multiGet(encoded);
   }
 
   /**

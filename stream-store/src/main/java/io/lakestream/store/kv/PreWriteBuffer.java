@@ -1,6 +1,5 @@
 package io.lakestream.store.kv;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,8 +23,8 @@ final class PreWriteBuffer {
     private boolean durable;
 
     /**
-     * @param row the row after the mutation, null if it deleted the key
-     * @param value the encoded row, null if it deleted the key
+     * @param row the row after the mutation, null if it deleted the key or is known encoded only
+     * @param value the encoded row (current schema), null if and only if it deleted the key
      */
     Entry(long offset, byte[] key, Object[] row, byte[] value) {
       this.offset = offset;
@@ -36,16 +35,16 @@ final class PreWriteBuffer {
   }
 
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
-  private final Map<ByteBuffer, Entry> latest = new HashMap<>();
+  private final Map<BytesKey, Entry> latest = new HashMap<>();
 
   /** The newest buffered state of a key, or null if the buffer holds none. */
-  Entry get(byte[] key) {
-    return latest.get(ByteBuffer.wrap(key));
+  Entry get(BytesKey key) {
+    return latest.get(key);
   }
 
   /** Adds an entry; offsets must increase. */
   void add(Entry entry) {
-    entry.previous = latest.put(ByteBuffer.wrap(entry.key), entry);
+    entry.previous = latest.put(new BytesKey(entry.key), entry);
     entries.addLast(entry);
   }
 
@@ -67,7 +66,7 @@ final class PreWriteBuffer {
       Entry entry = entries.pollFirst();
       entry.durable = true;
       entry.previous = null;
-      latest.remove(ByteBuffer.wrap(entry.key), entry);
+      latest.remove(new BytesKey(entry.key), entry);
     }
   }
 
@@ -75,7 +74,7 @@ final class PreWriteBuffer {
   void truncateFrom(long offset) {
     while (!entries.isEmpty() && entries.peekLast().offset >= offset) {
       Entry entry = entries.pollLast();
-      ByteBuffer key = ByteBuffer.wrap(entry.key);
+      BytesKey key = new BytesKey(entry.key);
       if (entry.previous != null && !entry.previous.durable) {
         latest.put(key, entry.previous);
       } else {

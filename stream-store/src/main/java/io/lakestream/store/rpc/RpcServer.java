@@ -41,9 +41,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Requests of one connection are handed to the handler in arrival order (so a writer's batches
  * append in the order sent) on worker threads, never on the event loop; responses go back as soon
- * as each completes, so a slow long-poll does not hold up a produce behind it. A connection whose
- * unanswered requests exceed {@code maxInFlightBytes} stops being read until responses drain
- * (backpressure). Frames over {@code maxRequestBytes} close the connection after an error reply.
+ * as each completes, so a slow long-poll does not hold up a produce behind it. Point and prefix
+ * lookups, which change nothing, are the exception: each still waits for the other requests that
+ * arrived before it, but not for earlier lookups, and no later request waits for it, so the lookups
+ * of one connection run concurrently. A connection whose unanswered requests exceed {@code
+ * maxInFlightBytes} stops being read until responses drain (backpressure). Frames over {@code
+ * maxRequestBytes} close the connection after an error reply.
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -90,7 +93,9 @@ public final class RpcServer implements AutoCloseable {
   private final class ConnectionHandler extends SimpleChannelInboundHandler<ByteBuf> {
     private final Session session = new Session();
     private final AtomicLong inFlight = new AtomicLong();
-    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+
+    /** Handing over of the requests that keep their order: every request but lookups. */
+    private CompletableFuture<Void> ordered = CompletableFuture.completedFuture(null);
 
     @Override
     protected void channelRead0(ChannelHandlerContext context, ByteBuf frame) {
@@ -109,51 +114,53 @@ public final class RpcServer implements AutoCloseable {
         context.channel().config().setAutoRead(false);
       }
       ApiKey key = ApiKey.forId(apiKey);
-      tail =
-          tail.thenRunAsync(
-              () -> {
-                if (key == null) {
-                  reply(
-                      context,
-                      requestId,
-                      ErrorCode.UNSUPPORTED_VERSION,
-                      "Unknown API key " + apiKey,
-                      size);
-                  return;
-                }
-                CompletableFuture<ResponseBody> response;
-                try {
-                  response = handler.handle(session, key, version, ByteBuffer.wrap(body));
-                } catch (RuntimeException e) {
-                  response = CompletableFuture.failedFuture(e);
-                }
-                response.whenComplete(
-                    (result, error) -> {
-                      if (error == null) {
-                        replyOk(context, requestId, result, size);
-                      } else {
-                        Throwable cause =
-                            error instanceof java.util.concurrent.CompletionException
-                                    && error.getCause() != null
-                                ? error.getCause()
-                                : error;
-                        if (cause instanceof RpcException rpc) {
-                          reply(context, requestId, rpc.error(), rpc.getMessage(), size);
-                        } else {
-                          LOG.error("Unexpected failure serving {}", key, cause);
-                          reply(
-                              context,
-                              requestId,
-                              ErrorCode.UNKNOWN_SERVER_ERROR,
-                              "Internal error ("
-                                  + cause.getClass().getSimpleName()
-                                  + "); see server log",
-                              size);
-                        }
-                      }
-                    });
-              },
-              executor);
+      Runnable task =
+          () -> {
+            if (key == null) {
+              reply(
+                  context,
+                  requestId,
+                  ErrorCode.UNSUPPORTED_VERSION,
+                  "Unknown API key " + apiKey,
+                  size);
+              return;
+            }
+            CompletableFuture<ResponseBody> response;
+            try {
+              response = handler.handle(session, key, version, ByteBuffer.wrap(body));
+            } catch (RuntimeException e) {
+              response = CompletableFuture.failedFuture(e);
+            }
+            response.whenComplete(
+                (result, error) -> {
+                  if (error == null) {
+                    replyOk(context, requestId, result, size);
+                  } else {
+                    Throwable cause =
+                        error instanceof java.util.concurrent.CompletionException
+                                && error.getCause() != null
+                            ? error.getCause()
+                            : error;
+                    if (cause instanceof RpcException rpc) {
+                      reply(context, requestId, rpc.error(), rpc.getMessage(), size);
+                    } else {
+                      LOG.error("Unexpected failure serving {}", key, cause);
+                      reply(
+                          context,
+                          requestId,
+                          ErrorCode.UNKNOWN_SERVER_ERROR,
+                          "Internal error ("
+                              + cause.getClass().getSimpleName()
+                              + "); see server log",
+                          size);
+                    }
+                  }
+                });
+          };
+      CompletableFuture<Void> handled = ordered.thenRunAsync(task, executor);
+      if (key != ApiKey.LOOKUP && key != ApiKey.PREFIX_LOOKUP) {
+        ordered = handled;
+      }
     }
 
     private void replyOk(

@@ -68,6 +68,9 @@ class KvTabletPropertyTest {
 
   @TempDir Path directory;
 
+  /** Whether whole-row batches go through {@link KvTablet#prepareEncoded}. */
+  private boolean encoded;
+
   /** A model refusal: the whole batch that carries the mutation must be refused. */
   private static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -172,9 +175,15 @@ class KvTabletPropertyTest {
     };
   }
 
+  /**
+   * {@code last-row-encoded} is the last-row engine with every batch of whole-row writes going
+   * through {@link KvTablet#prepareEncoded}, as the server's direct path sends them.
+   */
   @ParameterizedTest
-  @ValueSource(strings = {"last-row", "first-row", "versioned", "aggregation"})
-  void randomWritesMatchTheModel(String engine) throws Exception {
+  @ValueSource(strings = {"last-row", "last-row-encoded", "first-row", "versioned", "aggregation"})
+  void randomWritesMatchTheModel(String variant) throws Exception {
+    String engine = variant.equals("last-row-encoded") ? "last-row" : variant;
+    encoded = variant.equals("last-row-encoded");
     KvSchema schema =
         KvSchema.create(Map.of(SCHEMA.schemaId(), SCHEMA), SCHEMA.schemaId(), List.of("region"));
     MergeEngine mergeEngine = MergeEngines.create(SCHEMA, properties(engine));
@@ -322,7 +331,10 @@ class KvTabletPropertyTest {
               .isInstanceOf(InvalidMutationException.class);
           continue;
         }
-        List<KvChange> changes = block.tablet.prepare(base, mutations);
+        List<KvChange> changes =
+            encoded && ops.stream().allMatch(op -> op.columns() == null)
+                ? prepareEncoded(block, base, mutations)
+                : block.tablet.prepare(base, mutations);
         Map<List<Object>, List<Object>> fold = fold(preparedFold, changes);
         assertThat(fold).as("changelog fold after prepare at %d", base).isEqualTo(expected);
         pending.add(new Batch(base, base + changes.size(), changes, expected, fold));
@@ -396,6 +408,22 @@ class KvTabletPropertyTest {
   @SafeVarargs
   private static <T> T pick(Random random, T... choices) {
     return choices[random.nextInt(choices.length)];
+  }
+
+  /** Whole-row writes encoded as the server's direct path encodes them. */
+  private static List<KvChange> prepareEncoded(Block block, long base, List<Mutation> mutations)
+      throws Exception {
+    KvSchema schema = block.tablet.schema();
+    List<byte[]> keys = new ArrayList<>();
+    byte[][] values = new byte[mutations.size()][];
+    for (int i = 0; i < mutations.size(); i++) {
+      Object[] row = schema.canonicalRow(mutations.get(i).row());
+      keys.add(block.tablet.keyCodec().encodeRow(row));
+      if (mutations.get(i).kind() == Mutation.Kind.UPSERT) {
+        values[i] = block.tablet.rowCodec().encode(row);
+      }
+    }
+    return block.tablet.prepareEncoded(base, keys, values);
   }
 
   private static Mutation mutation(Op op) {
