@@ -12,7 +12,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,6 +57,17 @@ final class LakeViews {
   private final BufferAllocator allocator;
   private final TailCache tails;
   private final SnapshotFiles snapshotFiles;
+
+  /** DuckDB's column types of a table schema: never changes for a schema id. */
+  private record ColumnTypesKey(String tableUuid, int schemaId) {}
+
+  private final Map<ColumnTypesKey, List<String>> columnTypes =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ColumnTypesKey, List<String>> eldest) {
+          return size() > 1024;
+        }
+      };
   private final AtomicLong names = new AtomicLong();
 
   LakeViews(BufferAllocator allocator, TailCache tails, SnapshotFiles snapshotFiles) {
@@ -134,17 +147,7 @@ final class LakeViews {
     // Fully qualified: a view in an attached catalog resolves names in that catalog.
     String tail =
         database + "." + quote(TAIL_SCHEMA) + "." + quote("tail_" + names.incrementAndGet());
-    Schema arrowSchema = IcebergArrowSchemas.toArrowSchema(table.schema());
-    try (VectorSchemaRoot empty = VectorSchemaRoot.create(arrowSchema, allocator)) {
-      insert(duckdb, allocator, List.of(empty), "CREATE TABLE " + tail + " AS SELECT * FROM ");
-    }
-    List<String> types = new ArrayList<>();
-    try (Statement statement = duckdb.createStatement();
-        ResultSet described = statement.executeQuery("DESCRIBE " + tail)) {
-      while (described.next()) {
-        types.add(described.getString("column_type"));
-      }
-    }
+    List<String> types = tailTable(duckdb, tail, table);
     StringBuilder select = new StringBuilder();
     for (Types.NestedField column : columns) {
       select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
@@ -175,6 +178,49 @@ final class LakeViews {
     try (Statement statement = duckdb.createStatement()) {
       statement.execute("CREATE VIEW " + target + " AS " + view);
     }
+  }
+
+  /**
+   * Creates the empty table {@code tail} with the table's columns in DuckDB's types, and returns
+   * those types. The first time a table schema is seen, DuckDB derives them from the Arrow schema;
+   * later the table is declared with the types it derived then.
+   */
+  private List<String> tailTable(Connection duckdb, String tail, Table table) throws SQLException {
+    ColumnTypesKey key = new ColumnTypesKey(table.uuid().toString(), table.schema().schemaId());
+    List<String> known;
+    synchronized (columnTypes) {
+      known = columnTypes.get(key);
+    }
+    if (known != null) {
+      StringBuilder create = new StringBuilder("CREATE TABLE ").append(tail).append(" (");
+      List<Types.NestedField> columns = table.schema().columns();
+      for (int i = 0; i < columns.size(); i++) {
+        create
+            .append(i == 0 ? "" : ", ")
+            .append(quote(columns.get(i).name()))
+            .append(' ')
+            .append(known.get(i));
+      }
+      try (Statement statement = duckdb.createStatement()) {
+        statement.execute(create.append(')').toString());
+      }
+      return known;
+    }
+    Schema arrowSchema = IcebergArrowSchemas.toArrowSchema(table.schema());
+    try (VectorSchemaRoot empty = VectorSchemaRoot.create(arrowSchema, allocator)) {
+      insert(duckdb, allocator, List.of(empty), "CREATE TABLE " + tail + " AS SELECT * FROM ");
+    }
+    List<String> types = new ArrayList<>();
+    try (Statement statement = duckdb.createStatement();
+        ResultSet described = statement.executeQuery("DESCRIBE " + tail)) {
+      while (described.next()) {
+        types.add(described.getString("column_type"));
+      }
+    }
+    synchronized (columnTypes) {
+      columnTypes.put(key, List.copyOf(types));
+    }
+    return types;
   }
 
   /**

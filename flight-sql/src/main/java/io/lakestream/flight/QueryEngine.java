@@ -73,8 +73,14 @@ final class QueryEngine implements AutoCloseable {
   /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
   static final long TAIL_CACHE_BYTES = 512L << 20;
 
-  /** Databases kept open ahead of queries ({@link SpareDatabases}). */
-  static final int SPARE_DATABASES = 1;
+  /**
+   * Databases kept open ahead of queries ({@link SpareDatabases}): two, since a JDBC client often
+   * runs a statement right after another.
+   */
+  static final int SPARE_DATABASES = 2;
+
+  /** Statements whose parsed table and column references are kept between executions. */
+  static final int PARSED_STATEMENTS_CACHED = 256;
 
   /** Snapshots whose data file lists are kept between queries ({@link SnapshotFiles}). */
   static final int SNAPSHOT_FILES_CACHED = 256;
@@ -95,6 +101,15 @@ final class QueryEngine implements AutoCloseable {
   private final io.lakestream.client.Connection streams;
   private final LakeViews views;
   private final SpareDatabases databases;
+
+  // A prepared statement runs the same text again and again; parsing it takes a DuckDB round trip.
+  private final Map<String, TableReferences.Parsed> parsedStatements =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, TableReferences.Parsed> eldest) {
+          return size() > PARSED_STATEMENTS_CACHED;
+        }
+      };
   private final AtomicLong names = new AtomicLong();
 
   QueryEngine(
@@ -139,7 +154,7 @@ final class QueryEngine implements AutoCloseable {
    */
   Shape shape(String sql, String principal) {
     try (Connection duckdb = open()) {
-      load(duckdb, TableReferences.parse(duckdb, explained(sql)), principal, false);
+      load(duckdb, parsed(duckdb, explained(sql)), principal, false);
       try (PreparedStatement statement = prepare(duckdb, sql)) {
         Schema parameters = parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
@@ -170,7 +185,7 @@ final class QueryEngine implements AutoCloseable {
     try {
       Connection duckdb = open();
       resources.add(duckdb);
-      load(duckdb, TableReferences.parse(duckdb, explained(sql)), principal, true);
+      load(duckdb, parsed(duckdb, explained(sql)), principal, true);
       PreparedStatement statement = prepare(duckdb, sql);
       resources.add(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
@@ -210,6 +225,21 @@ final class QueryEngine implements AutoCloseable {
   private static final java.util.regex.Pattern EXPLAIN =
       java.util.regex.Pattern.compile(
           "\\s*EXPLAIN\\s+(ANALYZE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+  /** The tables and columns {@code sql} references, parsed once per statement text. */
+  private TableReferences.Parsed parsed(Connection duckdb, String sql) {
+    synchronized (parsedStatements) {
+      TableReferences.Parsed known = parsedStatements.get(sql);
+      if (known != null) {
+        return known;
+      }
+    }
+    TableReferences.Parsed parsed = TableReferences.parse(duckdb, sql);
+    synchronized (parsedStatements) {
+      parsedStatements.put(sql, parsed);
+    }
+    return parsed;
+  }
 
   /**
    * A fresh database. It may still read files: {@link #restrict} must run before any query does.
