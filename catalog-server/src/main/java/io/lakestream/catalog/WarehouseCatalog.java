@@ -111,13 +111,32 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    * requirements no longer hold it fails before writing anything.
    */
   public <T> T commitExclusively(TableIdentifier identifier, Supplier<T> commit) {
-    ReentrantLock lock = commitLocks[Math.floorMod(identifier.hashCode(), commitLocks.length)];
+    ReentrantLock lock = commitLock(identifier);
     lock.lock();
     try {
       return commit.get();
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Waits while a commit to the table runs through this catalog object (see {@link
+   * #commitExclusively}); returns at once when none does. A client loads a table before it commits:
+   * loaded during a commit, it would get the metadata that commit is replacing and its own commit
+   * would be bound to fail its requirements; loaded after, it gets the commit's result. A commit
+   * takes milliseconds, so the wait is short; a load never blocks a commit.
+   */
+  public void awaitRunningCommit(TableIdentifier identifier) {
+    ReentrantLock lock = commitLock(identifier);
+    if (lock.isLocked()) {
+      lock.lock();
+      lock.unlock();
+    }
+  }
+
+  private ReentrantLock commitLock(TableIdentifier identifier) {
+    return commitLocks[Math.floorMod(identifier.hashCode(), commitLocks.length)];
   }
 
   /**

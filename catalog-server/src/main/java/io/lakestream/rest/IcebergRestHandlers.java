@@ -265,6 +265,7 @@ public final class IcebergRestHandlers implements RestHandler {
                 })
             .orElse(SnapshotMode.ALL);
     TableIdentifier identifier = table(request);
+    catalog.awaitRunningCommit(identifier);
     // One pointer read decides the version served; everything after works on that immutable
     // metadata file, so the body, its ETag and the cached bytes always agree.
     TableMetadata metadata =
