@@ -632,6 +632,43 @@ class PaimonTieringTest {
   }
 
   @Test
+  void aCrashBeforePaimonWroteTheIcebergMetadataIsRepairedByTheNextRoundWithoutNewRows()
+      throws IOException {
+    TablePath log = create("nometa_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+    TablePath keyed = create("nometa_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+    FlakyLake flaky = new FlakyLake();
+    PaimonTableTiering tiering =
+        new PaimonTableTiering(
+            flaky, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    List<Object[]> written = new ArrayList<>(append(log, 0, 600));
+    PrimaryKeyModel model = new PrimaryKeyModel(17);
+    model.change(keyed, 500, 100);
+
+    for (TablePath path : List.of(log, keyed)) {
+      PaimonTableTiering.PreparedRound round = tiering.prepare(path).orElseThrow();
+      flaky.down.set(true);
+      assertThatThrownBy(() -> tiering.commit(round)).hasMessageContaining("catalog unreachable");
+      flaky.down.set(false);
+      // As if the process died after Paimon's commit, before its callback wrote the snapshot's
+      // Iceberg metadata.
+      FileStoreTable table = paimonTable(path);
+      long latest = table.snapshotManager().latestSnapshotId();
+      org.apache.paimon.fs.Path metadata =
+          new org.apache.paimon.fs.Path(table.location(), "metadata/v" + latest + ".metadata.json");
+      assertThat(table.fileIO().delete(metadata, false)).isTrue();
+      assertThat(entry(path).currentSnapshot()).isNull();
+      // Nothing new to tier: the round has Paimon write the metadata and points the entry at it.
+      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(table.fileIO().exists(metadata)).isTrue();
+      assertThat(paimonTable(path).snapshotManager().latestSnapshotId()).isEqualTo(latest);
+      assertThat(entry(path).currentSnapshot().snapshotId()).isEqualTo(latest);
+      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+    }
+    assertLogRows(readIceberg(log), written);
+    assertPrimaryKeyRows(readIceberg(keyed), model);
+  }
+
+  @Test
   void aCrashBetweenThePaimonCommitAndTheCatalogEntryIsRepairedByTheNextRound() {
     TablePath log = create("gap_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
     TablePath keyed = create("gap_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");

@@ -68,7 +68,8 @@ final class PaimonCatalogEntry {
   /**
    * Points the entry of {@code path} at the newest Iceberg metadata Paimon wrote for {@code table}.
    * Does nothing when the Paimon table has no snapshot or no Iceberg metadata for its latest one
-   * yet (Paimon writes it after its commit, and again for the next commit when a crash lost it).
+   * yet (Paimon writes it after its commit; when a crash lost it, {@link PaimonTableTiering} has
+   * Paimon write it before it syncs).
    *
    * @throws TieringException when Paimon's Iceberg schema does not match the entry's
    * @throws RuntimeException from the catalog or the file system
@@ -78,7 +79,7 @@ final class PaimonCatalogEntry {
     if (latest == null) {
       return;
     }
-    Path location = new Path(table.location(), "metadata/v" + latest + ".metadata.json");
+    Path location = icebergMetadata(table, latest);
     TableMetadata generated;
     try {
       if (!table.fileIO().exists(location)) {
@@ -123,6 +124,11 @@ final class PaimonCatalogEntry {
         LOG.debug("Pointing {} at Paimon snapshot {} lost a race; again", path, latest, e);
       }
     }
+  }
+
+  /** Where Paimon writes the Iceberg metadata of a snapshot ({@code table-location} storage). */
+  static Path icebergMetadata(FileStoreTable table, long snapshotId) {
+    return new Path(table.location(), "metadata/v" + snapshotId + ".metadata.json");
   }
 
   private static TableMetadata updated(

@@ -34,6 +34,7 @@ import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
@@ -69,7 +70,11 @@ import org.slf4j.LoggerFactory;
  *       same range again;
  *   <li>a round whose commit succeeded but whose answer was lost (or that is committed again) is
  *       not committed twice: its offsets check finds the end offsets and its identifier is taken;
- *   <li>of two rounds from the same start (two tierers), at most one commits.
+ *   <li>of two rounds from the same start (two tierers), at most one commits;
+ *   <li>a process that died after a Paimon commit and before Paimon wrote the commit's Iceberg
+ *       metadata, or (primary-key table) between the commit's append and compaction snapshots, is
+ *       repaired by the next round, with or without new rows: it has Paimon write the missing
+ *       metadata and compacts the buckets the lost compaction would have.
  * </ul>
  *
  * A round whose files are certainly not in the table deletes them ({@code abort}); when another
@@ -197,9 +202,77 @@ public final class PaimonTableTiering {
           default -> throw new TieringException("Table " + path + " is not a streaming table");
         };
     FileStoreTable table = PaimonTables.open(path.name(), metadata, primaryKey);
+    restoreIcebergMetadata(path, table, commitUser(entry));
     entries.sync(path, table, primaryKey);
     return new Opened(entry, table, primaryKey);
   }
+
+  /**
+   * Has Paimon write the Iceberg metadata of the table's newest snapshot when it is missing: Paimon
+   * writes it after its commit (a commit callback), so a process that died in between left a
+   * snapshot that Iceberg readers, and the catalog entry ({@link PaimonCatalogEntry#sync}), do not
+   * see until the next commit; a table that is caught up has no next commit. Committing again a
+   * committable of the snapshot's identifier commits nothing (the identifier is taken) but makes
+   * Paimon's Iceberg callback write the metadata of that identifier's newest snapshot.
+   */
+  private static void restoreIcebergMetadata(
+      TablePath path, FileStoreTable table, String commitUser) {
+    SnapshotManager snapshots = table.snapshotManager();
+    Long latest = snapshots.latestSnapshotIdFromFileSystem();
+    if (latest == null) {
+      return;
+    }
+    try {
+      if (table.fileIO().exists(PaimonCatalogEntry.icebergMetadata(table, latest))) {
+        return;
+      }
+    } catch (IOException e) {
+      throw new TieringException("Cannot check the Iceberg metadata of " + path + ": " + e, e);
+    }
+    Snapshot snapshot = snapshots.snapshot(latest);
+    if (!commitUser.equals(snapshot.commitUser())) {
+      return;
+    }
+    LOG.info(
+        "Paimon snapshot {} of {} has no Iceberg metadata (a process died after committing it);"
+            + " writing it",
+        latest,
+        path);
+    try (TableCommitImpl commit =
+        (TableCommitImpl) table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit()) {
+      commit.filterAndCommitMultiple(List.of(new ManifestCommittable(snapshot.commitIdentifier())));
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new TieringException(
+          "Cannot write the Iceberg metadata of Paimon snapshot " + latest + " of " + path, e);
+    }
+  }
+
+  /**
+   * The buckets of a primary-key table that hold files below the highest level, i.e. rows Iceberg
+   * readers do not see. A round compacts every bucket it writes in the commit of its rows, so there
+   * are none unless a process died between the commit's append snapshot and its compaction
+   * snapshot: then the newest snapshot is an append with rows.
+   */
+  private static Set<Bucket> uncompactedBuckets(FileStoreTable table) {
+    Snapshot latest = table.snapshotManager().latestSnapshot();
+    if (latest == null
+        || latest.commitKind() == Snapshot.CommitKind.COMPACT
+        || latest.deltaRecordCount() == 0) {
+      return Set.of();
+    }
+    int maxLevel = table.coreOptions().numLevels() - 1;
+    Set<Bucket> buckets = new LinkedHashSet<>();
+    for (ManifestEntry entry : table.store().newScan().withSnapshot(latest).plan().files()) {
+      if (entry.file().level() < maxLevel) {
+        buckets.add(new Bucket(entry.partition().copy(), entry.bucket()));
+      }
+    }
+    return buckets;
+  }
+
+  private record Bucket(BinaryRow partition, int bucket) {}
 
   /**
    * Reads the table's new log range and writes it into Paimon data files, committing nothing.
@@ -224,8 +297,17 @@ public final class PaimonTableTiering {
     io.lakestream.client.Table stream = connection.table(path);
     Map<String, Map<Integer, Long>> next = new TreeMap<>();
     List<LogRange> ranges = LogRanges.since(path, stream, from, next);
-    if (ranges.isEmpty()) {
+    // Compactions a crash lost are done again, also when there are no new rows.
+    Set<Bucket> uncompacted = opened.primaryKey() ? uncompactedBuckets(table) : Set.of();
+    if (ranges.isEmpty() && uncompacted.isEmpty()) {
       return Optional.empty();
+    }
+    if (!uncompacted.isEmpty()) {
+      LOG.info(
+          "Compacting {} buckets of {} whose compaction a crash lost: {}",
+          uncompacted.size(),
+          path,
+          uncompacted);
     }
 
     org.apache.iceberg.Schema schema = opened.entry().schema();
@@ -246,8 +328,7 @@ public final class PaimonTableTiering {
             maxRowsPerRound,
             reached,
             (range, batch, first, end) -> changes.add(range.partition(), batch, first, end));
-        record Bucket(BinaryRow partition, int bucket) {}
-        Set<Bucket> touched = new LinkedHashSet<>();
+        Set<Bucket> touched = new LinkedHashSet<>(uncompacted);
         for (List<PrimaryKeyChanges.KeyChange> partition : changes.keyChanges().values()) {
           for (PrimaryKeyChanges.KeyChange change : partition) {
             GenericRow row =
