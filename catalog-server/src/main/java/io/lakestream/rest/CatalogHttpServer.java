@@ -6,20 +6,17 @@ import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.PropertyAccessor;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import io.javalin.Javalin;
-import io.javalin.http.Context;
 import io.lakestream.auth.Authenticator;
 import io.lakestream.auth.Principal;
 import io.lakestream.metrics.ServerMetrics;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
+import io.lakestream.rest.HttpTransport.Answer;
+import io.lakestream.rest.HttpTransport.Call;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -37,20 +34,14 @@ import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTSerializers;
 import org.apache.iceberg.rest.responses.ErrorResponse;
 import org.apache.iceberg.rest.responses.ErrorResponseParser;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.HandlerWrapper;
 
 /**
- * The HTTP server: the Iceberg REST catalog under {@code /v1}, liveness at {@code /health},
- * readiness at {@code /ready} and Prometheus metrics at {@code /metrics}.
+ * The HTTP server: the Iceberg REST catalog under {@code /v1}, the OAuth2 token endpoint, liveness
+ * at {@code /health}, readiness at {@code /ready} and Prometheus metrics at {@code /metrics}.
  *
- * <p>This class owns transport only: it turns HTTP exchanges into {@link RestRequest}s, hands them
- * to a {@link RestHandler}, and writes the {@link RestResponse} or the {@link RestErrors}-mapped
- * error back. Every error body is an Iceberg {@code ErrorResponse}.
+ * <p>This class turns HTTP calls (read by {@link HttpTransport}) into {@link RestRequest}s, hands
+ * them to a {@link RestHandler}, and writes the {@link RestResponse} or the {@link
+ * RestErrors}-mapped error back. Every error body is an Iceberg {@code ErrorResponse}.
  */
 public final class CatalogHttpServer implements AutoCloseable {
   /** The object mapper configured as Iceberg's REST client expects (kebab-case fields). */
@@ -70,10 +61,10 @@ public final class CatalogHttpServer implements AutoCloseable {
 
   private static final String GZIP_ETAG_SUFFIX = "--gzip";
   private static final String OAUTH_TOKENS_PATH = "/v1/oauth/tokens";
-  private static final long MAX_DISCARDED_BYTES = 8L * 1024 * 1024;
+  private static final String JSON = "application/json";
   private static final int MIN_GZIP_BYTES = 1500;
 
-  private final Javalin app;
+  private final HttpTransport transport;
   private final ResponseCache<String, byte[]> gzipBodies = new ResponseCache<>(256);
   private final RestRouter router = new RestRouter();
   private final RestHandler handlers;
@@ -86,6 +77,7 @@ public final class CatalogHttpServer implements AutoCloseable {
 
   /**
    * @param maxRequestBytes larger request bodies get 413
+   * @param stopTimeout how long {@link #close} waits for running requests
    * @param ready whether the whole server is ready to serve (for {@code /ready})
    */
   public CatalogHttpServer(
@@ -104,217 +96,164 @@ public final class CatalogHttpServer implements AutoCloseable {
     this.metrics = requireNonNull(metrics, "metrics is null");
     this.ready = requireNonNull(ready, "ready is null");
     this.maxRequestBytes = maxRequestBytes;
-    this.app =
-        Javalin.create(
-            config -> {
-              config.showJavalinBanner = false;
-              config.startupWatcherEnabled = false;
-              config.http.maxRequestSize = maxRequestBytes;
-              config.http.generateEtags = false;
-              config.jetty.modifyServer(
-                  server -> {
-                    server.setStopTimeout(stopTimeout.toMillis());
-                    insertInnermost(server, new RestTransport());
-                  });
-            });
-    app.get("/health", ctx -> ctx.contentType("application/json").result("{\"status\":\"up\"}"));
-    app.get(
-        "/ready",
-        ctx -> {
-          boolean isReady = this.ready.getAsBoolean();
-          ctx.status(isReady ? 200 : 503)
-              .contentType("application/json")
-              .result(isReady ? "{\"status\":\"ready\"}" : "{\"status\":\"starting\"}");
-        });
-    app.get(
-        "/metrics",
-        ctx -> {
-          try {
-            this.authenticator.authenticate(ctx.header("Authorization"));
-          } catch (NotAuthorizedException e) {
-            unauthorized(ctx, e);
-            return;
-          }
-          ctx.contentType(this.metrics.contentType()).result(this.metrics.scrape());
-        });
-    app.post(OAUTH_TOKENS_PATH, this::issueToken);
-    app.error(
-        404,
-        ctx -> {
-          if (ctx.result() == null || ctx.result().isEmpty()) {
-            writeError(
-                ctx, RestErrors.error(404, "NotFoundException", "No route for " + ctx.path()));
-          }
-        });
+    this.transport = new HttpTransport(new Routes(), maxRequestBytes, stopTimeout);
   }
 
   /**
    * Starts listening.
    *
-   * @throws java.io.UncheckedIOException or a Javalin exception when the port cannot be bound
+   * @throws IllegalStateException with the bind failure as its cause when the address cannot be
+   *     bound
    */
   public void start(String host, int port) {
-    app.start(host, port);
+    try {
+      transport.start(host, port);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while binding " + host + ":" + port, e);
+    } catch (Exception e) { // Netty rethrows the bind failure undeclared
+      throw new IllegalStateException(String.valueOf(e.getMessage()), e);
+    }
   }
 
   /** The bound port (useful when started on port 0). */
   public int port() {
-    return app.port();
+    return transport.address().getPort();
   }
 
   public InetSocketAddress address() {
-    ServerConnector connector = (ServerConnector) app.jettyServer().server().getConnectors()[0];
-    return new InetSocketAddress(connector.getHost(), connector.getLocalPort());
+    return transport.address();
   }
 
-  /**
-   * Serves {@code /v1} (but the token endpoint) straight from Jetty, ahead of Javalin's servlet:
-   * the catalog's routes are matched by {@link RestRouter}, so Javalin's routing, context and
-   * session handling would be work for nothing on every request. It sits inside Jetty's statistics
-   * handler, so a graceful stop still waits for its requests.
-   */
-  private final class RestTransport extends HandlerWrapper {
+  /** Which code answers which path. */
+  private final class Routes implements HttpTransport.Service {
     @Override
-    public void handle(
-        String target, Request base, HttpServletRequest request, HttpServletResponse response)
-        throws IOException, ServletException {
-      String path = base.getRequestURI();
+    public Answer answer(Call call) {
+      String path = call.path();
       if (path.startsWith("/v1/") && !path.equals(OAUTH_TOKENS_PATH)) {
-        base.setHandled(true);
-        serve(base, path, base.getResponse());
-        return;
+        return serve(call);
       }
-      super.handle(target, base, request, response);
+      boolean get = call.method().equals("GET") || call.method().equals("HEAD");
+      if (get && path.equals("/health")) {
+        return json(200, "{\"status\":\"up\"}");
+      }
+      if (get && path.equals("/ready")) {
+        boolean isReady = ready.getAsBoolean();
+        return json(
+            isReady ? 200 : 503, isReady ? "{\"status\":\"ready\"}" : "{\"status\":\"starting\"}");
+      }
+      if (get && path.equals("/metrics")) {
+        return scrapeMetrics(call);
+      }
+      if (call.method().equals("POST") && path.equals(OAUTH_TOKENS_PATH)) {
+        return issueToken(call);
+      }
+      return error(
+          RestErrors.error(404, "NotFoundException", "No route for " + call.method() + " " + path));
+    }
+
+    @Override
+    public Answer refuse(int status, String reason) {
+      String type =
+          switch (status) {
+            case 413 -> "RequestTooLarge";
+            case 500 -> "RuntimeException";
+            case 503 -> "ServiceUnavailableException";
+            default -> "BadRequestException";
+          };
+      return error(RestErrors.error(status, type, reason));
     }
   }
 
-  /** Puts {@code handler} inside the innermost wrapper of the server's handler chain. */
-  private static void insertInnermost(Server server, HandlerWrapper handler) {
-    HandlerWrapper innermost = server;
-    while (innermost.getHandler() instanceof HandlerWrapper next) {
-      innermost = next;
-    }
-    if (innermost.getHandler() != null) {
-      throw new IllegalStateException(
-          "Unexpected Jetty handler " + innermost.getHandler().getClass().getName());
-    }
-    innermost.setHandler(handler);
-  }
-
-  private void serve(Request base, String path, Response out) {
+  /** Answers a catalog call under {@code /v1} and records it in the metrics. */
+  private Answer serve(Call call) {
     long started = System.nanoTime();
     String routeName = "unmatched";
+    Answer answer = null;
     try {
-      String method = base.getMethod();
       Principal principal;
       try {
-        principal = authenticator.authenticate(base.getHeader("Authorization"));
+        principal = authenticator.authenticate(call.header("authorization"));
       } catch (NotAuthorizedException e) {
-        out.setHeader("WWW-Authenticate", "Bearer realm=\"lakestream\"");
-        writeError(out, RestErrors.toErrorResponse(e));
-        return;
+        answer = withHeader(error(RestErrors.toErrorResponse(e)), "WWW-Authenticate", BEARER);
+        return answer;
       }
-      Optional<RestRouter.Match> match = router.match(method, path);
+      Optional<RestRouter.Match> match = router.match(call.method(), call.path());
       if (match.isEmpty()) {
-        writeError(
-            out, RestErrors.error(404, "NotFoundException", "No route for " + method + " " + path));
-        return;
+        answer =
+            error(
+                RestErrors.error(
+                    404, "NotFoundException", "No route for " + call.method() + " " + call.path()));
+        return answer;
       }
       routeName = match.get().route().metricName();
+      if (call.bodyTooLarge()) {
+        answer = error(RestErrors.error(413, "RequestTooLarge", tooLarge()));
+        return answer;
+      }
+      Map<String, String> headers = new HashMap<>(call.headers());
+      headers.computeIfPresent("if-none-match", (name, value) -> withoutGzipSuffix(value));
       RestRequest request =
           new RestRequest(
               principal,
               match.get().route(),
               match.get().warehouse(),
               match.get().parameters(),
-              query(base.getQueryString()),
-              headers(base),
-              method.equals("GET") || method.equals("HEAD") || method.equals("DELETE")
-                  ? new byte[0]
-                  : body(base));
+              query(call.queryString()),
+              headers,
+              call.body());
       RestResponse response = handlers.handle(request);
-      out.setStatus(response.status());
       if (response.body() instanceof byte[] raw) {
-        write(base, out, response.headers(), raw);
+        answer = withBody(call, response.status(), response.headers(), raw);
       } else if (response.body() != null) {
-        write(base, out, response.headers(), mapper.writeValueAsBytes(response.body()));
+        answer =
+            withBody(
+                call,
+                response.status(),
+                response.headers(),
+                mapper.writeValueAsBytes(response.body()));
       } else {
-        response.headers().forEach(out::setHeader);
+        answer = new Answer(response.status(), response.headers(), new byte[0]);
       }
-    } catch (RequestTooLargeException e) {
-      writeError(out, RestErrors.error(413, "RequestTooLarge", e.getMessage()));
+      return answer;
     } catch (Exception | Error e) { // an Error must still answer with an ErrorResponse
-      writeError(out, RestErrors.toErrorResponse(e));
+      answer = error(RestErrors.toErrorResponse(e));
+      return answer;
     } finally {
-      metrics.recordRequest(routeName, out.getStatus(), System.nanoTime() - started);
+      metrics.recordRequest(
+          routeName, answer == null ? 500 : answer.status(), System.nanoTime() - started);
     }
+  }
+
+  private static final String BEARER = "Bearer realm=\"lakestream\"";
+
+  private String tooLarge() {
+    return "Request body exceeds the limit of " + maxRequestBytes + " bytes";
   }
 
   /**
-   * The request body, refused (413) beyond {@code maxRequestBytes}. A refused body is read and
-   * dropped up to {@value #MAX_DISCARDED_BYTES} bytes first: a client still sending it when the
-   * connection closes could otherwise lose the answer to a reset.
-   */
-  private byte[] body(Request base) throws IOException {
-    long declared = base.getContentLengthLong();
-    try (InputStream in = base.getInputStream()) {
-      if (declared > maxRequestBytes) {
-        discard(in);
-        throw new RequestTooLargeException(declared, maxRequestBytes);
-      }
-      byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxRequestBytes + 1));
-      if (body.length > maxRequestBytes) {
-        discard(in);
-        throw new RequestTooLargeException(body.length, maxRequestBytes);
-      }
-      return body;
-    }
-  }
-
-  private static void discard(InputStream in) throws IOException {
-    byte[] dropped = new byte[8192];
-    long left = MAX_DISCARDED_BYTES;
-    for (int read = 0; read >= 0 && left > 0; left -= read) {
-      read = in.read(dropped, 0, (int) Math.min(dropped.length, left));
-    }
-  }
-
-  /** A request body larger than the server accepts. */
-  private static final class RequestTooLargeException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RequestTooLargeException(long bytes, long maxBytes) {
-      super("Request body of " + bytes + " bytes or more exceeds the limit of " + maxBytes);
-    }
-  }
-
-  /**
-   * Writes a JSON body with its length. A body that names its content with an ETag (loadTable) is
+   * A JSON body with its headers. A body that names its content with an ETag (loadTable) is
    * compressed once per content for clients that accept gzip; its ETag then carries the {@value
    * #GZIP_ETAG_SUFFIX} suffix, since a strong ETag names one encoding.
    */
-  private void write(Request base, Response out, Map<String, String> headers, byte[] body)
-      throws IOException {
+  private Answer withBody(Call call, int status, Map<String, String> headers, byte[] body) {
+    Map<String, String> sentHeaders = new HashMap<>(headers);
     String etag = headers.get("ETag");
     byte[] sent = body;
-    if (etag != null && body.length >= MIN_GZIP_BYTES && acceptsGzip(base)) {
+    if (etag != null && body.length >= MIN_GZIP_BYTES && acceptsGzip(call)) {
       sent = gzipBodies.get(etag, () -> gzip(body));
-      headers.forEach(
-          (name, value) -> out.setHeader(name, name.equals("ETag") ? gzipETag(value) : value));
-      out.setHeader("Content-Encoding", "gzip");
-    } else {
-      headers.forEach(out::setHeader);
+      sentHeaders.put("ETag", gzipETag(etag));
+      sentHeaders.put("Content-Encoding", "gzip");
     }
     if (etag != null) {
-      out.setHeader("Vary", "Accept-Encoding");
+      sentHeaders.put("Vary", "Accept-Encoding");
     }
-    out.setContentType("application/json");
-    out.setContentLength(sent.length);
-    out.getOutputStream().write(sent);
+    sentHeaders.put("Content-Type", JSON);
+    return new Answer(status, sentHeaders, sent);
   }
 
-  private static boolean acceptsGzip(Request base) {
-    String accepted = base.getHeader("Accept-Encoding");
+  private static boolean acceptsGzip(Call call) {
+    String accepted = call.header("accept-encoding");
     return accepted != null && accepted.toLowerCase(Locale.ROOT).contains("gzip");
   }
 
@@ -349,32 +288,33 @@ public final class CatalogHttpServer implements AutoCloseable {
     return ifNoneMatch.replace(GZIP_ETAG_SUFFIX + "\"", "\"");
   }
 
-  private void issueToken(Context ctx) {
-    long started = System.nanoTime();
-    OAuthTokenEndpoint.Answer answer;
+  private Answer scrapeMetrics(Call call) {
     try {
-      answer = tokenEndpoint.handle(ctx.body(), ctx.header("Authorization"));
-    } catch (io.javalin.http.HttpResponseException e) {
-      answer =
-          new OAuthTokenEndpoint.Answer(
-              e.getStatus(),
-              Map.of("error", "invalid_request", "error_description", e.getMessage()));
+      authenticator.authenticate(call.header("authorization"));
+    } catch (NotAuthorizedException e) {
+      return withHeader(error(RestErrors.toErrorResponse(e)), "WWW-Authenticate", BEARER);
     }
-    try {
-      ctx.status(answer.status())
-          .header("Cache-Control", "no-store")
-          .contentType("application/json")
-          .result(mapper.writeValueAsBytes(answer.body()));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    } finally {
-      metrics.recordRequest("oauth_tokens", ctx.statusCode(), System.nanoTime() - started);
-    }
+    return new Answer(200, Map.of("Content-Type", metrics.contentType()), metrics.scrape());
   }
 
-  private void unauthorized(Context ctx, NotAuthorizedException e) {
-    ctx.header("WWW-Authenticate", "Bearer realm=\"lakestream\"");
-    writeError(ctx, RestErrors.toErrorResponse(e));
+  private Answer issueToken(Call call) {
+    long started = System.nanoTime();
+    OAuthTokenEndpoint.Answer answer =
+        call.bodyTooLarge()
+            ? new OAuthTokenEndpoint.Answer(
+                413, Map.of("error", "invalid_request", "error_description", tooLarge()))
+            : tokenEndpoint.handle(
+                new String(call.body(), StandardCharsets.UTF_8), call.header("authorization"));
+    try {
+      return new Answer(
+          answer.status(),
+          Map.of("Cache-Control", "no-store", "Content-Type", JSON),
+          mapper.writeValueAsBytes(answer.body()));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      metrics.recordRequest("oauth_tokens", answer.status(), System.nanoTime() - started);
+    }
   }
 
   /** Query parameters, percent-decoded; the first value of a repeated name wins. */
@@ -403,32 +343,21 @@ public final class CatalogHttpServer implements AutoCloseable {
     }
   }
 
-  /** Header names in lower case, each with its first value. */
-  private static Map<String, String> headers(Request base) {
-    Map<String, String> headers = new HashMap<>();
-    for (HttpField field : base.getHttpFields()) {
-      headers.putIfAbsent(field.getLowerCaseName(), field.getValue());
-    }
-    headers.computeIfPresent("if-none-match", (name, value) -> withoutGzipSuffix(value));
-    return headers;
+  private static Answer json(int status, String body) {
+    return new Answer(status, Map.of("Content-Type", JSON), body.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void writeError(Response out, ErrorResponse error) {
-    byte[] body = ErrorResponseParser.toJson(error).getBytes(StandardCharsets.UTF_8);
-    out.setStatus(error.code());
-    out.setContentType("application/json");
-    out.setContentLength(body.length);
-    try {
-      out.getOutputStream().write(body);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  private static Answer error(ErrorResponse error) {
+    return new Answer(
+        error.code(),
+        Map.of("Content-Type", JSON),
+        ErrorResponseParser.toJson(error).getBytes(StandardCharsets.UTF_8));
   }
 
-  private void writeError(Context ctx, ErrorResponse error) {
-    ctx.status(error.code())
-        .contentType("application/json")
-        .result(ErrorResponseParser.toJson(error).getBytes(StandardCharsets.UTF_8));
+  private static Answer withHeader(Answer answer, String name, String value) {
+    Map<String, String> headers = new HashMap<>(answer.headers());
+    headers.put(name, value);
+    return new Answer(answer.status(), headers, answer.body());
   }
 
   /**
@@ -437,6 +366,6 @@ public final class CatalogHttpServer implements AutoCloseable {
    */
   @Override
   public void close() {
-    app.stop();
+    transport.close();
   }
 }

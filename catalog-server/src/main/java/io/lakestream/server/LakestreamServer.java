@@ -245,7 +245,7 @@ public final class LakestreamServer implements AutoCloseable {
     requirePortFree(config.bindAddress(), config.httpPort(), "http.port");
     try {
       http.start(config.bindAddress(), config.httpPort());
-    } catch (Exception e) { // Javalin rethrows Jetty's checked exceptions unchecked
+    } catch (IllegalStateException e) { // the bind failure is its cause
       throw new StartupException(
           "Cannot listen on "
               + config.bindAddress()
@@ -413,8 +413,8 @@ public final class LakestreamServer implements AutoCloseable {
   }
 
   /**
-   * Binds and releases the port first, because a failed Jetty start reports its own shutdown error
-   * instead of the bind failure.
+   * Binds and releases the port first, so that a port in use is reported with the key that sets it,
+   * before any listener starts.
    */
   private static void requirePortFree(String host, int port, String key) {
     if (port == 0) {

@@ -77,10 +77,7 @@ public final class Main {
     setDefault("org.slf4j.simpleLogger.showDateTime", "true");
     setDefault("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     setDefault("org.slf4j.simpleLogger.showShortLogName", "true");
-    for (String chatty :
-        new String[] {
-          "org.eclipse.jetty", "io.javalin", "com.zaxxer.hikari", "org.apache.iceberg"
-        }) {
+    for (String chatty : new String[] {"io.netty", "com.zaxxer.hikari", "org.apache.iceberg"}) {
       setDefault("org.slf4j.simpleLogger.log." + chatty, "warn");
     }
   }
