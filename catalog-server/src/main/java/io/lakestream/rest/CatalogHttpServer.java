@@ -15,20 +15,14 @@ import io.lakestream.auth.Principal;
 import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.HttpTransport.Answer;
 import io.lakestream.rest.HttpTransport.Call;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTSerializers;
@@ -59,13 +53,12 @@ public final class CatalogHttpServer implements AutoCloseable {
     return mapper;
   }
 
-  private static final String GZIP_ETAG_SUFFIX = "--gzip";
   private static final String OAUTH_TOKENS_PATH = "/v1/oauth/tokens";
   private static final String JSON = "application/json";
-  private static final int MIN_GZIP_BYTES = 1500;
+  private static final int MIN_COMPRESSED_BYTES = 1500;
 
   private final HttpTransport transport;
-  private final ResponseCache<String, byte[]> gzipBodies = new ResponseCache<>(256);
+  private final ResponseCache<String, byte[]> encodedBodies = new ResponseCache<>(256);
   private final RestRouter router = new RestRouter();
   private final RestHandler handlers;
   private final Authenticator authenticator;
@@ -192,7 +185,8 @@ public final class CatalogHttpServer implements AutoCloseable {
         return answer;
       }
       Map<String, String> headers = new HashMap<>(call.headers());
-      headers.computeIfPresent("if-none-match", (name, value) -> withoutGzipSuffix(value));
+      headers.computeIfPresent(
+          "if-none-match", (name, value) -> ContentEncoding.withoutSuffixes(value));
       RestRequest request =
           new RestRequest(
               principal,
@@ -232,60 +226,28 @@ public final class CatalogHttpServer implements AutoCloseable {
   }
 
   /**
-   * A JSON body with its headers. A body that names its content with an ETag (loadTable) is
-   * compressed once per content for clients that accept gzip; its ETag then carries the {@value
-   * #GZIP_ETAG_SUFFIX} suffix, since a strong ETag names one encoding.
+   * A JSON body with its headers. A body that names its content with an ETag (loadTable, commits)
+   * is compressed once per content and encoding for clients that accept zstd or gzip; its ETag then
+   * names the encoding too.
    */
   private Answer withBody(Call call, int status, Map<String, String> headers, byte[] body) {
     Map<String, String> sentHeaders = new HashMap<>(headers);
     String etag = headers.get("ETag");
     byte[] sent = body;
-    if (etag != null && body.length >= MIN_GZIP_BYTES && acceptsGzip(call)) {
-      sent = gzipBodies.get(etag, () -> gzip(body));
-      sentHeaders.put("ETag", gzipETag(etag));
-      sentHeaders.put("Content-Encoding", "gzip");
+    if (etag != null && body.length >= MIN_COMPRESSED_BYTES) {
+      ContentEncoding encoding = ContentEncoding.choose(call.header("accept-encoding"));
+      if (encoding != ContentEncoding.IDENTITY) {
+        String encodedETag = encoding.etag(etag);
+        sent = encodedBodies.get(encodedETag, () -> encoding.encode(body));
+        sentHeaders.put("ETag", encodedETag);
+        sentHeaders.put("Content-Encoding", encoding.token());
+      }
     }
     if (etag != null) {
       sentHeaders.put("Vary", "Accept-Encoding");
     }
     sentHeaders.put("Content-Type", JSON);
     return new Answer(status, sentHeaders, sent);
-  }
-
-  private static boolean acceptsGzip(Call call) {
-    String accepted = call.header("accept-encoding");
-    return accepted != null && accepted.toLowerCase(Locale.ROOT).contains("gzip");
-  }
-
-  /**
-   * Compressed at the fastest level: the body is compressed once per content but decompressed by
-   * every client, and the fastest level costs a fraction of the default's time for a few percent
-   * more bytes on JSON.
-   */
-  private static byte[] gzip(byte[] body) {
-    ByteArrayOutputStream compressed = new ByteArrayOutputStream(body.length / 4);
-    try (GZIPOutputStream out =
-        new GZIPOutputStream(compressed, 8192) {
-          {
-            def.setLevel(Deflater.BEST_SPEED);
-          }
-        }) {
-      out.write(body);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return compressed.toByteArray();
-  }
-
-  private static String gzipETag(String etag) {
-    return etag.endsWith("\"")
-        ? etag.substring(0, etag.length() - 1) + GZIP_ETAG_SUFFIX + "\""
-        : etag;
-  }
-
-  /** If-None-Match as the handlers know the ETags: without the gzip suffix. */
-  private static String withoutGzipSuffix(String ifNoneMatch) {
-    return ifNoneMatch.replace(GZIP_ETAG_SUFFIX + "\"", "\"");
   }
 
   private Answer scrapeMetrics(Call call) {

@@ -1,8 +1,10 @@
 package io.lakestream.rest;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.github.luben.zstd.Zstd;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
@@ -678,6 +680,27 @@ class RestCatalogTest {
     assertThat(gzipETag).isNotEqualTo(plainETag);
     assertThat(get("/v1/namespaces/gzip/tables/t", Map.of("If-None-Match", gzipETag)).statusCode())
         .isEqualTo(304);
+
+    // zstd wins when accepted (as Iceberg's HTTP client offers it), and a refused coding is not
+    // used
+    HttpResponse<byte[]> zstd =
+        http.send(
+            HttpRequest.newBuilder(URI.create(base + "/v1/namespaces/gzip/tables/t"))
+                .header("Accept-Encoding", "gzip, deflate, zstd, x-gzip")
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(zstd.headers().firstValue("Content-Encoding")).contains("zstd");
+    assertThat(zstd.body().length).isLessThan(plain.body().length());
+    assertThat(new String(Zstd.decompress(zstd.body(), plain.body().length()), UTF_8))
+        .isEqualTo(plain.body());
+    String zstdETag = zstd.headers().firstValue("ETag").orElseThrow();
+    assertThat(zstdETag).isNotIn(plainETag, gzipETag);
+    assertThat(get("/v1/namespaces/gzip/tables/t", Map.of("If-None-Match", zstdETag)).statusCode())
+        .isEqualTo(304);
+    HttpResponse<String> refused =
+        get("/v1/namespaces/gzip/tables/t", Map.of("Accept-Encoding", "zstd;q=0, gzip;q=0"));
+    assertThat(refused.headers().firstValue("Content-Encoding")).isEmpty();
+    assertThat(refused.body()).isEqualTo(plain.body());
   }
 
   @Test
