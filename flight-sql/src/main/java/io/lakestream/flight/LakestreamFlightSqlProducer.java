@@ -19,6 +19,8 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelStatus;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightEndpoint;
 import org.apache.arrow.flight.FlightInfo;
@@ -69,6 +71,8 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
   private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
   private final Map<ByteString, PendingResult> results = new ConcurrentHashMap<>();
+  // Results being streamed, by statement handle, so that CancelFlightInfo can reach them.
+  private final Map<ByteString, PendingResult> streaming = new ConcurrentHashMap<>();
 
   /** A prepared statement: its query, owner and the parameters bound last. */
   private record PreparedQuery(
@@ -141,7 +145,54 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
               .toRuntimeException());
       return;
     }
-    stream(pending.result(), listener);
+    streaming.put(ticket.getStatementHandle(), pending);
+    stream(
+        pending.result(), listener, () -> streaming.remove(ticket.getStatementHandle(), pending));
+  }
+
+  /**
+   * Cancels a query by its FlightInfo (Flight's {@code CancelFlightInfo}): a result not yet fetched
+   * is dropped, and a result being streamed stops with {@code CANCELLED} at its next batch, DuckDB
+   * interrupting the batch it computes. Only the principal who started a query may cancel it.
+   */
+  @Override
+  public void cancelFlightInfo(
+      CancelFlightInfoRequest request, CallContext context, StreamListener<CancelStatus> listener) {
+    String principal = principal(context);
+    CancelStatus status = CancelStatus.NOT_CANCELLABLE;
+    for (FlightEndpoint endpoint : request.getInfo().getEndpoints()) {
+      ByteString handle = statementHandle(endpoint.getTicket());
+      if (handle == null) {
+        continue;
+      }
+      PendingResult pending = results.get(handle);
+      if (pending != null
+          && pending.principal().equals(principal)
+          && results.remove(handle, pending)) {
+        pending.result().close();
+        status = CancelStatus.CANCELLED;
+        continue;
+      }
+      PendingResult running = streaming.get(handle);
+      if (running != null && running.principal().equals(principal)) {
+        running.result().cancel();
+        status = CancelStatus.CANCELLED;
+      }
+    }
+    listener.onNext(status);
+    listener.onCompleted();
+  }
+
+  /** The statement handle a query ticket carries, or null for another kind of ticket. */
+  private static ByteString statementHandle(Ticket ticket) {
+    try {
+      Any any = Any.parseFrom(ticket.getBytes());
+      return any.is(FlightSql.TicketStatementQuery.class)
+          ? any.unpack(FlightSql.TicketStatementQuery.class).getStatementHandle()
+          : null;
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      return null;
+    }
   }
 
   @Override
@@ -291,12 +342,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   private void stream(QueryResult result, ServerStreamListener listener) {
+    stream(result, listener, () -> {});
+  }
+
+  /**
+   * Streams a result's batches; {@code ended} runs once no more batch will be sent, before the
+   * client learns that the stream ended, so a cancel arriving after that finds nothing to cancel.
+   */
+  private void stream(QueryResult result, ServerStreamListener listener, Runnable ended) {
     try (result) {
       ArrowReader reader = result.reader();
       listener.start(reader.getVectorSchemaRoot());
-      while (reader.loadNextBatch()) {
+      while (!result.cancelled() && reader.loadNextBatch()) {
         BackpressureStrategy.WaitResult ready = awaitReady(listener);
         if (ready != BackpressureStrategy.WaitResult.READY) {
+          ended.run();
           listener.error(
               CallStatus.CANCELLED
                   .withDescription("The client stopped reading the result (" + ready + ")")
@@ -305,10 +365,20 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
         }
         listener.putNext();
       }
+      ended.run();
+      if (result.cancelled()) {
+        listener.error(cancelled());
+        return;
+      }
       listener.completed();
     } catch (Exception e) {
-      listener.error(FlightErrors.toFlight(e));
+      ended.run();
+      listener.error(result.cancelled() ? cancelled() : FlightErrors.toFlight(e));
     }
+  }
+
+  private static RuntimeException cancelled() {
+    return CallStatus.CANCELLED.withDescription("The query was cancelled").toRuntimeException();
   }
 
   /**

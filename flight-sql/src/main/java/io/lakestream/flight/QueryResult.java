@@ -12,6 +12,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class QueryResult implements AutoCloseable {
   private final ArrowReader reader;
   private final List<AutoCloseable> resources;
+  private volatile boolean cancelled;
 
   /**
    * @param resources closed in reverse order after the reader
@@ -31,6 +32,27 @@ final class QueryResult implements AutoCloseable {
 
   ArrowReader reader() {
     return reader;
+  }
+
+  /**
+   * Cancels the query from any thread: the reading thread sees {@link #cancelled()}, and a batch
+   * DuckDB is computing at the moment is interrupted.
+   */
+  void cancel() {
+    cancelled = true;
+    for (AutoCloseable resource : resources) {
+      if (resource instanceof java.sql.Statement statement) {
+        try {
+          statement.cancel();
+        } catch (java.sql.SQLException e) {
+          // Closed meanwhile: nothing left to interrupt.
+        }
+      }
+    }
+  }
+
+  boolean cancelled() {
+    return cancelled;
   }
 
   @Override
