@@ -57,8 +57,9 @@ import org.apache.iceberg.rest.RESTCatalog;
  *       return. Baseline: raw {@code FileChannel.write} + {@code force(false)} of the same number
  *       of bytes as the server's {@code streams} directory grew by, in as many writes as batches;
  *   <li>scans {@code bench.w1} fully and projected to {@code b0, s0}, touching both columns of
- *       every row in place (b0's value, s0's length and first byte). Baseline of the full scan: a loopback socket copy of as many bytes as the table
- *       has on disk; baseline of the projected scan: the full scan;
+ *       every row in place (b0's value, s0's length and first byte). Baseline of the full scan: a
+ *       loopback socket copy of as many bytes as the table has on disk; baseline of the projected
+ *       scan: the full scan;
  *   <li>measures freshness: a thread polls a scanner at the latest offset while single rows are
  *       appended and flushed one at a time; the figure is the time from {@code flush()} return to
  *       the row's arrival. Baseline: the append-to-ack time of the same rows;
