@@ -325,7 +325,7 @@ final class HttpTransport implements AutoCloseable {
               written -> {
                 finished();
                 busy = false;
-                if (!queued.keepAlive() || !written.isSuccess()) {
+                if (!queued.keepAlive() || !written.isSuccess() || closing) {
                   closing = true;
                   context.close();
                 } else {
