@@ -38,6 +38,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  */
 public final class LogScanner implements AutoCloseable {
   private static final int MAX_FETCH_BYTES = 8 << 20;
+  // A bucket's first fetch asks for this much and each next one for twice the last, up to
+  // MAX_FETCH_BYTES: the first rows arrive (and are decoded while more are read) sooner.
+  private static final int FIRST_FETCH_BYTES = 512 << 10;
   private static final int MAX_WAIT_MILLIS = 500;
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
   private static final int RESPONSE_ARRAY_BYTES = MAX_FETCH_BYTES + (1 << 20);
@@ -56,6 +59,7 @@ public final class LogScanner implements AutoCloseable {
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
   private final java.util.ArrayDeque<byte[]> spareArrays = new java.util.ArrayDeque<>();
   private final Map<TableBucket, Integer> failedFetches = new HashMap<>();
+  private final Map<TableBucket, Integer> fetchBytes = new HashMap<>();
   private final int[] projection;
 
   LogScanner(Table table, List<String> columns, BatchFilter filter) {
@@ -148,12 +152,14 @@ public final class LogScanner implements AutoCloseable {
       previous.cancel(false);
     }
     positions.put(key, offset);
+    fetchBytes.put(key, FIRST_FETCH_BYTES);
   }
 
   /** Stops reading a bucket of a partition (for example one that retention expired). */
   public void unsubscribe(String partition, int bucket) {
     TableBucket key = new TableBucket(partition, bucket);
     positions.remove(key);
+    fetchBytes.remove(key);
     failedFetches.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
@@ -197,7 +203,7 @@ public final class LogScanner implements AutoCloseable {
                     bucket.partition(),
                     bucket.bucket(),
                     entry.getValue(),
-                    MAX_FETCH_BYTES,
+                    nextFetchBytes(bucket),
                     wait,
                     projection,
                     encodedFilter,
@@ -249,7 +255,7 @@ public final class LogScanner implements AutoCloseable {
                   bucket.partition(),
                   bucket.bucket(),
                   next,
-                  MAX_FETCH_BYTES,
+                  nextFetchBytes(bucket),
                   MAX_WAIT_MILLIS,
                   projection,
                   encodedFilter,
@@ -263,6 +269,13 @@ public final class LogScanner implements AutoCloseable {
         return batches;
       }
     }
+  }
+
+  /** The size to ask the next fetch of a bucket for; the one after asks for twice as much. */
+  private int nextFetchBytes(TableBucket bucket) {
+    int bytes = fetchBytes.getOrDefault(bucket, MAX_FETCH_BYTES);
+    fetchBytes.put(bucket, Math.min(MAX_FETCH_BYTES, bytes * 2));
+    return bytes;
   }
 
   /**
