@@ -65,6 +65,7 @@ final class HttpTransport implements AutoCloseable {
   private static final int MAX_HEADER_BYTES = 16 * 1024;
   private static final int MAX_QUEUED = 16;
   private static final long MAX_DISCARDED_BYTES = 8L * 1024 * 1024;
+  private static final int INITIAL_BODY_BYTES = 64 * 1024;
   private static final int MAX_WORKERS = 256;
   private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -219,7 +220,11 @@ final class HttpTransport implements AutoCloseable {
           head = request;
           long declared = HttpUtil.getContentLength(request, -1L);
           tooLarge = declared > maxBodyBytes;
-          body = tooLarge ? null : new ByteArrayOutputStream((int) Math.max(0, declared));
+          // Sized for the declared body, but a declaration alone reserves at most 64 KiB.
+          body =
+              tooLarge
+                  ? null
+                  : new ByteArrayOutputStream((int) Math.clamp(declared, 0, INITIAL_BODY_BYTES));
           discarded = 0;
         }
         if (message instanceof HttpContent content && head != null) {
