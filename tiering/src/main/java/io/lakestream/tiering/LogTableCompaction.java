@@ -12,23 +12,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.util.StructLikeWrapper;
 import org.slf4j.Logger;
@@ -170,64 +163,32 @@ final class LogTableCompaction {
   private void rewrite(TablePath path, Table table, Snapshot snapshot, List<DataFile> files) {
     TableOperations operations = ((HasTableOperations) table).operations();
     TieredOffsets offsets = TieredOffsets.committedIn(operations.current());
-    FanoutDataWriter<Record> writer = LakeFiles.dataWriter(table, attempts.incrementAndGet());
-    PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    long rows = 0;
-    boolean written = false;
-    try {
-      for (DataFile file : files) {
-        try (CloseableIterable<Record> records =
-            Parquet.read(table.io().newInputFile(file.location()))
-                .project(table.schema())
-                .createReaderFunc(
-                    fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
-                .build()) {
-          for (Record record : records) {
-            partitionKey.partition(wrapper.wrap(record));
-            writer.write(record, table.spec(), partitionKey);
-            rows++;
-          }
-        }
-      }
-      writer.close();
-      written = true;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot rewrite small files of " + path, e);
-    } finally {
-      if (!written) {
-        try {
-          writer.close();
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Cannot close the writer of a failed compaction of {}", path, e);
-        }
-        LakeFiles.deleteQuietly(table.io(), writer.result().dataFiles());
-      }
+    List<CompactionRewrite.Rows> sources = new ArrayList<>();
+    for (DataFile file : files) {
+      sources.add(
+          () ->
+              Parquet.read(table.io().newInputFile(file.location()))
+                  .project(table.schema())
+                  .createReaderFunc(
+                      fileSchema -> GenericParquetReaders.buildReader(table.schema(), fileSchema))
+                  .build());
     }
-
-    List<DataFile> newData = writer.result().dataFiles();
-    boolean committed = false;
-    try {
-      new BaseTable(new ExpectingOffsets(operations, offsets, path), table.name())
-          .newRewrite()
-          .set(TieredOffsets.SUMMARY_KEY, offsets.toJson())
-          .validateFromSnapshot(snapshot.snapshotId())
-          .rewriteFiles(new HashSet<>(files), Set.of(), new HashSet<>(newData), Set.of())
-          .commit();
-      committed = true;
-      LOG.info(
-          "Compacted {}: {} small files into {} files of {} rows",
-          path,
-          files.size(),
-          newData.size(),
-          rows);
-    } catch (CommitStateUnknownException e) {
-      committed = true; // the files may be in the table: keep them
-      throw e;
-    } finally {
-      if (!committed) {
-        LakeFiles.deleteQuietly(table.io(), newData);
-      }
-    }
+    CompactionRewrite.Written written =
+        CompactionRewrite.write(path, table, attempts.incrementAndGet(), sources);
+    CompactionRewrite.commit(
+        path,
+        table,
+        snapshot,
+        offsets,
+        written.files(),
+        rewrite ->
+            rewrite.rewriteFiles(
+                new HashSet<>(files), Set.of(), new HashSet<>(written.files()), Set.of()));
+    LOG.info(
+        "Compacted {}: {} small files into {} files of {} rows",
+        path,
+        files.size(),
+        written.files().size(),
+        written.rows());
   }
 }

@@ -7,24 +7,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.InternalRecordWrapper;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,60 +108,28 @@ final class PrimaryKeyCompaction {
       throw new UncheckedIOException("Cannot read the manifests of " + path, e);
     }
 
-    FanoutDataWriter<Record> writer = LakeFiles.dataWriter(table, attempts.incrementAndGet());
-    PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
-    InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    long rows = 0;
-    boolean written = false;
-    try (CloseableIterable<Record> records =
-        IcebergGenerics.read(table).useSnapshot(snapshot.snapshotId()).build()) {
-      for (Record record : records) {
-        partitionKey.partition(wrapper.wrap(record));
-        writer.write(record, table.spec(), partitionKey);
-        rows++;
-      }
-      writer.close();
-      written = true;
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot rewrite the data files of " + path, e);
-    } finally {
-      if (!written) {
-        try {
-          writer.close();
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Cannot close the writer of a failed compaction of {}", path, e);
-        }
-        LakeFiles.deleteQuietly(table.io(), writer.result().dataFiles());
-      }
-    }
-
-    List<DataFile> newData = writer.result().dataFiles();
-    boolean committed = false;
-    try {
-      // Through the offsets guard, so that a round another tierer commits meanwhile makes this
-      // fail rather than be re-applied under offsets that are no longer the table's.
-      new BaseTable(new ExpectingOffsets(operations, offsets, path), table.name())
-          .newRewrite()
-          .set(TieredOffsets.SUMMARY_KEY, offsets.toJson())
-          .validateFromSnapshot(snapshot.snapshotId())
-          .dataSequenceNumber(snapshot.sequenceNumber())
-          .rewriteFiles(oldData, oldDeletes, new HashSet<>(newData), Set.of())
-          .commit();
-      committed = true;
-      LOG.info(
-          "Compacted {}: {} data and {} delete files into {} data files of {} rows",
-          path,
-          oldData.size(),
-          oldDeletes.size(),
-          newData.size(),
-          rows);
-    } catch (CommitStateUnknownException e) {
-      committed = true; // the files may be in the table: keep them
-      throw e;
-    } finally {
-      if (!committed) {
-        LakeFiles.deleteQuietly(table.io(), newData);
-      }
-    }
+    CompactionRewrite.Written written =
+        CompactionRewrite.write(
+            path,
+            table,
+            attempts.incrementAndGet(),
+            List.of(() -> IcebergGenerics.read(table).useSnapshot(snapshot.snapshotId()).build()));
+    CompactionRewrite.commit(
+        path,
+        table,
+        snapshot,
+        offsets,
+        written.files(),
+        rewrite ->
+            rewrite
+                .dataSequenceNumber(snapshot.sequenceNumber())
+                .rewriteFiles(oldData, oldDeletes, new HashSet<>(written.files()), Set.of()));
+    LOG.info(
+        "Compacted {}: {} data and {} delete files into {} data files of {} rows",
+        path,
+        oldData.size(),
+        oldDeletes.size(),
+        written.files().size(),
+        written.rows());
   }
 }
