@@ -1,9 +1,14 @@
 package io.lakestream.catalog;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.exceptions.RuntimeIOException;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.view.ViewMetadata;
 import org.apache.iceberg.view.ViewMetadataParser;
@@ -11,7 +16,9 @@ import org.apache.iceberg.view.ViewMetadataParser;
 /**
  * Parsed table and view metadata by file location. Metadata files are immutable once the catalog
  * points at them, so an entry never goes stale; the cache only bounds memory (least recently used
- * entries leave first). Thread safe.
+ * entries leave first). A table entry keeps the file's JSON text too when the file is uncompressed,
+ * so that answers carrying the metadata copy it instead of serializing the parsed form again.
+ * Thread safe.
  */
 public final class MetadataCache {
   private final Map<String, Object> entries;
@@ -28,20 +35,44 @@ public final class MetadataCache {
 
   TableMetadata table(String location, FileIO io) {
     Object cached = get(location);
-    if (cached instanceof TableMetadata metadata) {
-      return metadata;
+    if (cached instanceof CachedTable table) {
+      return table.metadata();
     }
-    TableMetadata metadata = TableMetadataParser.read(io, location);
-    put(location, metadata);
+    byte[] bytes = read(location, io);
+    TableMetadata metadata = TableMetadataParser.read(new InMemoryInputFile(location, bytes));
+    putTable(location, metadata, bytes);
     return metadata;
   }
 
   /**
    * Caches the metadata of a file just written, parsed from the bytes written, so that it is what
    * {@link #table} would read from the file.
+   *
+   * @param bytes the file's bytes as written, or null when they are not at hand
    */
-  void putTable(String location, TableMetadata metadata) {
-    put(location, metadata);
+  void putTable(String location, TableMetadata metadata, byte[] bytes) {
+    boolean plainJson =
+        bytes != null
+            && TableMetadataParser.Codec.fromFileName(location) == TableMetadataParser.Codec.NONE;
+    put(location, new CachedTable(metadata, plainJson ? bytes : null));
+  }
+
+  /**
+   * The JSON text of the cached table metadata file at {@code location}: exactly the file's bytes,
+   * when the file is cached and uncompressed. Never reads the file.
+   */
+  Optional<byte[]> tableJson(String location) {
+    return get(location) instanceof CachedTable table
+        ? Optional.ofNullable(table.json())
+        : Optional.empty();
+  }
+
+  private static byte[] read(String location, FileIO io) {
+    try (InputStream in = io.newInputFile(location).newStream()) {
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new RuntimeIOException(e, "Cannot read table metadata file %s", location);
+    }
   }
 
   ViewMetadata view(String location, FileIO io) {
@@ -61,4 +92,7 @@ public final class MetadataCache {
   private synchronized void put(String location, Object metadata) {
     entries.put(location, metadata);
   }
+
+  /** Parsed table metadata and, for an uncompressed file, its JSON text (null otherwise). */
+  private record CachedTable(TableMetadata metadata, byte[] json) {}
 }

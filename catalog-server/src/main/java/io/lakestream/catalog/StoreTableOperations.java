@@ -98,7 +98,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       }
       throw e;
     }
-    cache.putTable(newLocation, written);
+    cache.putTable(newLocation, written, io.written(newLocation));
     committedLocation = newLocation;
     requestRefresh();
   }

@@ -150,6 +150,15 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         .map(pointer -> cache.table(pointer.metadataLocation(), io));
   }
 
+  /**
+   * The JSON text of the table metadata file at {@code location}, byte for byte, if the catalog
+   * holds it in memory (it does for the current metadata of a table it served or committed lately,
+   * unless the file is compressed). Never reads the file.
+   */
+  public Optional<byte[]> cachedTableJson(String location) {
+    return cache.tableJson(location);
+  }
+
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
     if (store.loadNamespace(warehouse, identifier.namespace()).isEmpty()) {
@@ -283,7 +292,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       }
       throw e;
     }
-    committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file));
+    committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file, null));
   }
 
   private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {

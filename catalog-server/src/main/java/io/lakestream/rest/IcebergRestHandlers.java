@@ -1,5 +1,6 @@
 package io.lakestream.rest;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -290,6 +291,13 @@ public final class IcebergRestHandlers implements RestHandler {
     return loadTableResponses.get(
         new LoadedTableKey(location, mode, vended),
         () -> {
+          Optional<byte[]> json =
+              mode == SnapshotMode.ALL && !vended
+                  ? catalog.cachedTableJson(location)
+                  : Optional.empty();
+          if (json.isPresent()) {
+            return new LoadedTable(etag(location, mode), loadTableAnswer(location, json.get()));
+          }
           TableMetadata served =
               mode == SnapshotMode.REFS
                   ? TableMetadata.buildFrom(metadata)
@@ -307,6 +315,26 @@ public final class IcebergRestHandlers implements RestHandler {
               etag(vended ? location + "#vended-credentials" : location, mode),
               serialize(response.build()));
         });
+  }
+
+  /**
+   * A loadTable answer without config or credentials, built around the metadata file's own JSON
+   * text: what serializing the parsed metadata would give, without serializing it again.
+   */
+  private byte[] loadTableAnswer(String location, byte[] metadataJson) {
+    byte[] head = ("{\"metadata-location\":" + quoted(location) + ",\"metadata\":").getBytes(UTF_8);
+    byte[] answer = Arrays.copyOf(head, head.length + metadataJson.length + 1);
+    System.arraycopy(metadataJson, 0, answer, head.length, metadataJson.length);
+    answer[answer.length - 1] = '}';
+    return answer;
+  }
+
+  private String quoted(String text) {
+    try {
+      return mapper.writeValueAsString(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("Cannot quote a string", e);
+    }
   }
 
   /** What a loadTable answer depends on besides the warehouse's fixed storage settings. */

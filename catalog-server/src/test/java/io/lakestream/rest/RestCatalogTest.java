@@ -562,6 +562,34 @@ class RestCatalogTest {
                 .operations()
                 .current()
                 .metadataFileLocation());
+    // The answer is Iceberg's serialization of itself, and its metadata is the file's content.
+    com.fasterxml.jackson.databind.ObjectMapper json = org.apache.iceberg.util.JsonUtil.mapper();
+    assertThat(json.readTree(committed.body()))
+        .isEqualTo(
+            json.readTree(
+                org.apache.iceberg.rest.responses.LoadTableResponseParser.toJson(answer)));
+    assertThat(json.readTree(committed.body()).get("metadata"))
+        .isEqualTo(json.readTree(Files.readAllBytes(localPath(answer.metadataLocation()))));
+  }
+
+  @Test
+  void tablesWithCompressedMetadataFilesLoadAndCommit() throws Exception {
+    catalog.createNamespace(Namespace.of("compressed"), new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of("compressed", "t");
+    catalog
+        .buildTable(identifier, SCHEMA)
+        .withProperty("write.metadata.compression-codec", "gzip")
+        .create()
+        .updateProperties()
+        .set("after", "gzip")
+        .commit();
+    HttpResponse<String> loaded = get("/v1/namespaces/compressed/tables/t", Map.of());
+    assertThat(loaded.statusCode()).as(loaded.body()).isEqualTo(200);
+    org.apache.iceberg.rest.responses.LoadTableResponse answer =
+        org.apache.iceberg.rest.responses.LoadTableResponseParser.fromJson(loaded.body());
+    assertThat(answer.metadataLocation()).endsWith(".gz.metadata.json");
+    assertThat(answer.tableMetadata().properties()).containsEntry("after", "gzip");
+    assertThat(catalog.loadTable(identifier).properties()).containsEntry("after", "gzip");
   }
 
   /**
@@ -744,6 +772,10 @@ class RestCatalogTest {
             HttpResponse.BodyHandlers.ofString()),
         405,
         "not allowed");
+  }
+
+  private static Path localPath(String location) {
+    return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
   }
 
   private static void assertError(HttpResponse<String> response, int status, String text) {
