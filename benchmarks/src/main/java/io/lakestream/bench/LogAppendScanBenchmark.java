@@ -48,14 +48,16 @@ import org.apache.iceberg.rest.RESTCatalog;
 /**
  * Workload W1 on a log table of one bucket, through the packaged server and the Java client.
  *
- * <p>Each iteration starts {@code bin/lakestream server} on an empty data directory, creates two W1
- * log tables through the REST catalog, and:
+ * <p>One {@code bin/lakestream server} on an empty data directory serves every iteration, so the
+ * warm-up iteration warms it as a long-running server is warm. Each iteration creates two new W1
+ * log tables through the REST catalog ({@code bench.w1_<n>} and {@code bench.w1_zstd_<n>}), drops
+ * them with their data when done, and:
  *
  * <ul>
  *   <li>appends the rows from one client (8192-row batches, fsync on) to {@code bench.w1}
  *       uncompressed and to {@code bench.w1_zstd} with ZSTD, timing first append to {@code flush()}
  *       return. Baseline: raw {@code FileChannel.write} + {@code force(false)} of the same number
- *       of bytes as the server's {@code streams} directory grew by, in as many writes as batches;
+ *       of bytes as the table's stream data takes on disk, in as many writes as batches;
  *   <li>scans {@code bench.w1} fully and projected to {@code b0, s0}, touching both columns of
  *       every row in place (b0's value, s0's length and first byte). Baseline of the full scan: a
  *       loopback socket copy of as many bytes as the table has on disk; baseline of the projected
@@ -64,7 +66,8 @@ import org.apache.iceberg.rest.RESTCatalog;
  *       appended and flushed one at a time; the figure is the time from {@code flush()} return to
  *       the row's arrival. Baseline: the append-to-ack time of the same rows;
  *   <li>reports the on-disk size per million rows (baseline: the rows' raw size in row form) and
- *       the server's VmRSS at the end (baseline: this benchmark client JVM's VmRSS).
+ *       the server's VmRSS at the end of the iteration (baseline: this benchmark client JVM's
+ *       VmRSS).
  * </ul>
  */
 final class LogAppendScanBenchmark implements Benchmark {
@@ -116,8 +119,7 @@ final class LogAppendScanBenchmark implements Benchmark {
     int freshnessSamples = quick ? QUICK_FRESHNESS_SAMPLES : FULL_FRESHNESS_SAMPLES;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     Object[][] pool = WideEvents.rowPool();
-    List<Sample> samples =
-        context.iterate(() -> measure(context, launcher, pool, rows, freshnessSamples));
+    List<Sample> samples = onOneServer(context, launcher, pool, rows, freshnessSamples);
     String rawBaseline =
         String.format(
             java.util.Locale.ROOT,
@@ -220,10 +222,14 @@ final class LogAppendScanBenchmark implements Benchmark {
     double clientRssMib;
   }
 
-  private static Sample measure(
+  /**
+   * Starts one server and runs every iteration against it, each on two new tables that it drops
+   * when done: the warm-up iteration warms the server as well as this client, as a long-running
+   * server is warm.
+   */
+  private static List<Sample> onOneServer(
       BenchmarkContext context, Path launcher, Object[][] pool, int rows, int freshnessSamples)
       throws Exception {
-    Sample sample = new Sample();
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-log-");
         HttpClient http =
             HttpClient.newBuilder()
@@ -231,11 +237,10 @@ final class LogAppendScanBenchmark implements Benchmark {
                 .connectTimeout(REQUEST_TIMEOUT)
                 .build()) {
       Path work = directory.path();
-      Path data = work.resolve("data");
-      Path streams = data.resolve("streams");
+      Path streams = work.resolve("data").resolve("streams");
       int[] ports = FreePorts.onLoopback(3);
       ProcessBuilder builder =
-          LakestreamLauncher.server(launcher, data, ports[0], ports[1], ports[2]);
+          LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
       URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
       try (ChildProcess server =
           ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
@@ -244,80 +249,121 @@ final class LogAppendScanBenchmark implements Benchmark {
             START_DEADLINE,
             POLL_INTERVAL,
             () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
-        createTables(base);
-        try (Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
-          Table plain = connection.table(TablePath.of("bench.w1"));
-          Table zstd = connection.table(TablePath.of("bench.w1_zstd"));
-          int batches = (rows + BATCH_ROWS - 1) / BATCH_ROWS;
-
-          long before = directorySize(streams);
-          sample.appendRowsPerSecond = append(plain, Compression.NONE, pool, rows);
-          long plainBytes = directorySize(streams) - before;
-          context
-              .progress()
-              .printf("    append uncompressed: %.0f rows/s%n", sample.appendRowsPerSecond);
-
-          before = directorySize(streams);
-          sample.appendZstdRowsPerSecond = append(zstd, Compression.ZSTD, pool, rows);
-          long zstdBytes = directorySize(streams) - before;
-          context
-              .progress()
-              .printf("    append ZSTD: %.0f rows/s%n", sample.appendZstdRowsPerSecond);
-
-          double rawSeconds = rawWriteSeconds(work.resolve("raw.log"), plainBytes, batches);
-          sample.rawRowsPerSecond = rows / rawSeconds;
-          sample.rawMegabytesPerSecond = plainBytes / rawSeconds / 1e6;
-          double rawZstdSeconds = rawWriteSeconds(work.resolve("raw-zstd.log"), zstdBytes, batches);
-          sample.rawZstdRowsPerSecond = rows / rawZstdSeconds;
-          sample.rawZstdMegabytesPerSecond = zstdBytes / rawZstdSeconds / 1e6;
-
-          sample.diskBytesPerMillion = plainBytes * 1e6 / rows;
-          sample.diskZstdBytesPerMillion = zstdBytes * 1e6 / rows;
-          sample.rawBytesPerMillion = rawRowBytes(pool, rows) * 1e6 / rows;
-
-          long end = plain.latestOffset(0);
-          sample.scanRowsPerSecond = scan(plain.newScanner(), end);
-          sample.projectedScanRowsPerSecond =
-              scan(plain.newScanner(PROJECTION, BatchFilter.MATCH_ALL), end);
-          sample.socketRowsPerSecond = rows / loopbackCopySeconds(plainBytes);
-          context
-              .progress()
-              .printf(
-                  "    scan full: %.0f rows/s, projected: %.0f rows/s%n",
-                  sample.scanRowsPerSecond, sample.projectedScanRowsPerSecond);
-
-          freshness(plain, pool, freshnessSamples, sample);
+        List<Sample> samples;
+        try (RESTCatalog catalog = catalog(base);
+            Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
+          catalog.createNamespace(Namespace.of("bench"));
+          int[] iteration = {0};
+          samples =
+              context.iterate(
+                  () ->
+                      measure(
+                          context,
+                          new Tables(catalog, connection, streams, iteration[0]++),
+                          server,
+                          work,
+                          pool,
+                          rows,
+                          freshnessSamples));
         }
-        sample.serverRssMib = server.residentMemoryMib();
-        sample.clientRssMib = clientRssMib();
         int exitCode = server.terminate(EXIT_DEADLINE);
         if (exitCode != 0) {
           throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
         }
+        return samples;
       }
     }
+  }
+
+  /** One iteration's tables, created and dropped through the catalog. */
+  private record Tables(RESTCatalog catalog, Connection connection, Path streams, int iteration) {
+    TableIdentifier identifier(String name) {
+      return TableIdentifier.of("bench", name + "_" + iteration);
+    }
+
+    Table create(String name) {
+      Map<String, String> tableProperties = new HashMap<>();
+      tableProperties.put("lakestream.kind", "log");
+      tableProperties.put("lakestream.buckets", "1");
+      catalog
+          .buildTable(identifier(name), W1_SCHEMA)
+          .withPartitionSpec(PartitionSpec.unpartitioned())
+          .withProperties(tableProperties)
+          .create();
+      return connection.table(TablePath.of("bench." + identifier(name).name()));
+    }
+
+    /** Bytes of a table's stream data on disk. */
+    long diskBytes(String name) throws IOException {
+      Path data = streams.resolve(catalog.loadTable(identifier(name)).uuid().toString());
+      return Files.exists(data) ? directorySize(data) : 0;
+    }
+
+    void drop(String name) {
+      catalog.dropTable(identifier(name), true);
+    }
+  }
+
+  private static Sample measure(
+      BenchmarkContext context,
+      Tables tables,
+      ChildProcess server,
+      Path work,
+      Object[][] pool,
+      int rows,
+      int freshnessSamples)
+      throws Exception {
+    Sample sample = new Sample();
+    Table plain = tables.create("w1");
+    Table zstd = tables.create("w1_zstd");
+    int batches = (rows + BATCH_ROWS - 1) / BATCH_ROWS;
+
+    sample.appendRowsPerSecond = append(plain, Compression.NONE, pool, rows);
+    long plainBytes = tables.diskBytes("w1");
+    context.progress().printf("    append uncompressed: %.0f rows/s%n", sample.appendRowsPerSecond);
+
+    sample.appendZstdRowsPerSecond = append(zstd, Compression.ZSTD, pool, rows);
+    long zstdBytes = tables.diskBytes("w1_zstd");
+    context.progress().printf("    append ZSTD: %.0f rows/s%n", sample.appendZstdRowsPerSecond);
+
+    double rawSeconds = rawWriteSeconds(work.resolve("raw.log"), plainBytes, batches);
+    sample.rawRowsPerSecond = rows / rawSeconds;
+    sample.rawMegabytesPerSecond = plainBytes / rawSeconds / 1e6;
+    double rawZstdSeconds = rawWriteSeconds(work.resolve("raw-zstd.log"), zstdBytes, batches);
+    sample.rawZstdRowsPerSecond = rows / rawZstdSeconds;
+    sample.rawZstdMegabytesPerSecond = zstdBytes / rawZstdSeconds / 1e6;
+
+    sample.diskBytesPerMillion = plainBytes * 1e6 / rows;
+    sample.diskZstdBytesPerMillion = zstdBytes * 1e6 / rows;
+    sample.rawBytesPerMillion = rawRowBytes(pool, rows) * 1e6 / rows;
+
+    long end = plain.latestOffset(0);
+    sample.scanRowsPerSecond = scan(plain.newScanner(), end);
+    sample.projectedScanRowsPerSecond =
+        scan(plain.newScanner(PROJECTION, BatchFilter.MATCH_ALL), end);
+    sample.socketRowsPerSecond = rows / loopbackCopySeconds(plainBytes);
+    context
+        .progress()
+        .printf(
+            "    scan full: %.0f rows/s, projected: %.0f rows/s%n",
+            sample.scanRowsPerSecond, sample.projectedScanRowsPerSecond);
+
+    freshness(plain, pool, freshnessSamples, sample);
+    sample.serverRssMib = server.residentMemoryMib();
+    sample.clientRssMib = clientRssMib();
+    tables.drop("w1");
+    tables.drop("w1_zstd");
     return sample;
   }
 
-  private static void createTables(URI base) throws IOException {
+  private static RESTCatalog catalog(URI base) {
     Map<String, String> properties = new HashMap<>();
     properties.put(CatalogProperties.URI, base.toString());
     properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
     properties.put("rest-metrics-reporting-enabled", "false");
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      catalog.initialize("lakestream", properties);
-      catalog.createNamespace(Namespace.of("bench"));
-      for (String name : List.of("w1", "w1_zstd")) {
-        Map<String, String> tableProperties = new HashMap<>();
-        tableProperties.put("lakestream.kind", "log");
-        tableProperties.put("lakestream.buckets", "1");
-        catalog
-            .buildTable(TableIdentifier.of("bench", name), W1_SCHEMA)
-            .withPartitionSpec(PartitionSpec.unpartitioned())
-            .withProperties(tableProperties)
-            .create();
-      }
-    }
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize("lakestream", properties);
+    return catalog;
   }
 
   /** Appends {@code rows} rows and returns rows/s from the first append to flush() return. */

@@ -369,7 +369,9 @@ public final class RowCodec {
     Type.TypeID[] types = new Type.TypeID[columns];
     byte[][] validity = new byte[columns][bitmapBytes];
     byte[][] bits = new byte[columns][];
-    ByteBuffer[] fixed = new ByteBuffer[columns];
+    // Fixed-width values gather in heap arrays and go to the vectors in one copy per column: a put
+    // per value into the vector's direct memory costs several times more.
+    byte[][] fixed = new byte[columns][];
     int[][] offsets = new int[columns][];
     byte[][] data = new byte[columns][];
     int[] sizes = new int[columns];
@@ -378,12 +380,8 @@ public final class RowCodec {
       FieldVector vector = vectors.get(i);
       switch (types[i]) {
         case BOOLEAN -> bits[i] = new byte[bitmapBytes];
-        case INTEGER, DATE, FLOAT, LONG, TIMESTAMP, DOUBLE -> {
-          int width = fixedWidth(types[i]);
-          ((BaseFixedWidthVector) vector).allocateNew(count);
-          fixed[i] =
-              vector.getDataBuffer().nioBuffer(0, count * width).order(ByteOrder.LITTLE_ENDIAN);
-        }
+        case INTEGER, DATE, FLOAT, LONG, TIMESTAMP, DOUBLE ->
+            fixed[i] = new byte[count * fixedWidth(types[i])];
         case STRING, BINARY -> {
           offsets[i] = new int[count + 1];
           data[i] = new byte[Math.max(64, count * 16)];
@@ -419,11 +417,11 @@ public final class RowCodec {
             position += 1;
           }
           case INTEGER, DATE, FLOAT -> {
-            fixed[i].putInt(row * Integer.BYTES, (int) INT.get(value, position));
+            LE_INT.set(fixed[i], row * Integer.BYTES, (int) INT.get(value, position));
             position += Integer.BYTES;
           }
           case LONG, TIMESTAMP, DOUBLE -> {
-            fixed[i].putLong(row * Long.BYTES, (long) LONG.get(value, position));
+            LE_LONG.set(fixed[i], row * Long.BYTES, (long) LONG.get(value, position));
             position += Long.BYTES;
           }
           default -> {
@@ -453,6 +451,10 @@ public final class RowCodec {
         case BOOLEAN -> {
           ((BitVector) vector).allocateNew(count);
           vector.getDataBuffer().setBytes(0, bits[i], 0, bitmapBytes);
+        }
+        case INTEGER, DATE, FLOAT, LONG, TIMESTAMP, DOUBLE -> {
+          ((BaseFixedWidthVector) vector).allocateNew(count);
+          vector.getDataBuffer().setBytes(0, fixed[i], 0, fixed[i].length);
         }
         case STRING, BINARY -> {
           BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
