@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +37,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final TypeReference<Map<String, String>> HEADERS_TYPE = new TypeReference<>() {};
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static final String COMPLETE_CLAIM =
+      "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
+          + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL";
+  private static final String DELETE_EXPIRED_KEY =
+      "DELETE FROM lakestream_idempotency WHERE idempotency_key = ? AND expires_millis <= ?";
+  private static final String INSERT_COMPLETED =
+      "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
+          + " headers, body, created_millis, expires_millis)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING";
 
   private final DataSource dataSource;
   private final boolean postgres;
@@ -115,9 +126,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
   private static void deleteExpired(Connection connection, IdempotencyClaim claim)
       throws SQLException {
-    try (PreparedStatement delete =
-        connection.prepareStatement(
-            "DELETE FROM lakestream_idempotency WHERE idempotency_key = ? AND expires_millis <= ?")) {
+    try (PreparedStatement delete = connection.prepareStatement(DELETE_EXPIRED_KEY)) {
       delete.setString(1, claim.key());
       delete.setLong(2, claim.createdMillis());
       delete.executeUpdate();
@@ -238,21 +247,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       if (asynchronousCommit) {
         execute(connection, "SET LOCAL synchronous_commit = off");
       }
-      try (PreparedStatement update =
-              connection.prepareStatement(
-                  "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
-                      + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL");
-          PreparedStatement deleteExpired =
-              connection.prepareStatement(
-                  "DELETE FROM lakestream_idempotency WHERE idempotency_key = ?"
-                      + " AND expires_millis <= ?");
-          PreparedStatement insert =
-              connection.prepareStatement(
-                  "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status,"
-                      + " headers, body, created_millis, expires_millis)"
-                      + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING")) {
+      try (Statements statements = new Statements(connection)) {
         for (Completion completion : batch) {
-          stored.add(store(completion, update, deleteExpired, insert));
+          stored.add(store(completion, statements));
         }
       }
       connection.commit();
@@ -266,15 +263,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * Stores one completion: a recorded claim becomes completed; an unrecorded one is inserted
    * completed unless the key has an unexpired record.
    */
-  private static boolean store(
-      Completion completion,
-      PreparedStatement update,
-      PreparedStatement deleteExpired,
-      PreparedStatement insert)
-      throws SQLException {
+  private static boolean store(Completion completion, Statements statements) throws SQLException {
     IdempotencyClaim claim = completion.claim();
     Outcome outcome = completion.outcome();
     if (claim.recorded()) {
+      PreparedStatement update = statements.get(COMPLETE_CLAIM);
       update.setInt(1, outcome.status());
       update.setString(2, toJson(outcome.headers()));
       update.setString(3, outcome.body());
@@ -283,9 +276,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       update.executeUpdate();
       return true;
     }
+    PreparedStatement deleteExpired = statements.get(DELETE_EXPIRED_KEY);
     deleteExpired.setString(1, claim.key());
     deleteExpired.setLong(2, claim.createdMillis());
     deleteExpired.executeUpdate();
+    PreparedStatement insert = statements.get(INSERT_COMPLETED);
     insert.setString(1, claim.key());
     insert.setString(2, claim.fingerprint());
     insert.setInt(3, outcome.status());
@@ -294,6 +289,44 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     insert.setLong(6, claim.createdMillis());
     insert.setLong(7, claim.expiresMillis());
     return insert.executeUpdate() == 1;
+  }
+
+  /** The statements of one batch, each prepared when first used: a batch uses one or two. */
+  private static final class Statements implements AutoCloseable {
+    private final Connection connection;
+    private final Map<String, PreparedStatement> prepared = new HashMap<>();
+
+    Statements(Connection connection) {
+      this.connection = connection;
+    }
+
+    PreparedStatement get(String sql) throws SQLException {
+      PreparedStatement statement = prepared.get(sql);
+      if (statement == null) {
+        statement = connection.prepareStatement(sql);
+        prepared.put(sql, statement);
+      }
+      return statement;
+    }
+
+    @Override
+    public void close() throws SQLException {
+      SQLException failure = null;
+      for (PreparedStatement statement : prepared.values()) {
+        try {
+          statement.close();
+        } catch (SQLException e) {
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
   }
 
   @Override

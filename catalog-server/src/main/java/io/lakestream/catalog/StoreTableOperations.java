@@ -81,6 +81,9 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     validator.validate(base, metadata);
     TableMetadata written = written(writeNewMetadataIfRequired(creating, metadata));
     String newLocation = written.metadataFileLocation();
+    // Cached before the commit so that the answer prepared next copies the file's text. A file is
+    // immutable, so an entry for a commit that then fails is only unused.
+    cache.putTable(newLocation, written, io.written(newLocation));
     IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(written));
     try {
       if (creating) {
@@ -98,7 +101,6 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       }
       throw e;
     }
-    cache.putTable(newLocation, written, io.written(newLocation));
     committedLocation = newLocation;
     requestRefresh();
   }
