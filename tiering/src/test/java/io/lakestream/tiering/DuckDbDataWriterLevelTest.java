@@ -1,0 +1,32 @@
+package io.lakestream.tiering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.apache.iceberg.TableProperties;
+import org.junit.jupiter.api.Test;
+
+class DuckDbDataWriterLevelTest {
+  @Test
+  void aTableWithoutALevelGetsTheFastDefault() {
+    assertThat(DuckDbDataWriter.zstdLevel(Map.of())).isEqualTo(1);
+  }
+
+  @Test
+  void aTablesOwnLevelIsHonoured() {
+    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, " 9 ")))
+        .isEqualTo(9);
+    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "22")))
+        .isEqualTo(22);
+  }
+
+  @Test
+  void levelsZstdDoesNotHaveFallBackToTheDefault() {
+    for (String level : new String[] {"0", "23", "-5", "fast", ""}) {
+      assertThat(
+              DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, level)))
+          .as(level)
+          .isEqualTo(1);
+    }
+  }
+}
