@@ -8,14 +8,14 @@ import org.junit.jupiter.api.Test;
 
 class DuckDbDataWriterLevelTest {
   @Test
-  void aTableWithoutALevelGetsTheFastDefault() {
-    assertThat(DuckDbDataWriter.zstdLevel(Map.of())).isEqualTo(1);
+  void aTableWithoutALevelGetsZstdsUsualLevel() {
+    assertThat(DuckDbDataWriter.zstdLevel(Map.of())).isEqualTo(3);
   }
 
   @Test
   void aTablesOwnLevelIsHonoured() {
-    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, " 9 ")))
-        .isEqualTo(9);
+    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, " 1 ")))
+        .isEqualTo(1);
     assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "22")))
         .isEqualTo(22);
   }
@@ -26,7 +26,7 @@ class DuckDbDataWriterLevelTest {
       assertThat(
               DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, level)))
           .as(level)
-          .isEqualTo(1);
+          .isEqualTo(3);
     }
   }
 }
