@@ -13,7 +13,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,6 +40,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
   private static final String COMPLETE_CLAIM =
       "UPDATE lakestream_idempotency SET status = ?, headers = ?, body = ?"
           + " WHERE idempotency_key = ? AND fingerprint = ? AND status IS NULL";
+  private static final String FIND =
+      "SELECT fingerprint, status, headers, body FROM lakestream_idempotency"
+          + " WHERE idempotency_key = ? AND expires_millis > ?";
+  private static final String INSERT_CLAIM =
+      "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status, headers, body,"
+          + " created_millis, expires_millis) VALUES (?, ?, ?, ?, ?, ?, ?)";
   private static final String DELETE_EXPIRED_KEY =
       "DELETE FROM lakestream_idempotency WHERE idempotency_key = ? AND expires_millis <= ?";
   private static final String INSERT_COMPLETED =
@@ -49,23 +54,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
           + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING";
 
   private final DataSource dataSource;
+  private final StatementCache statements;
   private final boolean postgres;
   private final Lock writeLock;
   private final Queue<Completion> completions = new ConcurrentLinkedQueue<>();
 
   public JdbcIdempotencyStore(JdbcMetadataStore metadataStore) {
     this.dataSource = requireNonNull(metadataStore, "metadataStore is null").dataSource();
+    this.statements = metadataStore.statements();
     this.postgres = metadataStore.postgres();
     this.writeLock = metadataStore.writeLock();
   }
 
   @Override
   public Optional<Existing> find(String key, long nowMillis) {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement select =
-            connection.prepareStatement(
-                "SELECT fingerprint, status, headers, body FROM lakestream_idempotency"
-                    + " WHERE idempotency_key = ? AND expires_millis > ?")) {
+    try (Connection connection = dataSource.getConnection()) {
+      PreparedStatement select = statements.get(connection, FIND);
       select.setString(1, key);
       select.setLong(2, nowMillis);
       try (ResultSet rows = select.executeQuery()) {
@@ -95,13 +99,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    *
    * @throws KeyClaimedException if the key has an unexpired record
    */
-  static void insertClaim(Connection connection, IdempotencyClaim claim, Outcome answer)
+  static void insertClaim(
+      Connection connection, StatementCache statements, IdempotencyClaim claim, Outcome answer)
       throws SQLException {
-    deleteExpired(connection, claim);
-    try (PreparedStatement insert =
-        connection.prepareStatement(
-            "INSERT INTO lakestream_idempotency (idempotency_key, fingerprint, status, headers,"
-                + " body, created_millis, expires_millis) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+    deleteExpired(statements.get(connection, DELETE_EXPIRED_KEY), claim);
+    try {
+      PreparedStatement insert = statements.get(connection, INSERT_CLAIM);
       insert.setString(1, claim.key());
       insert.setString(2, claim.fingerprint());
       if (answer == null) {
@@ -124,13 +127,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private static void deleteExpired(Connection connection, IdempotencyClaim claim)
+  private static void deleteExpired(PreparedStatement delete, IdempotencyClaim claim)
       throws SQLException {
-    try (PreparedStatement delete = connection.prepareStatement(DELETE_EXPIRED_KEY)) {
-      delete.setString(1, claim.key());
-      delete.setLong(2, claim.createdMillis());
-      delete.executeUpdate();
-    }
+    delete.setString(1, claim.key());
+    delete.setLong(2, claim.createdMillis());
+    delete.executeUpdate();
   }
 
   /**
@@ -236,7 +237,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private static void storeBatch(
+  private void storeBatch(
       Connection connection,
       List<Completion> batch,
       List<Boolean> stored,
@@ -247,10 +248,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       if (asynchronousCommit) {
         execute(connection, "SET LOCAL synchronous_commit = off");
       }
-      try (Statements statements = new Statements(connection)) {
-        for (Completion completion : batch) {
-          stored.add(store(completion, statements));
-        }
+      for (Completion completion : batch) {
+        stored.add(store(completion, connection, statements));
       }
       connection.commit();
     } catch (SQLException | RuntimeException e) {
@@ -263,11 +262,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
    * Stores one completion: a recorded claim becomes completed; an unrecorded one is inserted
    * completed unless the key has an unexpired record.
    */
-  private static boolean store(Completion completion, Statements statements) throws SQLException {
+  private static boolean store(
+      Completion completion, Connection connection, StatementCache statements) throws SQLException {
     IdempotencyClaim claim = completion.claim();
     Outcome outcome = completion.outcome();
     if (claim.recorded()) {
-      PreparedStatement update = statements.get(COMPLETE_CLAIM);
+      PreparedStatement update = statements.get(connection, COMPLETE_CLAIM);
       update.setInt(1, outcome.status());
       update.setString(2, toJson(outcome.headers()));
       update.setString(3, outcome.body());
@@ -276,11 +276,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
       update.executeUpdate();
       return true;
     }
-    PreparedStatement deleteExpired = statements.get(DELETE_EXPIRED_KEY);
-    deleteExpired.setString(1, claim.key());
-    deleteExpired.setLong(2, claim.createdMillis());
-    deleteExpired.executeUpdate();
-    PreparedStatement insert = statements.get(INSERT_COMPLETED);
+    deleteExpired(statements.get(connection, DELETE_EXPIRED_KEY), claim);
+    PreparedStatement insert = statements.get(connection, INSERT_COMPLETED);
     insert.setString(1, claim.key());
     insert.setString(2, claim.fingerprint());
     insert.setInt(3, outcome.status());
@@ -289,44 +286,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
     insert.setLong(6, claim.createdMillis());
     insert.setLong(7, claim.expiresMillis());
     return insert.executeUpdate() == 1;
-  }
-
-  /** The statements of one batch, each prepared when first used: a batch uses one or two. */
-  private static final class Statements implements AutoCloseable {
-    private final Connection connection;
-    private final Map<String, PreparedStatement> prepared = new HashMap<>();
-
-    Statements(Connection connection) {
-      this.connection = connection;
-    }
-
-    PreparedStatement get(String sql) throws SQLException {
-      PreparedStatement statement = prepared.get(sql);
-      if (statement == null) {
-        statement = connection.prepareStatement(sql);
-        prepared.put(sql, statement);
-      }
-      return statement;
-    }
-
-    @Override
-    public void close() throws SQLException {
-      SQLException failure = null;
-      for (PreparedStatement statement : prepared.values()) {
-        try {
-          statement.close();
-        } catch (SQLException e) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
-        }
-      }
-      if (failure != null) {
-        throw failure;
-      }
-    }
   }
 
   @Override

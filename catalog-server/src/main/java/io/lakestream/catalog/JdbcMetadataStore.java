@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -80,11 +79,16 @@ public final class JdbcMetadataStore implements MetadataStore {
       "SELECT kind, metadata_location, previous_metadata_location FROM lakestream_entities"
           + " WHERE warehouse = ? AND namespace = ? AND name = ?";
 
+  private static final String SWAP_POINTER =
+      "UPDATE lakestream_entities SET metadata_location = ?, previous_metadata_location = ?"
+          + " WHERE warehouse = ? AND namespace = ? AND name = ? AND kind = ?"
+          + " AND metadata_location = ?";
+
   private final HikariDataSource dataSource;
   private final boolean rowLocks;
   private final Lock writeLock;
   private final ObjectMapper json = new ObjectMapper();
-  private final Map<Connection, PreparedStatement> pointerSelects = new ConcurrentHashMap<>();
+  private final StatementCache statements = new StatementCache();
 
   private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks, Lock writeLock) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
@@ -337,37 +341,12 @@ public final class JdbcMetadataStore implements MetadataStore {
   public Optional<EntityPointer> loadEntity(String warehouse, TableIdentifier identifier) {
     return read(
         connection -> {
-          PreparedStatement select = pointerSelect(connection);
+          PreparedStatement select = statements.get(connection, SELECT_ENTITY);
           bindEntityKey(select, warehouse, identifier);
           try (ResultSet rows = select.executeQuery()) {
             return pointer(rows);
           }
         });
-  }
-
-  /**
-   * The pointer SELECT of a pooled connection, prepared once per physical connection: loadTable
-   * runs it for every request, and SQLite compiles a statement on every prepare. The statement is
-   * used only by the thread that holds the connection.
-   */
-  private PreparedStatement pointerSelect(Connection pooled) throws SQLException {
-    Connection physical = pooled.unwrap(Connection.class);
-    PreparedStatement select = pointerSelects.get(physical);
-    if (select == null) {
-      // Connections the pool has retired leave together with their statements.
-      pointerSelects.keySet().removeIf(JdbcMetadataStore::isClosed);
-      select = physical.prepareStatement(SELECT_ENTITY);
-      pointerSelects.put(physical, select);
-    }
-    return select;
-  }
-
-  private static boolean isClosed(Connection connection) {
-    try {
-      return connection.isClosed();
-    } catch (SQLException e) {
-      return true;
-    }
   }
 
   private static Optional<EntityPointer> entity(
@@ -475,29 +454,24 @@ public final class JdbcMetadataStore implements MetadataStore {
   public void swap(String warehouse, List<PointerSwap> swaps) {
     write(
         connection -> {
-          try (PreparedStatement update =
-                  connection.prepareStatement(
-                      "UPDATE lakestream_entities SET metadata_location = ?,"
-                          + " previous_metadata_location = ? WHERE warehouse = ? AND namespace = ?"
-                          + " AND name = ? AND kind = ? AND metadata_location = ?");
-              PreparedStatement insert = connection.prepareStatement(INSERT_ENTITY)) {
-            for (PointerSwap swap : swaps.stream().sorted(LOCK_ORDER).toList()) {
-              if (swap.creates()) {
-                create(connection, warehouse, swap, insert);
-                continue;
-              }
-              update.setString(1, swap.newLocation());
-              update.setString(2, swap.expectedLocation());
-              update.setString(3, warehouse);
-              update.setString(4, encode(swap.identifier().namespace()));
-              update.setString(5, swap.identifier().name());
-              update.setString(6, swap.kind().name());
-              update.setString(7, swap.expectedLocation());
-              if (update.executeUpdate() != 1) {
-                throw new CommitFailedException(
-                    "Cannot commit %s: its metadata changed concurrently (expected %s)",
-                    swap.identifier(), swap.expectedLocation());
-              }
+          PreparedStatement update = statements.get(connection, SWAP_POINTER);
+          PreparedStatement insert = statements.get(connection, INSERT_ENTITY);
+          for (PointerSwap swap : swaps.stream().sorted(LOCK_ORDER).toList()) {
+            if (swap.creates()) {
+              create(connection, warehouse, swap, insert);
+              continue;
+            }
+            update.setString(1, swap.newLocation());
+            update.setString(2, swap.expectedLocation());
+            update.setString(3, warehouse);
+            update.setString(4, encode(swap.identifier().namespace()));
+            update.setString(5, swap.identifier().name());
+            update.setString(6, swap.kind().name());
+            update.setString(7, swap.expectedLocation());
+            if (update.executeUpdate() != 1) {
+              throw new CommitFailedException(
+                  "Cannot commit %s: its metadata changed concurrently (expected %s)",
+                  swap.identifier(), swap.expectedLocation());
             }
           }
           return null;
@@ -614,6 +588,11 @@ public final class JdbcMetadataStore implements MetadataStore {
   }
 
   /** Whether the database is PostgreSQL (else SQLite). */
+  /** The statements this store's hot paths reuse, for the idempotency store beside it. */
+  StatementCache statements() {
+    return statements;
+  }
+
   boolean postgres() {
     return rowLocks;
   }
@@ -664,7 +643,7 @@ public final class JdbcMetadataStore implements MetadataStore {
   @Override
   public void close() {
     dataSource.close();
-    pointerSelects.clear();
+    statements.clear();
   }
 
   private static boolean exists(Connection connection, String sql, String... parameters)
@@ -735,7 +714,7 @@ public final class JdbcMetadataStore implements MetadataStore {
     T result;
     writeLock.lock();
     try (Connection connection = dataSource.getConnection()) {
-      result = commit(connection, work, claim, answer);
+      result = commit(connection, work, claim, answer, statements);
     } catch (SQLException e) {
       throw new CommitStateUnknownException(
           "Catalog database failed during a change: " + e.getMessage(), e);
@@ -752,14 +731,15 @@ public final class JdbcMetadataStore implements MetadataStore {
       Connection connection,
       SqlWork<T> work,
       IdempotencyClaim claim,
-      IdempotencyStore.Outcome answer)
+      IdempotencyStore.Outcome answer,
+      StatementCache statements)
       throws SQLException {
     T result;
     try {
       connection.setAutoCommit(false);
       result = work.run(connection);
       if (claim != null) {
-        JdbcIdempotencyStore.insertClaim(connection, claim, answer);
+        JdbcIdempotencyStore.insertClaim(connection, statements, claim, answer);
       }
     } catch (SQLException | RuntimeException e) {
       try {

@@ -1,14 +1,26 @@
 package io.lakestream.catalog;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +91,78 @@ class WarehouseCatalogTest {
     first.get(10, TimeUnit.SECONDS);
     assertThat(secondInside.await(10, TimeUnit.SECONDS)).isTrue();
     second.join();
+  }
+
+  /**
+   * The metadata a commit caches for its new file (built from the commit, not read back) is what a
+   * reader of the file gets: Iceberg's serialization of both is the file's text, for commits that
+   * add snapshots, evolve the schema and the spec, expire snapshots, trim the metadata log and
+   * change properties. A multi-table transaction's metadata is checked the same way.
+   */
+  @Test
+  void cachedMetadataOfACommitIsTheMetadataInItsFile() throws Exception {
+    catalog.createNamespace(ORDERS.namespace(), Map.of());
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "day", Types.DateType.get()));
+    Table table =
+        catalog.createTable(
+            ORDERS,
+            schema,
+            PartitionSpec.builderFor(schema).day("day").build(),
+            Map.of(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "3"));
+    assertCachedIsFile(ORDERS);
+    for (int i = 0; i < 5; i++) {
+      table
+          .newFastAppend()
+          .appendFile(
+              DataFiles.builder(table.spec())
+                  .withPath(directory.resolve("data-" + i + ".parquet").toString())
+                  .withPartitionPath("day_day=2026-11-0" + (i + 1))
+                  .withFileSizeInBytes(100 + i)
+                  .withRecordCount(1 + i)
+                  .build())
+          .commit();
+      assertCachedIsFile(ORDERS);
+    }
+    table.updateSchema().addColumn("note", Types.StringType.get()).commit();
+    assertCachedIsFile(ORDERS);
+    table.updateSpec().addField("id").commit();
+    assertCachedIsFile(ORDERS);
+    long oldest = table.history().get(1).timestampMillis();
+    table.expireSnapshots().expireOlderThan(oldest).retainLast(1).cleanExpiredFiles(false).commit();
+    assertCachedIsFile(ORDERS);
+    table.updateProperties().set("owner", "sales").remove("missing").commit();
+    assertCachedIsFile(ORDERS);
+
+    Transaction transaction = table.newTransaction();
+    transaction.updateProperties().set("stage", "two").commit();
+    transaction
+        .newFastAppend()
+        .appendFile(
+            DataFiles.builder(table.spec())
+                .withPath(directory.resolve("data-t.parquet").toString())
+                .withPartitionPath("day_day=2026-11-09/id=7")
+                .withFileSizeInBytes(9)
+                .withRecordCount(9)
+                .build())
+        .commit();
+    transaction.commitTransaction();
+    assertCachedIsFile(ORDERS);
+    assertThat(catalog.loadTable(ORDERS).properties()).containsEntry("stage", "two");
+  }
+
+  private void assertCachedIsFile(TableIdentifier identifier) throws Exception {
+    TableMetadata cached = catalog.currentTableMetadata(identifier).orElseThrow();
+    String location = cached.metadataFileLocation();
+    String file = Files.readString(Path.of(URI.create(location).getPath()));
+    assertThat(cached.changes()).isEmpty();
+    assertThat(TableMetadataParser.toJson(cached)).isEqualTo(file);
+    assertThat(TableMetadataParser.toJson(TableMetadataParser.fromJson(location, file)))
+        .isEqualTo(file);
+    assertThat(catalog.cachedTableJson(location))
+        .hasValueSatisfying(bytes -> assertThat(new String(bytes, UTF_8)).isEqualTo(file));
   }
 
   private static void await(CountDownLatch latch) {
