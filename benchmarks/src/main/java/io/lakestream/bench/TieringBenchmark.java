@@ -35,8 +35,11 @@ import org.apache.iceberg.rest.RESTCatalog;
 /**
  * Workload W1 tiered into Iceberg by the tiering service embedded in the packaged server.
  *
- * <p>Each iteration starts {@code bin/lakestream server} on an empty data directory (with {@code
- * tiering.discovery-interval=1s}, so that a changed table interval is seen within a second) and:
+ * <p>One {@code bin/lakestream server} on an empty data directory (with {@code
+ * tiering.discovery-interval=1s}, so that a changed table interval is seen within a second) serves
+ * every iteration, so that the warm-up iteration warms its tiering service as a long-running
+ * server's is warm (a first round in a new JVM spends about a quarter of its CPU compiling). Each
+ * iteration creates new tables, drops them (with their files) when done, and:
  *
  * <ul>
  *   <li><b>throughput</b>: appends the rows to a log table of one bucket whose {@code
@@ -56,9 +59,9 @@ import org.apache.iceberg.rest.RESTCatalog;
  *       with the status endpoint's own {@code lag-seconds} p99 over the same polls.
  * </ul>
  *
- * Both run with the default {@code tiering.data-file-writer=duckdb}. Each iteration then starts a
- * second server with {@code tiering.data-file-writer=iceberg} (Iceberg's row-by-row generic writer)
- * and measures the throughput part again, so the two writers compare in one run.
+ * Both run with the default {@code tiering.data-file-writer=duckdb}. A second server, started the
+ * same way with {@code tiering.data-file-writer=iceberg} (Iceberg's row-by-row generic writer),
+ * measures the throughput part again in each iteration, so the two writers compare in one run.
  */
 final class TieringBenchmark implements Benchmark {
   private static final int QUICK_ROWS = 20_000;
@@ -108,14 +111,22 @@ final class TieringBenchmark implements Benchmark {
     Duration lagRun = quick ? QUICK_LAG_RUN : FULL_LAG_RUN;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     Object[][] pool = WideEvents.rowPool();
-    List<Sample> samples =
-        context.iterate(
-            () -> {
-              Sample sample = measure(context, launcher, pool, rows, lagRun, "duckdb");
-              sample.icebergWriterRowsPerSecond =
-                  measure(context, launcher, pool, rows, null, "iceberg").tieringRowsPerSecond;
-              return sample;
-            });
+    List<Sample> samples;
+    try (Server duckdb = Server.start(launcher, "duckdb");
+        Server iceberg = Server.start(launcher, "iceberg")) {
+      int[] iteration = {0};
+      samples =
+          context.iterate(
+              () -> {
+                int n = iteration[0]++;
+                Sample sample = duckdb.measure(context, pool, rows, lagRun, n);
+                sample.icebergWriterRowsPerSecond =
+                    iceberg.measure(context, pool, rows, null, n).tieringRowsPerSecond;
+                return sample;
+              });
+      duckdb.stop();
+      iceberg.stop();
+    }
     double append = Median.of(samples, s -> s.appendRowsPerSecond);
     String appendBaseline = "log append of the same rows, same client, fsync on (log-append-scan)";
     double intervalMs = INTERVAL.toMillis();
@@ -185,56 +196,128 @@ final class TieringBenchmark implements Benchmark {
     double icebergWriterRowsPerSecond;
   }
 
-  private static Sample measure(
-      BenchmarkContext context,
-      Path launcher,
-      Object[][] pool,
-      int rows,
-      Duration lagRun,
-      String dataFileWriter)
-      throws Exception {
-    Sample sample = new Sample();
-    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-tiering-");
-        HttpClient http =
+  /** A started server with one data-file writer, its catalog client and stream connection. */
+  private static final class Server implements AutoCloseable {
+    private final String dataFileWriter;
+    private final TemporaryDirectory directory;
+    private final HttpClient http;
+    private final ChildProcess process;
+    private final URI base;
+    private final RESTCatalog catalog;
+    private final Connection connection;
+
+    private Server(
+        String dataFileWriter,
+        TemporaryDirectory directory,
+        HttpClient http,
+        ChildProcess process,
+        URI base,
+        RESTCatalog catalog,
+        Connection connection) {
+      this.dataFileWriter = dataFileWriter;
+      this.directory = directory;
+      this.http = http;
+      this.process = process;
+      this.base = base;
+      this.catalog = catalog;
+      this.connection = connection;
+    }
+
+    static Server start(Path launcher, String dataFileWriter) throws Exception {
+      TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-tiering-");
+      HttpClient http = null;
+      ChildProcess process = null;
+      RESTCatalog catalog = null;
+      try {
+        http =
             HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(REQUEST_TIMEOUT)
-                .build()) {
-      Path work = directory.path();
-      int[] ports = FreePorts.onLoopback(3);
-      ProcessBuilder builder =
-          LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-      builder
-          .command()
-          .addAll(
-              List.of(
-                  "--tiering-discovery-interval",
-                  "1s",
-                  "--tiering-data-file-writer",
-                  dataFileWriter));
-      URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-      try (ChildProcess server =
-          ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
-        server.awaitCondition(
+                .build();
+        Path work = directory.path();
+        int[] ports = FreePorts.onLoopback(3);
+        ProcessBuilder builder =
+            LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
+        builder
+            .command()
+            .addAll(
+                List.of(
+                    "--tiering-discovery-interval",
+                    "1s",
+                    "--tiering-data-file-writer",
+                    dataFileWriter));
+        URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
+        process =
+            ChildProcess.start(
+                "Lakestream server (" + dataFileWriter + " writer)",
+                builder,
+                work.resolve("server.log"));
+        HttpClient client = http;
+        process.awaitCondition(
             "GET /ready answering 200",
             START_DEADLINE,
             READY_POLL,
-            () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
-        try (RESTCatalog catalog = catalog(base);
-            Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
-          catalog.createNamespace(Namespace.of("bench"));
-          throughput(context, catalog, connection, http, base, pool, rows, dataFileWriter, sample);
-          if (lagRun != null) {
-            lag(context, catalog, connection, http, base, pool, lagRun, sample);
-          }
-        }
-        int exitCode = server.terminate(EXIT_DEADLINE);
-        if (exitCode != 0) {
-          throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
+            () -> HttpProbes.answersOk(client, base.resolve("/ready"), REQUEST_TIMEOUT));
+        catalog = catalog(base);
+        catalog.createNamespace(Namespace.of("bench"));
+        Connection connection = Connection.open("127.0.0.1", ports[1], null);
+        return new Server(dataFileWriter, directory, http, process, base, catalog, connection);
+      } catch (Exception | Error e) {
+        try (directory;
+            HttpClient ignoredHttp = http;
+            ChildProcess ignoredProcess = process;
+            RESTCatalog ignoredCatalog = catalog) {
+          throw e;
         }
       }
     }
-    return sample;
+
+    /** One iteration on new tables named after {@code iteration}, dropped when done. */
+    Sample measure(
+        BenchmarkContext context, Object[][] pool, int rows, Duration lagRun, int iteration)
+        throws Exception {
+      Sample sample = new Sample();
+      String throughputTable = "w1_" + iteration;
+      throughput(
+          context,
+          catalog,
+          connection,
+          http,
+          base,
+          pool,
+          rows,
+          dataFileWriter,
+          throughputTable,
+          sample);
+      catalog.dropTable(TableIdentifier.of("bench", throughputTable), true);
+      if (lagRun != null) {
+        String lagTable = "w1_lag_" + iteration;
+        lag(context, catalog, connection, http, base, pool, lagRun, lagTable, sample);
+        catalog.dropTable(TableIdentifier.of("bench", lagTable), true);
+      }
+      return sample;
+    }
+
+    /** Stops the server with SIGTERM; it must exit with 0. */
+    void stop() throws Exception {
+      connection.close();
+      catalog.close();
+      int exitCode = process.terminate(EXIT_DEADLINE);
+      if (exitCode != 0) {
+        throw process.failure("exited with " + exitCode + " after SIGTERM instead of 0");
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      try (directory;
+          http;
+          process;
+          catalog;
+          connection) {
+        // Closes in reverse order; stop() has already ended a server that ran to completion.
+      }
+    }
   }
 
   private static RESTCatalog catalog(URI base) {
@@ -268,10 +351,11 @@ final class TieringBenchmark implements Benchmark {
       Object[][] pool,
       int rows,
       String dataFileWriter,
+      String name,
       Sample sample)
       throws Exception {
-    createTable(catalog, "w1", "1h");
-    Table table = connection.table(TablePath.of("bench.w1"));
+    createTable(catalog, name, "1h");
+    Table table = connection.table(TablePath.of("bench." + name));
     WriterOptions options =
         WriterOptions.defaults().withBatchRows(BATCH_ROWS).withLinger(THROUGHPUT_LINGER);
     try (AppendWriter writer = table.newAppendWriter(options)) {
@@ -284,31 +368,32 @@ final class TieringBenchmark implements Benchmark {
       writer.flush();
       sample.appendRowsPerSecond = rows / ((System.nanoTime() - start) / 1e9);
     }
-    JsonNode before = status(http, base, "w1");
+    JsonNode before = status(http, base, name);
     if (tieredOffset(before) != 0) {
-      throw new IllegalStateException("bench.w1 was tiered before its interval changed: " + before);
+      throw new IllegalStateException(
+          "bench." + name + " was tiered before its interval changed: " + before);
     }
 
     long start = System.nanoTime();
     catalog
-        .loadTable(TableIdentifier.of("bench", "w1"))
+        .loadTable(TableIdentifier.of("bench", name))
         .updateProperties()
         .set("lakestream.tiering.interval", INTERVAL.toSeconds() + "s")
         .commit();
     long deadline = start + TIERING_DEADLINE.toNanos();
     JsonNode status;
     while (true) {
-      status = status(http, base, "w1");
+      status = status(http, base, name);
       // The round's counts are recorded a moment after its commit is visible.
       if (tieredOffset(status) >= rows && status.path("rounds").path("committed").asLong() > 0) {
         break;
       }
       if (!status.path("last-error").isNull()) {
-        throw new IllegalStateException("A tiering round of bench.w1 failed: " + status);
+        throw new IllegalStateException("A tiering round of bench." + name + " failed: " + status);
       }
       if (System.nanoTime() - deadline > 0) {
         throw new IllegalStateException(
-            "bench.w1 was not tiered within " + TIERING_DEADLINE + ": " + status);
+            "bench." + name + " was not tiered within " + TIERING_DEADLINE + ": " + status);
       }
       LockSupport.parkNanos(THROUGHPUT_POLL.toNanos());
     }
@@ -319,14 +404,19 @@ final class TieringBenchmark implements Benchmark {
     long roundMillis = lastCommit.path("duration-ms").asLong();
     if (roundRows != rows || roundMillis <= 0) {
       throw new IllegalStateException(
-          "Expected one round to tier all " + rows + " rows of bench.w1: " + status);
+          "Expected one round to tier all " + rows + " rows of bench." + name + ": " + status);
     }
     sample.tieringRowsPerSecond = roundRows / (roundMillis / 1e3);
-    Snapshot snapshot = catalog.loadTable(TableIdentifier.of("bench", "w1")).currentSnapshot();
+    Snapshot snapshot = catalog.loadTable(TableIdentifier.of("bench", name)).currentSnapshot();
     long records = Long.parseLong(snapshot.summary().getOrDefault("total-records", "-1"));
     if (records != rows) {
       throw new IllegalStateException(
-          "bench.w1 holds " + records + " rows in Iceberg after tiering, expected " + rows);
+          "bench."
+              + name
+              + " holds "
+              + records
+              + " rows in Iceberg after tiering, expected "
+              + rows);
     }
     context
         .progress()
@@ -355,15 +445,16 @@ final class TieringBenchmark implements Benchmark {
       URI base,
       Object[][] pool,
       Duration run,
+      String name,
       Sample sample)
       throws Exception {
-    createTable(catalog, "w1_lag", INTERVAL.toSeconds() + "s");
-    Table table = connection.table(TablePath.of("bench.w1_lag"));
+    createTable(catalog, name, INTERVAL.toSeconds() + "s");
+    Table table = connection.table(TablePath.of("bench." + name));
     // Ingest starts once the service tiers the table, so its first rows do not wait for discovery.
     long found = System.nanoTime() + TIERING_DEADLINE.toNanos();
-    while (!status(http, base, "w1_lag").path("state").asText().equals("active")) {
+    while (!status(http, base, name).path("state").asText().equals("active")) {
       if (System.nanoTime() - found > 0) {
-        throw new IllegalStateException("The tiering service did not find bench.w1_lag");
+        throw new IllegalStateException("The tiering service did not find bench." + name);
       }
       LockSupport.parkNanos(THROUGHPUT_POLL.toNanos());
     }
@@ -381,7 +472,7 @@ final class TieringBenchmark implements Benchmark {
                   try {
                     while (!stop.get()) {
                       long next = System.nanoTime() + STATUS_POLL.toNanos();
-                      JsonNode status = status(http, base, "w1_lag");
+                      JsonNode status = status(http, base, name);
                       polls.add(
                           new Poll(
                               System.nanoTime(),
@@ -437,7 +528,7 @@ final class TieringBenchmark implements Benchmark {
       }
       if (System.nanoTime() - deadline > 0) {
         throw new IllegalStateException(
-            "bench.w1_lag was not tiered to " + total + " within " + TIERING_DEADLINE);
+            "bench." + name + " was not tiered to " + total + " within " + TIERING_DEADLINE);
       }
       LockSupport.parkNanos(STATUS_POLL.toNanos());
     }

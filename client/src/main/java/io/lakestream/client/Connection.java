@@ -248,16 +248,16 @@ public final class Connection implements AutoCloseable {
     return send(key, null, parts);
   }
 
-  /** Like {@link #send(ApiKey, ByteBuffer...)}, reading the response into arrays it supplies. */
+  /** Like {@link #send(ApiKey, ByteBuffer...)}, reading the response into memory it supplies. */
   CompletableFuture<ByteBuffer> send(
-      ApiKey key, java.util.function.IntFunction<byte[]> bodyArrays, ByteBuffer... parts) {
+      ApiKey key, io.lakestream.client.rpc.ResponseMemory memory, ByteBuffer... parts) {
     RpcConnection current;
     try {
       current = connected();
     } catch (RpcException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return current.send(key, bodyArrays, parts);
+    return current.send(key, memory, parts);
   }
 
   /** Sends a request and waits for its response, unwrapping the server's typed error. */

@@ -7,6 +7,7 @@ import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.Messages.FetchResponse;
+import io.lakestream.client.rpc.ResponseMemory;
 import io.lakestream.client.rpc.RpcException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -43,8 +45,8 @@ public final class LogScanner implements AutoCloseable {
   private static final int FIRST_FETCH_BYTES = 512 << 10;
   private static final int MAX_WAIT_MILLIS = 500;
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
-  private static final int RESPONSE_ARRAY_BYTES = MAX_FETCH_BYTES + (1 << 20);
-  private static final int MAX_SPARE_ARRAYS = 2;
+  private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
+  private static final int MAX_SPARE_BUFFERS = 2;
 
   /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
   static final int MAX_FETCH_ATTEMPTS = 6;
@@ -57,7 +59,7 @@ public final class LogScanner implements AutoCloseable {
   private final Map<TableBucket, Long> positions = new HashMap<>();
   private final Map<TableBucket, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
-  private final java.util.ArrayDeque<byte[]> spareArrays = new java.util.ArrayDeque<>();
+  private final ResponseBuffers responseBuffers = new ResponseBuffers();
   private final Map<TableBucket, Integer> failedFetches = new HashMap<>();
   private final Map<TableBucket, Integer> fetchBytes = new HashMap<>();
   private final int[] projection;
@@ -207,7 +209,7 @@ public final class LogScanner implements AutoCloseable {
                     wait,
                     projection,
                     encodedFilter,
-                    this::responseArray));
+                    responseBuffers));
       }
       if (fetches.isEmpty()) {
         return batches;
@@ -259,11 +261,14 @@ public final class LogScanner implements AutoCloseable {
                   MAX_WAIT_MILLIS,
                   projection,
                   encodedFilter,
-                  this::responseArray));
+                  responseBuffers));
         }
-        decode(bucket, response, batches);
+        try {
+          decode(bucket, response, batches);
+        } finally {
+          responseBuffers.giveBack(response.batches());
+        }
         positions.put(bucket, next);
-        recycle(response.batches());
       }
       if (!batches.isEmpty() || System.nanoTime() >= deadline) {
         return batches;
@@ -279,26 +284,48 @@ public final class LogScanner implements AutoCloseable {
   }
 
   /**
-   * An array for a fetch response, on the connection's reader thread: a recycled one when it is
-   * large enough. Decoding copies the batches out, so a response's array is free again right after;
-   * reusing it keeps large short-lived arrays (which the garbage collector handles poorly) away.
+   * Direct memory for fetch responses: the connection reads a response straight into it (reading
+   * into a heap array costs the JDK an extra copy through a direct buffer of its own), and decoding
+   * copies the batches out, so a response's buffer is free again right after. Buffers are reused
+   * (large short-lived buffers are costly to allocate and to collect); a response abandoned before
+   * decoding leaves its buffer to the garbage collector.
    */
-  private byte[] responseArray(int size) {
-    synchronized (spareArrays) {
-      byte[] spare = spareArrays.poll();
-      if (spare != null && spare.length >= size) {
-        return spare;
-      }
-    }
-    return new byte[Math.max(size, RESPONSE_ARRAY_BYTES)];
-  }
+  private final class ResponseBuffers implements ResponseMemory {
+    // Buffers lent to responses not yet decoded, by the address they start at.
+    private final java.util.TreeMap<Long, ByteBuffer> lent = new java.util.TreeMap<>();
+    private final java.util.ArrayDeque<ByteBuffer> spare = new java.util.ArrayDeque<>();
 
-  private void recycle(ByteBuffer batches) {
-    if (batches.hasArray() && batches.array().length >= RESPONSE_ARRAY_BYTES) {
-      synchronized (spareArrays) {
-        if (spareArrays.size() < MAX_SPARE_ARRAYS) {
-          spareArrays.add(batches.array());
-        }
+    @Override
+    public synchronized ByteBuffer allocate(int size) {
+      ByteBuffer buffer = spare.poll();
+      if (buffer == null || buffer.capacity() < size) {
+        buffer = ByteBuffer.allocateDirect(Math.max(size, RESPONSE_BUFFER_BYTES));
+      }
+      lent.put(MemoryUtil.getByteBufferAddress(buffer), buffer);
+      return buffer.clear().limit(size);
+    }
+
+    @Override
+    public synchronized void discard(ByteBuffer body) {
+      giveBack(body);
+    }
+
+    /** Takes back the buffer a response (or any slice of it) was read into. */
+    synchronized void giveBack(ByteBuffer view) {
+      if (!view.isDirect()) {
+        return;
+      }
+      Map.Entry<Long, ByteBuffer> owner = lent.floorEntry(MemoryUtil.getByteBufferAddress(view));
+      if (owner == null) {
+        return;
+      }
+      ByteBuffer buffer = owner.getValue();
+      if (MemoryUtil.getByteBufferAddress(view) >= owner.getKey() + buffer.capacity()) {
+        return;
+      }
+      lent.remove(owner.getKey());
+      if (spare.size() < MAX_SPARE_BUFFERS) {
+        spare.add(buffer);
       }
     }
   }

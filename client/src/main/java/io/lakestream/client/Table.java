@@ -273,8 +273,8 @@ public final class Table {
   }
 
   /**
-   * A fetch from a bucket of a partition whose response is read into arrays from {@code bodyArrays}
-   * (null for new ones).
+   * A fetch from a bucket of a partition whose response is read into {@code memory} (null for a new
+   * heap array). A response body that does not decode goes back to the memory.
    */
   CompletableFuture<FetchResponse> fetch(
       String partition,
@@ -284,15 +284,25 @@ public final class Table {
       int maxWaitMillis,
       int[] projection,
       ByteBuffer filter,
-      java.util.function.IntFunction<byte[]> bodyArrays) {
+      io.lakestream.client.rpc.ResponseMemory memory) {
     return connection
         .send(
             ApiKey.FETCH,
-            bodyArrays,
+            memory,
             new FetchRequest(
                     id(), partition, bucket, offset, maxBytes, maxWaitMillis, projection, filter)
                 .encode())
-        .thenApply(FetchResponse::decode);
+        .thenApply(
+            body -> {
+              try {
+                return FetchResponse.decode(body);
+              } catch (RuntimeException e) {
+                if (memory != null) {
+                  memory.discard(body);
+                }
+                throw e;
+              }
+            });
   }
 
   /** The first offset of a bucket. */

@@ -280,9 +280,11 @@ final class RecordBatchMessage {
     return bufferLengths.length;
   }
 
-  /** The body, as a read-only view of the message. */
+  /** The body: a view of the message, which callers only read. */
   ByteBuffer body() {
-    return bytes.slice(bodyStart, bytes.remaining() - bodyStart).asReadOnlyBuffer();
+    // Not a read-only view: Arrow copies from a read-only heap buffer 8 bytes at a time, and from a
+    // writable one (or a direct one) with one bulk copy. Callers only read it.
+    return bytes.slice(bodyStart, bytes.remaining() - bodyStart);
   }
 
   /** Where a buffer starts in the body. */

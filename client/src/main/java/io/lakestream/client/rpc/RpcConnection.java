@@ -2,46 +2,53 @@ package io.lakestream.client.rpc;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntFunction;
 
 /**
  * One TCP connection to a Lakestream server's stream RPC. Requests are pipelined: {@link #send}
  * writes a frame and returns at once; a reader thread completes each future when its response
  * arrives, in whatever order the server answers.
  *
+ * <p>Responses are read from the socket into direct memory, and a response body straight into the
+ * memory its caller supplies ({@link ResponseMemory}), so that fetched batches reach their reader
+ * with no copy in between.
+ *
  * <p>Thread safe. When the connection fails, every pending and later request fails with {@link
  * ErrorCode#NETWORK_ERROR}; the caller opens a new connection.
  */
 public final class RpcConnection implements AutoCloseable {
+  private static final int INBOUND_BYTES = 64 * 1024;
+
+  private final SocketChannel channel;
   private final Socket socket;
   private final OutputStream out;
-  private final DataInputStream in;
+  // Read by the reader thread only: what was read from the socket and not consumed yet.
+  private final ByteBuffer inbound = ByteBuffer.allocateDirect(INBOUND_BYTES).limit(0);
   private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
 
-  /** A request waiting for its response, and where its response body is to be read into. */
-  private record Pending(CompletableFuture<ByteBuffer> future, IntFunction<byte[]> bodyArrays) {}
+  /** A request waiting for its response, and the memory its response body is read into. */
+  private record Pending(CompletableFuture<ByteBuffer> future, ResponseMemory memory) {}
 
   private final AtomicInteger nextRequestId = new AtomicInteger();
   private final Thread reader;
   private volatile RpcException failure;
 
-  private RpcConnection(Socket socket) throws IOException {
-    this.socket = requireNonNull(socket, "socket is null");
+  private RpcConnection(SocketChannel channel) throws IOException {
+    this.channel = requireNonNull(channel, "channel is null");
+    this.socket = channel.socket();
     this.out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
-    this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024));
     this.reader = new Thread(this::readResponses, "lakestream-rpc-reader-" + socket.getPort());
     reader.setDaemon(true);
     reader.start();
@@ -50,11 +57,17 @@ public final class RpcConnection implements AutoCloseable {
   /** Connects to {@code host:port}. */
   public static RpcConnection open(String host, int port, Duration connectTimeout)
       throws IOException {
-    Socket socket = new Socket();
-    socket.setTcpNoDelay(true);
-    socket.setKeepAlive(true);
-    socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
-    return new RpcConnection(socket);
+    SocketChannel channel = SocketChannel.open();
+    try {
+      Socket socket = channel.socket();
+      socket.setTcpNoDelay(true);
+      socket.setKeepAlive(true);
+      socket.connect(new InetSocketAddress(host, port), (int) connectTimeout.toMillis());
+      return new RpcConnection(channel);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
   }
 
   /**
@@ -77,12 +90,11 @@ public final class RpcConnection implements AutoCloseable {
   }
 
   /**
-   * Sends a request whose response body is read into an array from {@code bodyArrays} (called on
-   * the reader thread with the body's size; it may hand out a larger array to reuse), so a caller
-   * that is done with a response before the next one can recycle its memory. Null for new arrays.
+   * Sends a request whose response body is read into {@code memory} (null for a new heap array). A
+   * body the returned future does not receive goes back to {@link ResponseMemory#discard}.
    */
   public CompletableFuture<ByteBuffer> send(
-      ApiKey key, IntFunction<byte[]> bodyArrays, ByteBuffer... parts) {
+      ApiKey key, ResponseMemory memory, ByteBuffer... parts) {
     CompletableFuture<ByteBuffer> future = new CompletableFuture<>();
     RpcException failed = failure;
     if (failed != null) {
@@ -90,7 +102,7 @@ public final class RpcConnection implements AutoCloseable {
       return future;
     }
     int requestId = nextRequestId.incrementAndGet();
-    pending.put(requestId, new Pending(future, bodyArrays));
+    pending.put(requestId, new Pending(future, memory));
     if (failure != null && pending.remove(requestId) != null) {
       // The connection failed while this request was being registered.
       future.completeExceptionally(failure);
@@ -129,37 +141,84 @@ public final class RpcConnection implements AutoCloseable {
   private void readResponses() {
     try {
       while (true) {
-        int length = in.readInt();
+        fill(Wire.RESPONSE_HEADER);
+        int length = inbound.getInt();
         if (length < Wire.RESPONSE_HEADER - 4) {
           throw new IOException("Malformed response frame of length " + length);
         }
-        int requestId = in.readInt();
-        short code = in.readShort();
+        int requestId = inbound.getInt();
+        short code = inbound.getShort();
         int size = length - 6;
         Pending waiting = pending.remove(requestId);
-        byte[] body =
-            waiting == null || waiting.bodyArrays() == null
-                ? new byte[size]
-                : waiting.bodyArrays().apply(size);
-        in.readFully(body, 0, size);
-        if (waiting == null) {
-          continue;
+        ResponseMemory memory =
+            waiting == null || waiting.memory() == null ? null : waiting.memory();
+        ByteBuffer body = memory == null ? ByteBuffer.allocate(size) : memory.allocate(size);
+        int start = body.position();
+        try {
+          readFully(body);
+        } catch (IOException | RuntimeException e) {
+          if (memory != null) {
+            memory.discard(body);
+          }
+          throw e;
         }
-        ErrorCode error = ErrorCode.forCode(code);
-        if (error == ErrorCode.NONE) {
-          waiting.future().complete(ByteBuffer.wrap(body, 0, size));
-        } else {
-          waiting
-              .future()
-              .completeExceptionally(
-                  new RpcException(error, Wire.getString(ByteBuffer.wrap(body, 0, size))));
-        }
+        body.position(start);
+        deliver(waiting, memory, code, body);
       }
     } catch (IOException | RuntimeException e) {
       fail(
           new RpcException(
               ErrorCode.NETWORK_ERROR,
               "Connection to " + socket.getRemoteSocketAddress() + " failed: " + e.getMessage()));
+    }
+  }
+
+  private static void deliver(Pending waiting, ResponseMemory memory, short code, ByteBuffer body) {
+    ErrorCode error = ErrorCode.forCode(code);
+    boolean delivered = false;
+    if (waiting != null && error == ErrorCode.NONE) {
+      delivered = waiting.future().complete(body);
+    } else if (waiting != null) {
+      waiting.future().completeExceptionally(new RpcException(error, Wire.getString(body)));
+    }
+    if (!delivered && memory != null) {
+      memory.discard(body);
+    }
+  }
+
+  /** Reads until {@code inbound} holds at least {@code bytes} unread bytes. */
+  private void fill(int bytes) throws IOException {
+    if (inbound.remaining() >= bytes) {
+      return;
+    }
+    inbound.compact();
+    while (inbound.position() < bytes) {
+      if (channel.read(inbound) < 0) {
+        throw new EOFException("The server closed the connection");
+      }
+    }
+    inbound.flip();
+  }
+
+  /** Fills {@code body} to its limit: what {@code inbound} holds first, then from the socket. */
+  private void readFully(ByteBuffer body) throws IOException {
+    int buffered = Math.min(inbound.remaining(), body.remaining());
+    body.put(body.position(), inbound, inbound.position(), buffered);
+    body.position(body.position() + buffered);
+    inbound.position(inbound.position() + buffered);
+    while (body.hasRemaining()) {
+      if (body.remaining() < INBOUND_BYTES / 4) {
+        // A short body (and whatever follows it) goes through inbound: one read, not several.
+        fill(body.remaining());
+        int rest = body.remaining();
+        body.put(body.position(), inbound, inbound.position(), rest);
+        body.position(body.limit());
+        inbound.position(inbound.position() + rest);
+        return;
+      }
+      if (channel.read(body) < 0) {
+        throw new EOFException("The server closed the connection");
+      }
     }
   }
 
