@@ -173,16 +173,25 @@ public final class RpcConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Completes the request's future with its response. A body no future takes goes back to its
+   * memory first, so that the memory has it back by the time the caller sees the outcome.
+   */
   private static void deliver(Pending waiting, ResponseMemory memory, short code, ByteBuffer body) {
     ErrorCode error = ErrorCode.forCode(code);
-    boolean delivered = false;
     if (waiting != null && error == ErrorCode.NONE) {
-      delivered = waiting.future().complete(body);
-    } else if (waiting != null) {
-      waiting.future().completeExceptionally(new RpcException(error, Wire.getString(body)));
+      if (!waiting.future().complete(body) && memory != null) {
+        memory.discard(body);
+      }
+      return;
     }
-    if (!delivered && memory != null) {
+    RpcException failure =
+        error == ErrorCode.NONE ? null : new RpcException(error, Wire.getString(body));
+    if (memory != null) {
       memory.discard(body);
+    }
+    if (waiting != null) {
+      waiting.future().completeExceptionally(failure);
     }
   }
 
