@@ -151,7 +151,7 @@ public final class LogScanner implements AutoCloseable {
     failedFetches.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
-      previous.cancel(false);
+      abandon(previous);
     }
     positions.put(key, offset);
     fetchBytes.put(key, FIRST_FETCH_BYTES);
@@ -165,7 +165,7 @@ public final class LogScanner implements AutoCloseable {
     failedFetches.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
-      previous.cancel(false);
+      abandon(previous);
     }
   }
 
@@ -388,10 +388,23 @@ public final class LogScanner implements AutoCloseable {
     return filter;
   }
 
+  /**
+   * Lets a fetch run to its end unread, so that its response's buffer goes back to the spares.
+   * Cancelling the future instead would drop the response with its buffer still lent out.
+   */
+  private void abandon(CompletableFuture<FetchResponse> fetch) {
+    fetch.whenComplete(
+        (response, failure) -> {
+          if (response != null) {
+            responseBuffers.giveBack(response.batches());
+          }
+        });
+  }
+
   /** Stops fetching and releases memory; batches already returned stay valid until closed. */
   @Override
   public void close() {
-    fetches.values().forEach(fetch -> fetch.cancel(false));
+    fetches.values().forEach(this::abandon);
     fetches.clear();
     positions.clear();
   }
