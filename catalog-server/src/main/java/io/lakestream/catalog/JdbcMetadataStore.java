@@ -587,12 +587,12 @@ public final class JdbcMetadataStore implements MetadataStore {
     }
   }
 
-  /** Whether the database is PostgreSQL (else SQLite). */
   /** The statements this store's hot paths reuse, for the idempotency store beside it. */
   StatementCache statements() {
     return statements;
   }
 
+  /** Whether the database is PostgreSQL (else SQLite). */
   boolean postgres() {
     return rowLocks;
   }

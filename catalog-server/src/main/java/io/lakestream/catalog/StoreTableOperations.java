@@ -115,8 +115,8 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   /**
    * The metadata as a reader of the file at {@code location} gets it: {@code metadata} itself,
    * written there, with that location and without the changes that made it, which a file does not
-   * hold. It is not parsed back from the file (a quarter of a commit's catalog work for a table of
-   * a few hundred snapshots); a test holds that it serializes to exactly the file's text.
+   * hold. It is not parsed back from the file (about a tenth of a commit's catalog work for a table
+   * of a few hundred snapshots); a test holds that it serializes to exactly the file's text.
    */
   private TableMetadata located(TableMetadata metadata, String location) {
     if (location.equals(metadata.metadataFileLocation())) {

@@ -287,8 +287,8 @@ public final class LogScanner implements AutoCloseable {
    * Direct memory for fetch responses: the connection reads a response straight into it (reading
    * into a heap array costs the JDK an extra copy through a direct buffer of its own), and decoding
    * copies the batches out, so a response's buffer is free again right after. Buffers are reused
-   * (large short-lived buffers are costly to allocate and to collect); a response abandoned before
-   * decoding leaves its buffer to the garbage collector.
+   * (large short-lived buffers are costly to allocate and to collect); a fetch the scanner drops
+   * gives its buffer back when its response arrives ({@link #abandon}).
    */
   private final class ResponseBuffers implements ResponseMemory {
     // Buffers lent to responses not yet decoded, by the address they start at.

@@ -150,8 +150,7 @@ public final class RpcConnection implements AutoCloseable {
         short code = inbound.getShort();
         int size = length - 6;
         Pending waiting = pending.remove(requestId);
-        ResponseMemory memory =
-            waiting == null || waiting.memory() == null ? null : waiting.memory();
+        ResponseMemory memory = waiting == null ? null : waiting.memory();
         ByteBuffer body = memory == null ? ByteBuffer.allocate(size) : memory.allocate(size);
         int start = body.position();
         try {
@@ -211,24 +210,26 @@ public final class RpcConnection implements AutoCloseable {
 
   /** Fills {@code body} to its limit: what {@code inbound} holds first, then from the socket. */
   private void readFully(ByteBuffer body) throws IOException {
-    int buffered = Math.min(inbound.remaining(), body.remaining());
-    body.put(body.position(), inbound, inbound.position(), buffered);
-    body.position(body.position() + buffered);
-    inbound.position(inbound.position() + buffered);
+    takeBuffered(body);
     while (body.hasRemaining()) {
       if (body.remaining() < INBOUND_BYTES / 4) {
         // A short body (and whatever follows it) goes through inbound: one read, not several.
         fill(body.remaining());
-        int rest = body.remaining();
-        body.put(body.position(), inbound, inbound.position(), rest);
-        body.position(body.limit());
-        inbound.position(inbound.position() + rest);
+        takeBuffered(body);
         return;
       }
       if (channel.read(body) < 0) {
         throw new EOFException("The server closed the connection");
       }
     }
+  }
+
+  /** Moves what {@code inbound} holds, up to what {@code body} has room for, into {@code body}. */
+  private void takeBuffered(ByteBuffer body) {
+    int bytes = Math.min(inbound.remaining(), body.remaining());
+    body.put(body.position(), inbound, inbound.position(), bytes);
+    body.position(body.position() + bytes);
+    inbound.position(inbound.position() + bytes);
   }
 
   private void fail(RpcException error) {
