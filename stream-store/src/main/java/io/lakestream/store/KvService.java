@@ -122,7 +122,8 @@ final class KvService {
                         table.schemas().get(table.currentSchemaId()), table.properties()),
                     kvs.config(),
                     kvs.clock(),
-                    kvs.blockCache());
+                    kvs.blockCache(),
+                    kvs.rowCache());
             try {
               replay(table, tablet, log);
             } catch (IOException | RuntimeException e) {

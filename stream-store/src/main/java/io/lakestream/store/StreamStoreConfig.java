@@ -46,6 +46,13 @@ public record StreamStoreConfig(
           "kv.block-cache",
           KvConfig.defaults().blockCacheBytes(),
           "RocksDB block cache shared by all primary-key table buckets of the server");
+  public static final ConfigKey<Long> KV_ROW_CACHE =
+      ConfigKey.bytes(
+          "kv.row-cache",
+          KvConfig.defaults().rowCacheBytes(),
+          "Heap kept for the durable rows of primary-key table buckets, shared by all of them: the"
+              + " write path finds a key's row there instead of reading RocksDB, and lookups"
+              + " answer from it; 0 turns it off");
   public static final ConfigKey<Long> KV_WRITE_BUFFER =
       ConfigKey.bytes(
           "kv.write-buffer",
@@ -74,6 +81,7 @@ public record StreamStoreConfig(
           MAX_REQUEST_BYTES,
           MAX_IN_FLIGHT_BYTES,
           KV_BLOCK_CACHE,
+          KV_ROW_CACHE,
           KV_WRITE_BUFFER,
           KV_CHECKPOINT_INTERVAL,
           KV_CHECKPOINT_BYTES);
@@ -96,6 +104,7 @@ public record StreamStoreConfig(
             retentionBytes == 0 ? -1 : retentionBytes),
         new KvConfig(
             configuration.get(KV_BLOCK_CACHE),
+            configuration.get(KV_ROW_CACHE),
             configuration.get(KV_WRITE_BUFFER),
             configuration.get(KV_CHECKPOINT_INTERVAL),
             configuration.get(KV_CHECKPOINT_BYTES)),

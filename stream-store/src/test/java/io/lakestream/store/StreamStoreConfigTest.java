@@ -27,6 +27,7 @@ class StreamStoreConfigTest {
             Map.entry("rpc.max-request-size", "64mb"),
             Map.entry("rpc.max-in-flight-bytes", "128mb"),
             Map.entry("kv.block-cache", "512mb"),
+            Map.entry("kv.row-cache", "512mb"),
             Map.entry("kv.write-buffer", "16mb"),
             Map.entry("kv.checkpoint-interval", "10m"),
             Map.entry("kv.checkpoint-bytes", "256mb"));
@@ -37,9 +38,15 @@ class StreamStoreConfigTest {
     StreamStoreConfig config =
         StreamStoreConfig.from(
             Configuration.builder(StreamStoreConfig.KEYS)
-                .layer("test", Map.of("kv.checkpoint-interval", "30s", "kv.block-cache", "1gb"))
+                .layer(
+                    "test",
+                    Map.of(
+                        "kv.checkpoint-interval", "30s",
+                        "kv.block-cache", "1gb",
+                        "kv.row-cache", "0"))
                 .build());
     assertThat(config.kv().checkpointInterval()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.kv().blockCacheBytes()).isEqualTo(1L << 30);
+    assertThat(config.kv().rowCacheBytes()).isZero();
   }
 }

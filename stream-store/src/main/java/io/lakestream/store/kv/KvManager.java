@@ -17,6 +17,8 @@ import java.util.stream.Stream;
 import org.rocksdb.Cache;
 import org.rocksdb.LRUCache;
 import org.rocksdb.RocksDB;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The KV tablets of one server node, by table id, partition and bucket, under {@code
@@ -26,6 +28,8 @@ import org.rocksdb.RocksDB;
  * up with the durable log. Thread safe.
  */
 public final class KvManager implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KvManager.class);
+
   private record Key(String tableId, String partition, int bucket) {}
 
   /** Opens a tablet in a directory and replays the log into it. */
@@ -38,11 +42,37 @@ public final class KvManager implements AutoCloseable {
   private final Clock clock;
   private final Map<Key, KvTablet> tablets = new ConcurrentHashMap<>();
   private LRUCache blockCache; // created with the first tablet: RocksDB loads only when needed
+  private final RowCache rowCache;
 
   public KvManager(Path root, KvConfig config, Clock clock) throws IOException {
     this.root = Files.createDirectories(requireNonNull(root, "root is null"));
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.rowCache = new RowCache(rowCacheBytes(config, Runtime.getRuntime().maxMemory()));
+  }
+
+  /**
+   * The row cache budget: the configured one, at most a quarter of the heap, so that a small heap
+   * is not filled with cached rows.
+   */
+  static long rowCacheBytes(KvConfig config, long maxHeapBytes) {
+    long limit = maxHeapBytes / 4;
+    if (config.rowCacheBytes() > limit) {
+      LOG.info(
+          "The KV row cache gets {} bytes, a quarter of the heap, instead of the {} configured",
+          limit,
+          config.rowCacheBytes());
+      return limit;
+    }
+    return config.rowCacheBytes();
+  }
+
+  /**
+   * The row cache every tablet of this node keeps its durable rows in: {@link
+   * KvConfig#rowCacheBytes()} in all, at most a quarter of the heap.
+   */
+  public RowCache rowCache() {
+    return rowCache;
   }
 
   /**

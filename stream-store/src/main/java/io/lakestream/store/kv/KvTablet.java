@@ -54,7 +54,10 @@ import org.rocksdb.WriteOptions;
  *       the changes from its base offset on.
  * </ol>
  *
- * Lookups and scans read RocksDB only, so they see exactly the changes whose changelog is durable.
+ * Lookups and scans read durable state only (RocksDB, and the {@link RowCache} of rows RocksDB
+ * holds), so they see exactly the changes whose changelog is durable. The write path reads the row
+ * before each change from the buffered changes, else the row cache, else RocksDB; a tablet whose
+ * cache is complete never reads RocksDB there.
  *
  * <p><b>Offsets.</b> The <em>applied offset</em> is the log offset up to which the changelog is in
  * RocksDB; it is stored in RocksDB atomically with the rows (under the empty key, which no row key
@@ -79,6 +82,9 @@ public final class KvTablet implements AutoCloseable {
   }
 
   private static final byte[] APPLIED_OFFSET_KEY = new byte[0];
+
+  /** The smallest key a row can have: any key longer than {@link #APPLIED_OFFSET_KEY}. */
+  private static final byte[] FIRST_ROW_KEY = new byte[1];
 
   /** Directories of the tablets open in this process: opening one rebuilds its database. */
   private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
@@ -105,6 +111,7 @@ public final class KvTablet implements AutoCloseable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<KvScan> scans = ConcurrentHashMap.newKeySet();
   private final PreWriteBuffer buffer = new PreWriteBuffer();
+  private final RowCache.Rows cached;
   private volatile long appliedOffset;
   private volatile boolean closed;
   private long nextOffset;
@@ -118,7 +125,8 @@ public final class KvTablet implements AutoCloseable {
       KvConfig config,
       Clock clock,
       Path dbDirectory,
-      Cache sharedBlockCache)
+      Cache sharedBlockCache,
+      RowCache rowCache)
       throws IOException {
     this.directory = directory;
     this.checkpoints = directory.resolve("checkpoints");
@@ -156,12 +164,17 @@ public final class KvTablet implements AutoCloseable {
       throw new IOException("Cannot open the KV store in " + dbDirectory, e);
     }
     this.db = opened;
-    try {
+    boolean empty;
+    try (RocksIterator iterator = db.newIterator()) {
       this.appliedOffset = readOffset(db.get(APPLIED_OFFSET_KEY));
+      iterator.seek(FIRST_ROW_KEY);
+      empty = !iterator.isValid();
+      iterator.status();
     } catch (RocksDBException e) {
       close();
       throw new IOException("Cannot read the applied offset in " + dbDirectory, e);
     }
+    this.cached = rowCache.newRows(empty);
     this.nextOffset = appliedOffset;
     this.lastCheckpointMillis = clock.millis();
   }
@@ -176,13 +189,15 @@ public final class KvTablet implements AutoCloseable {
   public static KvTablet open(
       Path directory, KvSchema schema, MergeEngine engine, KvConfig config, Clock clock)
       throws IOException {
-    return open(directory, schema, engine, config, clock, null);
+    return open(
+        directory, schema, engine, config, clock, null, new RowCache(config.rowCacheBytes()));
   }
 
   /**
    * Opens a tablet as {@link #open(Path, KvSchema, MergeEngine, KvConfig, Clock)} does, reading
-   * through a block cache that other tablets share; the caller keeps it open while the tablet is.
-   * With a null cache the tablet has its own of {@link KvConfig#blockCacheBytes()}.
+   * through a block cache and keeping rows in a row cache that other tablets share; the caller
+   * keeps the block cache open while the tablet is. With a null block cache the tablet has its own
+   * of {@link KvConfig#blockCacheBytes()}.
    */
   public static KvTablet open(
       Path directory,
@@ -190,9 +205,11 @@ public final class KvTablet implements AutoCloseable {
       MergeEngine engine,
       KvConfig config,
       Clock clock,
-      Cache sharedBlockCache)
+      Cache sharedBlockCache,
+      RowCache rowCache)
       throws IOException {
     requireNonNull(directory, "directory is null");
+    requireNonNull(rowCache, "rowCache is null");
     requireNonNull(schema, "schema is null");
     requireNonNull(engine, "engine is null");
     requireNonNull(config, "config is null");
@@ -210,7 +227,8 @@ public final class KvTablet implements AutoCloseable {
       if (checkpoint.isPresent()) {
         KvCheckpoints.restore(checkpoint.get(), dbDirectory);
       }
-      return new KvTablet(absolute, schema, engine, config, clock, dbDirectory, sharedBlockCache);
+      return new KvTablet(
+          absolute, schema, engine, config, clock, dbDirectory, sharedBlockCache, rowCache);
     } catch (IOException | RuntimeException e) {
       OPEN_DIRECTORIES.remove(absolute);
       throw e;
@@ -483,6 +501,11 @@ public final class KvTablet implements AutoCloseable {
       PreWriteBuffer.Entry entry = buffer.get(wrapped);
       if (entry != null) {
         state.put(wrapped, entry.value == null ? null : new Current(entry.row, entry.value));
+        continue;
+      }
+      byte[] value = cached.get(wrapped);
+      if (value != null || cached.complete()) {
+        state.put(wrapped, value == null ? null : new Current(null, value));
       } else {
         unbuffered.put(wrapped, wrapped.bytes());
       }
@@ -492,6 +515,10 @@ public final class KvTablet implements AutoCloseable {
       int i = 0;
       for (BytesKey key : unbuffered.keySet()) {
         byte[] value = values.get(i++);
+        if (value != null) {
+          // Read under the write lock, so no durable change of the key can race with it.
+          cached.put(key, value);
+        }
         state.put(key, value == null ? null : new Current(null, value));
       }
     }
@@ -512,8 +539,9 @@ public final class KvTablet implements AutoCloseable {
         return;
       }
       long bytes = 0;
+      List<PreWriteBuffer.Entry> applied = buffer.below(logEndOffset);
       try (WriteBatch batch = new WriteBatch()) {
-        for (PreWriteBuffer.Entry entry : buffer.below(logEndOffset)) {
+        for (PreWriteBuffer.Entry entry : applied) {
           if (entry.value == null) {
             batch.delete(entry.key);
             bytes += entry.key.length;
@@ -526,6 +554,13 @@ public final class KvTablet implements AutoCloseable {
         db.write(writeOptions, batch);
       } catch (RocksDBException e) {
         throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
+      }
+      for (PreWriteBuffer.Entry entry : applied) {
+        if (entry.value == null) {
+          cached.remove(new BytesKey(entry.key));
+        } else {
+          cached.put(new BytesKey(entry.key), entry.value);
+        }
       }
       buffer.removeBelow(logEndOffset);
       appliedOffset = logEndOffset;
@@ -601,6 +636,7 @@ public final class KvTablet implements AutoCloseable {
         return 0;
       }
       long bytes = 0;
+      Map<BytesKey, byte[]> changed = new LinkedHashMap<>();
       try (WriteBatch batch = new WriteBatch()) {
         for (int i = first; i < types.size(); i++) {
           Object[] canonical = schema.canonicalRow(changedRows.get(i));
@@ -609,10 +645,12 @@ public final class KvTablet implements AutoCloseable {
             case INSERT, UPDATE_AFTER -> {
               byte[] value = rows.encode(canonical);
               batch.put(key, value);
+              changed.put(new BytesKey(key), value);
               bytes += key.length + value.length;
             }
             case DELETE -> {
               batch.delete(key);
+              changed.put(new BytesKey(key), null);
               bytes += key.length;
             }
             case UPDATE_BEFORE -> {}
@@ -621,6 +659,14 @@ public final class KvTablet implements AutoCloseable {
         long end = baseOffset + types.size();
         batch.put(APPLIED_OFFSET_KEY, encodeOffset(end));
         db.write(writeOptions, batch);
+        changed.forEach(
+            (key, value) -> {
+              if (value == null) {
+                cached.remove(key);
+              } else {
+                cached.put(key, value);
+              }
+            });
         appliedOffset = end;
         nextOffset = Math.max(nextOffset, appliedOffset);
         bytesSinceCheckpoint += bytes;
@@ -644,7 +690,7 @@ public final class KvTablet implements AutoCloseable {
     lifecycle.readLock().lock();
     try {
       ensureOpen();
-      byte[] value = db.get(key);
+      byte[] value = cachedOrStored(new BytesKey(key));
       return value == null ? null : rows.decode(value);
     } catch (RocksDBException e) {
       throw new IOException("Cannot look up a key", e);
@@ -673,11 +719,38 @@ public final class KvTablet implements AutoCloseable {
    * written under), null where a key has none.
    */
   public List<byte[]> lookupValues(List<Object[]> keyValues) throws IOException {
-    List<byte[]> encoded = new ArrayList<>(keyValues.size());
+    List<byte[]> result = new ArrayList<>(keyValues.size());
+    List<byte[]> uncached = new ArrayList<>();
+    List<Integer> uncachedAt = new ArrayList<>();
     for (Object[] each : keyValues) {
-      encoded.add(keys.encodeKey(each));
+      byte[] key = keys.encodeKey(each);
+      byte[] value = cached.get(new BytesKey(key));
+      if (value == null && !cached.complete()) {
+        uncached.add(key);
+        uncachedAt.add(result.size());
+      }
+      result.add(value);
     }
-    return multiGet(encoded);
+    if (!uncached.isEmpty()) {
+      List<byte[]> stored = multiGet(uncached);
+      for (int i = 0; i < stored.size(); i++) {
+        result.set(uncachedAt.get(i), stored.get(i));
+      }
+    }
+    return result;
+  }
+
+  /**
+   * A key's durable row from the row cache, else from RocksDB; for reads outside the write lock,
+   * which leave the cache alone (a value read here could be overtaken by a change before it was
+   * cached).
+   */
+  private byte[] cachedOrStored(BytesKey key) throws RocksDBException {
+    byte[] value = cached.get(key);
+    if (value != null || cached.complete()) {
+      return value;
+    }
+    return db.get(key.bytes());
   }
 
   /**
@@ -825,6 +898,9 @@ public final class KvTablet implements AutoCloseable {
         return;
       }
       closed = true;
+      if (cached != null) {
+        cached.clear();
+      }
       for (KvScan scan : List.copyOf(scans)) {
         scan.close();
       }

@@ -37,6 +37,13 @@ class KvTabletPropertyTest {
   private static final int MUTATIONS_PER_SEED = 300;
   private static final int SEEDS_PER_TABLET = 20;
 
+  /**
+   * Row cache budgets the tablets take in turn: none; a few rows, so that rows are evicted all the
+   * time and the write path and lookups read RocksDB for them; and room for every row, so that a
+   * tablet that starts empty never reads RocksDB for a row before a change.
+   */
+  private static final List<Long> ROW_CACHE_SIZES = List.of(0L, 2048L, 1L << 20);
+
   static final Schema SCHEMA =
       new Schema(
           List.of(
@@ -188,7 +195,12 @@ class KvTabletPropertyTest {
         KvSchema.create(Map.of(SCHEMA.schemaId(), SCHEMA), SCHEMA.schemaId(), List.of("region"));
     MergeEngine mergeEngine = MergeEngines.create(SCHEMA, properties(engine));
     for (int first = 0; first < SEEDS; first += SEEDS_PER_TABLET) {
-      Block block = new Block(directory.resolve(engine + "-" + first), schema, mergeEngine);
+      Block block =
+          new Block(
+              directory.resolve(engine + "-" + first),
+              schema,
+              mergeEngine,
+              ROW_CACHE_SIZES.get(first / SEEDS_PER_TABLET % ROW_CACHE_SIZES.size()));
       try {
         for (int seed = first; seed < first + SEEDS_PER_TABLET; seed++) {
           try {
@@ -230,7 +242,7 @@ class KvTabletPropertyTest {
     final Path directory;
     final KvSchema schema;
     final MergeEngine engine;
-    final KvConfig config = new KvConfig(1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 30);
+    final KvConfig config;
     final TestingClock clock = new TestingClock(0);
     final List<LogRecord> log = new ArrayList<>();
     final Map<Integer, Map<List<Object>, List<Object>>> finalModels = new LinkedHashMap<>();
@@ -238,10 +250,12 @@ class KvTabletPropertyTest {
     long next;
     long durableEnd;
 
-    Block(Path directory, KvSchema schema, MergeEngine engine) throws Exception {
+    Block(Path directory, KvSchema schema, MergeEngine engine, long rowCacheBytes)
+        throws Exception {
       this.directory = directory;
       this.schema = schema;
       this.engine = engine;
+      this.config = new KvConfig(1 << 20, rowCacheBytes, 1 << 20, Duration.ofMinutes(10), 1 << 30);
       this.tablet = KvTablet.open(directory, schema, engine, config, clock);
     }
 

@@ -31,7 +31,7 @@ class KvTabletTest {
           Set.of(1));
 
   private static final KvConfig CONFIG =
-      new KvConfig(1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20);
+      new KvConfig(1 << 20, 1 << 20, 1 << 20, Duration.ofMinutes(10), 1 << 20);
 
   @TempDir Path directory;
   private final TestingClock clock = new TestingClock(1_000);
@@ -383,7 +383,7 @@ class KvTabletTest {
 
   @Test
   void checkpointIsDueByBytesOrByInterval() throws Exception {
-    KvConfig config = new KvConfig(1 << 20, 1 << 20, Duration.ofMinutes(1), 100);
+    KvConfig config = new KvConfig(1 << 20, 1 << 20, 1 << 20, Duration.ofMinutes(1), 100);
     try (KvTablet tablet =
         KvTablet.open(
             directory, KvSchema.of(SCHEMA), MergeEngines.create(SCHEMA, Map.of()), config, clock)) {
