@@ -30,13 +30,19 @@ final class BytesKey {
   }
 
   static int hash(byte[] bytes) {
-    long hash = 0x9E3779B97F4A7C15L * (bytes.length + 1);
-    int i = 0;
-    for (; i + Long.BYTES <= bytes.length; i += Long.BYTES) {
+    return hash(bytes, 0, bytes.length);
+  }
+
+  /** The hash of the key held in {@code bytes[offset, offset + length)}. */
+  static int hash(byte[] bytes, int offset, int length) {
+    long hash = 0x9E3779B97F4A7C15L * (length + 1);
+    int i = offset;
+    int end = offset + length;
+    for (; i + Long.BYTES <= end; i += Long.BYTES) {
       hash = mix(hash ^ (long) LONG.get(bytes, i));
     }
     long tail = 0;
-    for (int shift = 0; i < bytes.length; i++, shift += Byte.SIZE) {
+    for (int shift = 0; i < end; i++, shift += Byte.SIZE) {
       tail |= (bytes[i] & 0xFFL) << shift;
     }
     hash = mix(hash ^ tail);

@@ -1,9 +1,11 @@
 package io.lakestream.store.kv;
 
-import java.util.Iterator;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * Durable rows of primary-key buckets kept on the heap, within one byte budget shared by the
@@ -12,43 +14,62 @@ import java.util.concurrent.atomic.AtomicLong;
  * and lets lookups answer from memory.
  *
  * <p>Each bucket has a {@link Rows} view holding its rows exactly as RocksDB stores them. A bucket
- * that opened with an empty store and never gave a row up to the budget is <em>complete</em>: its
- * view then holds every row, so a key it lacks has no row and RocksDB need not be asked. When the
- * budget is exceeded, the bucket that is adding rows gives up some of its own (in hash order, an
- * approximation of random eviction) and stops being complete.
+ * that opened with an empty store and never gave a row up is <em>complete</em>: its view then holds
+ * every row, so a key it lacks has no row and RocksDB need not be asked.
+ *
+ * <p><b>Layout.</b> A view is log-structured, so that a million rows are a few hundred large arrays
+ * to the garbage collector rather than millions of small objects it would copy at every young
+ * collection: entries ({@code key length, value length, key, value}) are appended to the view's
+ * head chunk, and an open-addressing index maps a key's hash to its entry's chunk and offset. A
+ * changed or removed row leaves its old entry as garbage in its chunk. When the budget is exceeded,
+ * the view that is adding rows reclaims its own chunks, emptiest first: a chunk whose live entries
+ * fit in the head has them moved there; otherwise its rows are given up (evicted) and the view
+ * stops being complete.
  *
  * <p>Only rows that are durable belong here: a bucket adds and removes rows when it applies durable
  * changes to RocksDB, and when it reads RocksDB under its write lock; never from reads that could
  * race with such changes. A budget of zero turns the cache off.
  */
 public final class RowCache {
-  /**
-   * Heap bytes an entry costs beyond its key and value arrays: the map node, the key wrapper and
-   * two array headers, with slack for the table.
-   */
-  static final int ENTRY_OVERHEAD = 112;
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final int ENTRY_HEADER = 2 * Integer.BYTES;
+  private static final int MAX_CHUNK_BYTES = 256 << 10;
+  private static final int MIN_CHUNK_BYTES = 64;
+  private static final int INITIAL_SLOTS = 1 << 10;
+
+  /** Bytes an index slot costs: its address and its hash. */
+  private static final int SLOT_BYTES = Long.BYTES + Integer.BYTES;
 
   private final long capacityBytes;
+  private final int chunkBytes;
   private final AtomicLong usedBytes = new AtomicLong();
 
   /**
-   * @param capacityBytes the budget of all buckets' rows together, keys, values and {@link
-   *     #ENTRY_OVERHEAD} counted; zero for no cache
+   * @param capacityBytes the budget of all buckets' rows together, chunks and indexes counted; zero
+   *     for no cache
    */
   public RowCache(long capacityBytes) {
     if (capacityBytes < 0) {
       throw new IllegalArgumentException("Row cache capacity is negative: " + capacityBytes);
     }
     this.capacityBytes = capacityBytes;
+    this.chunkBytes =
+        (int) Math.max(MIN_CHUNK_BYTES, Math.min(MAX_CHUNK_BYTES, capacityBytes / 16));
   }
 
   public long capacityBytes() {
     return capacityBytes;
   }
 
-  /** Bytes the buckets' rows take now, as counted against the budget. */
+  /** Bytes the buckets' chunks and indexes take now, as counted against the budget. */
   public long usedBytes() {
     return usedBytes.get();
+  }
+
+  /** The size of a chunk: a sixteenth of the budget, at most 256 KiB. */
+  int chunkBytes() {
+    return chunkBytes;
   }
 
   /**
@@ -62,13 +83,23 @@ public final class RowCache {
   }
 
   /**
-   * One bucket's cached rows. Reads are thread safe; changes come from the bucket's writer, under
-   * its write lock.
+   * One bucket's cached rows. Reads are thread safe and mostly lock-free; changes come from the
+   * bucket's writer, under its write lock, and exclude reads only while each runs.
    */
   final class Rows {
-    private final Map<BytesKey, byte[]> rows = new ConcurrentHashMap<>();
+    private final StampedLock lock = new StampedLock();
     private volatile boolean complete;
-    private Iterator<BytesKey> evictionCursor;
+
+    // Index: linear probing; a slot holds 1 + (chunk << 32 | offset), 0 when empty.
+    private long[] slots = new long[0];
+    private int[] slotHashes = new int[0];
+    private int size;
+
+    // Chunks by id; a freed id is reused.
+    private byte[][] chunks = new byte[4][];
+    private int[] chunkFill = new int[4];
+    private int[] chunkLive = new int[4];
+    private int head = -1;
     private long ownBytes;
 
     private Rows(boolean complete) {
@@ -76,11 +107,27 @@ public final class RowCache {
     }
 
     /**
-     * The stored row of a key, or null when the cache does not hold one; {@link #complete()}, read
-     * after this, tells whether that null means the key has no row.
+     * A copy of the stored row of a key, or null when the cache does not hold one; {@link
+     * #complete()}, read after this, tells whether that null means the key has no row.
      */
     byte[] get(BytesKey key) {
-      return rows.get(key);
+      long stamp = lock.tryOptimisticRead();
+      if (stamp != 0) {
+        try {
+          byte[] value = find(key);
+          if (lock.validate(stamp)) {
+            return value;
+          }
+        } catch (RuntimeException e) {
+          // A change ran during the read and left it a torn view; read again under the lock.
+        }
+      }
+      stamp = lock.readLock();
+      try {
+        return find(key);
+      } finally {
+        lock.unlockRead(stamp);
+      }
     }
 
     /** Whether every row of the bucket is held, so that a key missing here has none. */
@@ -93,66 +140,316 @@ public final class RowCache {
       if (capacityBytes == 0) {
         return;
       }
-      byte[] previous = rows.put(key, value);
-      long delta =
-          previous == null
-              ? key.bytes().length + value.length + ENTRY_OVERHEAD
-              : value.length - previous.length;
-      ownBytes += delta;
-      if (usedBytes.addAndGet(delta) > capacityBytes) {
-        evictFor(key);
+      byte[] keyBytes = key.bytes();
+      int entryBytes = ENTRY_HEADER + keyBytes.length + value.length;
+      long stamp = lock.writeLock();
+      try {
+        if (entryBytes > chunkBytes) {
+          // Too large to hold: the row is not here, so the view no longer has every row.
+          complete = false;
+          removeLocked(key);
+          return;
+        }
+        makeRoom(entryBytes);
+        int slot = slotOf(key);
+        long address = append(keyBytes, value);
+        if (slots[slot] != 0) {
+          release(slots[slot]);
+        } else {
+          slotHashes[slot] = key.hashCode();
+          size++;
+        }
+        slots[slot] = address;
+        if (size * 10L > slots.length * 7L) {
+          resize(slots.length * 2);
+        }
+      } finally {
+        lock.unlockWrite(stamp);
       }
     }
 
     /** Records that a key has no durable row any more. */
     void remove(BytesKey key) {
-      byte[] previous = rows.remove(key);
-      if (previous != null) {
-        release(key, previous);
+      if (capacityBytes == 0) {
+        return;
+      }
+      long stamp = lock.writeLock();
+      try {
+        removeLocked(key);
+      } finally {
+        lock.unlockWrite(stamp);
       }
     }
 
     /** Gives every row up, as when the bucket closes. */
     void clear() {
-      complete = false;
-      usedBytes.addAndGet(-ownBytes);
-      ownBytes = 0;
-      rows.clear();
-      evictionCursor = null;
+      long stamp = lock.writeLock();
+      try {
+        complete = false;
+        usedBytes.addAndGet(-ownBytes);
+        ownBytes = 0;
+        slots = new long[0];
+        slotHashes = new int[0];
+        size = 0;
+        chunks = new byte[4][];
+        chunkFill = new int[4];
+        chunkLive = new int[4];
+        head = -1;
+      } finally {
+        lock.unlockWrite(stamp);
+      }
     }
 
-    /**
-     * Gives up this bucket's rows other than {@code kept}, the one just added, until the cache is a
-     * sixteenth below its budget (so that eviction runs in rounds, not at every put), or this
-     * bucket has no other left.
-     */
-    private void evictFor(BytesKey kept) {
-      // Cleared before any row goes, so a reader that misses an evicted row sees it (see get).
-      complete = false;
-      long target = capacityBytes - capacityBytes / 16;
-      while (usedBytes.get() > target && rows.size() > 1) {
-        if (evictionCursor == null || !evictionCursor.hasNext()) {
-          evictionCursor = rows.keySet().iterator();
+    int size() {
+      return size;
+    }
+
+    private byte[] find(BytesKey key) {
+      long[] table = slots;
+      int[] hashes = slotHashes;
+      byte[][] stored = chunks;
+      if (table.length == 0) {
+        return null;
+      }
+      int mask = table.length - 1;
+      int hash = key.hashCode();
+      byte[] keyBytes = key.bytes();
+      for (int i = hash & mask, probes = 0; probes < table.length; i = (i + 1) & mask, probes++) {
+        long slot = table[i];
+        if (slot == 0) {
+          return null;
         }
-        BytesKey key = evictionCursor.next();
-        if (key.equals(kept)) {
-          continue;
+        if (hashes[i] == hash) {
+          byte[] chunk = stored[chunkOf(slot)];
+          int offset = offsetOf(slot);
+          int keyLength = (int) INT.get(chunk, offset);
+          int start = offset + ENTRY_HEADER;
+          if (Arrays.equals(chunk, start, start + keyLength, keyBytes, 0, keyBytes.length)) {
+            int valueLength = (int) INT.get(chunk, offset + Integer.BYTES);
+            return Arrays.copyOfRange(chunk, start + keyLength, start + keyLength + valueLength);
+          }
         }
-        byte[] value = rows.remove(key);
-        if (value != null) {
-          release(key, value);
+      }
+      return null;
+    }
+
+    /** The slot holding the key, or the empty slot where it would go; the index is not empty. */
+    private int slotOf(BytesKey key) {
+      if (slots.length == 0) {
+        resize(INITIAL_SLOTS);
+      }
+      int mask = slots.length - 1;
+      int hash = key.hashCode();
+      byte[] keyBytes = key.bytes();
+      int i = hash & mask;
+      while (slots[i] != 0) {
+        if (slotHashes[i] == hash && keyAt(slots[i], keyBytes)) {
+          return i;
+        }
+        i = (i + 1) & mask;
+      }
+      return i;
+    }
+
+    private boolean keyAt(long slot, byte[] keyBytes) {
+      byte[] chunk = chunks[chunkOf(slot)];
+      int offset = offsetOf(slot);
+      int start = offset + ENTRY_HEADER;
+      int keyLength = (int) INT.get(chunk, offset);
+      return Arrays.equals(chunk, start, start + keyLength, keyBytes, 0, keyBytes.length);
+    }
+
+    private void removeLocked(BytesKey key) {
+      if (size == 0) {
+        return;
+      }
+      int slot = slotOf(key);
+      if (slots[slot] != 0) {
+        release(slots[slot]);
+        deleteSlot(slot);
+      }
+    }
+
+    /** Empties a slot, moving later entries of its probe run back so lookups still find them. */
+    private void deleteSlot(int emptied) {
+      int mask = slots.length - 1;
+      int hole = emptied;
+      for (int i = (hole + 1) & mask; slots[i] != 0; i = (i + 1) & mask) {
+        int home = slotHashes[i] & mask;
+        // The entry may move into the hole if its home is not cyclically within (hole, i].
+        boolean homeAfterHole = hole <= i ? home > hole && home <= i : home > hole || home <= i;
+        if (!homeAfterHole) {
+          slots[hole] = slots[i];
+          slotHashes[hole] = slotHashes[i];
+          hole = i;
+        }
+      }
+      slots[hole] = 0;
+      slotHashes[hole] = 0;
+      size--;
+    }
+
+    private void resize(int capacity) {
+      long[] oldSlots = slots;
+      int[] oldHashes = slotHashes;
+      slots = new long[capacity];
+      slotHashes = new int[capacity];
+      charge((long) (capacity - oldSlots.length) * SLOT_BYTES);
+      int mask = capacity - 1;
+      for (int i = 0; i < oldSlots.length; i++) {
+        if (oldSlots[i] != 0) {
+          int j = oldHashes[i] & mask;
+          while (slots[j] != 0) {
+            j = (j + 1) & mask;
+          }
+          slots[j] = oldSlots[i];
+          slotHashes[j] = oldHashes[i];
         }
       }
     }
 
-    private void release(BytesKey key, byte[] value) {
-      long size = key.bytes().length + value.length + ENTRY_OVERHEAD;
-      ownBytes -= size;
-      usedBytes.addAndGet(-size);
+    /** Appends an entry to the head chunk, which has room for it; returns its slot value. */
+    private long append(byte[] keyBytes, byte[] value) {
+      byte[] chunk = chunks[head];
+      int offset = chunkFill[head];
+      INT.set(chunk, offset, keyBytes.length);
+      INT.set(chunk, offset + Integer.BYTES, value.length);
+      System.arraycopy(keyBytes, 0, chunk, offset + ENTRY_HEADER, keyBytes.length);
+      System.arraycopy(value, 0, chunk, offset + ENTRY_HEADER + keyBytes.length, value.length);
+      int entryBytes = ENTRY_HEADER + keyBytes.length + value.length;
+      chunkFill[head] += entryBytes;
+      chunkLive[head] += entryBytes;
+      return address(head, offset);
     }
 
-    int size() {
-      return rows.size();
+    /** Marks an entry garbage in its chunk. */
+    private void release(long slot) {
+      chunkLive[chunkOf(slot)] -= entryBytes(chunks[chunkOf(slot)], offsetOf(slot));
     }
+
+    /**
+     * Makes the head chunk able to take an entry: starts a new head when the current one is full,
+     * and then, while the cache is over its budget, reclaims this view's other chunks.
+     */
+    private void makeRoom(int entryBytes) {
+      if (head >= 0 && chunkFill[head] + entryBytes <= chunkBytes) {
+        return;
+      }
+      head = newChunk();
+      while (usedBytes.get() > capacityBytes) {
+        int victim = emptiestChunk();
+        if (victim < 0) {
+          return;
+        }
+        if (chunkLive[victim] + entryBytes <= chunkBytes - chunkFill[head]) {
+          moveLiveEntries(victim);
+        } else {
+          evictChunk(victim);
+        }
+        freeChunk(victim);
+      }
+    }
+
+    private int emptiestChunk() {
+      int emptiest = -1;
+      for (int id = 0; id < chunks.length; id++) {
+        if (id != head
+            && chunks[id] != null
+            && (emptiest < 0 || chunkLive[id] < chunkLive[emptiest])) {
+          emptiest = id;
+        }
+      }
+      return emptiest;
+    }
+
+    private void moveLiveEntries(int victim) {
+      byte[] chunk = chunks[victim];
+      for (int offset = 0; offset < chunkFill[victim]; offset += entryBytes(chunk, offset)) {
+        int slot = slotPointingAt(victim, offset);
+        if (slot >= 0) {
+          int keyLength = (int) INT.get(chunk, offset);
+          int valueLength = (int) INT.get(chunk, offset + Integer.BYTES);
+          int start = offset + ENTRY_HEADER;
+          slots[slot] =
+              append(
+                  Arrays.copyOfRange(chunk, start, start + keyLength),
+                  Arrays.copyOfRange(chunk, start + keyLength, start + keyLength + valueLength));
+        }
+      }
+    }
+
+    private void evictChunk(int victim) {
+      // Cleared before any row goes, so a reader that misses an evicted row sees it (see get).
+      complete = false;
+      byte[] chunk = chunks[victim];
+      for (int offset = 0; offset < chunkFill[victim]; offset += entryBytes(chunk, offset)) {
+        int slot = slotPointingAt(victim, offset);
+        if (slot >= 0) {
+          deleteSlot(slot);
+        }
+      }
+    }
+
+    /** The index slot whose entry is at this chunk and offset, or -1 if the entry is garbage. */
+    private int slotPointingAt(int chunkId, int offset) {
+      byte[] chunk = chunks[chunkId];
+      int keyLength = (int) INT.get(chunk, offset);
+      int hash = BytesKey.hash(chunk, offset + ENTRY_HEADER, keyLength);
+      long address = address(chunkId, offset);
+      int mask = slots.length - 1;
+      for (int i = hash & mask; slots[i] != 0; i = (i + 1) & mask) {
+        if (slots[i] == address) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    private int newChunk() {
+      int id = 0;
+      while (id < chunks.length && chunks[id] != null) {
+        id++;
+      }
+      if (id == chunks.length) {
+        chunks = Arrays.copyOf(chunks, id * 2);
+        chunkFill = Arrays.copyOf(chunkFill, id * 2);
+        chunkLive = Arrays.copyOf(chunkLive, id * 2);
+      }
+      chunks[id] = new byte[chunkBytes];
+      chunkFill[id] = 0;
+      chunkLive[id] = 0;
+      charge(chunkBytes);
+      return id;
+    }
+
+    private void freeChunk(int id) {
+      chunks[id] = null;
+      chunkFill[id] = 0;
+      chunkLive[id] = 0;
+      charge(-chunkBytes);
+    }
+
+    private void charge(long bytes) {
+      ownBytes += bytes;
+      usedBytes.addAndGet(bytes);
+    }
+  }
+
+  private static int entryBytes(byte[] chunk, int offset) {
+    return ENTRY_HEADER
+        + (int) INT.get(chunk, offset)
+        + (int) INT.get(chunk, offset + Integer.BYTES);
+  }
+
+  private static long address(int chunk, int offset) {
+    return 1 + (((long) chunk << 32) | offset);
+  }
+
+  private static int chunkOf(long slot) {
+    return (int) ((slot - 1) >>> 32);
+  }
+
+  private static int offsetOf(long slot) {
+    return (int) (slot - 1);
   }
 }
