@@ -36,6 +36,10 @@ public final class RowCache {
   private static final int ENTRY_HEADER = 2 * Integer.BYTES;
   private static final int MAX_CHUNK_BYTES = 256 << 10;
   private static final int MIN_CHUNK_BYTES = 64;
+
+  /** A view's first chunk; each next one is twice the last, up to the largest chunk. */
+  private static final int FIRST_CHUNK_BYTES = 4 << 10;
+
   private static final int INITIAL_SLOTS = 1 << 10;
 
   /** Bytes an index slot costs: its address and its hash. */
@@ -67,7 +71,11 @@ public final class RowCache {
     return usedBytes.get();
   }
 
-  /** The size of a chunk: a sixteenth of the budget, at most 256 KiB. */
+  /**
+   * The size of the largest chunk, and so of the largest entry held: a sixteenth of the budget, at
+   * most 256 KiB. A view's chunks grow to it from 4 KiB, so that a bucket with few rows takes
+   * little of the budget.
+   */
   int chunkBytes() {
     return chunkBytes;
   }
@@ -100,6 +108,7 @@ public final class RowCache {
     private int[] chunkFill = new int[4];
     private int[] chunkLive = new int[4];
     private int head = -1;
+    private int nextChunkBytes = Math.min(FIRST_CHUNK_BYTES, chunkBytes);
     private long ownBytes;
 
     private Rows(boolean complete) {
@@ -195,6 +204,7 @@ public final class RowCache {
         chunkFill = new int[4];
         chunkLive = new int[4];
         head = -1;
+        nextChunkBytes = Math.min(FIRST_CHUNK_BYTES, chunkBytes);
       } finally {
         lock.unlockWrite(stamp);
       }
@@ -332,16 +342,16 @@ public final class RowCache {
      * and then, while the cache is over its budget, reclaims this view's other chunks.
      */
     private void makeRoom(int entryBytes) {
-      if (head >= 0 && chunkFill[head] + entryBytes <= chunkBytes) {
+      if (head >= 0 && chunkFill[head] + entryBytes <= chunks[head].length) {
         return;
       }
-      head = newChunk();
+      head = newChunk(entryBytes);
       while (usedBytes.get() > capacityBytes) {
         int victim = emptiestChunk();
         if (victim < 0) {
           return;
         }
-        if (chunkLive[victim] + entryBytes <= chunkBytes - chunkFill[head]) {
+        if (chunkLive[victim] + entryBytes <= chunks[head].length - chunkFill[head]) {
           moveLiveEntries(victim);
         } else {
           evictChunk(victim);
@@ -405,7 +415,10 @@ public final class RowCache {
       return -1;
     }
 
-    private int newChunk() {
+    /** A new chunk of the next size, or larger if the entry needs it. */
+    private int newChunk(int entryBytes) {
+      int size = Math.max(entryBytes, nextChunkBytes);
+      nextChunkBytes = Math.min(chunkBytes, nextChunkBytes * 2);
       int id = 0;
       while (id < chunks.length && chunks[id] != null) {
         id++;
@@ -415,18 +428,18 @@ public final class RowCache {
         chunkFill = Arrays.copyOf(chunkFill, id * 2);
         chunkLive = Arrays.copyOf(chunkLive, id * 2);
       }
-      chunks[id] = new byte[chunkBytes];
+      chunks[id] = new byte[size];
       chunkFill[id] = 0;
       chunkLive[id] = 0;
-      charge(chunkBytes);
+      charge(size);
       return id;
     }
 
     private void freeChunk(int id) {
+      charge(-chunks[id].length);
       chunks[id] = null;
       chunkFill[id] = 0;
       chunkLive[id] = 0;
-      charge(-chunkBytes);
     }
 
     private void charge(long bytes) {

@@ -62,6 +62,16 @@ class RowCacheTest {
   }
 
   @Test
+  void aBucketWithFewRowsTakesLittleOfTheBudget() {
+    RowCache cache = new RowCache(512L << 20);
+    for (int bucket = 0; bucket < 100; bucket++) {
+      cache.newRows(true).put(key(bucket), new byte[100]);
+    }
+    // A first chunk of 4 KiB and an index of 1,024 slots each, not a 256 KiB chunk each.
+    assertThat(cache.usedBytes()).isLessThan(100 * (32L << 10));
+  }
+
+  @Test
   void aZeroBudgetHoldsNothing() {
     RowCache cache = new RowCache(0);
     RowCache.Rows rows = cache.newRows(true);
