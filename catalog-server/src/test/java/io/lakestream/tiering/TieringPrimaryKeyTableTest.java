@@ -104,8 +104,14 @@ class TieringPrimaryKeyTableTest {
 
     /** Applies {@code count} random changes over {@code keys} keys and waits for their acks. */
     void change(TablePath path, int count, int keys) {
+      change(path, count, keys, 64);
+    }
+
+    void change(TablePath path, int count, int keys, int batchRows) {
       try (UpsertWriter writer =
-          connection.table(path).newUpsertWriter(WriterOptions.defaults().withBatchRows(64))) {
+          connection
+              .table(path)
+              .newUpsertWriter(WriterOptions.defaults().withBatchRows(batchRows))) {
         for (int i = 0; i < count; i++) {
           long id = random.nextInt(keys);
           String region = partitioned ? REGIONS[random.nextInt(REGIONS.length)] : "eu";
@@ -207,6 +213,38 @@ class TieringPrimaryKeyTableTest {
     assertThat(lakeTable(path).schema().columns())
         .extracting(Types.NestedField::name)
         .containsExactly("id", "region", "name", "score");
+  }
+
+  @Test
+  void aRoundFoldsAtMostItsChangeLimitAndTheNextGoesOn() {
+    TablePath path = create("limited", PartitionSpec.unpartitioned(), Map.of());
+    Model model = new Model(11, false);
+    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    // Over 300k changelog rows: each key's first upsert is one row, later upserts two, deletes one.
+    model.change(path, 250_000, 50_000, 8192);
+    long written =
+        highWatermarks(path).values().stream()
+            .flatMap(buckets -> buckets.values().stream())
+            .mapToLong(Long::longValue)
+            .sum();
+    assertThat(written).isGreaterThan(StreamTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND);
+
+    TieringRound first = tiering.tierOnce(path);
+    assertThat(first.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    long firstRound =
+        offsets(path).values().stream()
+            .flatMap(buckets -> buckets.values().stream())
+            .mapToLong(Long::longValue)
+            .sum();
+    // It stops at the first batch boundary at or past the limit.
+    assertThat(firstRound)
+        .isGreaterThanOrEqualTo(StreamTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND)
+        .isLessThan(written);
+
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(offsets(path)).isEqualTo(highWatermarks(path));
+    assertLakeEqualsModel(path, model);
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
   }
 
   @Test

@@ -85,6 +85,13 @@ public final class StreamTableTiering {
   public static final long DEFAULT_MAX_ROWS_PER_ROUND = 2_000_000;
 
   /**
+   * Changelog rows a primary-key round folds at most, whatever the row limit: its fold holds each
+   * changed key's rows as Iceberg records, several hundred bytes each, until the round writes them,
+   * and a fold of millions made the server's collector pause for 100-300 ms while requests waited.
+   */
+  static final long PRIMARY_KEY_MAX_CHANGES_PER_ROUND = 250_000;
+
+  /**
    * @param readTimeout how long a round may take to read its ranges before it fails
    * @param maxRowsPerRound log rows after which a round stops reading (at a batch boundary) and
    *     commits what it has; the next round goes on from there. It bounds a round's memory (a
@@ -403,7 +410,7 @@ public final class StreamTableTiering {
           stream,
           ranges,
           readTimeout,
-          maxRowsPerRound,
+          Math.min(maxRowsPerRound, PRIMARY_KEY_MAX_CHANGES_PER_ROUND),
           reached,
           (range, batch, first, end) -> changes.add(range.partition(), batch, first, end));
     } catch (IOException e) {
