@@ -12,7 +12,6 @@ ENV LAKESTREAM_DATA_DIR=/var/lib/lakestream \
 VOLUME /var/lib/lakestream
 EXPOSE 8181 9123 32010
 ENTRYPOINT ["java", "-Xms256m", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError", \
-            "-XX:ThreadPriorityPolicy=1", \
             "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", \
             "--add-opens=java.base/java.nio=ALL-UNNAMED", \
             "-cp", "/opt/lakestream/lib/*", "io.lakestream.server.Main"]

@@ -21,7 +21,6 @@ final class LakestreamLauncher {
           "-Xmx" + SERVER_HEAP,
           "-XX:+UseG1GC",
           "-XX:+ExitOnOutOfMemoryError",
-          "-XX:ThreadPriorityPolicy=1",
           "--enable-native-access=ALL-UNNAMED",
           "--sun-misc-unsafe-memory-access=allow",
           "--add-opens=java.base/java.nio=ALL-UNNAMED");

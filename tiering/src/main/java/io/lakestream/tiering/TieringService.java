@@ -72,10 +72,6 @@ public final class TieringService implements AutoCloseable {
       Executors.newSingleThreadScheduledExecutor(
           runnable -> {
             Thread thread = new Thread(runnable, "lakestream-tiering");
-            // Rounds are background work: where the JVM maps priorities to the OS (the launcher
-            // sets -XX:ThreadPriorityPolicy=1), appends, fetches and lookups come first on a busy
-            // machine, and a round takes the CPU they leave.
-            thread.setPriority(Thread.MIN_PRIORITY);
             thread.setDaemon(true);
             return thread;
           });

@@ -209,11 +209,11 @@ public final class KvTablet implements AutoCloseable {
       RowCache rowCache)
       throws IOException {
     requireNonNull(directory, "directory is null");
-    requireNonNull(rowCache, "rowCache is null");
     requireNonNull(schema, "schema is null");
     requireNonNull(engine, "engine is null");
     requireNonNull(config, "config is null");
     requireNonNull(clock, "clock is null");
+    requireNonNull(rowCache, "rowCache is null");
     Path absolute = directory.toAbsolutePath().normalize();
     if (!OPEN_DIRECTORIES.add(absolute)) {
       throw new IllegalStateException("A KV tablet is already open in " + absolute);

@@ -17,14 +17,15 @@ import java.util.concurrent.locks.StampedLock;
  * that opened with an empty store and never gave a row up is <em>complete</em>: its view then holds
  * every row, so a key it lacks has no row and RocksDB need not be asked.
  *
- * <p><b>Layout.</b> A view is log-structured, so that a million rows are a few hundred large arrays
- * to the garbage collector rather than millions of small objects it would copy at every young
- * collection: entries ({@code key length, value length, key, value}) are appended to the view's
- * head chunk, and an open-addressing index maps a key's hash to its entry's chunk and offset. A
- * changed or removed row leaves its old entry as garbage in its chunk. When the budget is exceeded,
- * the view that is adding rows reclaims its own chunks, emptiest first: a chunk whose live entries
- * fit in the head has them moved there; otherwise its rows are given up (evicted) and the view
- * stops being complete.
+ * <p><b>Layout.</b> A view is log-structured, so that a million rows are about a thousand large
+ * arrays to the garbage collector rather than millions of small objects it would copy at every
+ * young collection: entries ({@code key length, value length, key, value}) are appended to the
+ * view's head chunk, and an open-addressing index maps a key's hash to its entry's chunk and
+ * offset. A changed or removed row leaves its old entry as garbage in its chunk. When the budget is
+ * exceeded, the view that is adding rows reclaims its own chunks, emptiest first: a chunk whose
+ * live entries fit in the head has them moved there; otherwise its rows are given up (evicted) and
+ * the view stops being complete. The budget can be overrun by the head chunk and index of each
+ * view, which cannot give those up while it is in use.
  *
  * <p>Only rows that are durable belong here: a bucket adds and removes rows when it applies durable
  * changes to RocksDB, and when it reads RocksDB under its write lock; never from reads that could
