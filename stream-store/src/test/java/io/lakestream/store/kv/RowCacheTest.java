@@ -28,6 +28,24 @@ class RowCacheTest {
     return value.putInt(id).putInt(version).array();
   }
 
+  /**
+   * Removes (one time in five) or writes the row of a random key below {@code keys}, in the cache
+   * and in the model alike; returns the key.
+   */
+  private static int changeOne(
+      RowCache.Rows rows, Map<Integer, byte[]> model, Random random, int keys, int step) {
+    int id = random.nextInt(keys);
+    if (random.nextInt(5) == 0) {
+      rows.remove(key(id));
+      model.remove(id);
+    } else {
+      byte[] value = value(id, step);
+      rows.put(key(id), value);
+      model.put(id, value);
+    }
+    return id;
+  }
+
   @Test
   void holdsPutRowsUntilRemovedOrCleared() {
     RowCache cache = new RowCache(1 << 20);
@@ -88,15 +106,7 @@ class RowCacheTest {
     Map<Integer, byte[]> model = new HashMap<>();
     Random random = new Random(42);
     for (int step = 0; step < 200_000; step++) {
-      int id = random.nextInt(20_000);
-      if (random.nextInt(5) == 0) {
-        rows.remove(key(id));
-        model.remove(id);
-      } else {
-        byte[] value = value(id, step);
-        rows.put(key(id), value);
-        model.put(id, value);
-      }
+      changeOne(rows, model, random, 20_000, step);
     }
     assertThat(rows.complete()).isTrue();
     assertThat(rows.size()).isEqualTo(model.size());
@@ -114,15 +124,7 @@ class RowCacheTest {
     Map<Integer, byte[]> model = new HashMap<>();
     Random random = new Random(7);
     for (int step = 0; step < 50_000; step++) {
-      int id = random.nextInt(5_000);
-      if (random.nextInt(5) == 0) {
-        rows.remove(key(id));
-        model.remove(id);
-      } else {
-        byte[] value = value(id, step);
-        rows.put(key(id), value);
-        model.put(id, value);
-      }
+      int id = changeOne(rows, model, random, 5_000, step);
       // The row just written is always held.
       assertThat(rows.get(key(id))).isEqualTo(model.get(id));
     }
