@@ -69,6 +69,15 @@ public final class LakeRecords {
     return record;
   }
 
+  /** One column of one row, as {@link #record} sets it; null when the row has no value there. */
+  public Object value(FieldVector[] vectors, int row, int column) {
+    FieldVector vector = vectors[column];
+    if (vector == null || vector.isNull(row)) {
+      return null;
+    }
+    return value(vector, row, columns.get(column).type());
+  }
+
   public Schema schema() {
     return schema;
   }

@@ -98,20 +98,20 @@ public final class PrimaryKeyChanges {
     Map<List<Object>, Entry> keys = partitions.computeIfAbsent(partition, p -> new HashMap<>());
     for (int row = first; row < end; row++) {
       ChangeType type = batch.changeType(row);
-      Record record = records.record(vectors, row);
-      List<Object> key = keyOf(record);
+      List<Object> key = keyOf(vectors, row);
       Entry entry = keys.get(key);
       if (entry == null) {
         entry = new Entry(type != ChangeType.INSERT);
         keys.put(key, entry);
       }
-      entry.lastImage = record;
-      switch (type) {
-        case INSERT, UPDATE_AFTER -> entry.finalRow = record;
-        case DELETE -> entry.finalRow = null;
-        case UPDATE_BEFORE -> {} // always followed by the update-after in the same batch
-      }
       changes++;
+      if (type == ChangeType.UPDATE_BEFORE) {
+        // Always followed by its update-after in the same batch, which carries the row.
+        continue;
+      }
+      Record record = records.record(vectors, row);
+      entry.lastImage = record;
+      entry.finalRow = type == ChangeType.DELETE ? null : record;
     }
   }
 
@@ -144,10 +144,10 @@ public final class PrimaryKeyChanges {
     return result;
   }
 
-  private List<Object> keyOf(Record record) {
+  private List<Object> keyOf(FieldVector[] vectors, int row) {
     Object[] key = new Object[keyPositions.length];
     for (int i = 0; i < keyPositions.length; i++) {
-      Object value = record.get(keyPositions[i]);
+      Object value = records.value(vectors, row, keyPositions[i]);
       // byte[] compares by identity; a buffer compares by content
       key[i] = value instanceof byte[] bytes ? ByteBuffer.wrap(bytes) : value;
     }
