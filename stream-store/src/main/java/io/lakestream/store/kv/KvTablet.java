@@ -556,11 +556,7 @@ public final class KvTablet implements AutoCloseable {
         throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
       }
       for (PreWriteBuffer.Entry entry : applied) {
-        if (entry.value == null) {
-          cached.remove(new BytesKey(entry.key));
-        } else {
-          cached.put(new BytesKey(entry.key), entry.value);
-        }
+        cached.apply(new BytesKey(entry.key), entry.value);
       }
       buffer.removeBelow(logEndOffset);
       appliedOffset = logEndOffset;
@@ -659,14 +655,7 @@ public final class KvTablet implements AutoCloseable {
         long end = baseOffset + types.size();
         batch.put(APPLIED_OFFSET_KEY, encodeOffset(end));
         db.write(writeOptions, batch);
-        changed.forEach(
-            (key, value) -> {
-              if (value == null) {
-                cached.remove(key);
-              } else {
-                cached.put(key, value);
-              }
-            });
+        changed.forEach(cached::apply);
         appliedOffset = end;
         nextOffset = Math.max(nextOffset, appliedOffset);
         bytesSinceCheckpoint += bytes;

@@ -178,6 +178,15 @@ public final class RowCache {
       }
     }
 
+    /** Holds a key's durable row, or records that it has none when {@code value} is null. */
+    void apply(BytesKey key, byte[] value) {
+      if (value == null) {
+        remove(key);
+      } else {
+        put(key, value);
+      }
+    }
+
     /** Records that a key has no durable row any more. */
     void remove(BytesKey key) {
       if (capacityBytes == 0) {
@@ -230,15 +239,12 @@ public final class RowCache {
         if (slot == 0) {
           return null;
         }
-        if (hashes[i] == hash) {
+        if (hashes[i] == hash && keyAt(stored, slot, keyBytes)) {
           byte[] chunk = stored[chunkOf(slot)];
           int offset = offsetOf(slot);
-          int keyLength = (int) INT.get(chunk, offset);
-          int start = offset + ENTRY_HEADER;
-          if (Arrays.equals(chunk, start, start + keyLength, keyBytes, 0, keyBytes.length)) {
-            int valueLength = (int) INT.get(chunk, offset + Integer.BYTES);
-            return Arrays.copyOfRange(chunk, start + keyLength, start + keyLength + valueLength);
-          }
+          int start = offset + ENTRY_HEADER + (int) INT.get(chunk, offset);
+          int valueLength = (int) INT.get(chunk, offset + Integer.BYTES);
+          return Arrays.copyOfRange(chunk, start, start + valueLength);
         }
       }
       return null;
@@ -254,7 +260,7 @@ public final class RowCache {
       byte[] keyBytes = key.bytes();
       int i = hash & mask;
       while (slots[i] != 0) {
-        if (slotHashes[i] == hash && keyAt(slots[i], keyBytes)) {
+        if (slotHashes[i] == hash && keyAt(chunks, slots[i], keyBytes)) {
           return i;
         }
         i = (i + 1) & mask;
@@ -262,8 +268,9 @@ public final class RowCache {
       return i;
     }
 
-    private boolean keyAt(long slot, byte[] keyBytes) {
-      byte[] chunk = chunks[chunkOf(slot)];
+    /** Whether the entry a slot points at, in these chunks, has this key. */
+    private static boolean keyAt(byte[][] stored, long slot, byte[] keyBytes) {
+      byte[] chunk = stored[chunkOf(slot)];
       int offset = offsetOf(slot);
       int start = offset + ENTRY_HEADER;
       int keyLength = (int) INT.get(chunk, offset);
