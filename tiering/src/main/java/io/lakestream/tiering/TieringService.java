@@ -24,13 +24,17 @@ import org.slf4j.LoggerFactory;
  * LakeFormat} ({@link StreamTableTiering} for Iceberg, {@link
  * io.lakestream.tiering.paimon.PaimonTableTiering} for Paimon): each table every {@link
  * TieringConfig#INTERVAL_PROPERTY} (default 30 s, at least 1 s), its first round one interval after
- * the service finds it. Tables are found by listing the catalog every {@link
+ * the service finds it. The interval runs from the start of one round to the start of the next, so
+ * rounds that take a while do not stretch it, and a round that takes longer than the interval is
+ * followed by the next one at once. Tables are found by listing the catalog every {@link
  * TieringConfig#discoveryInterval()}; a dropped table stops being tiered at the next listing.
  *
  * <p>{@link #tick()} does the work that is due: a listing, then the due rounds, one after another.
- * {@link #start()} calls it every second on the service's own thread, so a slow round delays the
- * others but never the server's housekeeping. A round that fails is logged and retried at the
- * table's next interval; it never stops the rounds of other tables.
+ * {@link #start()} calls it every {@value #TICK_MILLIS} ms on the service's own thread, so a slow
+ * round delays the others but never the server's housekeeping. A tick runs each due table once, so
+ * a table whose rounds overrun its interval still lets the others have their turn. A round that
+ * fails is logged and retried one interval after it ended; it never stops the rounds of other
+ * tables.
  *
  * <p>After its rounds, a tick sweeps the tables that are due for it with {@link OrphanFiles}: a
  * table right after the service finds it (which removes what a process that died mid-round left),
@@ -42,7 +46,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TieringService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
-  private static final Duration TICK = Duration.ofSeconds(1);
+  // Rounds start at most this late; a tick with nothing due costs a few map lookups.
+  private static final long TICK_MILLIS = 100;
 
   /**
    * The state of a table the service tiers.
@@ -104,10 +109,10 @@ public final class TieringService implements AutoCloseable {
             : config.discoveryInterval();
   }
 
-  /** Ticks every second on the service's thread until {@link #close()}. */
+  /** Ticks every {@value #TICK_MILLIS} ms on the service's thread until {@link #close()}. */
   public void start() {
     scheduler.scheduleWithFixedDelay(
-        this::tickLogged, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+        this::tickLogged, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void tickLogged() {
@@ -152,7 +157,11 @@ public final class TieringService implements AutoCloseable {
           (key, current) ->
               new TableState(
                   current.interval(),
-                  clock.instant().plus(current.interval()),
+                  // A failed round is retried one interval after it ended, so a round that
+                  // fails slowly is not retried back to back.
+                  failure == null
+                      ? started.plus(current.interval())
+                      : clock.instant().plus(current.interval()),
                   finished == null ? current.lastRound() : finished,
                   failure));
     }

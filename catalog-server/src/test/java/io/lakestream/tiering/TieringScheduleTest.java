@@ -1,0 +1,193 @@
+package io.lakestream.tiering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.TablePath;
+import io.lakestream.testing.EmbeddedLakestream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * When the service runs a table's rounds, on a clock the test moves: the interval runs from the
+ * start of one round to the start of the next, a round that overruns the interval is followed by
+ * the next at once, and a failed round is retried one interval after it ended. The rounds are real;
+ * the hook before each commit stands for the time a round takes.
+ */
+class TieringScheduleTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "name", Types.StringType.get()));
+  private static final Duration INTERVAL = Duration.ofSeconds(10);
+  private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir static Path data;
+  private static EmbeddedLakestream lakestream;
+  private static RESTCatalog catalog;
+
+  @BeforeAll
+  static void start() {
+    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.enabled", "false"));
+    catalog = lakestream.catalog();
+    catalog.createNamespace(Namespace.of("sched"), new HashMap<>());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    lakestream.close();
+  }
+
+  /** A clock that stands still until the test moves it. */
+  private static final class MovedClock extends Clock {
+    private volatile Instant now = T0;
+
+    void set(Instant instant) {
+      now = instant;
+    }
+
+    void advance(Duration duration) {
+      now = now.plus(duration);
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  /** What the next round's commit hook does: how long the round takes, and whether it fails. */
+  private static final class SlowRounds implements TieringHook {
+    private final MovedClock clock;
+    private volatile Duration takes = Duration.ZERO;
+    private volatile boolean fails;
+
+    SlowRounds(MovedClock clock) {
+      this.clock = clock;
+    }
+
+    @Override
+    public void beforeCommit(TablePath table, java.util.List<org.apache.iceberg.DataFile> files) {
+      clock.advance(takes);
+      if (fails) {
+        throw new IllegalStateException("round failed on purpose");
+      }
+    }
+  }
+
+  private static void appendRows(TablePath path, long from, long to) {
+    try (AppendWriter writer = lakestream.connection().table(path).newAppendWriter()) {
+      for (long id = from; id < to; id++) {
+        writer.append(id, "row " + id);
+      }
+      writer.flush();
+    }
+  }
+
+  @Test
+  void roundsStartAnIntervalApartFromTheirStartsAndAFailedRoundWaitsFromItsEnd() {
+    catalog.createTable(
+        TableIdentifier.of("sched", "events"),
+        SCHEMA,
+        PartitionSpec.unpartitioned(),
+        Map.of(
+            "lakestream.kind", "log",
+            "lakestream.buckets", "1",
+            "lakestream.tiering.interval", INTERVAL.toSeconds() + "s"));
+    TablePath path = TablePath.of("sched.events");
+    MovedClock clock = new MovedClock();
+    SlowRounds hook = new SlowRounds(clock);
+    LakeCatalog lake = IcebergLakeCatalog.of(catalog);
+    try (TieringService service =
+        new TieringService(
+            lake,
+            new StreamTableTiering(
+                lake,
+                lakestream.connection(),
+                hook,
+                Duration.ofMinutes(1),
+                StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
+            TieringConfig.defaults(),
+            clock)) {
+      runRounds(service, clock, hook, path);
+    }
+  }
+
+  private static void runRounds(
+      TieringService service, MovedClock clock, SlowRounds hook, TablePath path) {
+    // Found at T0: the first round is one interval later, and nothing runs before it.
+    service.tick();
+    assertThat(service.state(path).orElseThrow().nextRound()).isEqualTo(T0.plus(INTERVAL));
+    appendRows(path, 0, 100);
+    clock.set(T0.plus(INTERVAL).minusMillis(1));
+    service.tick();
+    assertThat(service.statistics().totals(path).committedRounds()).isZero();
+
+    // A round that takes 3 s: the next is due an interval after this one started, not ended.
+    Instant firstStart = T0.plus(INTERVAL);
+    clock.set(firstStart);
+    hook.takes = Duration.ofSeconds(3);
+    service.tick();
+    assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(1);
+    assertThat(service.statistics().totals(path).lastCommit().started()).isEqualTo(firstStart);
+    assertThat(service.state(path).orElseThrow().nextRound()).isEqualTo(firstStart.plus(INTERVAL));
+
+    // A round that takes longer than the interval: the next one is due when it ends.
+    appendRows(path, 100, 200);
+    Instant secondStart = firstStart.plus(INTERVAL);
+    clock.set(secondStart);
+    hook.takes = INTERVAL.plusSeconds(5);
+    service.tick();
+    assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(2);
+    Instant secondEnd = secondStart.plus(hook.takes);
+    assertThat(clock.instant()).isEqualTo(secondEnd);
+    assertThat(service.state(path).orElseThrow().nextRound()).isBefore(secondEnd);
+
+    // So the very next tick runs one; this one fails after 4 s and is retried an interval after
+    // its end, not its start.
+    appendRows(path, 200, 300);
+    hook.takes = Duration.ofSeconds(4);
+    hook.fails = true;
+    service.tick();
+    TieringService.TableState failed = service.state(path).orElseThrow();
+    assertThat(failed.lastError()).contains("round failed on purpose");
+    assertThat(service.statistics().totals(path).failedRounds()).isEqualTo(1);
+    assertThat(failed.nextRound()).isEqualTo(secondEnd.plusSeconds(4).plus(INTERVAL));
+
+    // Nothing runs before then; at that moment the retry tiers the rows the failed round did not.
+    hook.takes = Duration.ZERO;
+    hook.fails = false;
+    clock.set(failed.nextRound().minusMillis(1));
+    service.tick();
+    assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(2);
+    clock.set(failed.nextRound());
+    service.tick();
+    assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(3);
+    assertThat(service.statistics().totals(path).rows()).isEqualTo(300);
+  }
+}
