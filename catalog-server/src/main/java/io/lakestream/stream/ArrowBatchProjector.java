@@ -14,7 +14,6 @@ import io.lakestream.store.log.LogSlice;
 import io.lakestream.store.rpc.ResponseBody;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -27,18 +26,21 @@ import org.apache.arrow.vector.types.pojo.Schema;
 /**
  * Projection and filter pushdown for fetched Arrow batches, without reading their rows.
  *
- * <p>The stored batches are mapped into memory, so for each batch only its start is touched: the
- * header, the statistics and the Arrow metadata. A filter is checked against the statistics and
- * drops the batch only when no row can match; batches written with an older schema are kept, since
- * their statistics are laid out by that schema. A projection keeps the requested columns of the
- * table's current schema that the batch's own schema has (matched by name), in request order: the
- * response carries a new header and new Arrow metadata, then each kept column buffer as a view of
- * the mapped file, gathered by the socket write straight from the page cache. Compressed buffers
- * are kept as they are, since Arrow compresses each buffer on its own.
+ * <p>Only the start of each stored batch is read: the header, the statistics and the Arrow
+ * metadata. A filter is checked against the statistics and drops the batch only when no row can
+ * match; batches written with an older schema are kept, since their statistics are laid out by that
+ * schema. A projection keeps the requested columns of the table's current schema that the batch's
+ * own schema has (matched by name), in request order: the response carries a new header and new
+ * Arrow metadata, then the kept column buffers as ranges of the segment file, which the socket
+ * write sends from the page cache without copying them into the process (a column's buffers, which
+ * lie one after another in the file, go as one range). Compressed buffers are kept as they are,
+ * since Arrow compresses each buffer on its own.
  */
 public final class ArrowBatchProjector implements BatchProjector {
   private static final int PAYLOAD_START = LogBatch.HEADER_SIZE + 4;
   private static final ByteBuffer ZEROS = ByteBuffer.allocate(8);
+  // A batch's head is read with one call when it fits in this much (W1's 20 columns need ~2 KiB).
+  private static final int HEAD_BYTES = 4096;
 
   private final Map<String, Schema> schemas = new ConcurrentHashMap<>();
 
@@ -74,56 +76,89 @@ public final class ArrowBatchProjector implements BatchProjector {
       }
       names[i] = fields.get(projection[i]).getName();
     }
-    // Map the stored batches: heads and kept buffers are then views of the page cache, and the
-    // socket write gathers them without a read call per buffer. Unmapped once the response is sent.
-    Arena arena = Arena.ofShared();
-    out.onRelease(arena::close);
-    ByteBuffer mapped;
-    try {
-      mapped =
-          slice
-              .channel()
-              .map(FileChannel.MapMode.READ_ONLY, slice.start(), slice.size(), arena)
-              .asByteBuffer();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    // Each batch's head (header, statistics, Arrow metadata) is read; what is sent of its body goes
+    // as ranges of the segment file, which the socket write takes from the page cache (sendfile).
+    FileChannel channel = slice.channel();
+    ByteBuffer head = ByteBuffer.allocate(HEAD_BYTES);
     long[] boundaries = slice.boundaries();
     for (int i = 0; i < slice.batchCount(); i++) {
-      int position = (int) (boundaries[i] - slice.start());
+      long position = boundaries[i];
       int size = (int) (boundaries[i + 1] - boundaries[i]);
-      ByteBuffer batch = mapped.slice(position, size).order(ByteOrder.BIG_ENDIAN);
-      LogBatch header = LogBatch.wrap(batch);
-      int statisticsLength = batch.getInt(LogBatch.HEADER_SIZE);
+      if (size < PAYLOAD_START) {
+        throw new UncheckedIOException(
+            new IOException("Batch at " + position + " is shorter than its header"));
+      }
+      head = readHead(channel, position, Math.min(size, HEAD_BYTES), head);
+      int statisticsLength = head.getInt(LogBatch.HEADER_SIZE);
       int messageStart = PAYLOAD_START + statisticsLength;
       if (statisticsLength < 0 || messageStart + 8L > size) {
         throw new UncheckedIOException(
-            new IOException("Batch at " + boundaries[i] + " has a corrupt statistics length"));
+            new IOException("Batch at " + position + " has a corrupt statistics length"));
+      }
+      if (messageStart + 8 > head.limit()) {
+        head = readHead(channel, position, messageStart + 8, head);
       }
       long metadataEnd =
-          messageStart + 8L + ArrowBatchCodec.metadataLength(batch.slice(messageStart, 8));
+          messageStart + 8L + ArrowBatchCodec.metadataLength(head.slice(messageStart, 8));
       if (metadataEnd > size) {
         throw new UncheckedIOException(
-            new IOException("Batch at " + boundaries[i] + " has corrupt Arrow metadata"));
+            new IOException("Batch at " + position + " has corrupt Arrow metadata"));
       }
+      if (metadataEnd > head.limit()) {
+        head = readHead(channel, position, (int) metadataEnd, head);
+      }
+      LogBatch header = LogBatch.wrap(head);
       if (!batchFilter.predicates().isEmpty()
           && header.schemaId() == table.currentSchemaId()
-          && !BatchStatistics.parse(batch.slice(PAYLOAD_START, statisticsLength))
+          && !BatchStatistics.parse(head.slice(PAYLOAD_START, statisticsLength))
               .mightMatch(batchFilter)) {
         continue;
       }
       if (projection.length == 0) {
-        out.add(batch);
+        out.add(channel, position, size);
       } else {
-        project(table, header, batch, messageStart, (int) metadataEnd, names, out);
+        project(
+            table,
+            header,
+            head,
+            channel,
+            position,
+            size,
+            messageStart,
+            (int) metadataEnd,
+            names,
+            out);
       }
     }
+  }
+
+  /**
+   * Reads the first {@code length} bytes of the batch at {@code position} into {@code reuse} (or a
+   * larger buffer when it is too small), big-endian, from 0 to {@code length}.
+   */
+  private static ByteBuffer readHead(
+      FileChannel channel, long position, int length, ByteBuffer reuse) {
+    ByteBuffer head = reuse.capacity() >= length ? reuse : ByteBuffer.allocate(length);
+    head.clear().limit(length);
+    try {
+      while (head.hasRemaining()) {
+        if (channel.read(head, position + head.position()) < 0) {
+          throw new IOException("Log segment ends inside the batch at " + position);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return head.flip().order(ByteOrder.BIG_ENDIAN);
   }
 
   private void project(
       StreamTable table,
       LogBatch header,
-      ByteBuffer batch,
+      ByteBuffer head,
+      FileChannel channel,
+      long position,
+      int size,
       int messageStart,
       int metadataEnd,
       String[] names,
@@ -136,20 +171,33 @@ public final class ArrowBatchProjector implements BatchProjector {
             .toArray();
     ProjectionPlan plan =
         ArrowBatchCodec.planProjection(
-            batch.slice(messageStart, metadataEnd - messageStart),
-            batch.limit() - messageStart,
+            head.slice(messageStart, metadataEnd - messageStart),
+            size - messageStart,
             written,
             columns);
     ByteBuffer metadata = plan.metadata();
     ByteBuffer start = ByteBuffer.allocate(PAYLOAD_START + metadata.remaining());
-    start.put(LogBatch.rewrittenHeader(batch, 4 + (int) plan.messageSize()));
+    start.put(LogBatch.rewrittenHeader(head, 4 + (int) plan.messageSize()));
     start.putInt(0); // no statistics: they describe columns the reader did not ask for
     start.put(metadata);
     out.add(start.flip());
-    for (int b = 0; b < plan.bufferCount(); b++) {
-      out.add(batch.slice(messageStart + (int) plan.sourceOffset(b), (int) plan.length(b)));
-      if (plan.padding(b) > 0) {
-        out.add(ZEROS.duplicate().limit(plan.padding(b)));
+    long body = position + messageStart;
+    int b = 0;
+    while (b < plan.bufferCount()) {
+      // Buffers that follow one another in the file with exactly the padding the projected message
+      // puts between them (one column's buffers, usually) go out as one range.
+      long from = plan.sourceOffset(b);
+      long to = from + plan.length(b);
+      int padding = plan.padding(b);
+      b++;
+      while (b < plan.bufferCount() && plan.sourceOffset(b) == to + padding) {
+        to = plan.sourceOffset(b) + plan.length(b);
+        padding = plan.padding(b);
+        b++;
+      }
+      out.add(channel, body + from, to - from);
+      if (padding > 0) {
+        out.add(ZEROS.duplicate().limit(padding));
       }
     }
   }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -165,6 +166,52 @@ class LogTableClientTest {
           .containsExactly("s0", "b0");
       assertThat(batches.get(0).rows().get(1)).containsExactly("value-1-0-abcdefgh", 10L);
       batches.forEach(ScanBatch::close);
+    }
+  }
+
+  @Test
+  void projectedRowsEqualTheSameColumnsOfTheWrittenRows() {
+    // Columns in another order than the table's, some next to each other in the stored batches
+    // (b0, b1, b2 and s1, s2), with nulls in two of them, uncompressed and compressed.
+    List<String> columns = List.of("b1", "b0", "b2", "s1", "s2", "d4");
+    int[] indexes = {1, 0, 2, 16, 17, 14};
+    for (Compression compression : List.of(Compression.NONE, Compression.ZSTD)) {
+      Table table = createWide("columns_" + compression.name().toLowerCase(Locale.ROOT), 1);
+      List<Object[]> written = new ArrayList<>();
+      try (AppendWriter writer =
+          table.newAppendWriter(
+              WriterOptions.defaults().withBatchRows(700).withCompression(compression))) {
+        for (long n = 0; n < 3000; n++) {
+          Object[] row = wideRow(n);
+          if (n % 7 == 0) {
+            row[1] = null;
+          }
+          if (n % 5 == 0) {
+            row[16] = null;
+          }
+          writer.append(row);
+          written.add(row);
+        }
+      }
+      try (LogScanner scanner = table.newScanner(columns, BatchFilter.MATCH_ALL)) {
+        scanner.subscribe(0, LogScanner.earliest());
+        List<ScanBatch> batches = readAll(scanner, written.size());
+        int rows = 0;
+        for (ScanBatch batch : batches) {
+          List<Object[]> read = batch.rows();
+          for (int i = 0; i < read.size(); i++) {
+            Object[] expected = written.get((int) batch.baseOffset() + i);
+            Object[] selected = new Object[indexes.length];
+            for (int c = 0; c < indexes.length; c++) {
+              selected[c] = expected[indexes[c]];
+            }
+            assertThat(read.get(i)).as("%s row %d", compression, rows).containsExactly(selected);
+            rows++;
+          }
+          batch.close();
+        }
+        assertThat(rows).as("%s rows", compression).isEqualTo(written.size());
+      }
     }
   }
 
