@@ -373,7 +373,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       listener.completed();
     } catch (Exception e) {
       ended.run();
-      listener.error(result.cancelled() ? cancelled() : FlightErrors.toFlight(e));
+      listener.error(result.cancelled() ? cancelled() : FlightErrors.toFlight(result.explained(e)));
     }
   }
 

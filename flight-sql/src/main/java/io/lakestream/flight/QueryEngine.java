@@ -101,6 +101,8 @@ final class QueryEngine implements AutoCloseable {
   private final io.lakestream.client.Connection streams;
   private final LakeViews views;
   private final SpareDatabases databases;
+  // Databases whose results are materialized, opened only to find out why a streamed query failed.
+  private final SpareDatabases materializing;
 
   // A prepared statement runs the same text again and again; parsing it takes a DuckDB round trip.
   private final Map<String, TableReferences.Parsed> parsedStatements =
@@ -138,6 +140,10 @@ final class QueryEngine implements AutoCloseable {
     settings.setProperty("autoload_known_extensions", "false");
     settings.setProperty("memory_limit", limits.memoryLimit());
     settings.setProperty("threads", Integer.toString(limits.threads()));
+    this.materializing = new SpareDatabases(settings, 0);
+    // Results are produced as the client reads them. A materialized result sits outside the
+    // engine's memory limit, so a large SELECT would take the server's memory before its first row.
+    settings.setProperty("jdbc_stream_results", "true");
     this.databases = new SpareDatabases(settings, SPARE_DATABASES);
   }
 
@@ -153,7 +159,19 @@ final class QueryEngine implements AutoCloseable {
    *     table it names
    */
   Shape shape(String sql, String principal) {
-    try (Connection duckdb = open()) {
+    try {
+      return shape(databases, sql, principal);
+    } catch (InvalidQueryException e) {
+      if (!reasonLost(e)) {
+        throw e;
+      }
+      // See diagnosed(): run again with the result materialized to learn why it failed.
+      return shape(materializing, sql, principal);
+    }
+  }
+
+  private Shape shape(SpareDatabases from, String sql, String principal) {
+    try (Connection duckdb = from.take()) {
       load(duckdb, parsed(duckdb, explained(sql)), principal, false);
       try (PreparedStatement statement = prepare(duckdb, sql)) {
         Schema parameters = parameterSchema(statement.getParameterMetaData());
@@ -181,9 +199,53 @@ final class QueryEngine implements AutoCloseable {
    *     table it names
    */
   QueryResult execute(String sql, List<Object> parameters, String principal) {
+    try {
+      return run(databases, sql, parameters, principal);
+    } catch (InvalidQueryException e) {
+      if (!reasonLost(e)) {
+        throw e;
+      }
+      throw diagnosed(sql, parameters, principal, e);
+    }
+  }
+
+  /**
+   * Whether DuckDB failed a streamed query without saying why: its JDBC driver reports every error
+   * that happens while a streamed result is computed (out of memory, a failed cast) as this.
+   */
+  static boolean reasonLost(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (String.valueOf(cause.getMessage()).contains(REASON_LOST)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final String REASON_LOST = "Invalid result set";
+
+  /**
+   * The error of a streamed query that failed without a reason, found by running it again with its
+   * result materialized, where DuckDB reports errors in full. A deterministic failure (a cast, the
+   * memory limit) fails the second run at the same point, before the whole result exists; a second
+   * run that succeeds is dropped and the first error stands.
+   */
+  private RuntimeException diagnosed(
+      String sql, List<Object> parameters, String principal, Exception lost) {
+    try (QueryResult again = run(materializing, sql, parameters, principal)) {
+      return lost instanceof RuntimeException runtime
+          ? runtime
+          : new IllegalStateException(lost.getMessage(), lost);
+    } catch (RuntimeException e) {
+      return e;
+    }
+  }
+
+  private QueryResult run(
+      SpareDatabases from, String sql, List<Object> parameters, String principal) {
     List<AutoCloseable> resources = new ArrayList<>();
     try {
-      Connection duckdb = open();
+      Connection duckdb = from.take();
       resources.add(duckdb);
       load(duckdb, parsed(duckdb, explained(sql)), principal, true);
       PreparedStatement statement = prepare(duckdb, sql);
@@ -203,7 +265,13 @@ final class QueryEngine implements AutoCloseable {
       }
       ResultSet result = execute(statement, sql);
       resources.add(result);
-      return new QueryResult(arrow(result, limits.resultBatchRows()), resources);
+      return new QueryResult(
+          arrow(result, limits.resultBatchRows()),
+          resources,
+          failure ->
+              from == databases && reasonLost(failure)
+                  ? diagnosed(sql, parameters, principal, failure)
+                  : failure);
     } catch (SQLException e) {
       closeAll(resources);
       throw new IllegalStateException("Cannot run query: " + e.getMessage(), e);
@@ -239,13 +307,6 @@ final class QueryEngine implements AutoCloseable {
       parsedStatements.put(sql, parsed);
     }
     return parsed;
-  }
-
-  /**
-   * A fresh database. It may still read files: {@link #restrict} must run before any query does.
-   */
-  private Connection open() throws SQLException {
-    return databases.take();
   }
 
   /**
@@ -558,5 +619,6 @@ final class QueryEngine implements AutoCloseable {
   @Override
   public void close() {
     databases.close();
+    materializing.close();
   }
 }

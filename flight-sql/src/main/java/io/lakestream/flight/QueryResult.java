@@ -12,14 +12,33 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class QueryResult implements AutoCloseable {
   private final ArrowReader reader;
   private final List<AutoCloseable> resources;
+  private final java.util.function.Function<Exception, Exception> explain;
   private volatile boolean cancelled;
 
   /**
    * @param resources closed in reverse order after the reader
    */
   QueryResult(ArrowReader reader, List<AutoCloseable> resources) {
+    this(reader, resources, failure -> failure);
+  }
+
+  /**
+   * @param resources closed in reverse order after the reader
+   * @param explain the error to report for a failure of reading the result (the failure itself, or
+   *     one that says better why the query failed)
+   */
+  QueryResult(
+      ArrowReader reader,
+      List<AutoCloseable> resources,
+      java.util.function.Function<Exception, Exception> explain) {
     this.reader = reader;
     this.resources = new ArrayList<>(resources);
+    this.explain = explain;
+  }
+
+  /** The error to report for {@code failure}, which reading the result threw. */
+  Exception explained(Exception failure) {
+    return explain.apply(failure);
   }
 
   Schema schema() {
