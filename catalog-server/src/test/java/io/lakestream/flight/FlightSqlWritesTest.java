@@ -163,6 +163,60 @@ class FlightSqlWritesTest {
   }
 
   @Test
+  void partitionedByColumnsAndDaysRowsLandInTheirPartitions() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(url)) {
+      assertThat(
+              update(
+                  connection,
+                  "CREATE TABLE w.visits (id BIGINT NOT NULL, region VARCHAR NOT NULL,"
+                      + " visited TIMESTAMP) PARTITIONED BY (region, day(visited)) WITH"
+                      + " ('lakestream.buckets' = '2')"))
+          .isZero();
+      Table table = catalog.loadTable(TableIdentifier.of("w", "visits"));
+      assertThat(table.spec().fields())
+          .extracting(
+              field ->
+                  field.transform() + "(" + table.schema().findColumnName(field.sourceId()) + ")")
+          .containsExactly("identity(region)", "day(visited)");
+      assertThat(table.properties()).containsEntry("lakestream.buckets", "2");
+
+      assertThat(
+              update(
+                  connection,
+                  "INSERT INTO w.visits VALUES (1, 'eu', TIMESTAMP '2026-11-01 10:00:00'),"
+                      + " (2, 'us', TIMESTAMP '2026-11-01 11:00:00'),"
+                      + " (3, 'eu', TIMESTAMP '2026-11-02 09:00:00'),"
+                      + " (4, 'eu', TIMESTAMP '2026-11-02 23:59:59')"))
+          .isEqualTo(4);
+      assertThat(
+              query(
+                  connection,
+                  "SELECT region, count(*), sum(id) FROM w.visits GROUP BY region ORDER BY region"))
+          .containsExactly(List.of("eu", 3L, 8L), List.of("us", 1L, 2L));
+      // One stream partition per region and day.
+      assertThat(
+              lakestream
+                  .connection()
+                  .table(io.lakestream.client.TablePath.of("w.visits"))
+                  .partitions())
+          .hasSize(3);
+
+      // A column that does not exist or a transform streams do not have: nothing is created.
+      assertThatThrownBy(
+              () -> update(connection, "CREATE TABLE w.bad (id BIGINT) PARTITIONED BY (missing)"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("Invalid PARTITIONED BY");
+      assertThatThrownBy(
+              () ->
+                  update(connection, "CREATE TABLE w.bad (id BIGINT) PARTITIONED BY (bucket(id))"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("Unsupported partition transform bucket");
+      assertThat(catalog.tableExists(TableIdentifier.of("w", "bad"))).isFalse();
+      update(connection, "DROP TABLE w.visits");
+    }
+  }
+
+  @Test
   void primaryKeyTablesUpsertAndDeleteByKey() throws SQLException {
     Map<Long, Object[]> model = new TreeMap<>();
     try (Connection connection = DriverManager.getConnection(url)) {

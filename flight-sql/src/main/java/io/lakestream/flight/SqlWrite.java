@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -31,14 +32,22 @@ sealed interface SqlWrite {
   TableReference table();
 
   /**
-   * {@code CREATE TABLE [IF NOT EXISTS] name (columns) [WITH ('property' = 'value', ...)]}.
+   * {@code CREATE TABLE [IF NOT EXISTS] name (columns) [PARTITIONED BY (term, ...)] [WITH
+   * ('property' = 'value', ...)]}, where a partition term is a column (identity) or {@code
+   * year|month|day|hour(column)}.
    *
    * @param schema the columns as an Iceberg schema; a {@code PRIMARY KEY} becomes its identifier
    *     fields
+   * @param spec the partition spec over {@code schema}; unpartitioned without {@code PARTITIONED
+   *     BY}
    * @param properties the {@code WITH} properties, as given
    */
   record CreateTable(
-      TableReference table, boolean ifNotExists, Schema schema, Map<String, String> properties)
+      TableReference table,
+      boolean ifNotExists,
+      Schema schema,
+      PartitionSpec spec,
+      Map<String, String> properties)
       implements SqlWrite {}
 
   /** {@code DROP TABLE [IF EXISTS] name}. */
@@ -108,13 +117,60 @@ sealed interface SqlWrite {
       throw new InvalidQueryException("Unbalanced parentheses in " + sql);
     }
     String columns = rest.substring(0, close + 1);
-    Map<String, String> properties = properties(rest.substring(close + 1), sql);
-    return new CreateTable(table, ifNotExists, schema(duckdb, columns), properties);
+    Schema schema = schema(duckdb, columns);
+    SqlTokens tail = new SqlTokens(rest.substring(close + 1));
+    PartitionSpec spec = PartitionSpec.unpartitioned();
+    if (tail.peekKeyword().equals("PARTITIONED")) {
+      tail.keyword();
+      tail.expect("BY", "Expected PARTITIONED BY (...): " + sql);
+      spec = partitioning(tail, schema, sql);
+    }
+    return new CreateTable(table, ifNotExists, schema, spec, properties(tail, sql));
   }
 
-  /** The optional {@code WITH ('key' = 'value', ...)} after the column definitions. */
-  private static Map<String, String> properties(String tail, String sql) {
-    SqlTokens tokens = new SqlTokens(tail);
+  /**
+   * The terms of {@code PARTITIONED BY (...)}: columns (identity) or {@code year}, {@code month},
+   * {@code day} or {@code hour} of a column, as Iceberg partitions tables; the catalog then checks
+   * that a streaming table can be partitioned so.
+   */
+  private static PartitionSpec partitioning(SqlTokens tokens, Schema schema, String sql) {
+    PartitionSpec.Builder spec = PartitionSpec.builderFor(schema);
+    tokens.symbol('(', sql);
+    do {
+      String name = tokens.identifier(sql);
+      try {
+        if (tokens.tryPunctuation('(')) {
+          String column = tokens.identifier(sql);
+          tokens.symbol(')', sql);
+          switch (name.toLowerCase(Locale.ROOT)) {
+            case "year" -> spec.year(column);
+            case "month" -> spec.month(column);
+            case "day" -> spec.day(column);
+            case "hour" -> spec.hour(column);
+            default ->
+                throw new InvalidQueryException(
+                    "Unsupported partition transform "
+                        + name
+                        + "; use a column, year(c), month(c), day(c) or hour(c): "
+                        + sql);
+          }
+        } else {
+          spec.identity(name);
+        }
+      } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
+        throw new InvalidQueryException("Invalid PARTITIONED BY: " + e.getMessage(), e);
+      }
+    } while (tokens.tryPunctuation(','));
+    tokens.symbol(')', sql);
+    try {
+      return spec.build();
+    } catch (IllegalArgumentException | org.apache.iceberg.exceptions.ValidationException e) {
+      throw new InvalidQueryException("Invalid PARTITIONED BY: " + e.getMessage(), e);
+    }
+  }
+
+  /** The optional {@code WITH ('key' = 'value', ...)} that ends a {@code CREATE TABLE}. */
+  private static Map<String, String> properties(SqlTokens tokens, String sql) {
     Map<String, String> properties = new LinkedHashMap<>();
     if (tokens.atEnd()) {
       return properties;

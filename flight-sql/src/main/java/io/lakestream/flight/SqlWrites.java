@@ -23,6 +23,7 @@ import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -109,7 +110,11 @@ final class SqlWrites {
       streams
           .admin()
           .createTable(
-              path(warehouse, identifier), TableDescriptor.of(create.schema(), properties));
+              path(warehouse, identifier),
+              create.spec().isUnpartitioned()
+                  ? TableDescriptor.of(create.schema(), properties)
+                  : TableDescriptor.of(create.schema(), properties)
+                      .withPartitionSpecJson(PartitionSpecParser.toJson(create.spec())));
     } catch (RpcException e) {
       if (e.error() != ErrorCode.ALREADY_EXISTS || !create.ifNotExists()) {
         throw rpcError(e, create.table());
