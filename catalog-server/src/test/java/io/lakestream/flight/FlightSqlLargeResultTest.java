@@ -49,6 +49,13 @@ class FlightSqlLargeResultTest {
     lakestream.close();
   }
 
+  private static FlightSqlClient client(BufferAllocator allocator) {
+    return new FlightSqlClient(
+        FlightClient.builder(
+                allocator, Location.forGrpcInsecure("127.0.0.1", lakestream.server().flightPort()))
+            .build());
+  }
+
   /** This process's resident memory (the server runs in it), from {@code /proc/self/status}. */
   private static long residentBytes() {
     try {
@@ -66,12 +73,7 @@ class FlightSqlLargeResultTest {
   @Test
   void aResultFarLargerThanTheQueryMemoryLimitStreamsWithoutBeingHeldInMemory() throws Exception {
     try (BufferAllocator allocator = new RootAllocator();
-        FlightSqlClient client =
-            new FlightSqlClient(
-                FlightClient.builder(
-                        allocator,
-                        Location.forGrpcInsecure("127.0.0.1", lakestream.server().flightPort()))
-                    .build())) {
+        FlightSqlClient client = client(allocator)) {
       long before = residentBytes();
       long peak = before;
       FlightInfo info = client.execute("SELECT range AS n FROM range(" + ROWS + ")");
@@ -101,12 +103,7 @@ class FlightSqlLargeResultTest {
         "SELECT CAST(CASE WHEN range = 3000000 THEN 'x' ELSE '1' END AS INTEGER) AS v"
             + " FROM range(5000000)";
     try (BufferAllocator allocator = new RootAllocator();
-        FlightSqlClient client =
-            new FlightSqlClient(
-                FlightClient.builder(
-                        allocator,
-                        Location.forGrpcInsecure("127.0.0.1", lakestream.server().flightPort()))
-                    .build())) {
+        FlightSqlClient client = client(allocator)) {
       assertThatThrownBy(
               () -> {
                 FlightInfo info = client.execute(sql);

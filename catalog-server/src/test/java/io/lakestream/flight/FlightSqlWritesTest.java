@@ -3,6 +3,7 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.client.TablePath;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -194,12 +195,7 @@ class FlightSqlWritesTest {
                   "SELECT region, count(*), sum(id) FROM w.visits GROUP BY region ORDER BY region"))
           .containsExactly(List.of("eu", 3L, 8L), List.of("us", 1L, 2L));
       // One stream partition per region and day.
-      assertThat(
-              lakestream
-                  .connection()
-                  .table(io.lakestream.client.TablePath.of("w.visits"))
-                  .partitions())
-          .hasSize(3);
+      assertThat(lakestream.connection().table(TablePath.of("w.visits")).partitions()).hasSize(3);
 
       // A column that does not exist or a transform streams do not have: nothing is created.
       assertThatThrownBy(

@@ -9,9 +9,12 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -71,12 +74,12 @@ class TieringScheduleTest {
     }
 
     @Override
-    public java.time.ZoneId getZone() {
+    public ZoneId getZone() {
       return ZoneOffset.UTC;
     }
 
     @Override
-    public Clock withZone(java.time.ZoneId zone) {
+    public Clock withZone(ZoneId zone) {
       throw new UnsupportedOperationException();
     }
   }
@@ -92,7 +95,7 @@ class TieringScheduleTest {
     }
 
     @Override
-    public void beforeCommit(TablePath table, java.util.List<org.apache.iceberg.DataFile> files) {
+    public void beforeCommit(TablePath table, List<DataFile> files) {
       clock.advance(takes);
       if (fails) {
         throw new IllegalStateException("round failed on purpose");

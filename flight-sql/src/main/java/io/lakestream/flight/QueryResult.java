@@ -2,6 +2,7 @@ package io.lakestream.flight;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -12,7 +13,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 final class QueryResult implements AutoCloseable {
   private final ArrowReader reader;
   private final List<AutoCloseable> resources;
-  private final java.util.function.Function<Exception, Exception> explain;
+  private final Function<Exception, Exception> explain;
   private volatile boolean cancelled;
 
   /**
@@ -28,9 +29,7 @@ final class QueryResult implements AutoCloseable {
    *     one that says better why the query failed)
    */
   QueryResult(
-      ArrowReader reader,
-      List<AutoCloseable> resources,
-      java.util.function.Function<Exception, Exception> explain) {
+      ArrowReader reader, List<AutoCloseable> resources, Function<Exception, Exception> explain) {
     this.reader = reader;
     this.resources = new ArrayList<>(resources);
     this.explain = explain;
