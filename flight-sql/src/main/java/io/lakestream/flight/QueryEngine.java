@@ -140,6 +140,10 @@ final class QueryEngine implements AutoCloseable {
     settings.setProperty("autoload_known_extensions", "false");
     settings.setProperty("memory_limit", limits.memoryLimit());
     settings.setProperty("threads", Integer.toString(limits.threads()));
+    // Over a union view (lake files UNION ALL the log tail) DuckDB has no join filter into the
+    // lake scan and pushed partial aggregates below joins, grouping a whole fact table first
+    // (TPC-H Q5 at scale 1: 1.3 s with the rule, 0.68 s without; DuckDB over the Parquet, 0.15 s).
+    settings.setProperty("disabled_optimizers", "partial_aggregate_pushdown");
     this.materializing = new SpareDatabases(settings, 0);
     // Results are produced as the client reads them. A materialized result sits outside the
     // engine's memory limit, so a large SELECT would take the server's memory before its first row.
