@@ -213,6 +213,25 @@ class FlightSqlWritesTest {
   }
 
   @Test
+  void anInsertWhoseRowsFailPartWaySaysWhyAndWritesNothing() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(url)) {
+      update(connection, "CREATE TABLE w.texts (s VARCHAR NOT NULL)");
+      update(connection, "INSERT INTO w.texts SELECT range::VARCHAR FROM range(900000)");
+      update(connection, "INSERT INTO w.texts VALUES ('x')");
+      update(connection, "CREATE TABLE w.counts (n INTEGER NOT NULL)");
+      // The last of 900,001 rows does not cast: long after the first batches of the result.
+      assertThatThrownBy(
+              () ->
+                  update(connection, "INSERT INTO w.counts SELECT CAST(s AS INTEGER) FROM w.texts"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("Could not convert string 'x'");
+      assertThat(query(connection, "SELECT count(*) FROM w.counts")).containsExactly(List.of(0L));
+      update(connection, "DROP TABLE w.counts");
+      update(connection, "DROP TABLE w.texts");
+    }
+  }
+
+  @Test
   void primaryKeyTablesUpsertAndDeleteByKey() throws SQLException {
     Map<Long, Object[]> model = new TreeMap<>();
     try (Connection connection = DriverManager.getConnection(url)) {

@@ -290,7 +290,7 @@ final class SqlWrites {
     List<Object[]> rows = new ArrayList<>();
     try (QueryResult result = engine.execute(sql, List.of(), principal)) {
       ArrowReader reader = result.reader();
-      while (reader.loadNextBatch()) {
+      while (nextBatch(result)) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();
         List<FieldVector> vectors = root.getFieldVectors();
         for (int row = 0; row < root.getRowCount(); row++) {
@@ -318,6 +318,22 @@ final class SqlWrites {
       throw new UncheckedIOException("Cannot read the rows to write", e);
     }
     return rows;
+  }
+
+  /**
+   * Loads the result's next batch; a failure is reported as the query explains it (a streamed
+   * query's reason, found again, instead of DuckDB's {@code Invalid result set}).
+   */
+  private static boolean nextBatch(QueryResult result) throws IOException {
+    try {
+      return result.reader().loadNextBatch();
+    } catch (IOException | RuntimeException e) {
+      Exception explained = result.explained(e);
+      if (explained instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw explained instanceof IOException io ? io : new IOException(explained);
+    }
   }
 
   /** A value as the stream client takes it for a column (DuckDB's UUIDs come as strings). */
