@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.arrow.flight.FlightClient;
@@ -262,6 +263,36 @@ class FlightSqlWritesTest {
       }
       assertThat(update(connection, "DELETE FROM w.users AS u WHERE u.id % 3 = 0")).isEqualTo(20);
       model.keySet().removeIf(id -> id % 3 == 0);
+      // UPDATE rewrites the assigned columns of the rows its condition selects, keeps the others.
+      assertThat(
+              update(
+                  connection,
+                  "UPDATE w.users SET score = score + 1, name = upper(name) WHERE id < 10"))
+          .isEqualTo(6);
+      for (long id = 0; id < 10; id++) {
+        Object[] row = model.get(id);
+        if (row != null) {
+          model.put(id, new Object[] {((String) row[0]).toUpperCase(Locale.ROOT), id * 10 + 1});
+        }
+      }
+      // Commas and the word WHERE inside a string or a call are part of the value.
+      assertThat(
+              update(
+                  connection,
+                  "UPDATE w.users AS u SET name = concat('a, where ', 'b'), score = greatest(1, 2)"
+                      + " WHERE u.id = 11"))
+          .isEqualTo(1);
+      model.put(11L, new Object[] {"a, where b", 2L});
+      assertThatThrownBy(() -> update(connection, "UPDATE w.users SET id = 5 WHERE id = 1"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("UPDATE cannot change primary-key column id");
+      assertThatThrownBy(() -> update(connection, "UPDATE w.users SET score = 'many'"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("Could not convert string 'many'");
+      update(connection, "CREATE TABLE w.appended (id BIGINT, v VARCHAR)");
+      assertThatThrownBy(() -> update(connection, "UPDATE w.appended SET v = 'x'"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("UPDATE needs a primary-key table");
 
       List<List<Object>> expected = new ArrayList<>();
       model.forEach(
@@ -281,9 +312,12 @@ class FlightSqlWritesTest {
   @Test
   void unprepareableStatementsAndOtherWritesFailClearly() throws Exception {
     try (Connection connection = DriverManager.getConnection(url)) {
-      assertThatThrownBy(() -> update(connection, "UPDATE w.x SET a = 1"))
+      assertThatThrownBy(
+              () ->
+                  update(
+                      connection, "MERGE INTO w.x USING w.y ON x.a = y.a WHEN MATCHED DO NOTHING"))
           .isInstanceOf(SQLException.class)
-          .hasMessageContaining("UPDATE is not supported");
+          .hasMessageContaining("MERGE is not supported");
       assertThatThrownBy(() -> update(connection, "CREATE TABLE w.bad (a HUGEINT)"))
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("Column a has type HUGEINT");

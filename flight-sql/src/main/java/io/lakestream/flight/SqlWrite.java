@@ -70,6 +70,16 @@ sealed interface SqlWrite {
   record Delete(TableReference table, String alias, String where) implements SqlWrite {}
 
   /**
+   * {@code UPDATE name [[AS] alias] SET column = value [, ...] [WHERE condition]}.
+   *
+   * @param alias the alias, or empty
+   * @param assignments each column named after {@code SET} (as written) to its value expression
+   * @param where the condition, or empty for every row
+   */
+  record Update(TableReference table, String alias, Map<String, String> assignments, String where)
+      implements SqlWrite {}
+
+  /**
    * The statement as a write, or empty when it is not one (a query).
    *
    * @param duckdb a DuckDB connection for parsing column definitions (a scratch schema is created
@@ -84,11 +94,12 @@ sealed interface SqlWrite {
       case "DROP" -> Optional.of(dropTable(tokens, sql));
       case "INSERT" -> Optional.of(insert(tokens, sql));
       case "DELETE" -> Optional.of(delete(tokens, sql));
-      case "UPDATE", "MERGE", "ALTER", "TRUNCATE", "COPY" ->
+      case "UPDATE" -> Optional.of(update(tokens, sql));
+      case "MERGE", "ALTER", "TRUNCATE", "COPY" ->
           throw new InvalidQueryException(
               first
                   + " is not supported over Flight SQL; supported writes are CREATE TABLE, DROP"
-                  + " TABLE, INSERT and DELETE (primary-key tables)");
+                  + " TABLE, INSERT, and UPDATE and DELETE (primary-key tables)");
       default -> Optional.empty();
     };
   }
@@ -358,5 +369,95 @@ sealed interface SqlWrite {
       throw new InvalidQueryException("Unexpected text after the table name: " + sql);
     }
     return new Delete(table, alias, where);
+  }
+
+  private static SqlWrite update(SqlTokens tokens, String sql) {
+    TableReference table = tokens.tableName(sql);
+    String alias = "";
+    String next = tokens.peekKeyword();
+    if (next.equals("AS")) {
+      tokens.keyword();
+      alias = tokens.identifier(sql);
+    } else if (!next.equals("SET")) {
+      alias = tokens.identifier(sql);
+    }
+    tokens.expect("SET", "Expected UPDATE table SET column = value, ...: " + sql);
+    String rest = tokens.rest();
+    int whereAt = topLevelWord(rest, "WHERE");
+    String where = whereAt < 0 ? "" : rest.substring(whereAt + "WHERE".length()).trim();
+    if (whereAt >= 0 && where.isEmpty()) {
+      throw new InvalidQueryException("WHERE without a condition: " + sql);
+    }
+    Map<String, String> assignments = new LinkedHashMap<>();
+    for (String assignment : splitTopLevel(whereAt < 0 ? rest : rest.substring(0, whereAt))) {
+      SqlTokens parts = new SqlTokens(assignment);
+      String column = parts.identifier(sql);
+      parts.symbol('=', sql);
+      String value = parts.rest().trim();
+      if (value.isEmpty()) {
+        throw new InvalidQueryException("No value for column " + column + ": " + sql);
+      }
+      if (assignments.put(column.toLowerCase(Locale.ROOT), value) != null) {
+        throw new InvalidQueryException("Column " + column + " is set twice: " + sql);
+      }
+    }
+    return new Update(table, alias, assignments, where);
+  }
+
+  /**
+   * Where {@code word} stands as a whole word in {@code text} outside quotes and parentheses
+   * (case-insensitive), or -1.
+   */
+  static int topLevelWord(String text, String word) {
+    int depth = 0;
+    char quote = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (depth == 0
+          && text.regionMatches(true, i, word, 0, word.length())
+          && (i == 0 || !isWordCharacter(text.charAt(i - 1)))
+          && (i + word.length() == text.length()
+              || !isWordCharacter(text.charAt(i + word.length())))) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The pieces of {@code text} between commas outside quotes and parentheses, trimmed. */
+  static List<String> splitTopLevel(String text) {
+    List<String> pieces = new ArrayList<>();
+    int depth = 0;
+    char quote = 0;
+    int start = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (c == ',' && depth == 0) {
+        pieces.add(text.substring(start, i).trim());
+        start = i + 1;
+      }
+    }
+    pieces.add(text.substring(start).trim());
+    return pieces;
+  }
+
+  private static boolean isWordCharacter(char c) {
+    return Character.isLetterOrDigit(c) || c == '_' || c == '$';
   }
 }

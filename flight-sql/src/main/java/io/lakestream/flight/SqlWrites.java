@@ -92,6 +92,7 @@ final class SqlWrites {
       case SqlWrite.DropTable drop -> drop(warehouse, identifier, drop);
       case SqlWrite.Insert insert -> insert(warehouse, identifier, insert, principal);
       case SqlWrite.Delete delete -> delete(warehouse, identifier, delete, principal);
+      case SqlWrite.Update update -> update(warehouse, identifier, update, principal);
     };
   }
 
@@ -257,6 +258,71 @@ final class SqlWrites {
       throw rpcError(e, delete.table());
     }
     return keys.size();
+  }
+
+  /**
+   * Rewrites the rows the condition selects with the assigned values and upserts them: one query
+   * over the union read computes the new rows (every column, the assigned ones cast to their
+   * types), all are read and checked before the first is written. A primary-key column cannot be
+   * assigned (that would be another row); a concurrent write to a selected row between the read and
+   * the upsert is overwritten, as with any read-modify-write client.
+   */
+  private long update(
+      String warehouse, TableIdentifier identifier, SqlWrite.Update update, String principal) {
+    Table table = streamTable(warehouse, identifier, update.table());
+    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+      throw new InvalidQueryException(
+          "UPDATE needs a primary-key table; " + update.table() + " is an append-only log table");
+    }
+    Schema schema = table.schema();
+    Map<String, String> values = new HashMap<>();
+    for (Map.Entry<String, String> assignment : update.assignments().entrySet()) {
+      Types.NestedField column = schema.caseInsensitiveFindField(assignment.getKey());
+      if (column == null) {
+        throw new InvalidQueryException(
+            "Table " + update.table() + " has no column " + assignment.getKey());
+      }
+      if (schema.identifierFieldIds().contains(column.fieldId())) {
+        throw new InvalidQueryException(
+            "UPDATE cannot change primary-key column "
+                + column.name()
+                + "; DELETE the row and INSERT it with the new key");
+      }
+      values.put(column.name(), assignment.getValue());
+    }
+    String qualifier = update.alias().isEmpty() ? "" : quote(update.alias()) + ".";
+    StringBuilder select = new StringBuilder("SELECT ");
+    List<Types.NestedField> columns = schema.columns();
+    for (int i = 0; i < columns.size(); i++) {
+      Types.NestedField column = columns.get(i);
+      String value = values.get(column.name());
+      select.append(i == 0 ? "" : ", ");
+      if (value == null) {
+        select.append(qualifier).append(quote(column.name()));
+      } else {
+        select
+            .append("CAST((")
+            .append(value)
+            .append(") AS ")
+            .append(duckDbType(column))
+            .append(")");
+      }
+    }
+    select.append(" FROM ").append(name(update.table()));
+    if (!update.alias().isEmpty()) {
+      select.append(" AS ").append(quote(update.alias()));
+    }
+    if (!update.where().isEmpty()) {
+      select.append(" WHERE ").append(update.where());
+    }
+    List<Object[]> rows = read(select.toString(), principal, columns);
+    try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
+      rows.forEach(writer::upsert);
+      writer.flush();
+    } catch (RpcException e) {
+      throw rpcError(e, update.table());
+    }
+    return rows.size();
   }
 
   /** The target columns of an INSERT, by name: the column list, or every column in order. */
