@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntPredicate;
 
 /**
  * Reads the head of a SQL statement the endpoint interprets itself (the writes of {@link SqlWrite},
@@ -172,6 +173,30 @@ final class SqlTokens {
     String rest = text.substring(position);
     position = text.length();
     return rest.endsWith(";") ? rest.substring(0, rest.length() - 1) : rest;
+  }
+
+  /**
+   * The first index from {@code from} that lies outside quotes and parentheses and that {@code
+   * stop} accepts, or -1.
+   */
+  static int topLevel(String text, int from, IntPredicate stop) {
+    int depth = 0;
+    char quote = 0;
+    for (int i = from; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (depth == 0 && stop.test(i)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** The index of the parenthesis closing the one at {@code open}, or -1. */

@@ -409,49 +409,25 @@ sealed interface SqlWrite {
    * (case-insensitive), or -1.
    */
   static int topLevelWord(String text, String word) {
-    int depth = 0;
-    char quote = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (quote != 0) {
-        quote = c == quote ? 0 : quote;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-      } else if (depth == 0
-          && text.regionMatches(true, i, word, 0, word.length())
-          && (i == 0 || !isWordCharacter(text.charAt(i - 1)))
-          && (i + word.length() == text.length()
-              || !isWordCharacter(text.charAt(i + word.length())))) {
-        return i;
-      }
-    }
-    return -1;
+    return SqlTokens.topLevel(
+        text,
+        0,
+        i ->
+            text.regionMatches(true, i, word, 0, word.length())
+                && (i == 0 || !isWordCharacter(text.charAt(i - 1)))
+                && (i + word.length() == text.length()
+                    || !isWordCharacter(text.charAt(i + word.length()))));
   }
 
   /** The pieces of {@code text} between commas outside quotes and parentheses, trimmed. */
   static List<String> splitTopLevel(String text) {
     List<String> pieces = new ArrayList<>();
-    int depth = 0;
-    char quote = 0;
     int start = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (quote != 0) {
-        quote = c == quote ? 0 : quote;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-      } else if (c == ',' && depth == 0) {
-        pieces.add(text.substring(start, i).trim());
-        start = i + 1;
-      }
+    for (int comma = SqlTokens.topLevel(text, 0, i -> text.charAt(i) == ',');
+        comma >= 0;
+        comma = SqlTokens.topLevel(text, comma + 1, i -> text.charAt(i) == ',')) {
+      pieces.add(text.substring(start, comma).trim());
+      start = comma + 1;
     }
     pieces.add(text.substring(start).trim());
     return pieces;

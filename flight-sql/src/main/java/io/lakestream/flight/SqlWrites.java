@@ -243,13 +243,7 @@ final class SqlWrites {
     for (int i = 0; i < key.size(); i++) {
       select.append(i == 0 ? "" : ", ").append(qualifier).append(quote(key.get(i).name()));
     }
-    select.append(" FROM ").append(name(delete.table()));
-    if (!delete.alias().isEmpty()) {
-      select.append(" AS ").append(quote(delete.alias()));
-    }
-    if (!delete.where().isEmpty()) {
-      select.append(" WHERE ").append(delete.where());
-    }
+    appendFromWhere(select, delete.table(), delete.alias(), delete.where());
     List<Object[]> keys = read(select.toString(), principal, key);
     try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
       keys.forEach(writer::delete);
@@ -308,13 +302,7 @@ final class SqlWrites {
             .append(")");
       }
     }
-    select.append(" FROM ").append(name(update.table()));
-    if (!update.alias().isEmpty()) {
-      select.append(" AS ").append(quote(update.alias()));
-    }
-    if (!update.where().isEmpty()) {
-      select.append(" WHERE ").append(update.where());
-    }
+    appendFromWhere(select, update.table(), update.alias(), update.where());
     List<Object[]> rows = read(select.toString(), principal, columns);
     try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
       rows.forEach(writer::upsert);
@@ -323,6 +311,18 @@ final class SqlWrites {
       throw rpcError(e, update.table());
     }
     return rows.size();
+  }
+
+  /** {@code FROM table [AS alias] [WHERE condition]} of the query behind a DELETE or UPDATE. */
+  private static void appendFromWhere(
+      StringBuilder select, TableReference table, String alias, String where) {
+    select.append(" FROM ").append(name(table));
+    if (!alias.isEmpty()) {
+      select.append(" AS ").append(quote(alias));
+    }
+    if (!where.isEmpty()) {
+      select.append(" WHERE ").append(where);
+    }
   }
 
   /** The target columns of an INSERT, by name: the column list, or every column in order. */
