@@ -83,9 +83,38 @@ class SqlWriteTest {
     assertThatThrownBy(() -> parse("CREATE VIEW s.v AS SELECT 1"))
         .isInstanceOf(InvalidQueryException.class)
         .hasMessageContaining("Only CREATE TABLE");
-    assertThatThrownBy(() -> parse("UPDATE s.t SET a = 1"))
+    assertThatThrownBy(() -> parse("MERGE INTO s.t USING s.u ON t.a = u.a"))
         .isInstanceOf(InvalidQueryException.class)
-        .hasMessageContaining("UPDATE is not supported");
+        .hasMessageContaining("MERGE is not supported");
+    assertThatThrownBy(() -> parse("UPDATE s.t a = 1"))
+        .isInstanceOf(InvalidQueryException.class)
+        .hasMessageContaining("Expected UPDATE table SET");
+    assertThatThrownBy(() -> parse("UPDATE s.t SET a = 1 WHERE "))
+        .isInstanceOf(InvalidQueryException.class)
+        .hasMessageContaining("WHERE without a condition");
+    assertThatThrownBy(() -> parse("UPDATE s.t SET a = 1, A = 2"))
+        .isInstanceOf(InvalidQueryException.class)
+        .hasMessageContaining("Column A is set twice");
+    assertThatThrownBy(() -> parse("UPDATE s.t SET a ="))
+        .isInstanceOf(InvalidQueryException.class)
+        .hasMessageContaining("No value for column a");
+  }
+
+  @Test
+  void updateSplitsItsAssignmentsAndConditionOutsideQuotesAndParentheses() {
+    assertThat(
+            parse(
+                "UPDATE s.t AS x SET a = f(1, 2), b = 'w, where c' , \"where\" = (SELECT 1 WHERE"
+                    + " true) WHERE x.a > 1 AND x.b <> 'where'"))
+        .isEqualTo(
+            new SqlWrite.Update(
+                new TableReference("", "s", "t"),
+                "x",
+                Map.of("a", "f(1, 2)", "b", "'w, where c'", "where", "(SELECT 1 WHERE true)"),
+                "x.a > 1 AND x.b <> 'where'"));
+    assertThat(parse("update s.t set a = a + 1"))
+        .isEqualTo(
+            new SqlWrite.Update(new TableReference("", "s", "t"), "", Map.of("a", "a + 1"), ""));
   }
 
   @Test
