@@ -70,6 +70,9 @@ import org.duckdb.DuckDBResultSet;
 final class QueryEngine implements AutoCloseable {
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
 
+  /** What DuckDB's JDBC driver says for any failure of a streamed query ({@link #reasonLost}). */
+  private static final String REASON_LOST = "Invalid result set";
+
   /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
   static final long TAIL_CACHE_BYTES = 512L << 20;
 
@@ -225,8 +228,6 @@ final class QueryEngine implements AutoCloseable {
     }
     return false;
   }
-
-  private static final String REASON_LOST = "Invalid result set";
 
   /**
    * The error of a streamed query that failed without a reason, found by running it again with its

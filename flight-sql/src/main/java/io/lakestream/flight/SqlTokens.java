@@ -180,44 +180,41 @@ final class SqlTokens {
    * stop} accepts, or -1.
    */
   static int topLevel(String text, int from, IntPredicate stop) {
+    return scan(
+        text, from, (i, depth) -> depth == 0 && "()".indexOf(text.charAt(i)) < 0 && stop.test(i));
+  }
+
+  /** The index of the parenthesis closing the one at {@code open}, or -1. */
+  static int matchingParenthesis(String text, int open) {
+    return scan(text, open, (i, depth) -> depth == 0 && text.charAt(i) == ')');
+  }
+
+  /** Which character a {@link #scan} stops at, given the parenthesis depth after it. */
+  @FunctionalInterface
+  private interface Stop {
+    boolean at(int index, int depth);
+  }
+
+  /**
+   * The first index from {@code from} outside quotes that {@code stop} accepts, or -1; the depth is
+   * counted from {@code from}, after the character at the index.
+   */
+  private static int scan(String text, int from, Stop stop) {
     int depth = 0;
     char quote = 0;
     for (int i = from; i < text.length(); i++) {
       char c = text.charAt(i);
       if (quote != 0) {
         quote = c == quote ? 0 : quote;
-      } else if (c == '\'' || c == '"') {
-        quote = c;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-      } else if (depth == 0 && stop.test(i)) {
-        return i;
+        continue;
       }
-    }
-    return -1;
-  }
-
-  /** The index of the parenthesis closing the one at {@code open}, or -1. */
-  static int matchingParenthesis(String text, int open) {
-    int depth = 0;
-    char quote = 0;
-    for (int i = open; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (quote != 0) {
-        if (c == quote) {
-          quote = 0;
-        }
-      } else if (c == '\'' || c == '"') {
+      if (c == '\'' || c == '"') {
         quote = c;
-      } else if (c == '(') {
-        depth++;
-      } else if (c == ')') {
-        depth--;
-        if (depth == 0) {
-          return i;
-        }
+        continue;
+      }
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      if (stop.at(i, depth)) {
+        return i;
       }
     }
     return -1;

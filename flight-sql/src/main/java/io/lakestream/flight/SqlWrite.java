@@ -350,14 +350,7 @@ sealed interface SqlWrite {
   private static SqlWrite delete(SqlTokens tokens, String sql) {
     tokens.expect("FROM", "Expected DELETE FROM: " + sql);
     TableReference table = tokens.tableName(sql);
-    String alias = "";
-    String next = tokens.peekKeyword();
-    if (next.equals("AS")) {
-      tokens.keyword();
-      alias = tokens.identifier(sql);
-    } else if (!next.isEmpty() && !next.equals("WHERE")) {
-      alias = tokens.identifier(sql);
-    }
+    String alias = alias(tokens, "WHERE", sql);
     String where = "";
     if (tokens.peekKeyword().equals("WHERE")) {
       tokens.keyword();
@@ -371,16 +364,19 @@ sealed interface SqlWrite {
     return new Delete(table, alias, where);
   }
 
-  private static SqlWrite update(SqlTokens tokens, String sql) {
-    TableReference table = tokens.tableName(sql);
-    String alias = "";
+  /** The optional {@code [AS] alias} after a table name, before {@code following}; or empty. */
+  private static String alias(SqlTokens tokens, String following, String sql) {
     String next = tokens.peekKeyword();
     if (next.equals("AS")) {
       tokens.keyword();
-      alias = tokens.identifier(sql);
-    } else if (!next.equals("SET")) {
-      alias = tokens.identifier(sql);
+      return tokens.identifier(sql);
     }
+    return next.isEmpty() || next.equals(following) ? "" : tokens.identifier(sql);
+  }
+
+  private static SqlWrite update(SqlTokens tokens, String sql) {
+    TableReference table = tokens.tableName(sql);
+    String alias = alias(tokens, "SET", sql);
     tokens.expect("SET", "Expected UPDATE table SET column = value, ...: " + sql);
     String rest = tokens.rest();
     int whereAt = topLevelWord(rest, "WHERE");
