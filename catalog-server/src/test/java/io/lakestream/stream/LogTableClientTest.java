@@ -145,7 +145,10 @@ class LogTableClientTest {
     Table table = createWide("projected", 1);
     try (AppendWriter writer =
         table.newAppendWriter(
-            WriterOptions.defaults().withBatchRows(5000).withCompression(Compression.NONE))) {
+            WriterOptions.defaults()
+                .withBatchRows(5000)
+                .withLinger(Duration.ofMinutes(1))
+                .withCompression(Compression.NONE))) {
       for (long n = 0; n < 20_000; n++) {
         writer.append(wideRow(n));
       }
@@ -164,7 +167,10 @@ class LogTableClientTest {
       assertThat(batches.get(0).root().getSchema().getFields())
           .extracting("name")
           .containsExactly("s0", "b0");
-      assertThat(batches.get(0).rows().get(1)).containsExactly("value-1-0-abcdefgh", 10L);
+      List<Object[]> rows = new ArrayList<>();
+      batches.forEach(batch -> rows.addAll(batch.rows()));
+      assertThat(rows).hasSize(20_000);
+      assertThat(rows.get(1)).containsExactly("value-1-0-abcdefgh", 10L);
       batches.forEach(ScanBatch::close);
     }
   }
