@@ -5,7 +5,10 @@ import static java.util.Objects.requireNonNull;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
@@ -28,8 +31,15 @@ import org.apache.iceberg.metrics.MetricsReporter;
  * <p>Attempts are counted from Iceberg's own commit reports, so {@code attempts - commits} is the
  * number of conflicts the writers retried. After the writers finish, the table is loaded again and
  * every acknowledged commit must be there: one snapshot and one data file each.
+ *
+ * <p>Each writer writes its new manifest on its own thread. With Iceberg's default worker pool the
+ * committing thread polls for that write in 10 ms sleeps, a wait of the client's making on every
+ * commit whichever catalog answers (measured here: 27 ms of wall time for 5 ms of CPU per commit
+ * preparation, and half the commit rate against a fast catalog).
  */
 final class ConcurrentAppends {
+  private static final ExecutorService MANIFESTS_ON_CALLER = new CallerRuns();
+
   private final CatalogUnderTest catalog;
   private final int writers;
   private final int appendsPerWriter;
@@ -165,7 +175,11 @@ final class ConcurrentAppends {
       try {
         start.await();
         for (int i = 0; i < appendsPerWriter; i++) {
-          writable.newFastAppend().appendFile(dataFile(writable, i)).commit();
+          writable
+              .newFastAppend()
+              .scanManifestsWith(MANIFESTS_ON_CALLER)
+              .appendFile(dataFile(writable, i))
+              .commit();
           acknowledged++;
         }
       } catch (InterruptedException e) {
@@ -183,6 +197,37 @@ final class ConcurrentAppends {
           .withRecordCount(100)
           .withFormat(FileFormat.PARQUET)
           .build();
+    }
+  }
+
+  /** Runs each task on the thread that submits it; never shuts down. */
+  private static final class CallerRuns extends AbstractExecutorService {
+    @Override
+    public void execute(Runnable task) {
+      task.run();
+    }
+
+    @Override
+    public void shutdown() {}
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      return List.of();
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return false;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return false;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return false;
     }
   }
 }

@@ -76,7 +76,8 @@ final class RestCatalogBenchmark implements Benchmark {
         "one table with %d fast appends; loadTable: %d threads of raw keep-alive HTTP/1.1 GETs"
             + " (full body read), %d s measured"
             + " after %d s warm-up; commits: %d writers x %d fast appends to a new table, conflicts"
-            + " retried by Iceberg's client. Lakestream (bin/lakestream server, defaults) vs"
+            + " retried by Iceberg's client, each writer writing its manifests on its own"
+            + " thread. Lakestream (bin/lakestream server, defaults) vs"
             + " Iceberg's RESTCatalogServer (JdbcCatalog on a SQLite file, 1 connection,"
             + " HadoopFileIO on a local warehouse)",
         full.setupCommits(),
