@@ -9,6 +9,7 @@ import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -306,6 +307,47 @@ class FlightSqlWritesTest {
       assertThat(query(connection, "SELECT id, name, score FROM w.users ORDER BY id"))
           .isEqualTo(expected);
       assertThat(update(connection, "DELETE FROM w.users WHERE id > 1000")).isZero();
+    }
+  }
+
+  @Test
+  void preparedDeleteAndUpdateBindTheirParametersInTheOrderWritten() throws SQLException {
+    try (Connection connection = DriverManager.getConnection(url)) {
+      // The table's columns are in another order than the statements name them.
+      update(
+          connection, "CREATE TABLE w.scores (id BIGINT PRIMARY KEY, score INTEGER, name VARCHAR)");
+      update(connection, "INSERT INTO w.scores SELECT range, range, 'n' || range FROM range(10)");
+      Map<Long, List<Object>> model = new TreeMap<>();
+      for (long id = 0; id < 10; id++) {
+        model.put(id, List.of(id, id, "n" + id));
+      }
+      try (PreparedStatement set =
+          connection.prepareStatement(
+              "UPDATE w.scores SET name = concat('why? ', ?), score = ? WHERE id = ?")) {
+        assertThat(set.getParameterMetaData().getParameterCount()).isEqualTo(3);
+        for (long id : new long[] {2, 7}) {
+          set.setString(1, "row " + id);
+          set.setInt(2, (int) id * 100);
+          set.setLong(3, id);
+          assertThat(set.executeUpdate()).isEqualTo(1);
+          model.put(id, List.of(id, id * 100, "why? row " + id));
+        }
+      }
+      try (PreparedStatement delete =
+          connection.prepareStatement("DELETE FROM w.scores WHERE id < ? OR name = ?")) {
+        delete.setLong(1, 2);
+        delete.setString(2, "why? row 7");
+        assertThat(delete.executeUpdate()).isEqualTo(3);
+        model.keySet().removeIf(id -> id < 2 || id == 7);
+      }
+      assertThat(query(connection, "SELECT id, score, name FROM w.scores ORDER BY id"))
+          .isEqualTo(new ArrayList<>(model.values()));
+      // A statement run without its parameters says so and changes nothing.
+      assertThatThrownBy(() -> update(connection, "DELETE FROM w.scores WHERE id = ?"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("parameter");
+      assertThat(query(connection, "SELECT count(*) FROM w.scores"))
+          .containsExactly(List.of((long) model.size()));
     }
   }
 

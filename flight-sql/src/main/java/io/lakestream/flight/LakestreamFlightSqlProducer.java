@@ -204,15 +204,16 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       String principal = principal(context);
       SqlWrite write = SqlWrites.parse(request.getQuery());
       if (write != null && !isParameterizedInsert(write)) {
+        Schema parameters = writes.parameters(write, principal);
         ByteString handle = newHandle();
         preparedWrites.put(handle, new PreparedWrite(write, principal));
-        listener.onNext(
-            new Result(
-                Any.pack(
-                        FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-                            .setPreparedStatementHandle(handle)
-                            .build())
-                    .toByteArray()));
+        FlightSql.ActionCreatePreparedStatementResult.Builder result =
+            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                .setPreparedStatementHandle(handle);
+        if (!parameters.getFields().isEmpty()) {
+          result.setParameterSchema(ByteString.copyFrom(parameters.serializeAsMessage()));
+        }
+        listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
         listener.onCompleted();
         return;
       }
@@ -275,11 +276,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
             throw new InvalidQueryException(
                 "Binding several rows of parameters to a query is not supported; bind one");
           }
-          values = new ArrayList<>();
-          for (FieldVector vector : root.getFieldVectors()) {
-            Object value = vector.getObject(0);
-            values.add(value instanceof Text text ? text.toString() : value);
-          }
+          values = parameterRow(root, 0);
         }
         query.parameters().set(values == null ? List.of() : values);
         listener.onCompleted();
@@ -659,7 +656,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
                 .withDescription("No prepared statement under this handle: closed or never created")
                 .toRuntimeException();
           }
-          sendUpdateCount(writes.run(write.write(), write.principal()), listener);
+          // Each bound row of parameters runs the statement once (a JDBC batch); none bound runs
+          // it as written.
+          long rows = 0;
+          boolean bound = false;
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            for (int row = 0; row < root.getRowCount(); row++) {
+              rows += writes.run(write.write(), parameterRow(root, row), write.principal());
+              bound = true;
+            }
+          }
+          if (!bound) {
+            rows = writes.run(write.write(), write.principal());
+          }
+          sendUpdateCount(rows, listener);
         } catch (RuntimeException e) {
           listener.onError(FlightErrors.toFlight(e));
         }
@@ -689,6 +700,16 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
           descriptor, principal(context), idempotencyKey(context), stream, listener);
     }
     return super.acceptPut(context, stream, listener);
+  }
+
+  /** One row of bound parameters as the values a statement is run with. */
+  private static List<Object> parameterRow(VectorSchemaRoot root, int row) {
+    List<Object> values = new ArrayList<>();
+    for (FieldVector vector : root.getFieldVectors()) {
+      Object value = vector.getObject(row);
+      values.add(value instanceof Text text ? text.toString() : value);
+    }
+    return values;
   }
 
   /** An INSERT whose rows are bound as parameters: the bulk path of {@link FlightIngest}. */

@@ -184,6 +184,28 @@ final class SqlTokens {
         text, from, (i, depth) -> depth == 0 && "()".indexOf(text.charAt(i)) < 0 && stop.test(i));
   }
 
+  /** SQL text whose parameters are numbered, and how many it has. */
+  record Numbered(String text, int count) {}
+
+  /**
+   * {@code text} with each {@code ?} outside quotes written as a numbered parameter ({@code $n}),
+   * counting from {@code first}: a statement rewritten into a query of another shape keeps the
+   * order in which its parameters were bound.
+   */
+  static Numbered numberParameters(String text, int first) {
+    StringBuilder numbered = new StringBuilder(text.length());
+    int next = first;
+    int copied = 0;
+    for (int at = scan(text, 0, (i, depth) -> text.charAt(i) == '?');
+        at >= 0;
+        at = scan(text, at + 1, (i, depth) -> text.charAt(i) == '?')) {
+      numbered.append(text, copied, at).append('$').append(next++);
+      copied = at + 1;
+    }
+    numbered.append(text, copied, text.length());
+    return new Numbered(numbered.toString(), next - first);
+  }
+
   /** The index of the parenthesis closing the one at {@code open}, or -1. */
   static int matchingParenthesis(String text, int open) {
     return scan(text, open, (i, depth) -> depth == 0 && text.charAt(i) == ')');

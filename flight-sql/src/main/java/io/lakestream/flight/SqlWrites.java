@@ -47,7 +47,12 @@ import org.apache.iceberg.types.Types;
  *       primary-key tables upsert.
  *   <li>{@code DELETE}: primary-key tables only; the keys of the rows matching the condition (read
  *       like a query, so the union of lake and log) are deleted.
+ *   <li>{@code UPDATE}: primary-key tables only; the rows the condition selects are read with the
+ *       assigned values and upserted.
  * </ul>
+ *
+ * <p>{@code DELETE} and {@code UPDATE} take parameters ({@code ?}) where a query would: they are
+ * numbered in the order written, so the query behind the statement binds them the same way.
  */
 final class SqlWrites {
   /** Rows one statement may write; more should use bulk ingest. */
@@ -84,16 +89,51 @@ final class SqlWrites {
    * @return the rows written or deleted (0 for DDL)
    */
   long run(SqlWrite write, String principal) {
+    return run(write, List.of(), principal);
+  }
+
+  /**
+   * Runs a write whose {@code DELETE} condition or {@code UPDATE} values and condition take
+   * parameters ({@code ?}), bound to {@code parameters} in the order they appear.
+   *
+   * @return the rows written or deleted (0 for DDL)
+   * @throws InvalidQueryException when the parameters do not match the statement's
+   */
+  long run(SqlWrite write, List<Object> parameters, String principal) {
     String warehouse = tables.warehouse(write.table().catalog(), write.table());
     TableIdentifier identifier = TableIdentifier.of(write.table().schema(), write.table().table());
     access.checkWrite(principal, warehouse, List.of(write.table().schema()));
+    if (!parameters.isEmpty()
+        && !(write instanceof SqlWrite.Delete || write instanceof SqlWrite.Update)) {
+      throw new InvalidQueryException(
+          "Only DELETE and UPDATE statements take parameters here; this one takes none");
+    }
     return switch (write) {
       case SqlWrite.CreateTable create -> create(warehouse, identifier, create);
       case SqlWrite.DropTable drop -> drop(warehouse, identifier, drop);
       case SqlWrite.Insert insert -> insert(warehouse, identifier, insert, principal);
-      case SqlWrite.Delete delete -> delete(warehouse, identifier, delete, principal);
-      case SqlWrite.Update update -> update(warehouse, identifier, update, principal);
+      case SqlWrite.Delete delete -> delete(warehouse, identifier, delete, parameters, principal);
+      case SqlWrite.Update update -> update(warehouse, identifier, update, parameters, principal);
     };
+  }
+
+  /**
+   * The parameters ({@code ?}) a {@code DELETE} or {@code UPDATE} takes, typed as the SQL engine
+   * infers them from where they stand; an empty schema for every other write.
+   */
+  org.apache.arrow.vector.types.pojo.Schema parameters(SqlWrite write, String principal) {
+    String query =
+        switch (write) {
+          case SqlWrite.Delete delete -> deleteQuery(keyedTable(delete.table(), "DELETE"), delete);
+          case SqlWrite.Update update -> updateQuery(keyedTable(update.table(), "UPDATE"), update);
+          default -> null;
+        };
+    if (query == null) {
+      return new org.apache.arrow.vector.types.pojo.Schema(List.of());
+    }
+    String warehouse = tables.warehouse(write.table().catalog(), write.table());
+    access.checkWrite(principal, warehouse, List.of(write.table().schema()));
+    return engine.shape(query, principal).parameters();
   }
 
   private long create(String warehouse, TableIdentifier identifier, SqlWrite.CreateTable create) {
@@ -204,7 +244,7 @@ final class SqlWrites {
         .append(") AS src(")
         .append(aliases)
         .append(")");
-    List<Object[]> rows = read(select.toString(), principal, columns);
+    List<Object[]> rows = read(select.toString(), List.of(), principal, columns);
     try {
       io.lakestream.client.Table stream = streams.table(path(warehouse, identifier));
       if ("primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
@@ -225,26 +265,14 @@ final class SqlWrites {
   }
 
   private long delete(
-      String warehouse, TableIdentifier identifier, SqlWrite.Delete delete, String principal) {
-    Table table = streamTable(warehouse, identifier, delete.table());
-    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
-      throw new InvalidQueryException(
-          "DELETE needs a primary-key table; " + delete.table() + " is an append-only log table");
-    }
-    Schema schema = table.schema();
-    List<Types.NestedField> key = new ArrayList<>();
-    for (Types.NestedField column : schema.columns()) {
-      if (schema.identifierFieldIds().contains(column.fieldId())) {
-        key.add(column);
-      }
-    }
-    String qualifier = delete.alias().isEmpty() ? "" : quote(delete.alias()) + ".";
-    StringBuilder select = new StringBuilder("SELECT ");
-    for (int i = 0; i < key.size(); i++) {
-      select.append(i == 0 ? "" : ", ").append(qualifier).append(quote(key.get(i).name()));
-    }
-    appendFromWhere(select, delete.table(), delete.alias(), delete.where());
-    List<Object[]> keys = read(select.toString(), principal, key);
+      String warehouse,
+      TableIdentifier identifier,
+      SqlWrite.Delete delete,
+      List<Object> parameters,
+      String principal) {
+    Table table = keyedTable(warehouse, identifier, delete.table(), "DELETE");
+    List<Object[]> keys =
+        read(deleteQuery(table, delete), parameters, principal, keyColumns(table.schema()));
     try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
       keys.forEach(writer::delete);
       writer.flush();
@@ -252,6 +280,48 @@ final class SqlWrites {
       throw rpcError(e, delete.table());
     }
     return keys.size();
+  }
+
+  /** The query that selects the keys a DELETE removes, its parameters numbered in order. */
+  private static String deleteQuery(Table table, SqlWrite.Delete delete) {
+    String qualifier = delete.alias().isEmpty() ? "" : quote(delete.alias()) + ".";
+    StringBuilder select = new StringBuilder("SELECT ");
+    List<Types.NestedField> key = keyColumns(table.schema());
+    for (int i = 0; i < key.size(); i++) {
+      select.append(i == 0 ? "" : ", ").append(qualifier).append(quote(key.get(i).name()));
+    }
+    appendFromWhere(
+        select,
+        delete.table(),
+        delete.alias(),
+        SqlTokens.numberParameters(delete.where(), 1).text());
+    return select.toString();
+  }
+
+  private static List<Types.NestedField> keyColumns(Schema schema) {
+    List<Types.NestedField> key = new ArrayList<>();
+    for (Types.NestedField column : schema.columns()) {
+      if (schema.identifierFieldIds().contains(column.fieldId())) {
+        key.add(column);
+      }
+    }
+    return key;
+  }
+
+  /** A primary-key table that {@code statement} (DELETE or UPDATE) writes to. */
+  private Table keyedTable(TableReference name, String statement) {
+    String warehouse = tables.warehouse(name.catalog(), name);
+    return keyedTable(warehouse, TableIdentifier.of(name.schema(), name.table()), name, statement);
+  }
+
+  private Table keyedTable(
+      String warehouse, TableIdentifier identifier, TableReference name, String statement) {
+    Table table = streamTable(warehouse, identifier, name);
+    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+      throw new InvalidQueryException(
+          statement + " needs a primary-key table; " + name + " is an append-only log table");
+    }
+    return table;
   }
 
   /**
@@ -262,14 +332,31 @@ final class SqlWrites {
    * the upsert is overwritten, as with any read-modify-write client.
    */
   private long update(
-      String warehouse, TableIdentifier identifier, SqlWrite.Update update, String principal) {
-    Table table = streamTable(warehouse, identifier, update.table());
-    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
-      throw new InvalidQueryException(
-          "UPDATE needs a primary-key table; " + update.table() + " is an append-only log table");
+      String warehouse,
+      TableIdentifier identifier,
+      SqlWrite.Update update,
+      List<Object> parameters,
+      String principal) {
+    Table table = keyedTable(warehouse, identifier, update.table(), "UPDATE");
+    List<Object[]> rows =
+        read(updateQuery(table, update), parameters, principal, table.schema().columns());
+    try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
+      rows.forEach(writer::upsert);
+      writer.flush();
+    } catch (RpcException e) {
+      throw rpcError(e, update.table());
     }
+    return rows.size();
+  }
+
+  /**
+   * The query that computes the rows an UPDATE writes: every column, the assigned ones cast to
+   * their types; its parameters are numbered in the order they appear in the statement.
+   */
+  private static String updateQuery(Table table, SqlWrite.Update update) {
     Schema schema = table.schema();
     Map<String, String> values = new HashMap<>();
+    int nextParameter = 1;
     for (Map.Entry<String, String> assignment : update.assignments().entrySet()) {
       Types.NestedField column = schema.caseInsensitiveFindField(assignment.getKey());
       if (column == null) {
@@ -282,7 +369,9 @@ final class SqlWrites {
                 + column.name()
                 + "; DELETE the row and INSERT it with the new key");
       }
-      values.put(column.name(), assignment.getValue());
+      SqlTokens.Numbered value = SqlTokens.numberParameters(assignment.getValue(), nextParameter);
+      nextParameter += value.count();
+      values.put(column.name(), value.text());
     }
     String qualifier = update.alias().isEmpty() ? "" : quote(update.alias()) + ".";
     StringBuilder select = new StringBuilder("SELECT ");
@@ -302,15 +391,12 @@ final class SqlWrites {
             .append(")");
       }
     }
-    appendFromWhere(select, update.table(), update.alias(), update.where());
-    List<Object[]> rows = read(select.toString(), principal, columns);
-    try (UpsertWriter writer = streams.table(path(warehouse, identifier)).newUpsertWriter()) {
-      rows.forEach(writer::upsert);
-      writer.flush();
-    } catch (RpcException e) {
-      throw rpcError(e, update.table());
-    }
-    return rows.size();
+    appendFromWhere(
+        select,
+        update.table(),
+        update.alias(),
+        SqlTokens.numberParameters(update.where(), nextParameter).text());
+    return select.toString();
   }
 
   /** {@code FROM table [AS alias] [WHERE condition]} of the query behind a DELETE or UPDATE. */
@@ -352,9 +438,10 @@ final class SqlWrites {
   }
 
   /** Every row of a query as the stream client's values, read fully before anything is written. */
-  private List<Object[]> read(String sql, String principal, List<Types.NestedField> columns) {
+  private List<Object[]> read(
+      String sql, List<Object> parameters, String principal, List<Types.NestedField> columns) {
     List<Object[]> rows = new ArrayList<>();
-    try (QueryResult result = engine.execute(sql, List.of(), principal)) {
+    try (QueryResult result = engine.execute(sql, parameters, principal)) {
       ArrowReader reader = result.reader();
       while (nextBatch(result)) {
         VectorSchemaRoot root = reader.getVectorSchemaRoot();

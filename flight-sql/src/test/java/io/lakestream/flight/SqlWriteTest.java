@@ -32,6 +32,17 @@ class SqlWriteTest {
   }
 
   @Test
+  void parametersAreNumberedInOrderOutsideQuotes() {
+    assertThat(SqlTokens.numberParameters("a = ? AND b = '?' AND \"c?\" = ?", 3))
+        .isEqualTo(new SqlTokens.Numbered("a = $3 AND b = '?' AND \"c?\" = $4", 2));
+    assertThat(SqlTokens.numberParameters("f(?, (?))", 1))
+        .isEqualTo(new SqlTokens.Numbered("f($1, ($2))", 2));
+    assertThat(SqlTokens.numberParameters("no parameters", 1))
+        .isEqualTo(new SqlTokens.Numbered("no parameters", 0));
+    assertThat(SqlTokens.numberParameters("", 1)).isEqualTo(new SqlTokens.Numbered("", 0));
+  }
+
+  @Test
   void queriesAreNotWrites() {
     assertThat(SqlWrite.parse(duckdb, "SELECT 1")).isEmpty();
     assertThat(SqlWrite.parse(duckdb, " -- note\n WITH x AS (SELECT 1) SELECT * FROM x")).isEmpty();
