@@ -69,6 +69,10 @@ class FlightSqlPushdownTest {
   }
 
   private static void create(String name, String kind, Schema schema) {
+    create(name, kind, schema, "1s");
+  }
+
+  private static void create(String name, String kind, Schema schema, String tieringInterval) {
     lakestream
         .catalog()
         .createTable(
@@ -79,7 +83,7 @@ class FlightSqlPushdownTest {
                 Map.of(
                     "lakestream.kind", kind,
                     "lakestream.buckets", "2",
-                    "lakestream.tiering.interval", "1s")));
+                    "lakestream.tiering.interval", tieringInterval)));
   }
 
   private static void awaitRowsTiered(String name, long rows) {
@@ -157,6 +161,65 @@ class FlightSqlPushdownTest {
       }
       assertThat(query(connection, "SELECT sum(b0) FROM push.wide WHERE id >= 1500"))
           .containsExactly(List.of(expected));
+    }
+  }
+
+  @Test
+  void aLargeLogTailIsReadAsFilesInTheSameScanAsTheLake() throws SQLException {
+    // No tiering round during the test: every row is in the log tail.
+    create(
+        "long_tail",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "b0", Types.LongType.get()),
+            Types.NestedField.optional(3, "note", Types.StringType.get())),
+        "1h");
+    long rows = 40_000;
+    Connection streams = lakestream.connection();
+    try (AppendWriter writer = streams.table(TablePath.of("push.long_tail")).newAppendWriter()) {
+      for (long id = 0; id < rows; id++) {
+        writer.append(id, id * 3, id % 10 == 0 ? null : "n" + id);
+      }
+      writer.flush();
+    }
+    String totals = "SELECT count(*), count(DISTINCT id), sum(b0), count(note) FROM push.long_tail";
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      // Twice: the first query writes the tail's files, the second reads the cached ones.
+      for (int round = 0; round < 2; round++) {
+        String plan = query(connection, "EXPLAIN " + totals).toString();
+        assertThat(plan).as("the tail is read by the Parquet reader").contains("READ_PARQUET");
+        assertThat(plan)
+            .as("in one scan, without a tail table")
+            .doesNotContainIgnoringCase("union")
+            .doesNotContain("lakestream_tail");
+        assertThat(query(connection, totals))
+            .containsExactly(List.of(rows, rows, 3 * rows * (rows - 1) / 2, rows - rows / 10));
+      }
+      // A few newer rows are too few for a file: they join the scan from a table.
+      try (AppendWriter writer = streams.table(TablePath.of("push.long_tail")).newAppendWriter()) {
+        for (long id = rows; id < rows + 5; id++) {
+          writer.append(id, id * 3, "n" + id);
+        }
+        writer.flush();
+      }
+      long all = rows + 5;
+      assertThat(query(connection, "EXPLAIN " + totals).toString())
+          .containsIgnoringCase("union")
+          .contains("lakestream_tail");
+      assertThat(query(connection, totals))
+          .containsExactly(List.of(all, all, 3 * all * (all - 1) / 2, all - rows / 10));
+      assertThat(
+              query(
+                  connection,
+                  "SELECT id, b0, note FROM push.long_tail WHERE id IN (0, 7, 39999, 40004)"
+                      + " ORDER BY id"))
+          .isEqualTo(
+              List.of(
+                  java.util.Arrays.asList(0L, 0L, null),
+                  List.of(7L, 21L, "n7"),
+                  List.of(39_999L, 119_997L, "n39999"),
+                  List.of(40_004L, 120_012L, "n40004")));
     }
   }
 

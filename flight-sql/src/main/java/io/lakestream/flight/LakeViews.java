@@ -38,9 +38,11 @@ import org.duckdb.DuckDBConnection;
  * Exposes a table to DuckDB as a view instead of a copy, so that DuckDB pushes the query's
  * projection and filters into the scans: the lake snapshot's Parquet files through DuckDB's own
  * {@code read_parquet} (columns matched by Iceberg field id, so renamed and added columns read
- * right; a column a file lacks reads as null), {@code UNION ALL} the log tail, copied from the
- * decoded Arrow batches of the {@link TailCache} into a DuckDB table with only the columns the
- * query may use.
+ * right; a column a file lacks reads as null). The log tail comes from the {@link TailCache}: its
+ * large cached pieces as Parquet files in the same {@code read_parquet} scan, the rest copied from
+ * the decoded Arrow batches into a DuckDB table, with only the columns the query may use, that the
+ * view adds with {@code UNION ALL}. DuckDB pushes join filters into a scan but not through {@code
+ * UNION ALL}, so a view that is one scan joins much faster.
  *
  * <p>Only tables whose snapshot can be read that way take this path ({@link #files}): a log table
  * or plain Iceberg table without delete files, with top-level primitive columns other than {@code
@@ -127,7 +129,7 @@ final class LakeViews {
    * @param stream the streaming table of the plan, or null without a plan
    * @param parsed what the query reads, to fetch only the log columns it may use
    */
-  void create(
+  List<TailCache.TailFile> create(
       Connection duckdb,
       String target,
       Table table,
@@ -136,7 +138,6 @@ final class LakeViews {
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed)
       throws SQLException {
-    List<Types.NestedField> columns = table.schema().columns();
     String database;
     try (Statement statement = duckdb.createStatement();
         ResultSet current = statement.executeQuery("SELECT current_database()")) {
@@ -148,6 +149,52 @@ final class LakeViews {
     String tail =
         database + "." + quote(TAIL_SCHEMA) + "." + quote("tail_" + names.incrementAndGet());
     List<String> types = tailTable(duckdb, tail, table);
+    List<TailCache.TailFile> tailFiles = new ArrayList<>();
+    try {
+      boolean tailRows =
+          plan.isPresent()
+              && !plan.get().logRanges().isEmpty()
+              && loadTail(
+                  duckdb,
+                  tail,
+                  table,
+                  plan.get(),
+                  requireNonNull(stream, "stream is null"),
+                  parsed,
+                  tailFiles);
+      List<String> scanned = new ArrayList<>(files);
+      tailFiles.forEach(file -> scanned.add(file.path().toString()));
+      createView(duckdb, target, table, types, scanned, tail, tailRows);
+      return tailFiles;
+    } catch (SQLException | RuntimeException e) {
+      release(tailFiles);
+      throw e;
+    }
+  }
+
+  /** Lets tail files that {@link #create} handed out go once the cache drops them. */
+  void release(List<TailCache.TailFile> files) {
+    if (!files.isEmpty()) {
+      tails.release(files);
+    }
+  }
+
+  /**
+   * Creates the view: {@code read_parquet} of {@code files} (by field id, in the table's current
+   * schema), {@code UNION ALL} the tail table when it has rows or there is no file. Without the
+   * tail table the view is one scan, into which DuckDB pushes join filters; it does not push them
+   * through {@code UNION ALL}, even with an empty side.
+   */
+  private static void createView(
+      Connection duckdb,
+      String target,
+      Table table,
+      List<String> types,
+      List<String> files,
+      String tail,
+      boolean tailRows)
+      throws SQLException {
+    List<Types.NestedField> columns = table.schema().columns();
     StringBuilder select = new StringBuilder();
     for (Types.NestedField column : columns) {
       select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
@@ -169,11 +216,13 @@ final class LakeViews {
             .append(literal(types.get(i)))
             .append(", default_value: NULL}");
       }
-      view.append("}) UNION ALL ");
+      view.append("})");
     }
-    view.append(select).append(" FROM ").append(tail);
-    if (plan.isPresent() && !plan.get().logRanges().isEmpty()) {
-      loadTail(duckdb, tail, table, plan.get(), requireNonNull(stream, "stream is null"), parsed);
+    if (tailRows || files.isEmpty()) {
+      view.append(files.isEmpty() ? "" : " UNION ALL ")
+          .append(select)
+          .append(" FROM ")
+          .append(tail);
     }
     try (Statement statement = duckdb.createStatement()) {
       statement.execute("CREATE VIEW " + target + " AS " + view);
@@ -224,16 +273,20 @@ final class LakeViews {
   }
 
   /**
-   * Copies the plan's log ranges (from the tail cache) into table {@code tail}, only the columns
-   * the query may use.
+   * Reads the plan's log ranges from the tail cache: whole cached pieces as files (added to {@code
+   * files}, which the caller releases), the other rows copied into table {@code tail}, only the
+   * columns the query may use.
+   *
+   * @return whether any rows went into the table
    */
-  private void loadTail(
+  private boolean loadTail(
       Connection duckdb,
       String tail,
       Table table,
       UnionScanPlan plan,
       io.lakestream.client.Table stream,
-      TableReferences.Parsed parsed)
+      TableReferences.Parsed parsed,
+      List<TailCache.TailFile> files)
       throws SQLException {
     List<Types.NestedField> copied = new ArrayList<>();
     for (Types.NestedField column : table.schema().columns()) {
@@ -241,19 +294,83 @@ final class LakeViews {
         copied.add(column);
       }
     }
-    List<TailCache.Slice> slices = tails.read(plan.table(), stream, plan.logRanges());
+    List<TailCache.Slice> slices =
+        tails.read(
+            plan.table(),
+            stream,
+            plan.logRanges(),
+            (rows, target) -> writeFile(duckdb, rows, target, table.schema()));
     Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied);
+    boolean tableRows = false;
     try {
       for (int i = 0; i < slices.size(); i++) {
         TailCache.Slice slice = slices.get(i);
         slices.set(i, null);
-        pending.add(slice.schemaId(), slice.root());
+        if (slice.file() != null) {
+          files.add(slice.file());
+        } else {
+          pending.add(slice.schemaId(), slice.root());
+          tableRows = true;
+        }
       }
       pending.flush();
     } finally {
       pending.discard();
-      slices.stream().filter(java.util.Objects::nonNull).forEach(slice -> slice.root().close());
+      for (TailCache.Slice slice : slices) {
+        if (slice == null) {
+          continue;
+        }
+        if (slice.file() != null) {
+          files.add(slice.file()); // released by the caller with the others
+        } else {
+          slice.root().close();
+        }
+      }
     }
+    return tableRows;
+  }
+
+  /**
+   * Writes a cached piece of log rows as a Parquet file whose columns carry the lake's field ids,
+   * so that the view reads it as it reads the lake's files.
+   */
+  private void writeFile(
+      Connection duckdb, VectorSchemaRoot rows, Path target, org.apache.iceberg.Schema schema)
+      throws SQLException {
+    StringBuilder select = new StringBuilder();
+    StringBuilder ids = new StringBuilder();
+    for (FieldVector vector : rows.getFieldVectors()) {
+      String id = vector.getField().getMetadata().get(IcebergArrowSchemas.FIELD_ID_KEY);
+      if (id == null) {
+        Types.NestedField column = schema.findField(vector.getName());
+        if (column == null) {
+          continue; // a dropped column: no view reads it
+        }
+        id = Integer.toString(column.fieldId());
+      }
+      select.append(select.isEmpty() ? "" : ", ").append(quote(vector.getName()));
+      ids.append(ids.isEmpty() ? "" : ", ")
+          .append(literal(vector.getName()))
+          .append(": ")
+          .append(Integer.parseInt(id));
+    }
+    if (select.isEmpty()) {
+      throw new IllegalStateException("No column of the rows is a column of the lake table");
+    }
+    insert(
+        duckdb,
+        rows.getFieldVectors().get(0).getAllocator(),
+        List.of(rows),
+        name ->
+            "COPY (SELECT "
+                + select
+                + " FROM "
+                + name
+                + ") TO "
+                + literal(target.toString())
+                + " (FORMAT parquet, COMPRESSION uncompressed, FIELD_IDS {"
+                + ids
+                + "})");
   }
 
   /** Log rows waiting to be copied into a tail table: slices of batches of one schema. */
@@ -370,12 +487,22 @@ final class LakeViews {
   private void insert(
       Connection duckdb, BufferAllocator owner, List<VectorSchemaRoot> roots, String statement)
       throws SQLException {
+    insert(duckdb, owner, roots, name -> statement + name);
+  }
+
+  /** As above, with the statement made from the stream's name. */
+  private void insert(
+      Connection duckdb,
+      BufferAllocator owner,
+      List<VectorSchemaRoot> roots,
+      java.util.function.Function<String, String> statement)
+      throws SQLException {
     String name = "lakestream_rows_" + names.incrementAndGet();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(owner)) {
       Data.exportArrayStream(owner, new Batches(owner, roots), stream);
       duckdb.unwrap(DuckDBConnection.class).registerArrowStream(name, stream);
       try (Statement insert = duckdb.createStatement()) {
-        insert.execute(statement + name);
+        insert.execute(statement.apply(name));
       }
     }
   }

@@ -8,6 +8,9 @@ import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
@@ -30,6 +33,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
@@ -103,6 +107,8 @@ final class QueryEngine implements AutoCloseable {
   private final Limits limits;
   private final io.lakestream.client.Connection streams;
   private final LakeViews views;
+  // Parquet files of cached log tails (TailCache), private to this engine and removed on close.
+  private final Path tailDirectory;
   private final SpareDatabases databases;
   // Databases whose results are materialized, opened only to find out why a streamed query failed.
   private final SpareDatabases materializing;
@@ -133,10 +139,15 @@ final class QueryEngine implements AutoCloseable {
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
+    try {
+      this.tailDirectory = Files.createTempDirectory("lakestream-tails-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create a directory for log tail files", e);
+    }
     this.views =
         new LakeViews(
             allocator,
-            new TailCache(TAIL_CACHE_BYTES, readTimeout),
+            new TailCache(TAIL_CACHE_BYTES, readTimeout, tailDirectory),
             new SnapshotFiles(SNAPSHOT_FILES_CACHED));
     Properties settings = new Properties();
     settings.setProperty("autoinstall_known_extensions", "false");
@@ -178,8 +189,8 @@ final class QueryEngine implements AutoCloseable {
   }
 
   private Shape shape(SpareDatabases from, String sql, String principal) {
-    try (Connection duckdb = from.take()) {
-      load(duckdb, parsed(duckdb, explained(sql)), principal, false);
+    try (Connection duckdb = from.take();
+        AutoCloseable tailFiles = load(duckdb, parsed(duckdb, explained(sql)), principal, false)) {
       try (PreparedStatement statement = prepare(duckdb, sql)) {
         Schema parameters = parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
@@ -190,7 +201,9 @@ final class QueryEngine implements AutoCloseable {
           return new Shape(rows.getVectorSchemaRoot().getSchema(), parameters);
         }
       }
-    } catch (SQLException | IOException e) {
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
       throw new IllegalStateException("Cannot describe query: " + e.getMessage(), e);
     }
   }
@@ -252,7 +265,7 @@ final class QueryEngine implements AutoCloseable {
     try {
       Connection duckdb = from.take();
       resources.add(duckdb);
-      load(duckdb, parsed(duckdb, explained(sql)), principal, true);
+      resources.add(load(duckdb, parsed(duckdb, explained(sql)), principal, true));
       PreparedStatement statement = prepare(duckdb, sql);
       resources.add(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
@@ -386,9 +399,12 @@ final class QueryEngine implements AutoCloseable {
   /**
    * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
    * for tables that cannot be read that way and when {@code rows} is not set, a DuckDB table loaded
-   * by the reference reader; a table named twice gets a view of the first.
+   * by the reference reader; a table named twice gets a view of the first. Then the database may
+   * read only the files of those views.
+   *
+   * @return what lets the log tail files the views read go, to close after the query
    */
-  private void load(
+  private AutoCloseable load(
       Connection duckdb, TableReferences.Parsed parsed, String principal, boolean rows)
       throws SQLException {
     Map<TablePath, Resolved> resolved = new LinkedHashMap<>();
@@ -407,7 +423,25 @@ final class QueryEngine implements AutoCloseable {
       named.add(
           new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
     }
-    restrict(duckdb, files);
+    List<TailCache.TailFile> tailFiles = new ArrayList<>();
+    try {
+      createViews(duckdb, parsed, named, rows, tailFiles);
+      tailFiles.forEach(file -> files.add(file.path().toString()));
+      restrict(duckdb, files);
+    } catch (SQLException | RuntimeException e) {
+      views.release(tailFiles);
+      throw e;
+    }
+    return () -> views.release(tailFiles);
+  }
+
+  private void createViews(
+      Connection duckdb,
+      TableReferences.Parsed parsed,
+      List<Resolved> named,
+      boolean rows,
+      List<TailCache.TailFile> tailFiles)
+      throws SQLException {
     Map<TablePath, String> loaded = new HashMap<>();
     Set<String> attached = new HashSet<>();
     for (Resolved table : named) {
@@ -430,14 +464,15 @@ final class QueryEngine implements AutoCloseable {
       }
       if (table.files().isPresent()) {
         UnionScanPlanner.Planned planned = table.planned();
-        views.create(
-            duckdb,
-            target,
-            table.table(),
-            table.files().get(),
-            planned == null ? Optional.empty() : Optional.of(planned.plan()),
-            planned == null ? null : streams.table(table.path()),
-            parsed);
+        tailFiles.addAll(
+            views.create(
+                duckdb,
+                target,
+                table.table(),
+                table.files().get(),
+                planned == null ? Optional.empty() : Optional.of(planned.plan()),
+                planned == null ? null : streams.table(table.path()),
+                parsed));
       } else {
         loadTable(duckdb, table, target, rows);
       }
@@ -625,5 +660,13 @@ final class QueryEngine implements AutoCloseable {
   public void close() {
     databases.close();
     materializing.close();
+    try (Stream<Path> files = Files.list(tailDirectory)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+      Files.deleteIfExists(tailDirectory);
+    } catch (IOException e) {
+      // a temporary directory; what is left goes with the machine's temporary files
+    }
   }
 }

@@ -8,6 +8,8 @@ import io.lakestream.client.scan.LogRange;
 import io.lakestream.tiering.LogRangeReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,6 +19,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -28,18 +31,101 @@ import org.apache.arrow.vector.util.VectorSchemaRootAppender;
  * lake are dropped. Log offsets never change their rows, so a cached piece is exact for as long as
  * the table (by id) exists.
  *
- * <p>Pieces hold every column (queries project when they copy rows into DuckDB). The cache holds at
- * most {@code maxBytes} of Arrow buffers: the least recently read buckets go first, and a tail
- * larger than the whole budget is read for its query only. Thread safe: reads take the cache's lock
- * for their whole fetch (queries fetch their tails one at a time), and a reader gets slices of its
- * own (sharing buffers by reference count) that stay valid after pieces are dropped.
+ * <p>Pieces hold every column (queries project when they copy rows into DuckDB or scan a file). A
+ * piece of at least {@value #FILE_ROWS} rows that a query reads whole is also written once as a
+ * Parquet file, which that query and later ones scan together with the lake's files. The cache
+ * holds at most {@code maxBytes} of Arrow buffers: the least recently read buckets go first, and a
+ * tail larger than the whole budget is read for its query only. Thread safe: reads take the cache's
+ * lock for their whole fetch (queries fetch their tails one at a time), and a reader gets slices of
+ * its own (sharing buffers by reference count) that stay valid after pieces are dropped.
  */
 final class TailCache {
-  /** A run of consecutive log rows of one bucket: offsets {@code [base, base + rows)}. */
-  private record Piece(long base, int schemaId, VectorSchemaRoot root, long bytes) {
+  /**
+   * A run of consecutive log rows of one bucket: offsets {@code [base, base + rows)}; once written
+   * to a file it is sealed (later rows go to the next piece), so the file keeps matching it.
+   */
+  private static final class Piece {
+    private final long base;
+    private final int schemaId;
+    private final VectorSchemaRoot root;
+    private final long bytes;
+    private TailFile file;
+
+    Piece(long base, int schemaId, VectorSchemaRoot root, long bytes) {
+      this.base = base;
+      this.schemaId = schemaId;
+      this.root = root;
+      this.bytes = bytes;
+    }
+
+    long base() {
+      return base;
+    }
+
+    int schemaId() {
+      return schemaId;
+    }
+
+    VectorSchemaRoot root() {
+      return root;
+    }
+
+    long bytes() {
+      return bytes;
+    }
+
     long end() {
       return base + root.getRowCount();
     }
+
+    /** Releases the rows; the file goes once no query reads it. */
+    void close() {
+      root.close();
+      if (file != null) {
+        file.retire();
+        file = null;
+      }
+    }
+  }
+
+  /**
+   * A Parquet file with exactly the rows of one cached piece (every column, with the lake's field
+   * ids), which a query scans together with the lake's files: DuckDB pushes join filters into one
+   * scan, not through {@code UNION ALL}. Deleted when its piece is dropped and no query reads it.
+   */
+  static final class TailFile {
+    private final Path path;
+    private int readers; // guarded by the cache
+    private boolean retired; // guarded by the cache
+
+    private TailFile(Path path) {
+      this.path = path;
+    }
+
+    Path path() {
+      return path;
+    }
+
+    private void retire() {
+      retired = true;
+      deleteIfUnused();
+    }
+
+    private void deleteIfUnused() {
+      if (retired && readers == 0) {
+        try {
+          Files.deleteIfExists(path);
+        } catch (IOException e) {
+          // A leftover file in the cache directory only takes space until the server stops.
+        }
+      }
+    }
+  }
+
+  /** Writes rows (every column of a cached piece) as a Parquet file at {@code target}. */
+  @FunctionalInterface
+  interface FileWriter {
+    void write(VectorSchemaRoot rows, Path target) throws Exception;
   }
 
   private record Key(String tableId, String partition, int bucket) {}
@@ -52,23 +138,47 @@ final class TailCache {
     long bytes;
   }
 
-  /** Rows of a range, as slices the caller owns (and closes), in offset order. */
-  record Slice(int schemaId, VectorSchemaRoot root) {}
+  /**
+   * Rows of a range, in offset order: either rows the caller owns (and closes), or, with a null
+   * root, a file that holds them, which the caller reads until it {@linkplain #release releases}
+   * it.
+   */
+  record Slice(int schemaId, VectorSchemaRoot root, TailFile file) {}
 
   /** Rows of a merged piece at most (see {@link #append}). */
   static final int PIECE_ROWS = 128 * 1024;
 
+  /** Rows a piece needs to be written to a file; smaller runs are cheaper to copy. */
+  static final int FILE_ROWS = 8192;
+
   private final long maxBytes;
   private final Duration readTimeout;
+  private final Path directory;
   private final Map<Key, Bucket> buckets = new LinkedHashMap<>(16, 0.75f, true); // access order
   private long bytes;
 
-  TailCache(long maxBytes, Duration readTimeout) {
+  /**
+   * @param directory where pieces are written as files, or null to keep them in memory only
+   */
+  TailCache(long maxBytes, Duration readTimeout, Path directory) {
     if (maxBytes < 0) {
       throw new IllegalArgumentException("maxBytes must not be negative: " + maxBytes);
     }
     this.maxBytes = maxBytes;
     this.readTimeout = requireNonNull(readTimeout, "readTimeout is null");
+    this.directory = directory;
+  }
+
+  TailCache(long maxBytes, Duration readTimeout) {
+    this(maxBytes, readTimeout, null);
+  }
+
+  /** Lets files of {@link Slice}s go once their pieces are dropped. */
+  synchronized void release(List<TailFile> files) {
+    for (TailFile file : files) {
+      file.readers--;
+      file.deleteIfUnused();
+    }
   }
 
   /**
@@ -78,6 +188,19 @@ final class TailCache {
    */
   synchronized List<Slice> read(
       TablePath path, io.lakestream.client.Table stream, List<LogRange> ranges) {
+    return read(path, stream, ranges, null);
+  }
+
+  /**
+   * The rows of {@code ranges} of a table, fetching from the log what the cache lacks; whole pieces
+   * of at least {@value #FILE_ROWS} rows come as files, written by {@code writer} the first time. A
+   * piece that cannot be written comes as rows.
+   *
+   * @return per range (in order), its rows as slices in offset order; the caller closes the rows
+   *     and releases the files
+   */
+  synchronized List<Slice> read(
+      TablePath path, io.lakestream.client.Table stream, List<LogRange> ranges, FileWriter writer) {
     // What to fetch per range: from the end of the cached pieces (or the range start) on.
     List<LogRange> missing = new ArrayList<>();
     for (LogRange range : ranges) {
@@ -108,10 +231,10 @@ final class TailCache {
                   .add(new Piece(batch.baseOffset() + first, batch.schemaId(), rows, size(rows)));
             });
       } catch (IOException e) {
-        fetched.values().forEach(pieces -> pieces.forEach(piece -> piece.root().close()));
+        fetched.values().forEach(pieces -> pieces.forEach(Piece::close));
         throw new UncheckedIOException("Cannot read the log of " + path, e);
       } catch (RuntimeException e) {
-        fetched.values().forEach(pieces -> pieces.forEach(piece -> piece.root().close()));
+        fetched.values().forEach(pieces -> pieces.forEach(Piece::close));
         throw e;
       }
     }
@@ -145,17 +268,25 @@ final class TailCache {
         Piece gone = bucket.pieces.removeFirst();
         bucket.bytes -= gone.bytes();
         bytes -= gone.bytes();
-        gone.root().close();
+        gone.close();
       }
       bucket.start = bucket.pieces.isEmpty() ? bucket.end : bucket.pieces.peekFirst().base();
       for (Piece piece : bucket.pieces) {
         long first = Math.max(piece.base(), range.from());
         long last = Math.min(piece.end(), range.to());
-        if (first < last) {
+        if (first >= last) {
+          continue;
+        }
+        TailFile file = first == piece.base() && last == piece.end() ? file(piece, writer) : null;
+        if (file != null) {
+          file.readers++;
+          slices.add(new Slice(piece.schemaId(), null, file));
+        } else {
           slices.add(
               new Slice(
                   piece.schemaId(),
-                  piece.root().slice((int) (first - piece.base()), (int) (last - first))));
+                  piece.root().slice((int) (first - piece.base()), (int) (last - first)),
+                  null));
         }
       }
       if (bucket.bytes > maxBytes) {
@@ -164,6 +295,32 @@ final class TailCache {
     }
     evict();
     return slices;
+  }
+
+  /** The piece's file, written now if it has none; null when it is not to have one. */
+  private TailFile file(Piece piece, FileWriter writer) {
+    if (piece.file != null) {
+      return piece.file;
+    }
+    if (writer == null
+        || directory == null
+        || piece.root().getRowCount() < FILE_ROWS
+        || piece.root().getFieldVectors().isEmpty()) {
+      return null;
+    }
+    Path target = directory.resolve(UUID.randomUUID() + ".parquet");
+    try {
+      writer.write(piece.root(), target);
+    } catch (Exception e) {
+      try {
+        Files.deleteIfExists(target);
+      } catch (IOException ignored) {
+        // the directory is removed with the cache
+      }
+      return null; // the rows are copied instead
+    }
+    piece.file = new TailFile(target);
+    return piece.file;
   }
 
   /**
@@ -179,6 +336,7 @@ final class TailCache {
     long runRows = 0;
     Piece last = bucket.pieces.peekLast();
     if (last != null
+        && last.file == null
         && last.root().getRowCount() < PIECE_ROWS
         && last.schemaId() == fresh.get(0).schemaId()) {
       bucket.pieces.removeLast();
@@ -227,14 +385,14 @@ final class TailCache {
       merged.close();
       throw e;
     }
-    run.forEach(piece -> piece.root().close());
+    run.forEach(Piece::close);
     return new Piece(run.get(0).base(), run.get(0).schemaId(), merged, size(merged));
   }
 
   /** Drops every cached tail. */
   synchronized void clear() {
     for (Bucket bucket : buckets.values()) {
-      bucket.pieces.forEach(piece -> piece.root().close());
+      bucket.pieces.forEach(Piece::close);
     }
     buckets.clear();
     bytes = 0;
@@ -249,14 +407,14 @@ final class TailCache {
     Iterator<Map.Entry<Key, Bucket>> oldest = buckets.entrySet().iterator();
     while (bytes > maxBytes && oldest.hasNext()) {
       Bucket bucket = oldest.next().getValue();
-      bucket.pieces.forEach(piece -> piece.root().close());
+      bucket.pieces.forEach(Piece::close);
       bytes -= bucket.bytes;
       oldest.remove();
     }
   }
 
   private void drop(Key key, Bucket bucket) {
-    bucket.pieces.forEach(piece -> piece.root().close());
+    bucket.pieces.forEach(Piece::close);
     bytes -= bucket.bytes;
     buckets.remove(key);
   }
