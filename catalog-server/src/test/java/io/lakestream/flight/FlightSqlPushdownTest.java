@@ -228,6 +228,45 @@ class FlightSqlPushdownTest {
   }
 
   @Test
+  void aPreparedStatementsShapeFollowsTheTablesSchema() throws SQLException {
+    create(
+        "shaped",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "amount", Types.LongType.get())),
+        "1h");
+    String sql = "SELECT * FROM push.shaped";
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        assertThat(statement.getMetaData().getColumnCount()).isEqualTo(2);
+      }
+      // The same text again, after the table gained a column: the shape is the new one.
+      lakestream
+          .catalog()
+          .loadTable(TableIdentifier.of("push", "shaped"))
+          .updateSchema()
+          .addColumn("note", Types.StringType.get())
+          .commit();
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        assertThat(statement.getMetaData().getColumnCount()).isEqualTo(3);
+        assertThat(statement.getMetaData().getColumnName(3)).isEqualTo("note");
+      }
+      // Dropped and created again under its name with other columns.
+      lakestream.catalog().dropTable(TableIdentifier.of("push", "shaped"));
+      create(
+          "shaped",
+          "log",
+          new Schema(Types.NestedField.required(1, "label", Types.StringType.get())),
+          "1h");
+      try (PreparedStatement statement = connection.prepareStatement(sql)) {
+        assertThat(statement.getMetaData().getColumnCount()).isEqualTo(1);
+        assertThat(statement.getMetaData().getColumnName(1)).isEqualTo("label");
+      }
+    }
+  }
+
+  @Test
   void everyAcknowledgedRowIsInTheNextQuery() throws SQLException {
     create(
         "fresh",

@@ -199,15 +199,32 @@ final class LakeViews {
     for (Types.NestedField column : columns) {
       select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
     }
+    boolean byName = table.schemas().size() == 1;
     StringBuilder view = new StringBuilder();
     if (!files.isEmpty()) {
-      view.append(select).append(" FROM read_parquet([");
+      if (byName) {
+        // The types the tail table and the query's shape have; a cast to the type a column
+        // already has is none, so DuckDB still pushes filters on it into the scan.
+        for (int i = 0; i < columns.size(); i++) {
+          String name = quote(columns.get(i).name());
+          view.append(i == 0 ? "SELECT " : ", ")
+              .append("CAST(")
+              .append(name)
+              .append(" AS ")
+              .append(types.get(i))
+              .append(") AS ")
+              .append(name);
+        }
+      } else {
+        view.append(select);
+      }
+      view.append(" FROM read_parquet([");
       for (int i = 0; i < files.size(); i++) {
         view.append(i == 0 ? "" : ", ").append(literal(files.get(i)));
       }
       view.append("], hive_partitioning = false, ");
     }
-    if (!files.isEmpty() && table.schemas().size() == 1) {
+    if (!files.isEmpty() && byName) {
       // A table that never changed its schema has its columns under their names in every file.
       // Matching by name makes DuckDB read each file's footer as it binds the view, so it knows
       // how many rows each table has and orders joins right; with a schema it reads none and
