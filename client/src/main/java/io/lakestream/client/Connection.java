@@ -62,6 +62,12 @@ public final class Connection implements AutoCloseable {
   private volatile RpcConnection rpc;
   private volatile boolean closed;
   private final Set<TablePath> tables = ConcurrentHashMap.newKeySet();
+  // Two per scanner fetching at full speed, for a few scanners at a time.
+  private final ResponseBufferPool responseBuffers =
+      new ResponseBufferPool(MAX_KEPT_RESPONSE_BUFFERS);
+
+  /** Fetch response buffers a connection keeps for its scanners. */
+  static final int MAX_KEPT_RESPONSE_BUFFERS = 4;
 
   private Connection(String host, int port, Supplier<String> token, RpcConnection rpc) {
     this.host = requireNonNull(host, "host is null");
@@ -296,5 +302,10 @@ public final class Connection implements AutoCloseable {
       backoffSignal.notifyAll();
     }
     rpc.close();
+    responseBuffers.clear();
+  }
+
+  ResponseBufferPool responseBuffers() {
+    return responseBuffers;
   }
 }

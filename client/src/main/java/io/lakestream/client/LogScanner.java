@@ -46,7 +46,6 @@ public final class LogScanner implements AutoCloseable {
   private static final int MAX_WAIT_MILLIS = 500;
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
   private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
-  private static final int MAX_SPARE_BUFFERS = 2;
 
   /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
   static final int MAX_FETCH_ATTEMPTS = 6;
@@ -286,21 +285,19 @@ public final class LogScanner implements AutoCloseable {
   /**
    * Direct memory for fetch responses: the connection reads a response straight into it (reading
    * into a heap array costs the JDK an extra copy through a direct buffer of its own), and decoding
-   * copies the batches out, so a response's buffer is free again right after. Buffers are reused
-   * (large short-lived buffers are costly to allocate and to collect); a fetch the scanner drops
-   * gives its buffer back when its response arrives ({@link #abandon}).
+   * copies the batches out, so a response's buffer is free again right after. Buffers are reused by
+   * the connection's scanners ({@link ResponseBufferPool}: large short-lived buffers are costly to
+   * allocate and to collect); a fetch the scanner drops gives its buffer back when its response
+   * arrives ({@link #abandon}).
    */
   private final class ResponseBuffers implements ResponseMemory {
     // Buffers lent to responses not yet decoded, by the address they start at.
     private final java.util.TreeMap<Long, ByteBuffer> lent = new java.util.TreeMap<>();
-    private final java.util.ArrayDeque<ByteBuffer> spare = new java.util.ArrayDeque<>();
 
     @Override
     public synchronized ByteBuffer allocate(int size) {
-      ByteBuffer buffer = spare.poll();
-      if (buffer == null || buffer.capacity() < size) {
-        buffer = ByteBuffer.allocateDirect(Math.max(size, RESPONSE_BUFFER_BYTES));
-      }
+      ByteBuffer buffer =
+          table.connection().responseBuffers().take(Math.max(size, RESPONSE_BUFFER_BYTES));
       lent.put(MemoryUtil.getByteBufferAddress(buffer), buffer);
       return buffer.clear().limit(size);
     }
@@ -324,9 +321,7 @@ public final class LogScanner implements AutoCloseable {
         return;
       }
       lent.remove(owner.getKey());
-      if (spare.size() < MAX_SPARE_BUFFERS) {
-        spare.add(buffer);
-      }
+      table.connection().responseBuffers().give(buffer);
     }
   }
 
