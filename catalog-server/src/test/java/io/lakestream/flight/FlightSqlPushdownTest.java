@@ -165,6 +165,135 @@ class FlightSqlPushdownTest {
   }
 
   @Test
+  void aPrimaryKeyTableMergesItsLakeDeletesAndTailInsideDuckDb() throws Exception {
+    create(
+        "keyed",
+        "primary-key",
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "k", Types.LongType.get()),
+                Types.NestedField.optional(2, "v", Types.LongType.get()),
+                Types.NestedField.optional(3, "padding", Types.StringType.get())),
+            Set.of(1)));
+    String padding = "x".repeat(100);
+    // Values on both sides of the query's filter in every file and in the tail, so that no file's
+    // statistics settle the filter.
+    Map<Long, Long> state = new HashMap<>();
+    TablePath path = TablePath.of("push.keyed");
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (long k = 0; k < 1_000; k++) {
+        writer.upsert(k, value(k, 0), padding);
+        state.put(k, value(k, 0));
+      }
+      writer.flush();
+    }
+    awaitRowsTiered("keyed", 1_000);
+    // Changes of keys already in the lake: tiering removes their old rows by equality deletes.
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (long k = 0; k < 300; k++) {
+        writer.upsert(k, value(k, 1), padding);
+        state.put(k, value(k, 1));
+      }
+      for (long k = 300; k < 400; k++) {
+        writer.delete(k);
+        state.remove(k);
+      }
+      writer.flush();
+    }
+    awaitSummary("keyed", "total-equality-deletes", 400);
+    lakestream
+        .catalog()
+        .loadTable(TableIdentifier.of("push", "keyed"))
+        .updateProperties()
+        .set("lakestream.tiering.interval", "1h")
+        .commit();
+    awaitInterval(path, Duration.ofHours(1));
+    // Changes left in the log tail: of lake rows, of rows the lake deleted, of new keys.
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (long k = 500; k < 600; k++) {
+        writer.upsert(k, value(k, 2), padding);
+        state.put(k, value(k, 2));
+      }
+      for (long k = 600; k < 650; k++) {
+        writer.delete(k);
+        state.remove(k);
+      }
+      for (long k = 300; k < 310; k++) {
+        writer.upsert(k, value(k, 3), padding);
+        state.put(k, value(k, 3));
+      }
+      for (long k = 1_000; k < 1_100; k++) {
+        writer.upsert(k, value(k, 4), padding);
+        writer.upsert(k, value(k, 5), padding);
+        state.put(k, value(k, 5));
+      }
+      writer.delete(1_050L);
+      state.remove(1_050L);
+      writer.flush();
+    }
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      List<List<Object>> expected = new ArrayList<>();
+      state.entrySet().stream()
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(entry -> expected.add(List.of(entry.getKey(), entry.getValue())));
+      assertThat(query(connection, "SELECT k, v FROM push.keyed ORDER BY k"))
+          .containsExactlyElementsOf(expected);
+
+      String filtered = "SELECT count(*), sum(v) FROM push.keyed WHERE v >= 1000";
+      long count = state.values().stream().filter(v -> v >= 1_000).count();
+      long sum = state.values().stream().filter(v -> v >= 1_000).mapToLong(v -> v).sum();
+      assertThat(query(connection, filtered)).containsExactly(List.of(count, sum));
+      String plan = query(connection, "EXPLAIN " + filtered).toString();
+      assertThat(plan)
+          .as("the lake is scanned by DuckDB's Parquet reader")
+          .contains("READ_PARQUET");
+      assertThat(plan)
+          .as("the filter is pushed into the scan")
+          .containsPattern("Filters:\\s*v\\s*>=\\s*1000");
+      assertThat(plan).as("the unused column is never read").doesNotContain("padding");
+      assertThat(plan).as("the lake's deletes apply by sequence").contains("__lakestream_sequence");
+      assertThat(plan).as("the tail is folded by key").contains("row_number()");
+    }
+  }
+
+  private static long value(long key, int round) {
+    return (key * 7_919 + round * 104_729) % 3_000;
+  }
+
+  private static void awaitSummary(String name, String property, long atLeast) {
+    RESTCatalog catalog = lakestream.catalog();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      var snapshot = catalog.loadTable(TableIdentifier.of("push", name)).currentSnapshot();
+      if (snapshot != null
+          && Long.parseLong(snapshot.summary().getOrDefault(property, "0")) >= atLeast) {
+        return;
+      }
+      assertThat(System.nanoTime() - deadline)
+          .as("%s of %s at least %s", property, name, atLeast)
+          .isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+  }
+
+  /** Waits until the tiering service has picked up a table's new interval. */
+  private static void awaitInterval(TablePath path, Duration interval) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!lakestream
+        .server()
+        .tiering()
+        .orElseThrow()
+        .state(path)
+        .map(state -> state.interval().equals(interval))
+        .orElse(false)) {
+      assertThat(System.nanoTime() - deadline)
+          .as("tiering of %s every %s", path, interval)
+          .isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    }
+  }
+
+  @Test
   void aLargeLogTailIsReadAsFilesInTheSameScanAsTheLake() throws SQLException {
     // No tiering round during the test: every row is in the log tail.
     create(

@@ -2,6 +2,7 @@ package io.lakestream.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.scan.UnionScanPlan;
 import java.io.IOException;
@@ -14,13 +15,17 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -28,6 +33,8 @@ import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
@@ -44,9 +51,16 @@ import org.duckdb.DuckDBConnection;
  * view adds with {@code UNION ALL}. DuckDB pushes join filters into a scan but not through {@code
  * UNION ALL}, so a view that is one scan joins much faster.
  *
+ * <p>A primary-key table's view merges by key: the lake's rows without those an equality delete of
+ * a later sequence number removes, and without the keys the log tail changes; then each changed
+ * key's last change in the tail unless it is a delete. Filters and projections still reach the
+ * lake's scans; the tail is folded whole (a key's last change decides whether a filter holds).
+ *
  * <p>Only tables whose snapshot can be read that way take this path ({@link #files}): a log table
- * or plain Iceberg table without delete files, with top-level primitive columns other than {@code
- * uuid}, whose files are Parquet on the local file system. Others are loaded the reference way.
+ * or plain Iceberg table without delete files, or a primary-key table whose deletes are equality
+ * deletes on its key and whose partitions are functions of its key, with top-level primitive
+ * columns other than {@code uuid}, whose files are Parquet on the local file system. Others are
+ * loaded the reference way.
  *
  * <p>Thread safe; each call works on the caller's DuckDB connection.
  */
@@ -55,6 +69,20 @@ final class LakeViews {
   static final String TAIL_SCHEMA = "lakestream_tail";
 
   private static final int FLUSH_ROWS = 256 * 1024;
+
+  /** Prefix of the columns a primary-key table's view adds; a table with such a column has none. */
+  private static final String INTERNAL_PREFIX = "__lakestream_";
+
+  /**
+   * A primary-key tail row's change type (the codes of {@link io.lakestream.client.ChangeType}).
+   */
+  private static final String CHANGE_COLUMN = INTERNAL_PREFIX + "change";
+
+  private static final String OFFSET_COLUMN = INTERNAL_PREFIX + "offset";
+  private static final String SEQUENCE_COLUMN = INTERNAL_PREFIX + "sequence";
+  private static final String LAST_COLUMN = INTERNAL_PREFIX + "last";
+  private static final byte UPDATE_BEFORE = io.lakestream.client.ChangeType.UPDATE_BEFORE.code();
+  private static final byte DELETE = io.lakestream.client.ChangeType.DELETE.code();
 
   private final BufferAllocator allocator;
   private final TailCache tails;
@@ -80,31 +108,57 @@ final class LakeViews {
 
   /**
    * The local Parquet files of a table's snapshot when DuckDB can read them as they are, or empty
-   * when the table has to be loaded the reference way (primary-key table, delete files, nested or
-   * uuid columns, files not on the local file system or not Parquet).
+   * when the table has to be loaded the reference way (delete files of a log table, a primary-key
+   * table's deletes not on its key or partitions not a function of it, nested or uuid columns,
+   * files not on the local file system or not Parquet).
    *
    * @param snapshotId the snapshot to read; empty for a table without one (no files)
    * @param primaryKey whether the table is a primary-key table
    */
-  Optional<List<String>> files(Table table, OptionalLong snapshotId, boolean primaryKey) {
-    if (primaryKey) {
-      return Optional.empty();
-    }
+  Optional<SnapshotFiles.LakeFiles> files(
+      Table table, OptionalLong snapshotId, boolean primaryKey) {
     for (Types.NestedField column : table.schema().columns()) {
       Type type = column.type();
       if (!type.isPrimitiveType() || type.typeId() == Type.TypeID.UUID) {
         return Optional.empty();
       }
+      if (primaryKey && column.name().toLowerCase(Locale.ROOT).startsWith(INTERNAL_PREFIX)) {
+        return Optional.empty();
+      }
+    }
+    if (primaryKey && !keyDecidesPartition(table)) {
+      return Optional.empty();
     }
     if (snapshotId.isEmpty()) {
-      return Optional.of(List.of());
+      return Optional.of(SnapshotFiles.LakeFiles.NONE);
     }
     Snapshot snapshot = table.snapshot(snapshotId.getAsLong());
     if (snapshot == null) {
       throw new IllegalArgumentException(
           "Table " + table.name() + " has no snapshot " + snapshotId.getAsLong());
     }
-    return snapshotFiles.files(table, snapshot);
+    return primaryKey
+        ? snapshotFiles.keyed(table, snapshot)
+        : snapshotFiles.files(table, snapshot).map(SnapshotFiles.LakeFiles::of);
+  }
+
+  /**
+   * Whether a table has a key and every partition field of every spec is a function of it: then a
+   * key's rows are all in one partition, and matching rows by key alone is exact.
+   */
+  private static boolean keyDecidesPartition(Table table) {
+    Set<Integer> key = table.schema().identifierFieldIds();
+    if (key.isEmpty()) {
+      return false;
+    }
+    for (PartitionSpec spec : table.specs().values()) {
+      for (PartitionField field : spec.fields()) {
+        if (!key.contains(field.sourceId())) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** The local file system path of a file location, or empty for any other storage. */
@@ -125,7 +179,7 @@ final class LakeViews {
    * @param table the lake table (its current schema is the view's)
    * @param files the snapshot's files, as {@link #files} listed them; each must be an allowed path
    *     of the database
-   * @param plan the union read plan of a log table, or empty for a plain Iceberg table
+   * @param plan the union read plan of a streaming table, or empty for a plain Iceberg table
    * @param stream the streaming table of the plan, or null without a plan
    * @param parsed what the query reads, to fetch only the log columns it may use
    */
@@ -133,7 +187,7 @@ final class LakeViews {
       Connection duckdb,
       String target,
       Table table,
-      List<String> files,
+      SnapshotFiles.LakeFiles files,
       Optional<UnionScanPlan> plan,
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed)
@@ -149,6 +203,13 @@ final class LakeViews {
     String tail =
         database + "." + quote(TAIL_SCHEMA) + "." + quote("tail_" + names.incrementAndGet());
     List<String> types = tailTable(duckdb, tail, table);
+    boolean keyed = plan.isPresent() && plan.get().primaryKey();
+    if (keyed) {
+      try (Statement statement = duckdb.createStatement()) {
+        statement.execute("ALTER TABLE " + tail + " ADD COLUMN " + CHANGE_COLUMN + " TINYINT");
+        statement.execute("ALTER TABLE " + tail + " ADD COLUMN " + OFFSET_COLUMN + " BIGINT");
+      }
+    }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {
       boolean tailRows =
@@ -161,8 +222,13 @@ final class LakeViews {
                   plan.get(),
                   requireNonNull(stream, "stream is null"),
                   parsed,
+                  keyed,
                   tailFiles);
-      List<String> scanned = new ArrayList<>(files);
+      if (keyed) {
+        createKeyedView(duckdb, target, table, types, files, tail, tailRows);
+        return tailFiles;
+      }
+      List<String> scanned = new ArrayList<>(files.dataPaths());
       tailFiles.forEach(file -> scanned.add(file.path().toString()));
       createView(duckdb, target, table, types, scanned, tail, tailRows);
       return tailFiles;
@@ -195,54 +261,10 @@ final class LakeViews {
       boolean tailRows)
       throws SQLException {
     List<Types.NestedField> columns = table.schema().columns();
-    StringBuilder select = new StringBuilder();
-    for (Types.NestedField column : columns) {
-      select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
-    }
-    boolean byName = table.schemas().size() == 1;
+    String select = select(columns);
     StringBuilder view = new StringBuilder();
     if (!files.isEmpty()) {
-      if (byName) {
-        // The types the tail table and the query's shape have; a cast to the type a column
-        // already has is none, so DuckDB still pushes filters on it into the scan.
-        for (int i = 0; i < columns.size(); i++) {
-          String name = quote(columns.get(i).name());
-          view.append(i == 0 ? "SELECT " : ", ")
-              .append("CAST(")
-              .append(name)
-              .append(" AS ")
-              .append(types.get(i))
-              .append(") AS ")
-              .append(name);
-        }
-      } else {
-        view.append(select);
-      }
-      view.append(" FROM read_parquet([");
-      for (int i = 0; i < files.size(); i++) {
-        view.append(i == 0 ? "" : ", ").append(literal(files.get(i)));
-      }
-      view.append("], hive_partitioning = false, ");
-    }
-    if (!files.isEmpty() && byName) {
-      // A table that never changed its schema has its columns under their names in every file.
-      // Matching by name makes DuckDB read each file's footer as it binds the view, so it knows
-      // how many rows each table has and orders joins right; with a schema it reads none and
-      // guesses (TPC-H Q4 at scale 1: 0.06 s against 0.12-0.19 s).
-      view.append("union_by_name = true)");
-    } else if (!files.isEmpty()) {
-      view.append("schema = map {");
-      for (int i = 0; i < columns.size(); i++) {
-        Types.NestedField column = columns.get(i);
-        view.append(i == 0 ? "" : ", ")
-            .append(column.fieldId())
-            .append(": {name: ")
-            .append(literal(column.name()))
-            .append(", type: ")
-            .append(literal(types.get(i)))
-            .append(", default_value: NULL}");
-      }
-      view.append("})");
+      view.append(scan(table, types, columns, files, null));
     }
     if (tailRows || files.isEmpty()) {
       view.append(files.isEmpty() ? "" : " UNION ALL ")
@@ -253,6 +275,195 @@ final class LakeViews {
     try (Statement statement = duckdb.createStatement()) {
       statement.execute("CREATE VIEW " + target + " AS " + view);
     }
+  }
+
+  /**
+   * Creates a primary-key table's view: the lake's rows that no later equality delete removes and
+   * whose key the tail does not change, {@code UNION ALL} the last change of each key in the tail
+   * unless it is a delete. A key's changes are all in one bucket of one partition, so its offsets
+   * order them.
+   */
+  private static void createKeyedView(
+      Connection duckdb,
+      String target,
+      Table table,
+      List<String> types,
+      SnapshotFiles.LakeFiles files,
+      String tail,
+      boolean tailRows)
+      throws SQLException {
+    List<Types.NestedField> columns = table.schema().columns();
+    List<Types.NestedField> key = new ArrayList<>();
+    for (Types.NestedField column : columns) {
+      if (table.schema().identifierFieldIds().contains(column.fieldId())) {
+        key.add(column);
+      }
+    }
+    StringBuilder view = new StringBuilder();
+    if (!files.data().isEmpty()) {
+      boolean deletes = !files.deletes().isEmpty();
+      for (Types.NestedField column : columns) {
+        view.append(view.isEmpty() ? "SELECT " : ", ")
+            .append("lakestream_lake.")
+            .append(quote(column.name()));
+      }
+      view.append(" FROM (")
+          .append(sequencedScan(table, types, columns, files.data(), deletes))
+          .append(") AS lakestream_lake");
+      // Anti joins rather than NOT EXISTS: DuckDB pushes the query's filters through them into the
+      // lake's scans, not through the joins it makes of correlated subqueries.
+      if (deletes) {
+        view.append(" ANTI JOIN (")
+            .append(sequencedScan(table, types, key, files.deletes(), true))
+            .append(") AS lakestream_deleted ON ")
+            .append(sameKey(key, "lakestream_deleted", "lakestream_lake"))
+            .append(" AND lakestream_deleted.")
+            .append(SEQUENCE_COLUMN)
+            .append(" > lakestream_lake.")
+            .append(SEQUENCE_COLUMN);
+      }
+      if (tailRows) {
+        view.append(" ANTI JOIN ")
+            .append(tail)
+            .append(" AS lakestream_changed ON ")
+            .append(sameKey(key, "lakestream_changed", "lakestream_lake"));
+      }
+    }
+    if (tailRows || files.data().isEmpty()) {
+      List<String> keyNames = key.stream().map(column -> quote(column.name())).toList();
+      view.append(files.data().isEmpty() ? "" : " UNION ALL ")
+          .append(select(columns))
+          .append(" FROM (SELECT *, row_number() OVER (PARTITION BY ")
+          .append(String.join(", ", keyNames))
+          .append(" ORDER BY ")
+          .append(OFFSET_COLUMN)
+          .append(" DESC) AS ")
+          .append(LAST_COLUMN)
+          .append(" FROM ")
+          .append(tail)
+          .append(" WHERE ")
+          .append(CHANGE_COLUMN)
+          .append(" <> ")
+          .append(UPDATE_BEFORE)
+          .append(") WHERE ")
+          .append(LAST_COLUMN)
+          .append(" = 1 AND ")
+          .append(CHANGE_COLUMN)
+          .append(" <> ")
+          .append(DELETE);
+    }
+    try (Statement statement = duckdb.createStatement()) {
+      statement.execute("CREATE VIEW " + target + " AS " + view);
+    }
+  }
+
+  /**
+   * The scans of {@code files}, one per sequence number with that number as column {@value
+   * #SEQUENCE_COLUMN} when {@code sequenced}, else one scan of them all.
+   */
+  private static String sequencedScan(
+      Table table,
+      List<String> types,
+      List<Types.NestedField> columns,
+      List<SnapshotFiles.SequencedFile> files,
+      boolean sequenced) {
+    if (!sequenced) {
+      return scan(
+          table,
+          types,
+          columns,
+          files.stream().map(SnapshotFiles.SequencedFile::path).toList(),
+          "");
+    }
+    Map<Long, List<String>> bySequence = new TreeMap<>();
+    for (SnapshotFiles.SequencedFile file : files) {
+      bySequence.computeIfAbsent(file.sequence(), sequence -> new ArrayList<>()).add(file.path());
+    }
+    List<String> scans = new ArrayList<>();
+    bySequence.forEach(
+        (sequence, paths) ->
+            scans.add(
+                scan(
+                    table,
+                    types,
+                    columns,
+                    paths,
+                    ", CAST(" + sequence + " AS BIGINT) AS " + SEQUENCE_COLUMN)));
+    return String.join(" UNION ALL ", scans);
+  }
+
+  /**
+   * A {@code SELECT} of {@code columns} (of the table's current schema, in DuckDB's {@code types}
+   * of all its columns) from {@code read_parquet} of {@code files}, followed by {@code extra}.
+   */
+  private static String scan(
+      Table table,
+      List<String> types,
+      List<Types.NestedField> columns,
+      List<String> files,
+      String extra) {
+    List<Types.NestedField> all = table.schema().columns();
+    boolean byName = table.schemas().size() == 1;
+    StringBuilder scan = new StringBuilder();
+    if (byName) {
+      // The types the tail table and the query's shape have; a cast to the type a column already
+      // has is none, so DuckDB still pushes filters on it into the scan.
+      for (Types.NestedField column : columns) {
+        String name = quote(column.name());
+        scan.append(scan.isEmpty() ? "SELECT " : ", ")
+            .append("CAST(")
+            .append(name)
+            .append(" AS ")
+            .append(types.get(all.indexOf(column)))
+            .append(") AS ")
+            .append(name);
+      }
+    } else {
+      scan.append(select(columns));
+    }
+    scan.append(extra == null ? "" : extra).append(" FROM read_parquet([");
+    for (int i = 0; i < files.size(); i++) {
+      scan.append(i == 0 ? "" : ", ").append(literal(files.get(i)));
+    }
+    scan.append("], hive_partitioning = false, ");
+    if (byName) {
+      // A table that never changed its schema has its columns under their names in every file.
+      // Matching by name makes DuckDB read each file's footer as it binds the view, so it knows
+      // how many rows each table has and orders joins right; with a schema it reads none and
+      // guesses (TPC-H Q4 at scale 1: 0.06 s against 0.12-0.19 s).
+      scan.append("union_by_name = true)");
+    } else {
+      scan.append("schema = map {");
+      for (int i = 0; i < columns.size(); i++) {
+        Types.NestedField column = columns.get(i);
+        scan.append(i == 0 ? "" : ", ")
+            .append(column.fieldId())
+            .append(": {name: ")
+            .append(literal(column.name()))
+            .append(", type: ")
+            .append(literal(types.get(all.indexOf(column))))
+            .append(", default_value: NULL}");
+      }
+      scan.append("})");
+    }
+    return scan.toString();
+  }
+
+  private static String select(List<Types.NestedField> columns) {
+    StringBuilder select = new StringBuilder();
+    for (Types.NestedField column : columns) {
+      select.append(select.isEmpty() ? "SELECT " : ", ").append(quote(column.name()));
+    }
+    return select.toString();
+  }
+
+  private static String sameKey(List<Types.NestedField> key, String left, String right) {
+    List<String> equal = new ArrayList<>();
+    for (Types.NestedField column : key) {
+      String name = quote(column.name());
+      equal.add(left + "." + name + " = " + right + "." + name);
+    }
+    return String.join(" AND ", equal);
   }
 
   /**
@@ -301,7 +512,8 @@ final class LakeViews {
   /**
    * Reads the plan's log ranges from the tail cache: whole cached pieces as files (added to {@code
    * files}, which the caller releases), the other rows copied into table {@code tail}, only the
-   * columns the query may use.
+   * columns the query may use. A primary-key table's rows all go to the table, with their key,
+   * change type and offset, to be folded by key.
    *
    * @return whether any rows went into the table
    */
@@ -312,11 +524,13 @@ final class LakeViews {
       UnionScanPlan plan,
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed,
+      boolean keyed,
       List<TailCache.TailFile> files)
       throws SQLException {
+    Set<Integer> key = keyed ? table.schema().identifierFieldIds() : Set.of();
     List<Types.NestedField> copied = new ArrayList<>();
     for (Types.NestedField column : table.schema().columns()) {
-      if (parsed.reads(column.name())) {
+      if (parsed.reads(column.name()) || key.contains(column.fieldId())) {
         copied.add(column);
       }
     }
@@ -325,17 +539,19 @@ final class LakeViews {
             plan.table(),
             stream,
             plan.logRanges(),
-            (rows, target) -> writeFile(duckdb, rows, target, table.schema()));
-    Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied);
+            keyed ? null : (rows, target) -> writeFile(duckdb, rows, target, table.schema()));
+    Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied, keyed);
     boolean tableRows = false;
     try {
       for (int i = 0; i < slices.size(); i++) {
         TailCache.Slice slice = slices.get(i);
-        slices.set(i, null);
         if (slice.file() != null) {
+          slices.set(i, null);
           files.add(slice.file());
         } else {
-          pending.add(slice.schemaId(), slice.root());
+          VectorSchemaRoot rows = keyed ? withOffsets(slice.root(), slice.offset()) : slice.root();
+          slices.set(i, null);
+          pending.add(slice.schemaId(), rows);
           tableRows = true;
         }
       }
@@ -405,6 +621,7 @@ final class LakeViews {
     private final String table;
     private final List<Types.NestedField> columns;
     private final List<Types.NestedField> copied;
+    private final boolean keyed;
     private final List<VectorSchemaRoot> slices = new ArrayList<>();
     private int schemaId = -1;
     private BufferAllocator allocatorRoot;
@@ -413,16 +630,20 @@ final class LakeViews {
     /**
      * @param columns the lake table's columns (the tail table's)
      * @param copied the columns to copy values of; the others stay null
+     * @param keyed whether the rows are a primary-key table's changes, with offsets ({@link
+     *     #withOffsets}), whose change types and offsets are copied too
      */
     Tail(
         Connection duckdb,
         String table,
         List<Types.NestedField> columns,
-        List<Types.NestedField> copied) {
+        List<Types.NestedField> copied,
+        boolean keyed) {
       this.duckdb = duckdb;
       this.table = table;
       this.columns = columns;
       this.copied = copied;
+      this.keyed = keyed;
     }
 
     /**
@@ -454,6 +675,15 @@ final class LakeViews {
             targets.add(quote(column.name()));
             sources.add(quote(vector.getName()));
           }
+        }
+        if (keyed) {
+          if (sample.getVector(ArrowValues.CHANGE_TYPE_COLUMN) == null) {
+            throw new IllegalStateException("A primary-key table's log batch has no change types");
+          }
+          targets.add(CHANGE_COLUMN);
+          sources.add(quote(ArrowValues.CHANGE_TYPE_COLUMN));
+          targets.add(OFFSET_COLUMN);
+          sources.add(OFFSET_COLUMN);
         }
         if (targets.isEmpty() || sample.getFieldVectors().isEmpty()) {
           // The rows count, their values are not used (or the batches have none of them).
@@ -490,6 +720,34 @@ final class LakeViews {
       slices.clear();
       rows = 0;
     }
+  }
+
+  /**
+   * The rows with a column {@value #OFFSET_COLUMN} of their log offsets, the first {@code first};
+   * the result owns the rows' vectors.
+   */
+  private static VectorSchemaRoot withOffsets(VectorSchemaRoot rows, long first) {
+    if (rows.getFieldVectors().isEmpty()) {
+      throw new IllegalStateException("A primary-key table's log batch has no columns");
+    }
+    int count = rows.getRowCount();
+    BigIntVector offsets =
+        new BigIntVector(OFFSET_COLUMN, rows.getFieldVectors().get(0).getAllocator());
+    try {
+      offsets.allocateNew(count);
+      for (int row = 0; row < count; row++) {
+        offsets.set(row, first + row);
+      }
+      offsets.setValueCount(count);
+    } catch (RuntimeException e) {
+      offsets.close();
+      throw e;
+    }
+    List<FieldVector> vectors = new ArrayList<>(rows.getFieldVectors());
+    vectors.add(offsets);
+    VectorSchemaRoot withOffsets = new VectorSchemaRoot(vectors);
+    withOffsets.setRowCount(count);
+    return withOffsets;
   }
 
   private static BufferAllocator rootOf(VectorSchemaRoot rows) {

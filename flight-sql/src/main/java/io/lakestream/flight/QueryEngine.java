@@ -454,7 +454,7 @@ final class QueryEngine implements AutoCloseable {
       TablePath path,
       Table table,
       UnionScanPlanner.Planned planned,
-      Optional<List<String>> files) {}
+      Optional<SnapshotFiles.LakeFiles> files) {}
 
   /**
    * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
@@ -478,7 +478,7 @@ final class QueryEngine implements AutoCloseable {
       if (table == null) {
         table = resolve(reference, warehouse, path, rows);
         resolved.put(path, table);
-        table.files().ifPresent(files::addAll);
+        table.files().ifPresent(lake -> files.addAll(lake.paths()));
       }
       named.add(
           new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));

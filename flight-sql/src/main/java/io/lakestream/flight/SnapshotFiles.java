@@ -10,8 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
@@ -26,15 +29,51 @@ import org.apache.iceberg.io.CloseableIterable;
  *
  * <p>A snapshot whose files DuckDB cannot read as they are (a delete file, a format other than
  * Parquet, a location off the local file system) is remembered as such: {@link #files} answers
- * empty for it.
+ * empty for it. A primary-key table's snapshots are listed by {@link #keyed}, with the equality
+ * deletes its tiering rounds wrote.
  *
  * <p>Thread safe. Holds at most {@code capacity} snapshots, the least recently used leaving first.
  */
 final class SnapshotFiles {
   private final int capacity;
   private final Map<Key, Optional<List<String>>> snapshots;
+  private final Map<Key, Optional<LakeFiles>> keyedSnapshots;
 
   private record Key(String tableUuid, long snapshotId) {}
+
+  /** A local Parquet file and the data sequence number that orders it against the others. */
+  record SequencedFile(String path, long sequence) {}
+
+  /**
+   * The files a view reads of a snapshot: data files and, for a primary-key table, equality delete
+   * files on its key. A delete removes the rows of its keys from data files of lower sequence
+   * numbers (Iceberg's rule); the sequence numbers of a snapshot without deletes are not used.
+   */
+  record LakeFiles(List<SequencedFile> data, List<SequencedFile> deletes) {
+    static final LakeFiles NONE = new LakeFiles(List.of(), List.of());
+
+    LakeFiles {
+      data = List.copyOf(data);
+      deletes = List.copyOf(deletes);
+    }
+
+    /** Data files without deletes. */
+    static LakeFiles of(List<String> data) {
+      return new LakeFiles(
+          data.stream().map(path -> new SequencedFile(path, 0)).toList(), List.of());
+    }
+
+    List<String> dataPaths() {
+      return data.stream().map(SequencedFile::path).toList();
+    }
+
+    /** Every file the view reads: the data files, then the delete files. */
+    List<String> paths() {
+      List<String> paths = new java.util.ArrayList<>(dataPaths());
+      deletes.forEach(delete -> paths.add(delete.path()));
+      return paths;
+    }
+  }
 
   SnapshotFiles(int capacity) {
     if (capacity < 1) {
@@ -42,6 +81,71 @@ final class SnapshotFiles {
     }
     this.capacity = capacity;
     this.snapshots = new LinkedHashMap<>(16, 0.75f, true);
+    this.keyedSnapshots = new LinkedHashMap<>(16, 0.75f, true);
+  }
+
+  /**
+   * The data files of a primary-key table's snapshot and the equality deletes that apply to them,
+   * each with its data sequence number; empty when DuckDB cannot read them as they are (a position
+   * delete or deletion vector, an equality delete on other columns than the table's identifier
+   * fields, a format other than Parquet, a location off the local file system).
+   */
+  Optional<LakeFiles> keyed(Table table, Snapshot snapshot) {
+    requireNonNull(table, "table is null");
+    requireNonNull(snapshot, "snapshot is null");
+    Key key = new Key(table.uuid().toString(), snapshot.snapshotId());
+    synchronized (this) {
+      Optional<LakeFiles> known = keyedSnapshots.get(key);
+      if (known != null) {
+        return known;
+      }
+    }
+    Optional<LakeFiles> files = plannedKeyed(table, snapshot);
+    synchronized (this) {
+      keyedSnapshots.put(key, files);
+      while (keyedSnapshots.size() > capacity) {
+        keyedSnapshots.remove(keyedSnapshots.keySet().iterator().next());
+      }
+    }
+    return files;
+  }
+
+  private static Optional<LakeFiles> plannedKeyed(Table table, Snapshot snapshot) {
+    Set<Integer> identifiers = table.schema().identifierFieldIds();
+    Map<String, SequencedFile> data = new LinkedHashMap<>();
+    Map<String, SequencedFile> deletes = new LinkedHashMap<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        Optional<SequencedFile> file = sequenced(task.file());
+        if (file.isEmpty()) {
+          return Optional.empty();
+        }
+        data.putIfAbsent(file.get().path(), file.get());
+        for (DeleteFile delete : task.deletes()) {
+          Optional<SequencedFile> deleteFile = sequenced(delete);
+          if (delete.content() != FileContent.EQUALITY_DELETES
+              || delete.equalityFieldIds() == null
+              || !Set.copyOf(delete.equalityFieldIds()).equals(identifiers)
+              || deleteFile.isEmpty()) {
+            return Optional.empty();
+          }
+          deletes.putIfAbsent(deleteFile.get().path(), deleteFile.get());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot plan the files of " + table.name(), e);
+    }
+    return Optional.of(new LakeFiles(List.copyOf(data.values()), List.copyOf(deletes.values())));
+  }
+
+  /** A local Parquet file with its data sequence number, or empty when DuckDB cannot use it. */
+  private static Optional<SequencedFile> sequenced(ContentFile<?> file) {
+    Long sequence = file.dataSequenceNumber();
+    if (file.format() != FileFormat.PARQUET || sequence == null) {
+      return Optional.empty();
+    }
+    return LakeViews.localPath(file.location()).map(path -> new SequencedFile(path, sequence));
   }
 
   /**

@@ -139,11 +139,11 @@ final class TailCache {
   }
 
   /**
-   * Rows of a range, in offset order: either rows the caller owns (and closes), or, with a null
-   * root, a file that holds them, which the caller reads until it {@linkplain #release releases}
-   * it.
+   * Rows of a range, in offset order, the first at {@code offset}: either rows the caller owns (and
+   * closes), or, with a null root, a file that holds them, which the caller reads until it
+   * {@linkplain #release releases} it.
    */
-  record Slice(int schemaId, VectorSchemaRoot root, TailFile file) {}
+  record Slice(int schemaId, long offset, VectorSchemaRoot root, TailFile file) {}
 
   /** Rows of a merged piece at most (see {@link #append}). */
   static final int PIECE_ROWS = 128 * 1024;
@@ -280,11 +280,12 @@ final class TailCache {
         TailFile file = first == piece.base() && last == piece.end() ? file(piece, writer) : null;
         if (file != null) {
           file.readers++;
-          slices.add(new Slice(piece.schemaId(), null, file));
+          slices.add(new Slice(piece.schemaId(), first, null, file));
         } else {
           slices.add(
               new Slice(
                   piece.schemaId(),
+                  first,
                   piece.root().slice((int) (first - piece.base()), (int) (last - first)),
                   null));
         }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.DeleteFile;
@@ -129,6 +130,88 @@ class SnapshotFilesTest {
         .appendFile(file(FileFormat.PARQUET, "s3://bucket/warehouse/data/remote.parquet"))
         .commit();
     assertThat(files.files(table, table.currentSnapshot())).isEqualTo(Optional.empty());
+  }
+
+  @Test
+  void aKeyedSnapshotListsItsEqualityDeletesWithSequenceNumbers() {
+    keyedTable();
+    DataFile first = parquet();
+    table.newFastAppend().appendFile(first).commit();
+    long firstSequence = table.currentSnapshot().sequenceNumber();
+    SnapshotFiles files = new SnapshotFiles(16);
+    assertThat(files.keyed(table, table.currentSnapshot()).orElseThrow())
+        .isEqualTo(
+            new SnapshotFiles.LakeFiles(
+                List.of(new SnapshotFiles.SequencedFile(first.location(), firstSequence)),
+                List.of()));
+
+    DataFile second = parquet();
+    DeleteFile deletes = equalityDeletes("/warehouse/data/deletes-1.parquet", 1);
+    table.newRowDelta().addRows(second).addDeletes(deletes).commit();
+    long secondSequence = table.currentSnapshot().sequenceNumber();
+    assertThat(secondSequence).isGreaterThan(firstSequence);
+    SnapshotFiles.LakeFiles keyed = files.keyed(table, table.currentSnapshot()).orElseThrow();
+    assertThat(keyed.data())
+        .containsExactlyInAnyOrder(
+            new SnapshotFiles.SequencedFile(first.location(), firstSequence),
+            new SnapshotFiles.SequencedFile(second.location(), secondSequence));
+    assertThat(keyed.deletes())
+        .containsExactly(new SnapshotFiles.SequencedFile(deletes.location(), secondSequence));
+    assertThat(keyed.paths())
+        .containsExactlyInAnyOrder(first.location(), second.location(), deletes.location());
+  }
+
+  @Test
+  void keyedSnapshotsWithOtherDeletesAreRefused() {
+    keyedTable();
+    table.newFastAppend().appendFile(parquet()).commit();
+    table
+        .newRowDelta()
+        .addDeletes(equalityDeletes("/warehouse/data/deletes-on-payload.parquet", 2))
+        .commit();
+    SnapshotFiles files = new SnapshotFiles(16);
+    assertThat(files.keyed(table, table.currentSnapshot())).as("not on the key").isEmpty();
+
+    keyedTable();
+    table.newFastAppend().appendFile(parquet()).commit();
+    table
+        .newRowDelta()
+        .addDeletes(
+            FileMetadata.deleteFileBuilder(table.spec())
+                .ofPositionDeletes()
+                .withPath("/warehouse/data/position-deletes.parquet")
+                .withFormat(FileFormat.PARQUET)
+                .withFileSizeInBytes(100)
+                .withRecordCount(1)
+                .build())
+        .commit();
+    assertThat(files.keyed(table, table.currentSnapshot())).as("position deletes").isEmpty();
+  }
+
+  private void keyedTable() {
+    InMemoryCatalog catalog = new InMemoryCatalog();
+    catalog.initialize("keyed", Map.of());
+    catalog.createNamespace(Namespace.of("db"));
+    table =
+        catalog.createTable(
+            TableIdentifier.of("db", "state"),
+            new Schema(
+                List.of(
+                    Types.NestedField.required(1, "id", Types.LongType.get()),
+                    Types.NestedField.optional(2, "payload", Types.StringType.get())),
+                Set.of(1)),
+            PartitionSpec.unpartitioned(),
+            Map.of("format-version", "2"));
+  }
+
+  private DeleteFile equalityDeletes(String path, int fieldId) {
+    return FileMetadata.deleteFileBuilder(table.spec())
+        .ofEqualityDeletes(fieldId)
+        .withPath(path)
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(100)
+        .withRecordCount(1)
+        .build();
   }
 
   private DataFile parquet() {
