@@ -256,6 +256,92 @@ class FlightSqlPushdownTest {
     }
   }
 
+  @Test
+  void aPartitionedPrimaryKeyTableIsMergedByItsWholeKey() throws Exception {
+    Schema schema =
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "region", Types.StringType.get()),
+                Types.NestedField.required(2, "k", Types.LongType.get()),
+                Types.NestedField.optional(3, "v", Types.LongType.get())),
+            Set.of(1, 2));
+    lakestream
+        .catalog()
+        .createTable(
+            TableIdentifier.of("push", "regional"),
+            schema,
+            PartitionSpec.builderFor(schema).identity("region").build(),
+            new HashMap<>(
+                Map.of(
+                    "lakestream.kind", "primary-key",
+                    "lakestream.buckets", "2",
+                    "lakestream.tiering.interval", "1s")));
+    List<String> regions = List.of("r0", "r1", "r2");
+    // The same k in every region: rows of one k must merge only within their region.
+    Map<List<Object>, Long> state = new HashMap<>();
+    TablePath path = TablePath.of("push.regional");
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (String region : regions) {
+        for (long k = 0; k < 200; k++) {
+          writer.upsert(region, k, value(k, 0));
+          state.put(List.of(region, k), value(k, 0));
+        }
+      }
+      writer.flush();
+    }
+    awaitRowsTiered("regional", 600);
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (String region : regions) {
+        for (long k = 0; k < 50; k++) {
+          writer.upsert(region, k, value(k, 1));
+          state.put(List.of(region, k), value(k, 1));
+        }
+      }
+      for (long k = 50; k < 70; k++) {
+        writer.delete("r1", k);
+        state.remove(List.of("r1", k));
+      }
+      writer.flush();
+    }
+    awaitSummary("regional", "total-equality-deletes", 170);
+    // Changes the next queries may see in the log tail or in the lake, whichever tiering reached.
+    try (UpsertWriter writer = lakestream.connection().table(path).newUpsertWriter()) {
+      for (long k = 100; k < 120; k++) {
+        writer.upsert("r2", k, value(k, 2));
+        state.put(List.of("r2", k), value(k, 2));
+        writer.delete("r0", k);
+        state.remove(List.of("r0", k));
+      }
+      writer.flush();
+    }
+    try (java.sql.Connection connection = DriverManager.getConnection(url)) {
+      List<List<Object>> expected = new ArrayList<>();
+      state.entrySet().stream()
+          .sorted(
+              java.util.Comparator.comparing(
+                      (Map.Entry<List<Object>, Long> e) -> (String) e.getKey().get(0))
+                  .thenComparing(e -> (Long) e.getKey().get(1)))
+          .forEach(
+              entry ->
+                  expected.add(
+                      List.of(entry.getKey().get(0), entry.getKey().get(1), entry.getValue())));
+      assertThat(query(connection, "SELECT region, k, v FROM push.regional ORDER BY region, k"))
+          .containsExactlyElementsOf(expected);
+      String r1 = "SELECT count(*), sum(v) FROM push.regional WHERE region = 'r1'";
+      List<Long> r1Values =
+          state.entrySet().stream()
+              .filter(entry -> entry.getKey().get(0).equals("r1"))
+              .map(Map.Entry::getValue)
+              .toList();
+      assertThat(query(connection, r1))
+          .containsExactly(
+              List.of((long) r1Values.size(), r1Values.stream().mapToLong(v -> v).sum()));
+      assertThat(query(connection, "EXPLAIN " + r1).toString())
+          .as("read as a view of the lake's files, not loaded whole")
+          .contains("READ_PARQUET");
+    }
+  }
+
   private static long value(long key, int round) {
     return (key * 7_919 + round * 104_729) % 3_000;
   }
