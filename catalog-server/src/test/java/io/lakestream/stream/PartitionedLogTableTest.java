@@ -8,6 +8,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
+import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.client.rpc.ErrorCode;
@@ -174,6 +175,16 @@ class PartitionedLogTableTest {
     String first = perPartition.keySet().iterator().next();
     assertThat(table.latestOffset(first, 0) + table.latestOffset(first, 1))
         .isEqualTo(perPartition.get(first).longValue());
+    // Every bucket's offsets asked for at once agree with the rows written to each partition.
+    Map<TableBucket, Table.BucketOffsets> offsets = table.offsets(table.partitions());
+    assertThat(offsets).hasSize(perPartition.size() * 2);
+    Map<String, Integer> latest = new HashMap<>();
+    offsets.forEach(
+        (bucket, bucketOffsets) -> {
+          assertThat(bucketOffsets.earliest()).isZero();
+          latest.merge(bucket.partition(), (int) bucketOffsets.latest(), Integer::sum);
+        });
+    assertThat(latest).isEqualTo(perPartition);
   }
 
   @Test
@@ -209,6 +220,10 @@ class PartitionedLogTableTest {
       }
       assertThat(table.partitions()).containsExactly(right);
     }
+    assertThatThrownBy(() -> table.offsets(List.of(right, wrong)))
+        .isInstanceOf(RpcException.class)
+        .satisfies(
+            e -> assertThat(((RpcException) e).error()).isEqualTo(ErrorCode.UNKNOWN_PARTITION));
     assertThatThrownBy(() -> table.latestOffset(wrong, 0))
         .isInstanceOf(RpcException.class)
         .satisfies(

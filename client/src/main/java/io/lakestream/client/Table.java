@@ -368,6 +368,44 @@ public final class Table {
     return -1;
   }
 
+  /** The first offset and the high watermark of a bucket. */
+  public record BucketOffsets(long earliest, long latest) {}
+
+  /**
+   * The first offset and the high watermark of every bucket of some partitions. The requests go out
+   * together, pipelined on the connection, instead of one round trip after another; each bucket's
+   * high watermark is asked before its first offset, as {@link #latestOffset} and {@link
+   * #earliestOffset} called in that order would.
+   *
+   * @return per bucket, in the order of {@code partitions} and then of bucket numbers
+   */
+  public java.util.Map<TableBucket, BucketOffsets> offsets(List<String> partitions) {
+    java.util.Map<TableBucket, List<CompletableFuture<ByteBuffer>>> pending =
+        new java.util.LinkedHashMap<>();
+    for (String partition : partitions) {
+      for (int bucket = 0; bucket < buckets(); bucket++) {
+        pending.put(
+            new TableBucket(partition, bucket),
+            List.of(
+                listOffsetsAsync(partition, bucket, Messages.LATEST),
+                listOffsetsAsync(partition, bucket, Messages.EARLIEST)));
+      }
+    }
+    java.util.Map<TableBucket, BucketOffsets> offsets = new java.util.LinkedHashMap<>();
+    pending.forEach(
+        (bucket, answers) -> {
+          long latest = ListOffsetsResponse.decode(Connection.await(answers.get(0))).offset();
+          long earliest = ListOffsetsResponse.decode(Connection.await(answers.get(1))).offset();
+          offsets.put(bucket, new BucketOffsets(earliest, latest));
+        });
+    return offsets;
+  }
+
+  private CompletableFuture<ByteBuffer> listOffsetsAsync(String partition, int bucket, long spec) {
+    return connection.send(
+        ApiKey.LIST_OFFSETS, new ListOffsetsRequest(id(), partition, bucket, spec).encode());
+  }
+
   private long listOffsets(String partition, int bucket, long spec) {
     return ListOffsetsResponse.decode(
             connection.call(

@@ -531,7 +531,7 @@ final class QueryEngine implements AutoCloseable {
                 table.table(),
                 table.files().get(),
                 planned == null ? Optional.empty() : Optional.of(planned.plan()),
-                planned == null ? null : streams.table(table.path()),
+                planned == null ? null : planned.stream(),
                 parsed));
       } else {
         loadTable(duckdb, table, target, rows);
@@ -565,7 +565,7 @@ final class QueryEngine implements AutoCloseable {
     }
     UnionScanPlanner.Planned planned;
     try {
-      planned = planner.plan(path);
+      planned = planner.plan(path, table);
     } catch (NoSuchTableException e) {
       throw new InvalidQueryException("Table " + reference + " was dropped", e);
     }

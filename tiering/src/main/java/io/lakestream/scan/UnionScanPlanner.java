@@ -3,6 +3,7 @@ package io.lakestream.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
+import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
 import io.lakestream.client.scan.UnionScanPlan;
@@ -10,6 +11,7 @@ import io.lakestream.tiering.LakeCatalog;
 import io.lakestream.tiering.TieredOffsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -35,11 +37,15 @@ public final class UnionScanPlanner {
     this.connection = requireNonNull(connection, "connection is null");
   }
 
-  /** A plan with the lake snapshot it was planned against, for readers that need the table. */
-  public record Planned(UnionScanPlan plan, Table lakeTable) {
+  /**
+   * A plan with the lake table it was planned against and the streaming table whose log it reads,
+   * for readers that need them.
+   */
+  public record Planned(UnionScanPlan plan, Table lakeTable, io.lakestream.client.Table stream) {
     public Planned {
       requireNonNull(plan, "plan is null");
       requireNonNull(lakeTable, "lakeTable is null");
+      requireNonNull(stream, "stream is null");
     }
   }
 
@@ -52,7 +58,16 @@ public final class UnionScanPlanner {
    * @throws org.apache.iceberg.exceptions.NoSuchTableException when the table does not exist
    */
   public Planned plan(TablePath path) {
-    Table table = lake.loadTable(path);
+    return plan(path, lake.loadTable(path));
+  }
+
+  /**
+   * Plans a union read of a streaming table as of now, against a lake table the caller has just
+   * loaded: its current snapshot is the plan's S.
+   *
+   * @see #plan(TablePath)
+   */
+  public Planned plan(TablePath path, Table table) {
     TableMetadata metadata = ((HasTableOperations) table).operations().current();
     Snapshot snapshot = metadata.currentSnapshot();
     TieredOffsets offsets = TieredOffsets.committedIn(metadata);
@@ -66,36 +81,40 @@ public final class UnionScanPlanner {
                   "Table " + path + " is a " + stream.kind() + " table, not a streaming table");
         };
     List<LogRange> ranges = new ArrayList<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long from = offsets.offset(partition, bucket);
-        long highWatermark = stream.latestOffset(partition, bucket);
-        if (highWatermark <= from) {
-          continue;
-        }
-        long earliest = stream.earliestOffset(partition, bucket);
-        if (earliest > from) {
-          throw new LogRangeGoneException(
-              "Cannot read "
-                  + path
-                  + ": bucket "
-                  + bucket
-                  + (partition.isEmpty() ? "" : " of partition '" + partition + "'")
-                  + " starts at offset "
-                  + earliest
-                  + " but its lake snapshot holds rows only below "
-                  + from
-                  + "; offsets "
-                  + from
-                  + " to "
-                  + earliest
-                  + " were deleted before they were tiered");
-        }
-        ranges.add(new LogRange(partition, bucket, from, highWatermark));
+    // Every bucket's offsets in one go: one round trip to the server instead of two per bucket.
+    Map<TableBucket, io.lakestream.client.Table.BucketOffsets> bucketOffsets =
+        stream.offsets(stream.partitions());
+    for (Map.Entry<TableBucket, io.lakestream.client.Table.BucketOffsets> entry :
+        bucketOffsets.entrySet()) {
+      String partition = entry.getKey().partition();
+      int bucket = entry.getKey().bucket();
+      long from = offsets.offset(partition, bucket);
+      long highWatermark = entry.getValue().latest();
+      if (highWatermark <= from) {
+        continue;
       }
+      long earliest = entry.getValue().earliest();
+      if (earliest > from) {
+        throw new LogRangeGoneException(
+            "Cannot read "
+                + path
+                + ": bucket "
+                + bucket
+                + (partition.isEmpty() ? "" : " of partition '" + partition + "'")
+                + " starts at offset "
+                + earliest
+                + " but its lake snapshot holds rows only below "
+                + from
+                + "; offsets "
+                + from
+                + " to "
+                + earliest
+                + " were deleted before they were tiered");
+      }
+      ranges.add(new LogRange(partition, bucket, from, highWatermark));
     }
     OptionalLong snapshotId =
         snapshot == null ? OptionalLong.empty() : OptionalLong.of(snapshot.snapshotId());
-    return new Planned(new UnionScanPlan(path, primaryKey, snapshotId, ranges), table);
+    return new Planned(new UnionScanPlan(path, primaryKey, snapshotId, ranges), table, stream);
   }
 }
