@@ -62,7 +62,6 @@ public final class FlightSqlServer implements AutoCloseable {
               tables,
               new UnionScanPlanner(tables.lake(), streams),
               new UnionScanReader(streams, options.readTimeout()),
-              streams,
               options.readTimeout(),
               access,
               allocator,

@@ -105,7 +105,6 @@ final class QueryEngine implements AutoCloseable {
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
   private final Limits limits;
-  private final io.lakestream.client.Connection streams;
   private final LakeViews views;
   // Parquet files of cached log tails (TailCache), private to this engine and removed on close.
   private final Path tailDirectory;
@@ -137,7 +136,6 @@ final class QueryEngine implements AutoCloseable {
       LakestreamTables tables,
       UnionScanPlanner planner,
       UnionScanReader reader,
-      io.lakestream.client.Connection streams,
       Duration readTimeout,
       FlightSqlAccess access,
       BufferAllocator allocator,
@@ -145,7 +143,6 @@ final class QueryEngine implements AutoCloseable {
     this.tables = requireNonNull(tables, "tables is null");
     this.planner = requireNonNull(planner, "planner is null");
     this.reader = requireNonNull(reader, "reader is null");
-    this.streams = requireNonNull(streams, "streams is null");
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
