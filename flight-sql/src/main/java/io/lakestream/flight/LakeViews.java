@@ -176,6 +176,7 @@ final class LakeViews {
    * Creates view {@code target}: the rows of {@code files} read with {@code read_parquet}, then the
    * rows of the plan's log ranges when there is a plan.
    *
+   * @param tailSchema where the view's tail table goes, as {@link #tailSchema} made it
    * @param table the lake table (its current schema is the view's)
    * @param files the snapshot's files, as {@link #files} listed them; each must be an allowed path
    *     of the database
@@ -185,6 +186,7 @@ final class LakeViews {
    */
   List<TailCache.TailFile> create(
       Connection duckdb,
+      String tailSchema,
       String target,
       Table table,
       SnapshotFiles.LakeFiles files,
@@ -192,16 +194,7 @@ final class LakeViews {
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed)
       throws SQLException {
-    String database;
-    try (Statement statement = duckdb.createStatement();
-        ResultSet current = statement.executeQuery("SELECT current_database()")) {
-      current.next();
-      database = quote(current.getString(1));
-      statement.execute("CREATE SCHEMA IF NOT EXISTS " + database + "." + quote(TAIL_SCHEMA));
-    }
-    // Fully qualified: a view in an attached catalog resolves names in that catalog.
-    String tail =
-        database + "." + quote(TAIL_SCHEMA) + "." + quote("tail_" + names.incrementAndGet());
+    String tail = tailSchema + "." + quote("tail_" + names.incrementAndGet());
     List<String> types = tailTable(duckdb, tail, table);
     boolean keyed = plan.isPresent() && plan.get().primaryKey();
     if (keyed) {
@@ -235,6 +228,20 @@ final class LakeViews {
     } catch (SQLException | RuntimeException e) {
       release(tailFiles);
       throw e;
+    }
+  }
+
+  /**
+   * Creates the schema of a database's tail tables and returns its fully qualified name: a view in
+   * an attached catalog resolves names in that catalog.
+   */
+  String tailSchema(Connection duckdb) throws SQLException {
+    try (Statement statement = duckdb.createStatement();
+        ResultSet current = statement.executeQuery("SELECT current_database()")) {
+      current.next();
+      String schema = quote(current.getString(1)) + "." + quote(TAIL_SCHEMA);
+      statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+      return schema;
     }
   }
 

@@ -500,6 +500,7 @@ final class QueryEngine implements AutoCloseable {
       List<TailCache.TailFile> tailFiles)
       throws SQLException {
     Map<TablePath, String> loaded = new HashMap<>();
+    String tailSchema = null;
     Set<String> attached = new HashSet<>();
     for (Resolved table : named) {
       TableReference reference = table.reference();
@@ -520,10 +521,14 @@ final class QueryEngine implements AutoCloseable {
         }
       }
       if (table.files().isPresent()) {
+        if (tailSchema == null) {
+          tailSchema = views.tailSchema(duckdb); // one per database
+        }
         UnionScanPlanner.Planned planned = table.planned();
         tailFiles.addAll(
             views.create(
                 duckdb,
+                tailSchema,
                 target,
                 table.table(),
                 table.files().get(),
