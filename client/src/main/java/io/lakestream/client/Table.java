@@ -13,7 +13,9 @@ import io.lakestream.client.rpc.Messages.MetadataResponse;
 import io.lakestream.client.rpc.Messages.ProduceRequest;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -25,8 +27,7 @@ public final class Table {
   private final Connection connection;
   private final TablePath path;
   private volatile MetadataResponse metadata;
-  private final java.util.Map<Integer, Schema> arrowSchemas =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Integer, Schema> arrowSchemas = new java.util.concurrent.ConcurrentHashMap<>();
 
   Table(Connection connection, TablePath path, MetadataResponse metadata) {
     this.connection = requireNonNull(connection, "connection is null");
@@ -379,9 +380,8 @@ public final class Table {
    *
    * @return per bucket, in the order of {@code partitions} and then of bucket numbers
    */
-  public java.util.Map<TableBucket, BucketOffsets> offsets(List<String> partitions) {
-    java.util.Map<TableBucket, List<CompletableFuture<ByteBuffer>>> pending =
-        new java.util.LinkedHashMap<>();
+  public Map<TableBucket, BucketOffsets> offsets(List<String> partitions) {
+    Map<TableBucket, List<CompletableFuture<ByteBuffer>>> pending = new LinkedHashMap<>();
     for (String partition : partitions) {
       for (int bucket = 0; bucket < buckets(); bucket++) {
         pending.put(
@@ -391,7 +391,7 @@ public final class Table {
                 listOffsetsAsync(partition, bucket, Messages.EARLIEST)));
       }
     }
-    java.util.Map<TableBucket, BucketOffsets> offsets = new java.util.LinkedHashMap<>();
+    Map<TableBucket, BucketOffsets> offsets = new LinkedHashMap<>();
     pending.forEach(
         (bucket, answers) -> {
           long latest = ListOffsetsResponse.decode(Connection.await(answers.get(0))).offset();

@@ -271,7 +271,7 @@ final class LakeViews {
     String select = select(columns);
     StringBuilder view = new StringBuilder();
     if (!files.isEmpty()) {
-      view.append(scan(table, types, columns, files, null));
+      view.append(scan(table, types, columns, files, ""));
     }
     if (tailRows || files.isEmpty()) {
       view.append(files.isEmpty() ? "" : " UNION ALL ")
@@ -401,7 +401,8 @@ final class LakeViews {
 
   /**
    * A {@code SELECT} of {@code columns} (of the table's current schema, in DuckDB's {@code types}
-   * of all its columns) from {@code read_parquet} of {@code files}, followed by {@code extra}.
+   * of all its columns), then {@code extra} (more of the select list, or nothing), from {@code
+   * read_parquet} of {@code files}.
    */
   private static String scan(
       Table table,
@@ -428,7 +429,7 @@ final class LakeViews {
     } else {
       scan.append(select(columns));
     }
-    scan.append(extra == null ? "" : extra).append(" FROM read_parquet([");
+    scan.append(extra).append(" FROM read_parquet([");
     for (int i = 0; i < files.size(); i++) {
       scan.append(i == 0 ? "" : ", ").append(literal(files.get(i)));
     }

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -69,7 +70,7 @@ final class SnapshotFiles {
 
     /** Every file the view reads: the data files, then the delete files. */
     List<String> paths() {
-      List<String> paths = new java.util.ArrayList<>(dataPaths());
+      List<String> paths = new ArrayList<>(dataPaths());
       deletes.forEach(delete -> paths.add(delete.path()));
       return paths;
     }
