@@ -189,6 +189,8 @@ public final class RowBatch {
       } else if (type instanceof ArrowType.Timestamp timestamp
           && timestamp.getUnit() == TimeUnit.MICROSECOND) {
         return new LongColumn(capacity);
+      } else if (type instanceof ArrowType.Time time && time.getUnit() == TimeUnit.MICROSECOND) {
+        return new LongColumn(capacity, true);
       } else if (type instanceof ArrowType.FloatingPoint floating
           && floating.getPrecision() == FloatingPointPrecision.DOUBLE) {
         return new DoubleColumn(capacity);
@@ -290,16 +292,27 @@ public final class RowBatch {
 
   private static final class LongColumn extends Column {
     final long[] values;
+    // A time of day: microseconds since midnight, or a LocalTime.
+    private final boolean time;
 
     LongColumn(int capacity) {
+      this(capacity, false);
+    }
+
+    LongColumn(int capacity, boolean time) {
       super(LONG);
       values = new long[capacity];
+      this.time = time;
     }
 
     @Override
     boolean store(int row, Object value) {
       if (value instanceof Number number) {
         values[row] = number.longValue();
+        return true;
+      }
+      if (time && value instanceof java.time.LocalTime clock) {
+        values[row] = clock.toNanoOfDay() / 1_000;
         return true;
       }
       return false;

@@ -99,6 +99,29 @@ class RowBatchTest {
   }
 
   @Test
+  void timeColumnsTakeMicrosecondsOrLocalTimes() {
+    Schema schema =
+        new Schema(List.of(Field.nullable("clock", new ArrowType.Time(TimeUnit.MICROSECOND, 64))));
+    RowBatch batch = new RowBatch(schema, 3);
+    batch.add(new Object[] {47_655_000_016L});
+    batch.add(new Object[] {java.time.LocalTime.of(13, 14, 15, 16_000)});
+    batch.add(new Object[] {null});
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      batch.writeTo(root);
+      org.apache.arrow.vector.TimeMicroVector clock =
+          (org.apache.arrow.vector.TimeMicroVector) root.getVector("clock");
+      assertThat(root.getRowCount()).isEqualTo(3);
+      assertThat(clock.get(0)).isEqualTo(47_655_000_016L);
+      assertThat(clock.get(1)).isEqualTo(((13 * 60 + 14) * 60 + 15) * 1_000_000L + 16);
+      assertThat(clock.isNull(2)).isTrue();
+    }
+    assertThatThrownBy(() -> new RowBatch(schema, 1).add(new Object[] {"13:14"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("clock");
+  }
+
+  @Test
   void aResetBatchIsReusedWithoutLeftovers() {
     RowBatch batch = new RowBatch(SCHEMA, 300);
     randomRows(300, 8).forEach(batch::add);
