@@ -385,6 +385,18 @@ class FlightSqlJdbcTest {
                 "0107"),
             lakeNulls,
             logNulls);
+    // Without the columns DuckDB's appender does not take as they are (with a time zone, binary),
+    // the log rows reach DuckDB through its appender instead of an Arrow stream: same values.
+    List<List<Object>> appended =
+        query(
+            "SELECT id, flag, ratio, CAST(price AS VARCHAR), CAST(day AS VARCHAR),"
+                + " epoch_us(local_at) FROM sql.typed ORDER BY id");
+    assertThat(appended)
+        .containsExactly(
+            List.of(0L, true, 0.25, "12.30", "2026-11-30", 1_600_000_000_000_000L),
+            List.of(1L, false, 1.25, "12.31", "2026-11-29", 1_600_000_000_000_001L),
+            lakeNulls.subList(0, 6),
+            logNulls.subList(0, 6));
   }
 
   @Test

@@ -500,7 +500,7 @@ final class QueryEngine implements AutoCloseable {
       List<TailCache.TailFile> tailFiles)
       throws SQLException {
     Map<TablePath, String> loaded = new HashMap<>();
-    String tailSchema = null;
+    String tailDatabase = null;
     Set<String> attached = new HashSet<>();
     for (Resolved table : named) {
       TableReference reference = table.reference();
@@ -521,14 +521,14 @@ final class QueryEngine implements AutoCloseable {
         }
       }
       if (table.files().isPresent()) {
-        if (tailSchema == null) {
-          tailSchema = views.tailSchema(duckdb); // one per database
+        if (tailDatabase == null) {
+          tailDatabase = views.tailDatabase(duckdb); // one tail schema per database
         }
         UnionScanPlanner.Planned planned = table.planned();
         tailFiles.addAll(
             views.create(
                 duckdb,
-                tailSchema,
+                tailDatabase,
                 target,
                 table.table(),
                 table.files().get(),
