@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -112,6 +114,10 @@ final class LakeViews {
         }
       };
   private final AtomicLong names = new AtomicLong();
+  // Writes cached tail pieces as Parquet files: query databases may write no file (and sandboxed
+  // ones read only their own directory), so a database of the engine's own does it.
+  private final Object writerLock = new Object();
+  private Connection writer;
 
   LakeViews(BufferAllocator allocator, TailCache tails, SnapshotFiles snapshotFiles) {
     this.allocator = requireNonNull(allocator, "allocator is null");
@@ -200,6 +206,7 @@ final class LakeViews {
    */
   List<TailCache.TailFile> create(
       Connection duckdb,
+      java.util.function.UnaryOperator<String> located,
       String tailDatabase,
       String target,
       Table table,
@@ -233,11 +240,12 @@ final class LakeViews {
                   keyed,
                   tailFiles);
       if (keyed) {
-        createKeyedView(duckdb, target, table, types, files, tail, tailRows);
+        createKeyedView(duckdb, target, table, types, files.map(located), tail, tailRows);
         return tailFiles;
       }
-      List<String> scanned = new ArrayList<>(files.dataPaths());
-      tailFiles.forEach(file -> scanned.add(file.path().toString()));
+      List<String> scanned = new ArrayList<>();
+      files.dataPaths().forEach(path -> scanned.add(located.apply(path)));
+      tailFiles.forEach(file -> scanned.add(located.apply(file.path().toString())));
       createView(duckdb, target, table, types, scanned, tail, tailRows);
       return tailFiles;
     } catch (SQLException | RuntimeException e) {
@@ -255,6 +263,20 @@ final class LakeViews {
       statement.execute(
           "CREATE SCHEMA IF NOT EXISTS " + quote(database) + "." + quote(TAIL_SCHEMA));
       return database;
+    }
+  }
+
+  /** Closes the database that writes tail files. */
+  void close() {
+    synchronized (writerLock) {
+      if (writer != null) {
+        try {
+          writer.close();
+        } catch (SQLException e) {
+          // nothing is left to write
+        }
+        writer = null;
+      }
     }
   }
 
@@ -560,7 +582,7 @@ final class LakeViews {
             plan.table(),
             stream,
             plan.logRanges(),
-            keyed ? null : (rows, target) -> writeFile(duckdb, rows, target, table.schema()));
+            keyed ? null : (rows, target) -> writeFile(rows, target, table.schema()));
     Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied, keyed);
     boolean tableRows = false;
     try {
@@ -597,8 +619,7 @@ final class LakeViews {
    * Writes a cached piece of log rows as a Parquet file whose columns carry the lake's field ids,
    * so that the view reads it as it reads the lake's files.
    */
-  private void writeFile(
-      Connection duckdb, VectorSchemaRoot rows, Path target, org.apache.iceberg.Schema schema)
+  private void writeFile(VectorSchemaRoot rows, Path target, org.apache.iceberg.Schema schema)
       throws SQLException {
     StringBuilder select = new StringBuilder();
     StringBuilder ids = new StringBuilder();
@@ -620,8 +641,23 @@ final class LakeViews {
     if (select.isEmpty()) {
       throw new IllegalStateException("No column of the rows is a column of the lake table");
     }
+    synchronized (writerLock) {
+      if (writer == null) {
+        Properties settings = new Properties();
+        settings.setProperty("autoinstall_known_extensions", "false");
+        settings.setProperty("autoload_known_extensions", "false");
+        settings.setProperty("threads", "1");
+        writer = DriverManager.getConnection("jdbc:duckdb:", settings);
+      }
+      writeFile(writer, rows, target, select, ids);
+    }
+  }
+
+  private void writeFile(
+      Connection writer, VectorSchemaRoot rows, Path target, CharSequence select, CharSequence ids)
+      throws SQLException {
     insert(
-        duckdb,
+        writer,
         rows.getFieldVectors().get(0).getAllocator(),
         List.of(rows),
         name ->
@@ -633,7 +669,8 @@ final class LakeViews {
                 + literal(target.toString())
                 + " (FORMAT parquet, COMPRESSION uncompressed, FIELD_IDS {"
                 + ids
-                + "})");
+                + "}); DROP VIEW IF EXISTS temp.main."
+                + quote(name)); // the stream's registration, which the writer would keep
   }
 
   /**

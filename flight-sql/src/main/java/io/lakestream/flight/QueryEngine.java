@@ -59,19 +59,23 @@ import org.duckdb.DuckDBConnection;
 import org.duckdb.DuckDBResultSet;
 
 /**
- * Runs SQL over Lakestream tables with DuckDB in process. Each query gets a fresh in-memory DuckDB
- * database in which every table it names (found by {@link TableReferences}) appears under the name
- * the query uses, holding a union read (every row acknowledged before the query started, each once;
- * a primary-key table's current state): a view over the lake snapshot's Parquet files and the log
- * tail where {@link LakeViews} can read the table that way, so that DuckDB pushes projection and
- * filters into the scans; otherwise a table loaded by the reference {@link UnionScanReader}. Then
- * the query runs and its result streams out as Arrow batches.
+ * Runs SQL over Lakestream tables with DuckDB in process. Each query gets an empty in-memory DuckDB
+ * database of its own (one that earlier queries used and left empty, see {@link
+ * SandboxedDatabases}, or a fresh one when the files cannot be linked into its sandbox) in which
+ * every table it names (found by {@link TableReferences}) appears under the name the query uses,
+ * holding a union read (every row acknowledged before the query started, each once; a primary-key
+ * table's current state): a view over the lake snapshot's Parquet files and the log tail where
+ * {@link LakeViews} can read the table that way, so that DuckDB pushes projection and filters into
+ * the scans; otherwise a table loaded by the reference {@link UnionScanReader}. Then the query runs
+ * and its result streams out as Arrow batches.
  *
  * <p>The database can read only the Parquet files of the snapshots the query reads, can neither
- * write files, load extensions nor change its settings once the tables are in place; its memory and
- * threads are limited per query. Thread safe: queries share nothing but the allocator.
+ * write files, load extensions nor change its settings once the tables are in place (a sandboxed
+ * one from the start); its memory and threads are limited per query. Thread safe: queries share
+ * nothing but the allocator.
  */
 final class QueryEngine implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryEngine.class);
   private static final int LOAD_BATCH_ROWS = 64 * 1024;
 
   /** What DuckDB's JDBC driver says for any failure of a streamed query ({@link #reasonLost}). */
@@ -85,6 +89,9 @@ final class QueryEngine implements AutoCloseable {
    * runs a statement right after another.
    */
   static final int SPARE_DATABASES = 2;
+
+  /** Sandboxed databases kept open between queries ({@link SandboxedDatabases}). */
+  static final int KEPT_DATABASES = 4;
 
   /** Statements whose parsed table and column references are kept between executions. */
   static final int PARSED_STATEMENTS_CACHED = 256;
@@ -109,6 +116,12 @@ final class QueryEngine implements AutoCloseable {
   // Parquet files of cached log tails (TailCache), private to this engine and removed on close.
   private final Path tailDirectory;
   private final SpareDatabases databases;
+  // The databases queries use one after another, reading files through links; see lend().
+  private final Path sandboxDirectory;
+  private final SandboxedDatabases sandboxed;
+  // Cleared when a file cannot be linked into a sandbox (the warehouse on another file system):
+  // from then on each query opens a database of its own.
+  private volatile boolean linking = true;
   // Databases whose results are materialized, opened only to find out why a streamed query failed.
   private final SpareDatabases materializing;
 
@@ -148,6 +161,7 @@ final class QueryEngine implements AutoCloseable {
     this.limits = requireNonNull(limits, "limits is null");
     try {
       this.tailDirectory = Files.createTempDirectory("lakestream-tails-");
+      this.sandboxDirectory = Files.createTempDirectory("lakestream-query-databases-");
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot create a directory for log tail files", e);
     }
@@ -170,6 +184,50 @@ final class QueryEngine implements AutoCloseable {
     // engine's memory limit, so a large SELECT would take the server's memory before its first row.
     settings.setProperty("jdbc_stream_results", "true");
     this.databases = new SpareDatabases(settings, SPARE_DATABASES);
+    this.sandboxed = new SandboxedDatabases(settings, sandboxDirectory, KEPT_DATABASES);
+  }
+
+  /**
+   * A query's database: how it reads a file by path ({@code located}), and whether its settings are
+   * already locked, with only its sandbox readable.
+   */
+  private record Lent(
+      Connection duckdb,
+      AutoCloseable giveBack,
+      java.util.function.UnaryOperator<String> located,
+      boolean locked) {}
+
+  /**
+   * A database for a query of {@code from}'s kind: for ordinary queries one of the sandboxed
+   * databases, used again after the query, unless files could not be linked into a sandbox before;
+   * otherwise a fresh database, restricted to the query's files once its tables are in place
+   * ({@link #restrict}).
+   */
+  private Lent lend(SpareDatabases from) throws SQLException {
+    if (from == databases && linking) {
+      SandboxedDatabases.Sandbox sandbox = sandboxed.take();
+      return new Lent(sandbox.connection(), sandbox, sandbox::link, true);
+    }
+    Connection duckdb = from.take();
+    return new Lent(duckdb, duckdb, path -> path, false);
+  }
+
+  /** Runs {@code work} in a sandboxed database, or in a fresh one when files cannot be linked. */
+  private <T> T withFallback(
+      SpareDatabases from, java.util.function.Function<SpareDatabases, T> work) {
+    try {
+      return work.apply(from);
+    } catch (SandboxedDatabases.LinkException e) {
+      if (from != databases || !linking) {
+        throw e;
+      }
+      linking = false;
+      LOG.warn(
+          "Queries open a DuckDB database each from now on: {} ({})",
+          e.getMessage(),
+          e.getCause().getMessage());
+      return work.apply(from);
+    }
   }
 
   /** What a query returns and the parameters it takes, found without reading any rows. */
@@ -246,9 +304,20 @@ final class QueryEngine implements AutoCloseable {
   private record ShapeKey(String sql, List<String> tableVersions) {}
 
   private Shape shape(SpareDatabases from, String sql, String principal) {
-    try (Connection duckdb = from.take();
-        AutoCloseable tailFiles = load(duckdb, parsed(duckdb, explained(sql)), principal, false)) {
-      try (PreparedStatement statement = prepare(duckdb, sql)) {
+    return withFallback(from, source -> shapeIn(source, sql, principal));
+  }
+
+  private Shape shapeIn(SpareDatabases from, String sql, String principal) {
+    Lent lent;
+    try {
+      lent = lend(from);
+    } catch (SQLException e) {
+      throw new IllegalStateException("Cannot open a query database: " + e.getMessage(), e);
+    }
+    Connection duckdb = lent.duckdb();
+    try (AutoCloseable giveBack = lent.giveBack();
+        AutoCloseable tailFiles = load(lent, parsed(duckdb, explained(sql)), principal, false)) {
+      try (PreparedStatement statement = prepare(duckdb, sql, lent.locked())) {
         Schema parameters = parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
           statement.setNull(i, Types.NULL);
@@ -318,12 +387,18 @@ final class QueryEngine implements AutoCloseable {
 
   private QueryResult run(
       SpareDatabases from, String sql, List<Object> parameters, String principal) {
+    return withFallback(from, source -> runIn(source, sql, parameters, principal));
+  }
+
+  private QueryResult runIn(
+      SpareDatabases from, String sql, List<Object> parameters, String principal) {
     List<AutoCloseable> resources = new ArrayList<>();
     try {
-      Connection duckdb = from.take();
-      resources.add(duckdb);
-      resources.add(load(duckdb, parsed(duckdb, explained(sql)), principal, true));
-      PreparedStatement statement = prepare(duckdb, sql);
+      Lent lent = lend(from);
+      Connection duckdb = lent.duckdb();
+      resources.add(lent.giveBack());
+      resources.add(load(lent, parsed(duckdb, explained(sql)), principal, true));
+      PreparedStatement statement = prepare(duckdb, sql, lent.locked());
       resources.add(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
       if (expected != parameters.size()) {
@@ -403,10 +478,11 @@ final class QueryEngine implements AutoCloseable {
     }
   }
 
-  private static PreparedStatement prepare(Connection duckdb, String sql) {
+  private static PreparedStatement prepare(Connection duckdb, String sql, boolean locked) {
     try (Statement lock = duckdb.createStatement()) {
-      lock.execute("SET enable_external_access = false");
-      lock.execute("SET lock_configuration = true");
+      if (!locked) {
+        lock.execute("SET enable_external_access = false; SET lock_configuration = true");
+      }
       return duckdb.prepareStatement(sql);
     } catch (SQLException e) {
       throw queryError(e, sql);
@@ -462,8 +538,9 @@ final class QueryEngine implements AutoCloseable {
    * @return what lets the log tail files the views read go, to close after the query
    */
   private AutoCloseable load(
-      Connection duckdb, TableReferences.Parsed parsed, String principal, boolean rows)
+      Lent lent, TableReferences.Parsed parsed, String principal, boolean rows)
       throws SQLException {
+    Connection duckdb = lent.duckdb();
     Map<TablePath, Resolved> resolved = new LinkedHashMap<>();
     List<Resolved> named = new ArrayList<>();
     Set<String> files = new LinkedHashSet<>();
@@ -482,9 +559,11 @@ final class QueryEngine implements AutoCloseable {
     }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {
-      createViews(duckdb, parsed, named, rows, tailFiles);
-      tailFiles.forEach(file -> files.add(file.path().toString()));
-      restrict(duckdb, files);
+      createViews(duckdb, lent.located(), parsed, named, rows, tailFiles);
+      if (!lent.locked()) {
+        tailFiles.forEach(file -> files.add(file.path().toString()));
+        restrict(duckdb, files);
+      }
     } catch (SQLException | RuntimeException e) {
       views.release(tailFiles);
       throw e;
@@ -494,6 +573,7 @@ final class QueryEngine implements AutoCloseable {
 
   private void createViews(
       Connection duckdb,
+      java.util.function.UnaryOperator<String> located,
       TableReferences.Parsed parsed,
       List<Resolved> named,
       boolean rows,
@@ -528,6 +608,7 @@ final class QueryEngine implements AutoCloseable {
         tailFiles.addAll(
             views.create(
                 duckdb,
+                located,
                 tailDatabase,
                 target,
                 table.table(),
@@ -722,6 +803,13 @@ final class QueryEngine implements AutoCloseable {
   public void close() {
     databases.close();
     materializing.close();
+    sandboxed.close();
+    views.close();
+    try {
+      Files.deleteIfExists(sandboxDirectory);
+    } catch (IOException e) {
+      // a query still running keeps its database's directory; it goes with the temporary files
+    }
     try (Stream<Path> files = Files.list(tailDirectory)) {
       for (Path file : files.toList()) {
         Files.deleteIfExists(file);

@@ -43,7 +43,11 @@ final class SnapshotFiles {
   private record Key(String tableUuid, long snapshotId) {}
 
   /** A local Parquet file and the data sequence number that orders it against the others. */
-  record SequencedFile(String path, long sequence) {}
+  record SequencedFile(String path, long sequence) {
+    SequencedFile located(java.util.function.UnaryOperator<String> located) {
+      return new SequencedFile(located.apply(path), sequence);
+    }
+  }
 
   /**
    * The files a view reads of a snapshot: data files and, for a primary-key table, equality delete
@@ -62,6 +66,13 @@ final class SnapshotFiles {
     static LakeFiles of(List<String> data) {
       return new LakeFiles(
           data.stream().map(path -> new SequencedFile(path, 0)).toList(), List.of());
+    }
+
+    /** The same files, each under the path {@code located} gives it. */
+    LakeFiles map(java.util.function.UnaryOperator<String> located) {
+      return new LakeFiles(
+          data.stream().map(file -> file.located(located)).toList(),
+          deletes.stream().map(file -> file.located(located)).toList());
     }
 
     List<String> dataPaths() {
