@@ -256,13 +256,15 @@ final class LakeViews {
 
   /** Creates the schema of a database's tail tables and returns the database's name. */
   String tailDatabase(Connection duckdb) throws SQLException {
+    // One round trip: the schema goes to the current database, whose name the query returns.
     try (Statement statement = duckdb.createStatement();
-        ResultSet current = statement.executeQuery("SELECT current_database()")) {
+        ResultSet current =
+            statement.executeQuery(
+                "CREATE SCHEMA IF NOT EXISTS "
+                    + quote(TAIL_SCHEMA)
+                    + "; SELECT current_database()")) {
       current.next();
-      String database = current.getString(1);
-      statement.execute(
-          "CREATE SCHEMA IF NOT EXISTS " + quote(database) + "." + quote(TAIL_SCHEMA));
-      return database;
+      return current.getString(1);
     }
   }
 
