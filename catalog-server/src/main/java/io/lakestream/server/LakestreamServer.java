@@ -377,7 +377,8 @@ public final class LakestreamServer implements AutoCloseable {
                   config.bindAddress(),
                   config.flightPort(),
                   config.tiering().readTimeout(),
-                  config.flight()),
+                  config.flight(),
+                  config.dataDirectory().resolve("flight-sql")),
               new LakestreamTables(catalogs, config.defaultWarehouse()),
               flightConnection,
               oauth2 ? new CatalogFlightSqlAccess(tokens, authorizer) : FlightSqlAccess.none());

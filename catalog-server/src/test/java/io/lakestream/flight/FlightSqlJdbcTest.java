@@ -9,6 +9,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.testing.EmbeddedLakestream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
@@ -29,6 +30,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -58,7 +60,12 @@ class FlightSqlJdbcTest {
   private static final Map<Long, Object[]> users = new TreeMap<>();
 
   @BeforeAll
-  static void start() {
+  static void start() throws java.io.IOException {
+    // What a killed server would leave in its Flight SQL scratch directory.
+    Files.createDirectories(data.resolve("flight-sql/tails"));
+    Files.writeString(data.resolve("flight-sql/tails/left-by-a-killed-server.parquet"), "x");
+    Files.createDirectories(data.resolve("flight-sql/query-databases/99"));
+    Files.writeString(data.resolve("flight-sql/query-databases/99/1-linked.parquet"), "x");
     lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
     RESTCatalog catalog = lakestream.catalog();
     Connection connection = lakestream.connection();
@@ -230,6 +237,36 @@ class FlightSqlJdbcTest {
         .containsExactly(List.of(rows, sum, rows));
     // The warehouse (Flight SQL catalog) may be named too.
     assertThat(query("SELECT count(*) FROM \"default\".sql.events")).containsExactly(List.of(rows));
+  }
+
+  @Test
+  void queriesReadTheirFilesThroughLinksThatGoWhenTheyEnd() throws Exception {
+    Path scratch = data.resolve("flight-sql");
+    assertThat(scratch.resolve("tails/left-by-a-killed-server.parquet")).doesNotExist();
+    assertThat(scratch.resolve("query-databases/99")).doesNotExist();
+    long rows = TIERED_ROWS + LOG_ROWS;
+    assertThat(query("SELECT count(*) FROM sql.events")).containsExactly(List.of(rows));
+    // The query ran in a sandboxed database (each has a directory of its own there); once the
+    // query is done, its links are gone and the lake's files are still there.
+    List<Path> sandboxes;
+    try (Stream<Path> listed = Files.list(scratch.resolve("query-databases"))) {
+      sandboxes = listed.toList();
+    }
+    assertThat(sandboxes).isNotEmpty();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (sandboxes.stream().anyMatch(FlightSqlJdbcTest::holdsFiles)) {
+      assertThat(System.nanoTime() - deadline).as("links removed after the query").isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+    }
+    assertThat(query("SELECT count(*) FROM sql.events")).containsExactly(List.of(rows));
+  }
+
+  private static boolean holdsFiles(Path directory) {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.findAny().isPresent();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -27,12 +28,17 @@ public final class FlightSqlServer implements AutoCloseable {
    * @param port port to listen on; 0 picks a free one
    * @param readTimeout how long a union read waits for the log
    * @param config query limits, result timeout and TLS
+   * @param scratch a directory of the endpoint's own for temporary files (cached log tails, query
+   *     databases' sandboxes), emptied at start; best on the file system of the local warehouse,
+   *     whose files queries read through hard links in it
    */
-  public record Options(String host, int port, Duration readTimeout, FlightSqlConfig config) {
+  public record Options(
+      String host, int port, Duration readTimeout, FlightSqlConfig config, Path scratch) {
     public Options {
       requireNonNull(host, "host is null");
       requireNonNull(readTimeout, "readTimeout is null");
       requireNonNull(config, "config is null");
+      requireNonNull(scratch, "scratch is null");
     }
   }
 
@@ -65,6 +71,7 @@ public final class FlightSqlServer implements AutoCloseable {
               options.readTimeout(),
               access,
               allocator,
+              options.scratch(),
               new QueryEngine.Limits(
                   options.config().duckDbMemoryLimit(),
                   options.config().queryThreads(),

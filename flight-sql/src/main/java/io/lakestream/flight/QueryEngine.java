@@ -113,7 +113,8 @@ final class QueryEngine implements AutoCloseable {
   private final BufferAllocator allocator;
   private final Limits limits;
   private final LakeViews views;
-  // Parquet files of cached log tails (TailCache), private to this engine and removed on close.
+  // Parquet files of cached log tails (TailCache), in the engine's scratch directory, removed on
+  // close (and at the next start after a kill).
   private final Path tailDirectory;
   private final SpareDatabases databases;
   // The databases queries use one after another, reading files through links; see lend().
@@ -152,6 +153,7 @@ final class QueryEngine implements AutoCloseable {
       Duration readTimeout,
       FlightSqlAccess access,
       BufferAllocator allocator,
+      Path scratch,
       Limits limits) {
     this.tables = requireNonNull(tables, "tables is null");
     this.planner = requireNonNull(planner, "planner is null");
@@ -160,10 +162,12 @@ final class QueryEngine implements AutoCloseable {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
     try {
-      this.tailDirectory = Files.createTempDirectory("lakestream-tails-");
-      this.sandboxDirectory = Files.createTempDirectory("lakestream-query-databases-");
+      emptyDirectory(scratch); // what a killed process left
+      this.tailDirectory = Files.createDirectory(scratch.resolve("tails"));
+      this.sandboxDirectory = Files.createDirectory(scratch.resolve("query-databases"));
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot create a directory for log tail files", e);
+      throw new UncheckedIOException(
+          "Cannot prepare the Flight SQL scratch directory " + scratch + ": " + e.getMessage(), e);
     }
     this.views =
         new LakeViews(
@@ -798,6 +802,18 @@ final class QueryEngine implements AutoCloseable {
     }
   }
 
+  /** Creates {@code directory} or removes everything in it. */
+  private static void emptyDirectory(Path directory) throws IOException {
+    Files.createDirectories(directory);
+    try (Stream<Path> files = Files.walk(directory)) {
+      for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        if (!file.equals(directory)) {
+          Files.delete(file);
+        }
+      }
+    }
+  }
+
   /** Closes the databases kept open ahead; running queries keep theirs. */
   @Override
   public void close() {
@@ -808,7 +824,7 @@ final class QueryEngine implements AutoCloseable {
     try {
       Files.deleteIfExists(sandboxDirectory);
     } catch (IOException e) {
-      // a query still running keeps its database's directory; it goes with the temporary files
+      // a query still running keeps its database's directory; the next start removes it
     }
     try (Stream<Path> files = Files.list(tailDirectory)) {
       for (Path file : files.toList()) {
@@ -816,7 +832,7 @@ final class QueryEngine implements AutoCloseable {
       }
       Files.deleteIfExists(tailDirectory);
     } catch (IOException e) {
-      // a temporary directory; what is left goes with the machine's temporary files
+      // the next start removes what is left
     }
   }
 }
