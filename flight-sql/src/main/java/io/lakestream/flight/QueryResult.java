@@ -54,9 +54,10 @@ final class QueryResult implements AutoCloseable {
 
   /**
    * Cancels the query from any thread: the reading thread sees {@link #cancelled()}, and a batch
-   * DuckDB is computing at the moment is interrupted.
+   * DuckDB is computing at the moment is interrupted. Never at the same time as {@link #close}: the
+   * closed query's database may already run the next query, which an interrupt would stop.
    */
-  void cancel() {
+  synchronized void cancel() {
     cancelled = true;
     for (AutoCloseable resource : resources) {
       if (resource instanceof java.sql.Statement statement) {
@@ -74,7 +75,7 @@ final class QueryResult implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     RuntimeException failure = null;
     List<AutoCloseable> all = new ArrayList<>();
     all.add(reader);
