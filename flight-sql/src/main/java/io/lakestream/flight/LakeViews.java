@@ -990,11 +990,11 @@ final class LakeViews {
     }
   }
 
-  private static String quote(String identifier) {
+  static String quote(String identifier) {
     return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
 
-  private static String literal(String value) {
+  static String literal(String value) {
     return "'" + value.replace("'", "''") + "'";
   }
 

@@ -1,5 +1,7 @@
 package io.lakestream.flight;
 
+import static io.lakestream.flight.LakeViews.literal;
+import static io.lakestream.flight.LakeViews.quote;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
@@ -183,10 +185,8 @@ final class SandboxedDatabases implements AutoCloseable {
      * creates (the query itself is one {@code SELECT}). Whether that succeeded.
      */
     boolean empty() {
-      try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
-        for (Path file : files) {
-          Files.delete(file);
-        }
+      try {
+        removeLinks();
       } catch (IOException e) {
         LOG.warn("Cannot empty the query database directory {}: {}", directory, e.getMessage());
         return false;
@@ -237,22 +237,20 @@ final class SandboxedDatabases implements AutoCloseable {
       } catch (SQLException e) {
         LOG.debug("Closing a query database failed", e);
       }
-      try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
-        for (Path file : files) {
-          Files.delete(file);
-        }
+      try {
+        removeLinks();
         Files.delete(directory);
       } catch (IOException e) {
         LOG.debug("Cannot remove the query database directory {}", directory, e);
       }
     }
-  }
 
-  private static String quote(String identifier) {
-    return "\"" + identifier.replace("\"", "\"\"") + "\"";
-  }
-
-  private static String literal(String value) {
-    return "'" + value.replace("'", "''") + "'";
+    private void removeLinks() throws IOException {
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+        for (Path file : files) {
+          Files.delete(file);
+        }
+      }
+    }
   }
 }
