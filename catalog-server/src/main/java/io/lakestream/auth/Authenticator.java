@@ -1,5 +1,6 @@
 package io.lakestream.auth;
 
+import java.util.Optional;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 
 /**
@@ -16,9 +17,29 @@ public interface Authenticator {
   Principal authenticate(String authorization);
 
   /**
+   * The principal {@link #authenticate} would return, if it can be told without waiting (no call to
+   * an external issuer): for a network event loop, which must not block. Empty when the credentials
+   * are not valid <em>or</em> need such a call; {@link #authenticate} then decides, with its
+   * message.
+   */
+  default Optional<Principal> authenticateWithoutWaiting(String authorization) {
+    return Optional.empty();
+  }
+
+  /**
    * The authenticator of {@code auth.mode=none}: everyone is the unrestricted anonymous principal.
    */
   static Authenticator none() {
-    return authorization -> Principal.ANONYMOUS;
+    return new Authenticator() {
+      @Override
+      public Principal authenticate(String authorization) {
+        return Principal.ANONYMOUS;
+      }
+
+      @Override
+      public Optional<Principal> authenticateWithoutWaiting(String authorization) {
+        return Optional.of(Principal.ANONYMOUS);
+      }
+    };
   }
 }

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -89,11 +90,21 @@ public final class JdbcMetadataStore implements MetadataStore {
   private final Lock writeLock;
   private final ObjectMapper json = new ObjectMapper();
   private final StatementCache statements = new StatementCache();
+  private final String localUrl;
+  private final ThreadLocal<PreparedStatement> ownReaders = new ThreadLocal<>();
+  private final Set<Connection> ownReaderConnections = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
 
-  private JdbcMetadataStore(HikariDataSource dataSource, boolean rowLocks, Lock writeLock) {
+  /**
+   * @param localUrl the URL of a database file in this process (SQLite) that a thread can read
+   *     through a connection of its own without waiting, or null for a database across the network
+   */
+  private JdbcMetadataStore(
+      HikariDataSource dataSource, boolean rowLocks, Lock writeLock, String localUrl) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
     this.rowLocks = rowLocks;
     this.writeLock = requireNonNull(writeLock, "writeLock is null");
+    this.localUrl = localUrl;
   }
 
   /** How a read inside a write transaction locks the namespace row it finds. */
@@ -155,7 +166,10 @@ public final class JdbcMetadataStore implements MetadataStore {
     }
     boolean postgres = url.startsWith("jdbc:postgresql:");
     return new JdbcMetadataStore(
-        dataSource, postgres, postgres ? NoLock.INSTANCE : new ReentrantLock());
+        dataSource,
+        postgres,
+        postgres ? NoLock.INSTANCE : new ReentrantLock(),
+        postgres ? null : url);
   }
 
   private static String redact(String url) {
@@ -347,6 +361,55 @@ public final class JdbcMetadataStore implements MetadataStore {
             return pointer(rows);
           }
         });
+  }
+
+  /**
+   * On SQLite, reads through a connection of the calling thread's own, opened without a busy
+   * timeout: in WAL mode a read does not wait for writers, and if the database is busy anyway the
+   * read fails at once and the answer is empty. On PostgreSQL every read crosses the network, so
+   * the answer is always empty.
+   */
+  @Override
+  public Optional<EntityPointer> loadEntityWithoutWaiting(
+      String warehouse, TableIdentifier identifier) {
+    if (localUrl == null || closed) {
+      return Optional.empty();
+    }
+    try {
+      PreparedStatement select = ownReader();
+      bindEntityKey(select, warehouse, identifier);
+      try (ResultSet rows = select.executeQuery()) {
+        return pointer(rows);
+      }
+    } catch (SQLException e) {
+      return Optional.empty();
+    }
+  }
+
+  private PreparedStatement ownReader() throws SQLException {
+    PreparedStatement select = ownReaders.get();
+    if (select != null) {
+      return select;
+    }
+    Properties settings = new Properties();
+    settings.setProperty("busy_timeout", "0");
+    Connection connection = java.sql.DriverManager.getConnection(localUrl, settings);
+    ownReaderConnections.add(connection);
+    if (closed) { // close() may have run before the connection was listed
+      closeQuietly(connection);
+      throw new SQLException("The catalog database is closed");
+    }
+    select = connection.prepareStatement(SELECT_ENTITY);
+    ownReaders.set(select);
+    return select;
+  }
+
+  private static void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // closing at shutdown; nothing is left to release
+    }
   }
 
   private static Optional<EntityPointer> entity(
@@ -642,6 +705,8 @@ public final class JdbcMetadataStore implements MetadataStore {
 
   @Override
   public void close() {
+    closed = true;
+    ownReaderConnections.forEach(JdbcMetadataStore::closeQuietly);
     dataSource.close();
     statements.clear();
   }

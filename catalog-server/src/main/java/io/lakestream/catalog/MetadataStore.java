@@ -93,6 +93,18 @@ public interface MetadataStore extends AutoCloseable {
   Optional<EntityPointer> loadEntity(String warehouse, TableIdentifier identifier);
 
   /**
+   * What {@link #loadEntity} would return, read without waiting: for a caller that must not block
+   * (a network event loop). Empty when the entry does not exist <em>or</em> when the store cannot
+   * read it at once (the database is remote, busy or failing); the caller then asks {@link
+   * #loadEntity} on a thread that may wait, which also tells the two cases apart. Never throws for
+   * a database failure. A present answer is as current as one from {@link #loadEntity}.
+   */
+  default Optional<EntityPointer> loadEntityWithoutWaiting(
+      String warehouse, TableIdentifier identifier) {
+    return Optional.empty();
+  }
+
+  /**
    * The names of the tables or views in a namespace, sorted.
    *
    * @throws NoSuchNamespaceException if the namespace does not exist

@@ -151,6 +151,21 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   }
 
   /**
+   * The current metadata file location of a table, if it can be read without waiting (see {@link
+   * MetadataStore#loadEntityWithoutWaiting}) and no commit of this process is changing the table
+   * right now. Empty tells nothing: ask {@link #currentTableMetadata} on a thread that may wait.
+   */
+  public Optional<String> currentMetadataLocationWithoutWaiting(TableIdentifier identifier) {
+    if (commitLock(identifier).isLocked()) {
+      return Optional.empty();
+    }
+    return store
+        .loadEntityWithoutWaiting(warehouse, identifier)
+        .filter(pointer -> pointer.kind() == EntityKind.TABLE)
+        .map(EntityPointer::metadataLocation);
+  }
+
+  /**
    * The JSON text of the table metadata file at {@code location}, byte for byte, if the catalog
    * holds it in memory (it does for the current metadata of a table it served or committed lately,
    * unless the file is compressed). Never reads the file.

@@ -8,6 +8,7 @@ import io.lakestream.auth.Privilege;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.requests.CommitTransactionRequest;
@@ -37,6 +38,18 @@ public final class AuthorizingHandler implements RestHandler {
 
   @Override
   public RestResponse handle(RestRequest request) {
+    authorize(request);
+    return delegate.handle(request);
+  }
+
+  /** Grants are held in memory, so checking them never waits. */
+  @Override
+  public Optional<RestResponse> handleWithoutWaiting(RestRequest request) {
+    authorize(request);
+    return delegate.handleWithoutWaiting(request);
+  }
+
+  private void authorize(RestRequest request) {
     if (request.route() != Route.CONFIG && !request.principal().unrestricted()) {
       Privilege privilege = request.route().mutating() ? Privilege.WRITE : Privilege.READ;
       String warehouse = request.warehouse() == null ? defaultWarehouse : request.warehouse();
@@ -44,7 +57,6 @@ public final class AuthorizingHandler implements RestHandler {
         authorizer.check(request.principal(), privilege, warehouse, namespace);
       }
     }
-    return delegate.handle(request);
   }
 
   /** The namespaces a request touches; the empty namespace stands for the whole warehouse. */

@@ -146,6 +146,14 @@ public final class CatalogHttpServer implements AutoCloseable {
     }
 
     @Override
+    public Answer answerWithoutWaiting(Call call) {
+      String path = call.path();
+      return path.startsWith("/v1/") && !path.equals(OAUTH_TOKENS_PATH)
+          ? serveWithoutWaiting(call)
+          : null;
+    }
+
+    @Override
     public Answer refuse(int status, String reason) {
       String type =
           switch (status) {
@@ -184,31 +192,7 @@ public final class CatalogHttpServer implements AutoCloseable {
         answer = error(RestErrors.error(413, "RequestTooLarge", tooLarge()));
         return answer;
       }
-      Map<String, String> headers = new HashMap<>(call.headers());
-      headers.computeIfPresent(
-          "if-none-match", (name, value) -> ContentEncoding.withoutSuffixes(value));
-      RestRequest request =
-          new RestRequest(
-              principal,
-              match.get().route(),
-              match.get().warehouse(),
-              match.get().parameters(),
-              query(call.queryString()),
-              headers,
-              call.body());
-      RestResponse response = handlers.handle(request);
-      if (response.body() instanceof byte[] raw) {
-        answer = withBody(call, response.status(), response.headers(), raw);
-      } else if (response.body() != null) {
-        answer =
-            withBody(
-                call,
-                response.status(),
-                response.headers(),
-                mapper.writeValueAsBytes(response.body()));
-      } else {
-        answer = new Answer(response.status(), response.headers(), new byte[0]);
-      }
+      answer = answer(call, handlers.handle(request(call, principal, match.get())));
       return answer;
     } catch (Exception | Error e) { // an Error must still answer with an ErrorResponse
       answer = error(RestErrors.toErrorResponse(e));
@@ -217,6 +201,65 @@ public final class CatalogHttpServer implements AutoCloseable {
       metrics.recordRequest(
           routeName, answer == null ? 500 : answer.status(), System.nanoTime() - started);
     }
+  }
+
+  /**
+   * Answers a catalog GET on the event loop if the handlers can without waiting (see {@link
+   * RestHandler#handleWithoutWaiting}); null hands it to {@link #serve} on a worker, which also
+   * answers every error. Nothing is recorded unless this answers.
+   */
+  private Answer serveWithoutWaiting(Call call) {
+    if (!call.method().equals("GET") || call.bodyTooLarge()) {
+      return null;
+    }
+    long started = System.nanoTime();
+    try {
+      Optional<Principal> principal =
+          authenticator.authenticateWithoutWaiting(call.header("authorization"));
+      if (principal.isEmpty()) {
+        return null;
+      }
+      Optional<RestRouter.Match> match = router.match(call.method(), call.path());
+      if (match.isEmpty()) {
+        return null;
+      }
+      Optional<RestResponse> response =
+          handlers.handleWithoutWaiting(request(call, principal.get(), match.get()));
+      if (response.isEmpty()) {
+        return null;
+      }
+      Answer answer = answer(call, response.get());
+      metrics.recordRequest(
+          match.get().route().metricName(), answer.status(), System.nanoTime() - started);
+      return answer;
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
+  private RestRequest request(Call call, Principal principal, RestRouter.Match match) {
+    Map<String, String> headers = new HashMap<>(call.headers());
+    headers.computeIfPresent(
+        "if-none-match", (name, value) -> ContentEncoding.withoutSuffixes(value));
+    return new RestRequest(
+        principal,
+        match.route(),
+        match.warehouse(),
+        match.parameters(),
+        query(call.queryString()),
+        headers,
+        call.body());
+  }
+
+  private Answer answer(Call call, RestResponse response) throws JsonProcessingException {
+    if (response.body() instanceof byte[] raw) {
+      return withBody(call, response.status(), response.headers(), raw);
+    }
+    if (response.body() != null) {
+      return withBody(
+          call, response.status(), response.headers(), mapper.writeValueAsBytes(response.body()));
+    }
+    return new Answer(response.status(), response.headers(), new byte[0]);
   }
 
   private static final String BEARER = "Bearer realm=\"lakestream\"";

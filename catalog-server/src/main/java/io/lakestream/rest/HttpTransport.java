@@ -92,6 +92,16 @@ final class HttpTransport implements AutoCloseable {
     Answer answer(Call call);
 
     /**
+     * Answers a call on the connection's event loop if that needs no waiting at all (answers held
+     * in memory, reads that fail rather than wait); null, or a thrown exception, hands the call to
+     * {@link #answer} on a worker. Must have no effect when it does not answer. Skipping the
+     * hand-off saves two thread wake-ups per request, a large share of a cached answer's cost.
+     */
+    default Answer answerWithoutWaiting(Call call) {
+      return null;
+    }
+
+    /**
      * Answers what could not be read as a request: {@code status} is 400, 413, 414 or 431 and
      * {@code reason} says why.
      */
@@ -303,11 +313,24 @@ final class HttpTransport implements AutoCloseable {
       }
       busy = true;
       running.incrementAndGet();
+      Answer now = answerWithoutWaiting(next.call());
+      if (now != null) {
+        respond(context, next, now);
+        return;
+      }
       try {
         workers.execute(() -> respond(context, next, answer(next.call())));
       } catch (RejectedExecutionException e) {
         respond(
             context, next, service.refuse(503, "The server is at its limit of running requests"));
+      }
+    }
+
+    private Answer answerWithoutWaiting(Call call) {
+      try {
+        return service.answerWithoutWaiting(call);
+      } catch (RuntimeException e) {
+        return null;
       }
     }
 

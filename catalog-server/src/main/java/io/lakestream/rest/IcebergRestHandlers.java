@@ -251,20 +251,29 @@ public final class IcebergRestHandlers implements RestHandler {
     return RestResponse.ok(body);
   }
 
+  /**
+   * Answers loadTable without waiting when the table's pointer can be read at once and its answer
+   * for that metadata file is already serialized (as it is after the first load or a commit).
+   */
+  @Override
+  public Optional<RestResponse> handleWithoutWaiting(RestRequest request) {
+    if (request.route() != Route.LOAD_TABLE) {
+      return Optional.empty();
+    }
+    WarehouseCatalog catalog = warehouses.catalog(request.warehouse());
+    SnapshotMode mode = snapshotMode(request);
+    if (vends(catalog, request)) {
+      return Optional.empty();
+    }
+    return catalog
+        .currentMetadataLocationWithoutWaiting(table(request))
+        .flatMap(
+            location -> loadTableResponses.getIfPresent(new LoadedTableKey(location, mode, false)))
+        .map(loaded -> loadTableAnswer(request, loaded));
+  }
+
   private RestResponse loadTable(WarehouseCatalog catalog, RestRequest request) {
-    SnapshotMode mode =
-        request
-            .queryParameter("snapshots")
-            .map(
-                value -> {
-                  try {
-                    return SnapshotMode.valueOf(value.toUpperCase(Locale.ROOT));
-                  } catch (IllegalArgumentException e) {
-                    throw new BadRequestException(
-                        "Invalid snapshots=%s: expected 'all' or 'refs'", value);
-                  }
-                })
-            .orElse(SnapshotMode.ALL);
+    SnapshotMode mode = snapshotMode(request);
     TableIdentifier identifier = table(request);
     catalog.awaitRunningCommit(identifier);
     // One pointer read decides the version served; everything after works on that immutable
@@ -273,12 +282,30 @@ public final class IcebergRestHandlers implements RestHandler {
         catalog
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
-    LoadedTable loaded = loadedTable(catalog, metadata, mode, vends(catalog, request));
+    return loadTableAnswer(request, loadedTable(catalog, metadata, mode, vends(catalog, request)));
+  }
+
+  private static RestResponse loadTableAnswer(RestRequest request, LoadedTable loaded) {
     Optional<String> ifNoneMatch = request.header("If-None-Match");
     if (ifNoneMatch.isPresent() && matches(ifNoneMatch.get(), loaded.etag())) {
       return new RestResponse(304, null, java.util.Map.of("ETag", loaded.etag()));
     }
     return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
+  }
+
+  private static SnapshotMode snapshotMode(RestRequest request) {
+    return request
+        .queryParameter("snapshots")
+        .map(
+            value -> {
+              try {
+                return SnapshotMode.valueOf(value.toUpperCase(Locale.ROOT));
+              } catch (IllegalArgumentException e) {
+                throw new BadRequestException(
+                    "Invalid snapshots=%s: expected 'all' or 'refs'", value);
+              }
+            })
+        .orElse(SnapshotMode.ALL);
   }
 
   /**

@@ -70,6 +70,11 @@ public final class IdempotentHandler implements RestHandler {
   }
 
   @Override
+  public Optional<RestResponse> handleWithoutWaiting(RestRequest request) {
+    return request.route().mutating() ? Optional.empty() : delegate.handleWithoutWaiting(request);
+  }
+
+  @Override
   public RestResponse handle(RestRequest request) {
     String key = request.header(HEADER).orElse(null);
     if (key == null || !request.route().mutating()) {

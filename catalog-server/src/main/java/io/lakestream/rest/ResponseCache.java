@@ -2,6 +2,7 @@ package io.lakestream.rest;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -20,6 +21,13 @@ final class ResponseCache<K, V> {
             return size() > capacity;
           }
         };
+  }
+
+  /** The entry, if cached; never computes. */
+  Optional<V> getIfPresent(K key) {
+    synchronized (entries) {
+      return Optional.ofNullable(entries.get(key));
+    }
   }
 
   V get(K key, Supplier<V> compute) {

@@ -58,6 +58,13 @@ public final class TieringStatusHandler implements RestHandler {
   }
 
   @Override
+  public Optional<RestResponse> handleWithoutWaiting(RestRequest request) {
+    return request.route() == Route.TABLE_TIERING
+        ? Optional.empty()
+        : delegate.handleWithoutWaiting(request);
+  }
+
+  @Override
   public RestResponse handle(RestRequest request) {
     if (request.route() != Route.TABLE_TIERING) {
       return delegate.handle(request);

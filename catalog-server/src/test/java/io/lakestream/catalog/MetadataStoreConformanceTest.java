@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -48,6 +49,13 @@ abstract class MetadataStoreConformanceTest {
 
   /** Creates an empty database for one test. */
   protected abstract Database createDatabase() throws Exception;
+
+  /**
+   * Whether the store answers {@link MetadataStore#loadEntityWithoutWaiting} for entries that exist
+   * (a database in the process), rather than always handing the read to {@link
+   * MetadataStore#loadEntity}.
+   */
+  protected abstract boolean readsWithoutWaiting();
 
   private final List<MetadataStore> opened = new ArrayList<>();
   private Database database;
@@ -886,6 +894,45 @@ abstract class MetadataStoreConformanceTest {
     assertThat(store.loadEntity(WAREHOUSE, ORDERS)).isEmpty();
     assertThat(store.dropNamespace(WAREHOUSE, SALES)).isTrue();
     assertThat(other.loadNamespace(WAREHOUSE, SALES)).isEmpty();
+  }
+
+  @Test
+  void readsWithoutWaitingFollowEveryChangeOfEveryStore() {
+    MetadataStore other = open(database);
+    store.createNamespace(WAREHOUSE, SALES, Map.of());
+    assertThat(store.loadEntityWithoutWaiting(WAREHOUSE, ORDERS)).isEmpty();
+
+    other.createEntity(WAREHOUSE, ORDERS, EntityKind.TABLE, "file:/v1");
+    assertReadWithoutWaiting(ORDERS, "file:/v1");
+    store.swap(
+        WAREHOUSE, List.of(new PointerSwap(ORDERS, EntityKind.TABLE, "file:/v1", "file:/v2")));
+    assertReadWithoutWaiting(ORDERS, "file:/v2");
+    other.swap(
+        WAREHOUSE, List.of(new PointerSwap(ORDERS, EntityKind.TABLE, "file:/v2", "file:/v3")));
+    assertReadWithoutWaiting(ORDERS, "file:/v3");
+    other.renameEntity(WAREHOUSE, ORDERS, REVENUE, EntityKind.TABLE);
+    assertThat(store.loadEntityWithoutWaiting(WAREHOUSE, ORDERS)).isEmpty();
+    assertReadWithoutWaiting(REVENUE, "file:/v3");
+    other.dropEntity(WAREHOUSE, REVENUE, EntityKind.TABLE);
+    assertThat(store.loadEntityWithoutWaiting(WAREHOUSE, REVENUE)).isEmpty();
+    assertThat(store.loadEntity(WAREHOUSE, REVENUE)).isEmpty();
+  }
+
+  /** Read on a thread of its own, as each event loop reads, and on this one again. */
+  private void assertReadWithoutWaiting(TableIdentifier identifier, String location) {
+    Optional<EntityPointer> expected = store.loadEntity(WAREHOUSE, identifier);
+    assertThat(expected.map(EntityPointer::metadataLocation)).contains(location);
+    List<Optional<EntityPointer>> reads = new ArrayList<>();
+    Thread reader =
+        Thread.ofPlatform()
+            .start(() -> reads.add(store.loadEntityWithoutWaiting(WAREHOUSE, identifier)));
+    try {
+      reader.join();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+    reads.add(store.loadEntityWithoutWaiting(WAREHOUSE, identifier));
+    assertThat(reads).containsOnly(readsWithoutWaiting() ? expected : Optional.empty());
   }
 
   @Test

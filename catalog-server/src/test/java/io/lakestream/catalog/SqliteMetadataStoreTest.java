@@ -3,10 +3,14 @@ package io.lakestream.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,10 +21,47 @@ class SqliteMetadataStoreTest extends MetadataStoreConformanceTest {
   @TempDir Path directory;
 
   @Override
+  protected boolean readsWithoutWaiting() {
+    return true;
+  }
+
+  @Override
   protected Database createDatabase() {
     String url =
         "jdbc:sqlite:" + directory.resolve("catalog-" + databases.incrementAndGet() + ".db");
     return () -> JdbcMetadataStore.open(url, null, null, 4);
+  }
+
+  /**
+   * A read without waiting does not wait for a writer that holds the database: it answers the last
+   * committed pointer while another connection's write transaction is open, and the new one after.
+   */
+  @Test
+  void readsWithoutWaitingAnswerWhileAnotherConnectionWrites() throws Exception {
+    String url = "jdbc:sqlite:" + directory.resolve("busy.db");
+    JdbcMetadataStore store = JdbcMetadataStore.open(url, null, null, 2);
+    TableIdentifier orders = TableIdentifier.of("sales", "orders");
+    try (Connection writer = DriverManager.getConnection(url)) {
+      store.ensureWarehouse("main", "file:/lake");
+      store.createNamespace("main", Namespace.of("sales"), Map.of());
+      store.createEntity("main", orders, EntityKind.TABLE, "file:/v1");
+      writer.setAutoCommit(false);
+      try (Statement statement = writer.createStatement()) {
+        statement.executeUpdate(
+            "UPDATE lakestream_entities SET metadata_location = 'file:/v2'"
+                + " WHERE metadata_location = 'file:/v1'");
+        assertThat(
+                store.loadEntityWithoutWaiting("main", orders).map(EntityPointer::metadataLocation))
+            .contains("file:/v1");
+      }
+      writer.commit();
+      assertThat(
+              store.loadEntityWithoutWaiting("main", orders).map(EntityPointer::metadataLocation))
+          .contains("file:/v2");
+    } finally {
+      store.close();
+    }
+    assertThat(store.loadEntityWithoutWaiting("main", orders)).isEmpty();
   }
 
   /**

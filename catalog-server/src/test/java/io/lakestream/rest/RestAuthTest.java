@@ -277,6 +277,37 @@ class RestAuthTest {
     assertThat(send(CALLS.get(Route.CONFIG), outsider).statusCode()).isEqualTo(200);
   }
 
+  /**
+   * A loadTable answered from memory on the event loop, as every load after the first is, checks
+   * the token and the grants as strictly as one answered on a worker.
+   */
+  @Test
+  void repeatedLoadsCheckTokensAndGrantsEveryTime() throws Exception {
+    Call load = CALLS.get(Route.LOAD_TABLE);
+    String writer = "Bearer " + token("writer", "writer-secret");
+    HttpResponse<String> first = send(load, writer);
+    assertThat(first.statusCode()).isEqualTo(200);
+    String etag = first.headers().firstValue("ETag").orElseThrow();
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<String> again = send(load, writer);
+      assertThat(again.statusCode()).isEqualTo(200);
+      assertThat(again.body()).isEqualTo(first.body());
+      assertThat(again.headers().firstValue("ETag")).contains(etag);
+      HttpResponse<String> reader = send(load, "Bearer " + token("reader", "reader-secret"));
+      assertThat(reader.statusCode()).isEqualTo(200);
+      assertThat(reader.body()).isEqualTo(first.body());
+      assertThat(send(load, "Bearer " + token("outsider", "outsider-secret")).statusCode())
+          .isEqualTo(403);
+      String expired = ownToken("writer", SIGNING_KEY, Instant.now().minusSeconds(60));
+      assertThat(send(load, "Bearer " + expired).statusCode()).isEqualTo(401);
+      String forged =
+          ownToken(
+              "writer", "another-key-of-enough-length-0123456789", Instant.now().plusSeconds(60));
+      assertThat(send(load, "Bearer " + forged).statusCode()).isEqualTo(401);
+      assertThat(send(load, "").statusCode()).isEqualTo(401);
+    }
+  }
+
   @Test
   void theRightPrincipalSucceedsOnEveryRoute() throws Exception {
     String writer = "Bearer " + token("writer", "writer-secret");
