@@ -228,7 +228,10 @@ public final class CatalogHttpServer implements AutoCloseable {
       if (response.isEmpty()) {
         return null;
       }
-      Answer answer = answer(call, response.get());
+      // What handlers answer without waiting comes from their caches: the same array each time.
+      Answer reused = answer(call, response.get());
+      Answer answer =
+          new Answer(reused.status(), reused.headers(), reused.body(), reused.body().length > 0);
       metrics.recordRequest(
           match.get().route().metricName(), answer.status(), System.nanoTime() - started);
       return answer;

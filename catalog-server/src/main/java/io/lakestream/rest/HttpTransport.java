@@ -11,6 +11,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -68,6 +71,9 @@ final class HttpTransport implements AutoCloseable {
   private static final int INITIAL_BODY_BYTES = 64 * 1024;
   private static final int MAX_WORKERS = 256;
   private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+  // Smaller bodies cost less to copy than to look up; the budget holds a few hundred table answers.
+  private static final int MIN_DIRECT_BODY_BYTES = 8 * 1024;
+  private static final long DIRECT_BODY_BUDGET_BYTES = 32L * 1024 * 1024;
 
   /** One whole request. Header names are in lower case, each with its first value. */
   record Call(
@@ -83,8 +89,16 @@ final class HttpTransport implements AutoCloseable {
     }
   }
 
-  /** One answer: a status, headers and a body (empty for none). */
-  record Answer(int status, Map<String, String> headers, byte[] body) {}
+  /**
+   * One answer: a status, headers and a body (empty for none). A {@code reusedBody} is an array the
+   * service hands out again for later calls and never changes; the transport keeps it off-heap
+   * between sends.
+   */
+  record Answer(int status, Map<String, String> headers, byte[] body, boolean reusedBody) {
+    Answer(int status, Map<String, String> headers, byte[] body) {
+      this(status, headers, body, false);
+    }
+  }
 
   /** What the transport serves. */
   interface Service {
@@ -114,6 +128,7 @@ final class HttpTransport implements AutoCloseable {
   private final EventLoopGroup loops;
   private final ThreadPoolExecutor workers;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final DirectBodyCache directBodies = new DirectBodyCache(DIRECT_BODY_BUDGET_BYTES);
   private final Object idle = new Object();
   private final AtomicInteger running = new AtomicInteger();
   private volatile Channel listening;
@@ -122,9 +137,11 @@ final class HttpTransport implements AutoCloseable {
     this.service = requireNonNull(service, "service is null");
     this.maxBodyBytes = maxBodyBytes;
     this.stopTimeout = requireNonNull(stopTimeout, "stopTimeout is null");
+    int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     this.loops =
-        new NioEventLoopGroup(
-            Math.max(1, Runtime.getRuntime().availableProcessors()), daemons("io"));
+        Epoll.isAvailable()
+            ? new EpollEventLoopGroup(threads, daemons("io"))
+            : new NioEventLoopGroup(threads, daemons("io"));
     this.workers =
         new ThreadPoolExecutor(
             0, MAX_WORKERS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), daemons("worker"));
@@ -144,7 +161,8 @@ final class HttpTransport implements AutoCloseable {
     listening =
         new ServerBootstrap()
             .group(loops)
-            .channel(NioServerSocketChannel.class)
+            .channel(
+                Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -201,6 +219,7 @@ final class HttpTransport implements AutoCloseable {
     connections.close().syncUninterruptibly();
     workers.shutdown();
     loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    directBodies.close();
   }
 
   /**
@@ -410,9 +429,13 @@ final class HttpTransport implements AutoCloseable {
     }
   }
 
-  private static FullHttpResponse response(HttpVersion version, Answer answer) {
+  private FullHttpResponse response(HttpVersion version, Answer answer) {
     ByteBuf content =
-        answer.body().length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(answer.body());
+        answer.body().length == 0
+            ? Unpooled.EMPTY_BUFFER
+            : answer.reusedBody() && answer.body().length >= MIN_DIRECT_BODY_BYTES
+                ? directBodies.retainedCopy(answer.body())
+                : Unpooled.wrappedBuffer(answer.body());
     FullHttpResponse response =
         new DefaultFullHttpResponse(
             version.equals(HttpVersion.HTTP_1_0) ? HttpVersion.HTTP_1_0 : HttpVersion.HTTP_1_1,
