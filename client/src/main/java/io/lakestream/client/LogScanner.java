@@ -54,7 +54,7 @@ public final class LogScanner implements AutoCloseable {
   private final List<String> columns;
   private final BatchFilter filter;
   private final ByteBuffer encodedFilter;
-  private final BufferAllocator allocator = new RootAllocator();
+  private final BufferAllocator allocator;
   private final Map<TableBucket, Long> positions = new HashMap<>();
   private final Map<TableBucket, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
@@ -63,8 +63,12 @@ public final class LogScanner implements AutoCloseable {
   private final Map<TableBucket, Integer> fetchBytes = new HashMap<>();
   private final int[] projection;
 
-  LogScanner(Table table, List<String> columns, BatchFilter filter) {
+  /**
+   * @param allocator where batches are decoded, or null for one of the scanner's own
+   */
+  LogScanner(Table table, List<String> columns, BatchFilter filter, BufferAllocator allocator) {
     this.table = requireNonNull(table, "table is null");
+    this.allocator = allocator == null ? new RootAllocator() : allocator;
     this.columns =
         columns.isEmpty() || !table.kind().equals("primary-key")
             ? List.copyOf(columns)

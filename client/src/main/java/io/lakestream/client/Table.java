@@ -146,7 +146,7 @@ public final class Table {
 
   /** A scanner of all columns. */
   public LogScanner newScanner() {
-    return new LogScanner(this, List.of(), io.lakestream.client.arrow.BatchFilter.MATCH_ALL);
+    return new LogScanner(this, List.of(), io.lakestream.client.arrow.BatchFilter.MATCH_ALL, null);
   }
 
   /**
@@ -155,7 +155,21 @@ public final class Table {
    */
   public LogScanner newScanner(
       List<String> columns, io.lakestream.client.arrow.BatchFilter filter) {
-    return new LogScanner(this, columns, filter);
+    return new LogScanner(this, columns, filter, null);
+  }
+
+  /**
+   * Like {@link #newScanner(List, io.lakestream.client.arrow.BatchFilter)}, decoding batches into
+   * {@code allocator}, which the caller owns and closes after the last batch: a consumer whose own
+   * Arrow memory shares that allocator's root can then take a batch's buffers over (an Arrow {@code
+   * TransferPair}) instead of copying them.
+   */
+  public LogScanner newScanner(
+      List<String> columns,
+      io.lakestream.client.arrow.BatchFilter filter,
+      org.apache.arrow.memory.BufferAllocator allocator) {
+    return new LogScanner(
+        this, columns, filter, java.util.Objects.requireNonNull(allocator, "allocator is null"));
   }
 
   /**

@@ -158,8 +158,19 @@ final class DuckDbDataWriter implements AutoCloseable {
   }
 
   /**
-   * Takes rows {@code [first, end)} of a batch into the data file of {@code partition}, copying
-   * them (the batch stays the caller's).
+   * A child of this writer's memory for decoding the batches it will take (see {@link
+   * io.lakestream.client.Table#newScanner(List, io.lakestream.client.arrow.BatchFilter,
+   * BufferAllocator)}): their buffers then move into the data files' queues instead of being
+   * copied. The caller closes it once every batch it decoded is closed, before closing this writer.
+   */
+  BufferAllocator newScanAllocator() {
+    return allocator.newChildAllocator("tiering-scan", 0, Long.MAX_VALUE);
+  }
+
+  /**
+   * Takes rows {@code [first, end)} of a batch into the data file of {@code partition}. Buffers of
+   * a batch decoded into {@link #newScanAllocator} move over (the batch's vectors are left empty;
+   * the caller still closes it); others are copied.
    *
    * @param vectors the batch's vectors in the order of the table's columns ({@link
    *     LakeRecords#vectorsOf}); null where the batch has no such column
@@ -460,6 +471,17 @@ final class DuckDbDataWriter implements AutoCloseable {
           nulls.allocateNew();
           nulls.setValueCount(rows);
           copies.add(nulls);
+          continue;
+        }
+        if (source.getAllocator().getRoot() == allocator.getRoot()) {
+          // Same memory: the rows' buffers change owner (a part of a batch is sliced off).
+          TransferPair move = source.getTransferPair(field, allocator);
+          if (first == 0 && end == source.getValueCount()) {
+            move.transfer();
+          } else {
+            move.splitAndTransfer(first, rows);
+          }
+          copies.add((FieldVector) move.getTo());
           continue;
         }
         FieldVector slice = source;

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.scan.LogRange;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
@@ -308,10 +310,14 @@ public final class StreamTableTiering {
     List<DataFile> files = new ArrayList<>();
     long[] rows = {0};
     boolean done = false;
+    // Batches decoded into the columnar writer's memory move into its files without a copy.
+    BufferAllocator scanMemory = columnar == null ? null : columnar.newScanAllocator();
     try {
       LogRangeReader.read(
           path,
-          stream,
+          scanMemory == null
+              ? stream.newScanner()
+              : stream.newScanner(List.of(), BatchFilter.MATCH_ALL, scanMemory),
           ranges,
           readTimeout,
           maxRowsPerRound,
@@ -351,6 +357,9 @@ public final class StreamTableTiering {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write data files of " + path, e);
     } finally {
+      if (scanMemory != null) {
+        scanMemory.close(); // every batch is closed or moved into the writer by now
+      }
       if (columnar != null) {
         columnar.close(); // deletes its files unless finish() succeeded
       }
