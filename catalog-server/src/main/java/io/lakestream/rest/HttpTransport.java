@@ -54,8 +54,10 @@ import org.slf4j.LoggerFactory;
 /**
  * HTTP/1.1 on Netty: reads whole requests, hands each to a {@link Service} on a worker thread (a
  * service may block on the metadata store, on files and on commit locks), and writes its {@link
- * Answer}. Requests on one connection are answered in order, one at a time; a client that pipelines
- * more than {@value #MAX_QUEUED} requests is no longer read until they are answered.
+ * Answer}. A call the service can answer without waiting ({@link Service#answerWithoutWaiting}) is
+ * answered on the event loop that read it instead. Requests on one connection are answered in
+ * order, one at a time; a client that pipelines more than {@value #MAX_QUEUED} requests is no
+ * longer read until they are answered.
  *
  * <p>A request body beyond the size limit is read and dropped (up to {@value #MAX_DISCARDED_BYTES}
  * bytes) before the refusal is sent, so a client still sending it does not lose the answer to a
