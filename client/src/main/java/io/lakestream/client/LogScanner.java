@@ -194,8 +194,18 @@ public final class LogScanner implements AutoCloseable {
    *     after retention)
    */
   public List<ScanBatch> poll(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
     List<ScanBatch> batches = new ArrayList<>();
+    try {
+      return poll(timeout, batches);
+    } catch (RuntimeException | Error e) {
+      // Batches decoded before the failure never reach the caller: free them here.
+      batches.forEach(ScanBatch::close);
+      throw e;
+    }
+  }
+
+  private List<ScanBatch> poll(Duration timeout, List<ScanBatch> batches) {
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       long remaining = deadline - System.nanoTime();
       int wait =

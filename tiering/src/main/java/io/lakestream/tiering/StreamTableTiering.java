@@ -357,11 +357,14 @@ public final class StreamTableTiering {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write data files of " + path, e);
     } finally {
-      if (scanMemory != null) {
-        scanMemory.close(); // every batch is closed or moved into the writer by now
-      }
-      if (columnar != null) {
-        columnar.close(); // deletes its files unless finish() succeeded
+      try {
+        if (scanMemory != null) {
+          closeScanMemory(path, scanMemory, done);
+        }
+      } finally {
+        if (columnar != null) {
+          columnar.close(); // deletes its files unless finish() succeeded
+        }
       }
       if (!done) {
         delete(table.io(), files);
@@ -371,6 +374,22 @@ public final class StreamTableTiering {
       }
     }
     return new Written(List.copyOf(files), List.of(), rows[0]);
+  }
+
+  /**
+   * Closes the memory a round's batches were decoded into: every batch is closed or moved into the
+   * writer by now. Memory still held is a leak, which fails a round that succeeded; a round that
+   * failed keeps its own error, and the leak is logged.
+   */
+  private static void closeScanMemory(TablePath path, BufferAllocator scanMemory, boolean done) {
+    try {
+      scanMemory.close();
+    } catch (IllegalStateException e) {
+      if (done) {
+        throw e;
+      }
+      LOG.warn("Tiering round of {} failed and left decoded batches unreleased", path, e);
+    }
   }
 
   /**
