@@ -109,6 +109,44 @@ class LogTableClientTest {
   }
 
   @Test
+  void batchesKeptOpenStayIntactWhileLaterFetchesAndScannersRun() {
+    Table table = createWide("kept_batches", 1);
+    Table otherTable = createWide("other_batches", 1);
+    int rows = 40_000;
+    try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults().withBatchRows(1000));
+        AppendWriter otherWriter =
+            otherTable.newAppendWriter(WriterOptions.defaults().withBatchRows(1000))) {
+      for (long n = 0; n < rows; n++) {
+        writer.append(wideRow(n));
+        otherWriter.append(wideRow(rows + n));
+      }
+      writer.flush();
+      otherWriter.flush();
+    }
+    // Batches share their fetch response's memory: keeping every batch of several fetches open
+    // while other scanners of the connection fetch must not let a response's memory be reused.
+    List<ScanBatch> kept;
+    try (LogScanner scanner = table.newScanner()) {
+      scanner.subscribe(0, LogScanner.earliest());
+      kept = readAll(scanner, rows);
+    }
+    for (int again = 0; again < 3; again++) {
+      try (LogScanner other = otherTable.newScanner()) {
+        other.subscribe(0, LogScanner.earliest());
+        readAll(other, rows).forEach(ScanBatch::close);
+      }
+    }
+    long expected = 0;
+    for (ScanBatch batch : kept) {
+      for (Object[] row : batch.rows()) {
+        assertThat(row).containsExactly(wideRow(expected++));
+      }
+      batch.close();
+    }
+    assertThat(expected).isEqualTo(rows);
+  }
+
+  @Test
   void rowsWrittenByTheWriterComeBackFromTheScanner() {
     Table table = createWide("events", 3);
     try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults().withBatchRows(500))) {

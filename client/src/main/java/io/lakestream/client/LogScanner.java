@@ -19,9 +19,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -276,11 +278,7 @@ public final class LogScanner implements AutoCloseable {
                   encodedFilter,
                   responseBuffers));
         }
-        try {
-          decode(bucket, response, batches);
-        } finally {
-          responseBuffers.giveBack(response.batches());
-        }
+        decode(bucket, response, batches);
         positions.put(bucket, next);
       }
       if (!batches.isEmpty() || System.nanoTime() >= deadline) {
@@ -298,11 +296,11 @@ public final class LogScanner implements AutoCloseable {
 
   /**
    * Direct memory for fetch responses: the connection reads a response straight into it (reading
-   * into a heap array costs the JDK an extra copy through a direct buffer of its own), and decoding
-   * copies the batches out, so a response's buffer is free again right after. Buffers are reused by
-   * the connection's scanners ({@link ResponseBufferPool}: large short-lived buffers are costly to
-   * allocate and to collect); a fetch the scanner drops gives its buffer back when its response
-   * arrives ({@link #abandon}).
+   * into a heap array costs the JDK an extra copy through a direct buffer of its own), and the
+   * decoded batches point into it, so a response's buffer is free again when its last batch is
+   * closed ({@link ResponseLease}). Buffers are reused by the connection's scanners ({@link
+   * ResponseBufferPool}: large short-lived buffers are costly to allocate and to collect); a fetch
+   * the scanner drops gives its buffer back when its response arrives ({@link #abandon}).
    */
   private final class ResponseBuffers implements ResponseMemory {
     // Buffers lent to responses not yet decoded, by the address they start at.
@@ -339,26 +337,66 @@ public final class LogScanner implements AutoCloseable {
     }
   }
 
+  /**
+   * Decodes a response's batches without copying them out of the response's buffer (when it is
+   * direct): each batch's columns point into it, and the buffer goes back to the spares when the
+   * last of them is closed.
+   */
   private void decode(TableBucket bucket, FetchResponse response, List<ScanBatch> into) {
     ByteBuffer bytes = response.batches();
-    long position = positions.get(bucket);
-    while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
-      int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
-      LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
-      bytes.position(bytes.position() + size);
-      if (batch.nextOffset() <= position) {
-        continue;
+    ResponseLease lease = new ResponseLease(bytes);
+    try {
+      long position = positions.get(bucket);
+      while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
+        int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
+        LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
+        bytes.position(bytes.position() + size);
+        if (batch.nextOffset() <= position) {
+          continue;
+        }
+        Schema schema = schemaFor(batch.schemaId());
+        ByteBuffer message = BatchPayload.message(batch.payload());
+        VectorSchemaRoot root;
+        if (message.isDirect()) {
+          lease.retain();
+          root = ArrowBatchCodec.decodeInPlace(message, schema, allocator, lease::release);
+        } else {
+          root = ArrowBatchCodec.decode(message, schema, allocator);
+        }
+        into.add(
+            new ScanBatch(
+                bucket.partition(),
+                bucket.bucket(),
+                batch.baseOffset(),
+                batch.schemaId(),
+                batch.commitTimestamp(),
+                root));
       }
-      Schema schema = schemaFor(batch.schemaId());
-      ScanBatch scanned =
-          new ScanBatch(
-              bucket.partition(),
-              bucket.bucket(),
-              batch.baseOffset(),
-              batch.schemaId(),
-              batch.commitTimestamp(),
-              ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), schema, allocator));
-      into.add(scanned);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /**
+   * Counts the references to a response's buffer: one of the decoding and one per batch decoded in
+   * place. The last release gives the buffer back, from whichever thread closes the last batch.
+   */
+  private final class ResponseLease {
+    private final ByteBuffer response;
+    private final AtomicInteger references = new AtomicInteger(1);
+
+    ResponseLease(ByteBuffer response) {
+      this.response = response;
+    }
+
+    void retain() {
+      references.incrementAndGet();
+    }
+
+    void release() {
+      if (references.decrementAndGet() == 0) {
+        responseBuffers.giveBack(response);
+      }
     }
   }
 

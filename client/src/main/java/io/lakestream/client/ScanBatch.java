@@ -11,7 +11,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 /**
  * Rows of one log batch returned by {@link LogScanner#poll}: an Arrow root with the scanned
  * columns, and the offset of its first row. The caller owns the root and must {@link #close()} the
- * batch.
+ * batch. Uncompressed columns are not copied out of the fetch response they arrived in: the
+ * response's memory (up to about 9 MiB, shared with the other batches of that fetch) stays in use
+ * until its last batch is closed, so a consumer that keeps batches for long should copy what it
+ * keeps (or transfer the vectors, which keeps the response too) and close the batch.
  *
  * @param partition the partition the rows come from ({@link Partitioning#UNPARTITIONED} for a table
  *     without partitions)

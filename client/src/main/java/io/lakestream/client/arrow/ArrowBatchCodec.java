@@ -8,11 +8,14 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.arrow.compression.ZstdCompressionCodec;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ForeignAllocation;
 import org.apache.arrow.memory.OutOfMemoryException;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.TypeLayout;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -36,11 +39,12 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * comes from the table's schema id, so every method that reads a message takes the {@link Schema}
  * the batch was written with.
  *
- * <p><b>Buffers and ownership.</b> Messages are heap {@link ByteBuffer}s; a method reads the
- * remaining bytes of its argument without moving its position, and the argument must hold exactly
- * one message (no trailing bytes). {@link #decode} returns a root that the caller owns and must
- * close; its memory comes from the caller's allocator and is released by {@code root.close()}.
- * Nothing else here allocates Arrow memory outside the call, and no method closes an argument.
+ * <p><b>Buffers and ownership.</b> Messages are {@link ByteBuffer}s; a method reads the remaining
+ * bytes of its argument without moving its position, and the argument must hold exactly one message
+ * (no trailing bytes). {@link #decode} returns a root that the caller owns and must close; its
+ * memory comes from the caller's allocator and is released by {@code root.close()} ({@link
+ * #decodeInPlace} leaves the body where it is and only accounts for it there). Nothing else here
+ * allocates Arrow memory outside the call, and no method closes an argument.
  *
  * <p><b>Failures.</b> Bytes that are not a record batch message of the given schema fail with
  * {@link InvalidBatchFormatException} naming the problem; a schema the format cannot hold (view
@@ -142,6 +146,51 @@ public final class ArrowBatchCodec {
     requireNonNull(message, "message is null");
     requireNonNull(schema, "schema is null");
     requireNonNull(allocator, "allocator is null");
+    return decode(message, schema, allocator, null);
+  }
+
+  /**
+   * Loads a record batch message like {@link #decode(ByteBuffer, Schema, BufferAllocator)}, with
+   * the same checks, but without copying its body: the root's uncompressed buffers point into the
+   * memory of {@code message}, which must be a direct buffer that nobody changes or frees until
+   * {@code release} has run. The body is accounted in {@code allocator} (as a foreign allocation of
+   * its size) for as long as any buffer of the root, or of a vector the root's buffers were
+   * transferred to, refers to it. {@code release} runs exactly once: when the last such buffer is
+   * closed, or before this method throws.
+   *
+   * @param message exactly one record batch message in direct memory
+   * @param release called once, from whichever thread closes the last buffer, when the body's
+   *     memory is no longer referenced
+   * @throws IllegalArgumentException if {@code message} is not direct (release has run)
+   */
+  public static VectorSchemaRoot decodeInPlace(
+      ByteBuffer message, Schema schema, BufferAllocator allocator, Runnable release) {
+    requireNonNull(release, "release is null");
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable once =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            release.run();
+          }
+        };
+    try {
+      requireNonNull(message, "message is null");
+      requireNonNull(schema, "schema is null");
+      requireNonNull(allocator, "allocator is null");
+      if (!message.isDirect()) {
+        throw new IllegalArgumentException("A message decoded in place must be in direct memory");
+      }
+      return decode(message, schema, allocator, once);
+    } catch (RuntimeException | Error e) {
+      // Every buffer over the body has been closed by now, so nothing refers to it any more.
+      once.run();
+      throw e;
+    }
+  }
+
+  /** Decodes, copying the body into {@code allocator} when {@code release} is null. */
+  private static VectorSchemaRoot decode(
+      ByteBuffer message, Schema schema, BufferAllocator allocator, Runnable release) {
     BatchLayout layout = BatchLayout.of(schema);
     RecordBatchMessage parsed = RecordBatchMessage.parse(message);
     parsed.checkFits(layout);
@@ -149,7 +198,7 @@ public final class ArrowBatchCodec {
     List<ArrowBuf> buffers = new ArrayList<>(parsed.bufferCount());
     VectorSchemaRoot root = null;
     try {
-      loadBuffers(parsed, allocator, buffers);
+      loadBuffers(parsed, allocator, release, buffers);
       root = VectorSchemaRoot.create(schema, allocator);
       Iterator<ArrowBuf> nextBuffer = buffers.iterator();
       int nextNode = 0;
@@ -264,15 +313,17 @@ public final class ArrowBatchCodec {
   }
 
   private static void loadBuffers(
-      RecordBatchMessage parsed, BufferAllocator allocator, List<ArrowBuf> buffers) {
+      RecordBatchMessage parsed,
+      BufferAllocator allocator,
+      Runnable release,
+      List<ArrowBuf> buffers) {
     CompressionCodec codec =
         parsed.codec() == RecordBatchMessage.NO_CODEC
             ? null
             : codecFor(CompressionUtil.CodecType.fromCompressionType(parsed.codec()));
     ByteBuffer bodyBytes = parsed.body();
     // Slices share the body's reference count: every buffer handed on holds one reference.
-    try (ArrowBuf body = allocator.buffer(bodyBytes.remaining())) {
-      body.setBytes(0, bodyBytes);
+    try (ArrowBuf body = bodyBuffer(bodyBytes, allocator, release)) {
       for (int i = 0; i < parsed.bufferCount(); i++) {
         ArrowBuf slice = body.slice(parsed.bufferOffset(i), parsed.bufferLength(i));
         if (codec == null || slice.writerIndex() == 0) {
@@ -283,6 +334,35 @@ public final class ArrowBatchCodec {
         }
       }
     }
+  }
+
+  /**
+   * The body as one Arrow buffer: a copy in {@code allocator}, or with a {@code release}, the
+   * body's own memory wrapped as a foreign allocation that runs {@code release} when freed.
+   */
+  private static ArrowBuf bodyBuffer(
+      ByteBuffer bodyBytes, BufferAllocator allocator, Runnable release) {
+    int length = bodyBytes.remaining();
+    if (release == null || length == 0) {
+      ArrowBuf copy = allocator.buffer(length);
+      copy.setBytes(0, bodyBytes);
+      if (release != null) {
+        // Nothing refers to an empty body.
+        release.run();
+      }
+      return copy;
+    }
+    long address = MemoryUtil.getByteBufferAddress(bodyBytes) + bodyBytes.position();
+    ArrowBuf body =
+        allocator.wrapForeignAllocation(
+            new ForeignAllocation(length, address) {
+              @Override
+              protected void release0() {
+                release.run();
+              }
+            });
+    body.writerIndex(length);
+    return body;
   }
 
   /**

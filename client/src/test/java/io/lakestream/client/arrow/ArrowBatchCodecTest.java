@@ -10,9 +10,12 @@ import java.nio.channels.Channels;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.WriteChannel;
@@ -22,6 +25,7 @@ import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,6 +115,96 @@ class ArrowBatchCodecTest {
       }
       assertThat(direct.position()).isEqualTo(5);
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Compression.class)
+  void decodesInPlaceAndReleasesTheMessageOnceItsLastBufferIsClosed(Compression compression) {
+    try (VectorSchemaRoot original = TestBatches.w1(allocator, 2_000, 11)) {
+      ByteBuffer direct = direct(ArrowBatchCodec.encode(original, compression), 3);
+      AtomicInteger releases = new AtomicInteger();
+
+      VectorSchemaRoot decoded =
+          ArrowBatchCodec.decodeInPlace(
+              direct, TestBatches.w1Schema(), allocator, releases::incrementAndGet);
+      try (decoded) {
+        assertThat(decoded.equals(original)).isTrue();
+        if (compression == Compression.NONE) {
+          // The columns read the message's own memory: changing it shows through.
+          assertThat(releases).hasValue(0);
+          long address = decoded.getVector("b0").getDataBuffer().memoryAddress();
+          long start = MemoryUtil.getByteBufferAddress(direct);
+          assertThat(address).isBetween(start, start + direct.capacity());
+        }
+      }
+      assertThat(releases).hasValue(1);
+    }
+  }
+
+  @Test
+  void buffersTransferredOutOfAnInPlaceRootKeepTheMessageUntilTheyAreClosed() {
+    try (VectorSchemaRoot original = TestBatches.w1(allocator, 500, 5);
+        BufferAllocator other = allocator.newChildAllocator("other", 0, Long.MAX_VALUE)) {
+      ByteBuffer direct = direct(ArrowBatchCodec.encode(original, Compression.NONE), 0);
+      AtomicInteger releases = new AtomicInteger();
+      VectorSchemaRoot decoded =
+          ArrowBatchCodec.decodeInPlace(
+              direct, TestBatches.w1Schema(), allocator, releases::incrementAndGet);
+      FieldVector moved;
+      try (decoded) {
+        TransferPair transfer = decoded.getVector("s0").getTransferPair(other);
+        transfer.transfer();
+        moved = (FieldVector) transfer.getTo();
+      }
+      assertThat(releases).hasValue(0);
+      assertThat(moved.getObject(7)).isEqualTo(original.getVector("s0").getObject(7));
+      moved.close();
+      assertThat(releases).hasValue(1);
+    }
+  }
+
+  @Test
+  void aFailedInPlaceDecodeReleasesTheMessage() {
+    try (VectorSchemaRoot original = TestBatches.w1(allocator, 100, 5)) {
+      ByteBuffer message = ArrowBatchCodec.encode(original, Compression.NONE);
+      AtomicInteger releases = new AtomicInteger();
+
+      assertThatThrownBy(
+              () ->
+                  ArrowBatchCodec.decodeInPlace(
+                      direct(message, 0),
+                      TestBatches.mixedSchema(),
+                      allocator,
+                      releases::incrementAndGet))
+          .isInstanceOf(InvalidBatchFormatException.class);
+      assertThat(releases).hasValue(1);
+      assertThatThrownBy(
+              () ->
+                  ArrowBatchCodec.decodeInPlace(
+                      message, TestBatches.w1Schema(), allocator, releases::incrementAndGet))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("direct memory");
+      assertThat(releases).hasValue(2);
+      try (BufferAllocator small = allocator.newChildAllocator("small", 0, 1024)) {
+        assertThatThrownBy(
+                () ->
+                    ArrowBatchCodec.decodeInPlace(
+                        direct(message, 0),
+                        TestBatches.w1Schema(),
+                        small,
+                        releases::incrementAndGet))
+            .isInstanceOf(OutOfMemoryException.class);
+      }
+      assertThat(releases).hasValue(3);
+    }
+  }
+
+  /** A direct copy of a message, {@code offset} bytes into a larger buffer. */
+  private static ByteBuffer direct(ByteBuffer message, int offset) {
+    ByteBuffer direct = ByteBuffer.allocateDirect(message.remaining() + offset);
+    direct.position(offset);
+    direct.put(message.duplicate());
+    return direct.position(offset).slice();
   }
 
   @Test
