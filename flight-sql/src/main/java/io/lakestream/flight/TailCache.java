@@ -49,13 +49,20 @@ final class TailCache {
     private final int schemaId;
     private final VectorSchemaRoot root;
     private final long bytes;
+    private final boolean owned;
     private TailFile file;
 
-    Piece(long base, int schemaId, VectorSchemaRoot root, long bytes) {
+    /**
+     * @param owned whether the root's buffers are the cache's own; a fetched piece's share the
+     *     fetch response they arrived in (with that response's other batches), which the cache must
+     *     not keep alive, so it copies such a piece before keeping it
+     */
+    Piece(long base, int schemaId, VectorSchemaRoot root, long bytes, boolean owned) {
       this.base = base;
       this.schemaId = schemaId;
       this.root = root;
       this.bytes = bytes;
+      this.owned = owned;
     }
 
     long base() {
@@ -228,7 +235,9 @@ final class TailCache {
               fetched
                   .computeIfAbsent(
                       new TableBucket(range.partition(), range.bucket()), b -> new ArrayList<>())
-                  .add(new Piece(batch.baseOffset() + first, batch.schemaId(), rows, size(rows)));
+                  .add(
+                      new Piece(
+                          batch.baseOffset() + first, batch.schemaId(), rows, size(rows), false));
             });
       } catch (IOException e) {
         fetched.values().forEach(pieces -> pieces.forEach(Piece::close));
@@ -367,9 +376,12 @@ final class TailCache {
     bytes += piece.bytes();
   }
 
-  /** One piece with the rows of consecutive pieces of one schema (which it closes). */
+  /**
+   * One piece, in the cache's own memory, with the rows of consecutive pieces of one schema (which
+   * it closes).
+   */
   private static Piece merge(List<Piece> run) {
-    if (run.size() == 1) {
+    if (run.size() == 1 && run.get(0).owned) {
       return run.get(0);
     }
     VectorSchemaRoot first = run.get(0).root();
@@ -387,7 +399,7 @@ final class TailCache {
       throw e;
     }
     run.forEach(Piece::close);
-    return new Piece(run.get(0).base(), run.get(0).schemaId(), merged, size(merged));
+    return new Piece(run.get(0).base(), run.get(0).schemaId(), merged, size(merged), true);
   }
 
   /** Drops every cached tail. */
