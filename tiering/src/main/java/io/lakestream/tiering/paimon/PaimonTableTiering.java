@@ -211,9 +211,10 @@ public final class PaimonTableTiering {
    * Has Paimon write the Iceberg metadata of the table's newest snapshot when it is missing: Paimon
    * writes it after its commit (a commit callback), so a process that died in between left a
    * snapshot that Iceberg readers, and the catalog entry ({@link PaimonCatalogEntry#sync}), do not
-   * see until the next commit; a table that is caught up has no next commit. Committing again a
-   * committable of the snapshot's identifier commits nothing (the identifier is taken) but makes
-   * Paimon's Iceberg callback write the metadata of that identifier's newest snapshot.
+   * see until the next commit; a table that is caught up has no next commit. A failure is logged
+   * and the round goes on: the entry then stays at the snapshot before (union reads take the rest
+   * from the log, and log retention keeps it), and the next commit's callback, finding no metadata
+   * of the snapshot before it, writes its metadata afresh.
    */
   private static void restoreIcebergMetadata(
       TablePath path, FileStoreTable table, String commitUser) {
@@ -234,10 +235,96 @@ public final class PaimonTableTiering {
       return;
     }
     LOG.info(
-        "Paimon snapshot {} of {} has no Iceberg metadata (a process died after committing it);"
-            + " writing it",
+        "Paimon snapshot {} of {} has no Iceberg metadata (a process died after committing it, or"
+            + " Paimon could not write it); writing it",
         latest,
         path);
+    try {
+      writeIcebergMetadata(path, table, commitUser, snapshot);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Iceberg readers of {} do not see Paimon snapshot {} yet; the round goes on",
+          path,
+          latest,
+          e);
+    }
+  }
+
+  /**
+   * Has Paimon's Iceberg callback write the metadata of a snapshot this commit user committed.
+   * Committing again a committable of the snapshot's identifier commits nothing (the identifier is
+   * taken) but runs the callback for that identifier's newest snapshot.
+   *
+   * <p>The callback normally writes the metadata on top of the previous snapshot's, adding a
+   * manifest of the snapshot's new files. Paimon 1.4.2 cannot write that manifest when, for some
+   * partition field, every new file lies in a partition whose value is null (the manifest's
+   * partition summary then has no bounds and the callback fails with a NullPointerException), so a
+   * round that tiered only rows of such a partition would leave its snapshot invisible to Iceberg
+   * readers, however often it was retried. Then the previous snapshot's metadata file is hidden for
+   * a second call, which makes the callback write the metadata afresh over all of the table's
+   * files; that works unless every file of the table lies in such a partition.
+   *
+   * @throws TieringException (or Paimon's exception) when the metadata still is not written
+   */
+  private static void writeIcebergMetadata(
+      TablePath path, FileStoreTable table, String commitUser, Snapshot snapshot) {
+    org.apache.paimon.fs.Path metadata = PaimonCatalogEntry.icebergMetadata(table, snapshot.id());
+    org.apache.paimon.fs.Path before = PaimonCatalogEntry.icebergMetadata(table, snapshot.id() - 1);
+    org.apache.paimon.fs.Path hidden =
+        new org.apache.paimon.fs.Path(before.getParent(), before.getName() + ".hidden");
+    org.apache.paimon.fs.FileIO io = table.fileIO();
+    RuntimeException incremental;
+    try {
+      runIcebergCallback(path, table, commitUser, snapshot);
+      incremental = null;
+    } catch (RuntimeException e) {
+      incremental = e;
+    }
+    try {
+      if (io.exists(metadata)) {
+        return;
+      }
+      if (!io.exists(before)) {
+        throw new TieringException(
+            "Paimon did not write the Iceberg metadata of snapshot "
+                + snapshot.id()
+                + " of "
+                + path,
+            incremental);
+      }
+      LOG.warn(
+          "Paimon could not add snapshot {} of {} to the Iceberg metadata of the snapshot before"
+              + " ({}); writing it afresh over all of the table's files",
+          snapshot.id(),
+          path,
+          incremental == null ? "no error" : incremental.toString());
+      if (!io.rename(before, hidden)) {
+        throw new TieringException("Cannot move " + before + " aside", incremental);
+      }
+      try {
+        runIcebergCallback(path, table, commitUser, snapshot);
+      } finally {
+        if (io.exists(hidden) && !io.exists(before)) {
+          io.rename(hidden, before);
+        }
+      }
+      if (!io.exists(metadata)) {
+        throw new TieringException(
+            "Paimon did not write the Iceberg metadata of snapshot "
+                + snapshot.id()
+                + " of "
+                + path,
+            incremental);
+      }
+    } catch (IOException e) {
+      throw new TieringException(
+          "Cannot write the Iceberg metadata of Paimon snapshot " + snapshot.id() + " of " + path,
+          e);
+    }
+  }
+
+  private static void runIcebergCallback(
+      TablePath path, FileStoreTable table, String commitUser, Snapshot snapshot) {
     try (TableCommitImpl commit =
         (TableCommitImpl) table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit()) {
       commit.filterAndCommitMultiple(List.of(new ManifestCommittable(snapshot.commitIdentifier())));
@@ -245,7 +332,8 @@ public final class PaimonTableTiering {
       throw e;
     } catch (Exception e) {
       throw new TieringException(
-          "Cannot write the Iceberg metadata of Paimon snapshot " + latest + " of " + path, e);
+          "Cannot write the Iceberg metadata of Paimon snapshot " + snapshot.id() + " of " + path,
+          e);
     }
   }
 
@@ -431,7 +519,18 @@ public final class PaimonTableTiering {
       commit.ignoreEmptyCommit(false);
       committed = commit.filterAndCommitMultiple(List.of(committable));
     } catch (RuntimeException e) {
-      throw e;
+      Optional<Snapshot> snapshot = committedSnapshot(round);
+      if (snapshot.isEmpty()) {
+        throw e;
+      }
+      // Paimon committed the round and then failed in its Iceberg callback.
+      LOG.warn(
+          "Paimon committed snapshot {} of {} but did not write its Iceberg metadata",
+          snapshot.get().id(),
+          path,
+          e);
+      writeIcebergMetadata(path, table, round.commitUser(), snapshot.get());
+      committed = 1;
     } catch (Exception e) {
       throw new TieringException("Cannot close the Paimon commit of " + path + ": " + e, e);
     }
@@ -483,6 +582,18 @@ public final class PaimonTableTiering {
         .latestSnapshotOfUser(round.commitUser(), snapshots.latestSnapshotIdFromFileSystem(), null)
         .map(snapshot -> snapshot.commitIdentifier() >= round.identifier())
         .orElse(false);
+  }
+
+  /** The newest snapshot of the round's commit user and identifier, if Paimon committed one. */
+  private static Optional<Snapshot> committedSnapshot(PreparedRound round) {
+    SnapshotManager snapshots = round.table().snapshotManager();
+    Long latest = snapshots.latestSnapshotIdFromFileSystem();
+    if (latest == null) {
+      return Optional.empty();
+    }
+    return snapshots
+        .latestSnapshotOfUser(round.commitUser(), latest, null)
+        .filter(snapshot -> snapshot.commitIdentifier() == round.identifier());
   }
 
   private static boolean isPrimaryKey(FileStoreTable table) {
