@@ -285,12 +285,7 @@ public final class PaimonTableTiering {
         return;
       }
       if (!io.exists(before)) {
-        throw new TieringException(
-            "Paimon did not write the Iceberg metadata of snapshot "
-                + snapshot.id()
-                + " of "
-                + path,
-            incremental);
+        throw notWritten(path, snapshot, incremental);
       }
       LOG.warn(
           "Paimon could not add snapshot {} of {} to the Iceberg metadata of the snapshot before"
@@ -309,18 +304,19 @@ public final class PaimonTableTiering {
         }
       }
       if (!io.exists(metadata)) {
-        throw new TieringException(
-            "Paimon did not write the Iceberg metadata of snapshot "
-                + snapshot.id()
-                + " of "
-                + path,
-            incremental);
+        throw notWritten(path, snapshot, incremental);
       }
     } catch (IOException e) {
       throw new TieringException(
           "Cannot write the Iceberg metadata of Paimon snapshot " + snapshot.id() + " of " + path,
           e);
     }
+  }
+
+  private static TieringException notWritten(TablePath path, Snapshot snapshot, Exception cause) {
+    return new TieringException(
+        "Paimon did not write the Iceberg metadata of snapshot " + snapshot.id() + " of " + path,
+        cause);
   }
 
   private static void runIcebergCallback(
