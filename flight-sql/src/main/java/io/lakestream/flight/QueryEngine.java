@@ -1,5 +1,6 @@
 package io.lakestream.flight;
 
+import static io.lakestream.flight.LakeViews.quote;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
@@ -723,10 +724,6 @@ final class QueryEngine implements AutoCloseable {
       }
     }
     batch.clear();
-  }
-
-  private static String quote(String identifier) {
-    return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
 
   /** The Arrow types of a prepared statement's parameters, from DuckDB's type names. */

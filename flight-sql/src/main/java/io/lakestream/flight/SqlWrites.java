@@ -1,5 +1,6 @@
 package io.lakestream.flight;
 
+import static io.lakestream.flight.LakeViews.quote;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.AppendWriter;
@@ -566,9 +567,5 @@ final class SqlWrites {
         + quote(table.schema())
         + "."
         + quote(table.table());
-  }
-
-  private static String quote(String identifier) {
-    return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
 }
