@@ -133,15 +133,28 @@ final class HttpTransport implements AutoCloseable {
   private final DirectBodyCache directBodies = new DirectBodyCache(DIRECT_BODY_BUDGET_BYTES);
   private final Object idle = new Object();
   private final AtomicInteger running = new AtomicInteger();
+  private final boolean epoll;
   private volatile Channel listening;
 
+  /** A transport on Netty's epoll transport where it is available, NIO elsewhere. */
   HttpTransport(Service service, long maxBodyBytes, Duration stopTimeout) {
+    this(service, maxBodyBytes, stopTimeout, Epoll.isAvailable());
+  }
+
+  /**
+   * @param epoll whether to use Netty's epoll transport (it must be available) rather than NIO
+   */
+  HttpTransport(Service service, long maxBodyBytes, Duration stopTimeout, boolean epoll) {
     this.service = requireNonNull(service, "service is null");
     this.maxBodyBytes = maxBodyBytes;
     this.stopTimeout = requireNonNull(stopTimeout, "stopTimeout is null");
+    if (epoll && !Epoll.isAvailable()) {
+      throw new IllegalStateException("Netty's epoll transport is not available here");
+    }
+    this.epoll = epoll;
     int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
     this.loops =
-        Epoll.isAvailable()
+        epoll
             ? new EpollEventLoopGroup(threads, daemons("io"))
             : new NioEventLoopGroup(threads, daemons("io"));
     this.workers =
@@ -163,8 +176,7 @@ final class HttpTransport implements AutoCloseable {
     listening =
         new ServerBootstrap()
             .group(loops)
-            .channel(
-                Epoll.isAvailable() ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+            .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)

@@ -18,9 +18,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * HTTP/1.1 as clients speak it on the wire, against the real server: pipelined requests, HTTP/1.0
@@ -175,6 +178,54 @@ class HttpTransportTest {
       assertThat(tryConnect(refused, transport.address().getPort()))
           .as("the port is released")
           .isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void bothNettyTransportsAnswerPipelinedAndReusedBodies(boolean epoll) throws Exception {
+    Assumptions.assumeTrue(!epoll || io.netty.channel.epoll.Epoll.isAvailable());
+    // Large enough to be kept off-heap between sends, and sent several times.
+    byte[] reused = "x".repeat(20_000).getBytes(StandardCharsets.UTF_8);
+    HttpTransport.Service service =
+        new HttpTransport.Service() {
+          @Override
+          public HttpTransport.Answer answer(HttpTransport.Call call) {
+            return call.path().equals("/big")
+                ? new HttpTransport.Answer(200, Map.of("Content-Type", "text/plain"), reused, true)
+                : new HttpTransport.Answer(
+                    200,
+                    Map.of("Content-Type", "text/plain"),
+                    call.path().getBytes(StandardCharsets.UTF_8));
+          }
+
+          @Override
+          public HttpTransport.Answer refuse(int status, String reason) {
+            return new HttpTransport.Answer(
+                status, Map.of(), reason.getBytes(StandardCharsets.UTF_8));
+          }
+        };
+    HttpTransport transport = new HttpTransport(service, 1024, Duration.ofSeconds(30), epoll);
+    transport.start("127.0.0.1", 0);
+    try (Socket socket = new Socket("127.0.0.1", transport.address().getPort())) {
+      socket.setSoTimeout(30_000);
+      StringBuilder requests = new StringBuilder();
+      for (int i = 0; i < 3; i++) {
+        requests.append("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+        requests.append("GET /small-").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+      }
+      send(socket, requests.toString());
+      InputStream in = socket.getInputStream();
+      for (int i = 0; i < 3; i++) {
+        RawResponse big = RawResponse.read(in);
+        assertThat(big.status()).isEqualTo(200);
+        assertThat(big.body()).isEqualTo(new String(reused, StandardCharsets.UTF_8));
+        RawResponse small = RawResponse.read(in);
+        assertThat(small.status()).isEqualTo(200);
+        assertThat(small.body()).isEqualTo("/small-" + i);
+      }
+    } finally {
+      transport.close();
     }
   }
 
