@@ -19,6 +19,7 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 
@@ -195,14 +196,17 @@ final class SnapshotFiles {
       return null;
     }
     Set<String> files = new LinkedHashSet<>(parent.get());
-    for (DataFile added : snapshot.addedDataFiles(table.io())) {
+    // Read with the table's specs (Snapshot.addedDataFiles would read each manifest's spec from
+    // its file metadata, which Iceberg deprecates with a warning per manifest).
+    SnapshotChanges changes = SnapshotChanges.builderFor(table).snapshot(snapshot).build();
+    for (DataFile added : changes.addedDataFiles()) {
       Optional<String> local = readable(added);
       if (local.isEmpty()) {
         return Optional.empty();
       }
       files.add(local.get());
     }
-    if (snapshot.addedDeleteFiles(table.io()).iterator().hasNext()) {
+    if (changes.addedDeleteFiles().iterator().hasNext()) {
       return Optional.empty();
     }
     return Optional.of(List.copyOf(files));
