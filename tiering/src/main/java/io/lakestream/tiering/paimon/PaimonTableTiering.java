@@ -240,7 +240,7 @@ public final class PaimonTableTiering {
         latest,
         path);
     try {
-      writeIcebergMetadata(path, table, commitUser, snapshot);
+      writeIcebergMetadata(path, table, commitUser, snapshot, null);
     } catch (RuntimeException e) {
       LOG.warn(
           "Iceberg readers of {} do not see Paimon snapshot {} yet; the round goes on",
@@ -264,21 +264,28 @@ public final class PaimonTableTiering {
    * a second call, which makes the callback write the metadata afresh over all of the table's
    * files; that works unless every file of the table lies in such a partition.
    *
+   * @param failed how the callback failed in the commit that made the snapshot, which is not run on
+   *     top of the previous metadata again; null when it is to be tried first
    * @throws TieringException (or Paimon's exception) when the metadata still is not written
    */
   private static void writeIcebergMetadata(
-      TablePath path, FileStoreTable table, String commitUser, Snapshot snapshot) {
+      TablePath path,
+      FileStoreTable table,
+      String commitUser,
+      Snapshot snapshot,
+      RuntimeException failed) {
     org.apache.paimon.fs.Path metadata = PaimonCatalogEntry.icebergMetadata(table, snapshot.id());
     org.apache.paimon.fs.Path before = PaimonCatalogEntry.icebergMetadata(table, snapshot.id() - 1);
     org.apache.paimon.fs.Path hidden =
         new org.apache.paimon.fs.Path(before.getParent(), before.getName() + ".hidden");
     org.apache.paimon.fs.FileIO io = table.fileIO();
-    RuntimeException incremental;
-    try {
-      runIcebergCallback(path, table, commitUser, snapshot);
-      incremental = null;
-    } catch (RuntimeException e) {
-      incremental = e;
+    RuntimeException incremental = failed;
+    if (incremental == null) {
+      try {
+        runIcebergCallback(path, table, commitUser, snapshot);
+      } catch (RuntimeException e) {
+        incremental = e;
+      }
     }
     try {
       if (io.exists(metadata)) {
@@ -525,7 +532,7 @@ public final class PaimonTableTiering {
           snapshot.get().id(),
           path,
           e);
-      writeIcebergMetadata(path, table, round.commitUser(), snapshot.get());
+      writeIcebergMetadata(path, table, round.commitUser(), snapshot.get(), e);
       committed = 1;
     } catch (Exception e) {
       throw new TieringException("Cannot close the Paimon commit of " + path + ": " + e, e);
