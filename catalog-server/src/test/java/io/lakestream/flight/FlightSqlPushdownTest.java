@@ -465,7 +465,13 @@ class FlightSqlPushdownTest {
         "1h");
     long rows = 40_000;
     Connection streams = lakestream.connection();
-    try (AppendWriter writer = streams.table(TablePath.of("push.long_tail")).newAppendWriter()) {
+    // Full 8192-row batches, so that round-robin gives each of the two buckets at least 8192 rows
+    // (enough for a file): with the default 2 ms linger, batches cut short by the machine's pace
+    // once left one bucket 7,914 rows, read from a table instead.
+    WriterOptions fullBatches =
+        WriterOptions.defaults().withBatchRows(8192).withLinger(Duration.ofSeconds(30));
+    try (AppendWriter writer =
+        streams.table(TablePath.of("push.long_tail")).newAppendWriter(fullBatches)) {
       for (long id = 0; id < rows; id++) {
         writer.append(id, id * 3, id % 10 == 0 ? null : "n" + id);
       }
