@@ -12,7 +12,7 @@ public enum Compression {
   NONE(CompressionUtil.CodecType.NO_COMPRESSION),
   /** LZ4 frame format per buffer (lz4-java): fast, modest ratio. */
   LZ4(CompressionUtil.CodecType.LZ4_FRAME),
-  /** Zstandard level 3 per buffer: better ratio, slower. */
+  /** Zstandard level 1 per buffer: better ratio than LZ4, slower. */
   ZSTD(CompressionUtil.CodecType.ZSTD);
 
   private final CompressionUtil.CodecType codecType;
