@@ -89,6 +89,14 @@ public final class CatalogTableResolver implements TableResolver {
     return resolveFresh(tableId);
   }
 
+  @Override
+  public Optional<StreamTable> resolveCachedById(String tableId) {
+    Cached cached = byId.get(tableId);
+    return cached != null && System.nanoTime() - cached.expiresNanos() < 0
+        ? Optional.of(cached.table())
+        : Optional.empty();
+  }
+
   /** Forgets a dropped table at once. */
   public void invalidate(String tableId) {
     byId.remove(tableId);

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.Lookuper;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
@@ -19,7 +21,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.PartitionSpec;
@@ -125,6 +129,34 @@ class StreamRpcAuthTest {
       Table table = writer.table(TablePath.of("secure.events"));
       long before = table.latestOffset(0);
       assertThat(table.append(0, batch(table)).get().baseOffset()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void aReaderLooksUpEveryAcknowledgedUpsert() throws Exception {
+    catalog.createTable(
+        TableIdentifier.of("secure", "scores"),
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "score", Types.LongType.get())),
+            Set.of(1)),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "primary-key")));
+    try (Connection writer =
+            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+        Connection reader =
+            Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+      Lookuper lookuper = reader.table(TablePath.of("secure.scores")).newLookuper();
+      assertThat(lookuper.lookup(1L).get()).isNull();
+      try (UpsertWriter upserts = writer.table(TablePath.of("secure.scores")).newUpsertWriter()) {
+        // Each lookup after an acknowledged upsert sees it, whichever thread answers it.
+        for (long score = 0; score < 20; score++) {
+          upserts.upsert(1L, score);
+          upserts.flush();
+          assertThat(lookuper.lookup(1L).get()).containsExactly(1L, score);
+        }
+      }
     }
   }
 

@@ -519,17 +519,7 @@ final class KvService {
   /** LOOKUP and PREFIX_LOOKUP: the durable rows of keys, or of a bucket-key prefix. */
   ByteBuffer lookup(StreamTable table, LookupRequest request, boolean prefix) {
     Schema schema = rowSchema(table, table.currentSchemaId());
-    List<String> keyColumns = prefix ? table.bucketKey() : table.primaryKey();
-    List<ArrowType> keyTypes = new ArrayList<>();
-    for (String column : keyColumns) {
-      keyTypes.add(schema.findField(column).getType());
-    }
-    List<Object[]> keys;
-    try {
-      keys = RowValues.decode(request.keys(), keyTypes);
-    } catch (RuntimeException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, "Malformed keys: " + e.getMessage());
-    }
+    List<Object[]> keys = lookupKeys(table, schema, request, prefix);
     LogTablet log =
         logs.existingTablet(table.tableId(), request.partition(), request.bucket())
             .orElseThrow(
@@ -541,58 +531,96 @@ final class KvService {
                             + " has no partition "
                             + request.partition()));
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
-    List<Object[]> found;
-    byte[] flags;
-    ByteBuffer direct = null;
     try {
       if (prefix) {
         if (keys.size() != 1) {
           throw new RpcException(ErrorCode.INVALID_REQUEST, "A prefix lookup takes one prefix");
         }
-        found = kv.prefixLookup(keys.get(0));
-        flags = new byte[found.size()];
+        List<Object[]> found = kv.prefixLookup(keys.get(0));
+        byte[] flags = new byte[found.size()];
         java.util.Arrays.fill(flags, (byte) 1);
-      } else {
-        List<byte[]> values = kv.lookupValues(keys);
-        flags = new byte[values.size()];
-        List<byte[]> present = new ArrayList<>(values.size());
-        boolean current = true;
-        for (int i = 0; i < values.size(); i++) {
-          byte[] value = values.get(i);
-          if (value != null) {
-            flags[i] = 1;
-            present.add(value);
-            current &= kv.rowCodec().isCurrent(value);
-          }
-        }
-        found = new ArrayList<>(present.size());
-        if (current
-            && kv.rowCodec().writesArrow()
-            && kv.schema().schemaId() == table.currentSchemaId()) {
-          direct = kv.rowCodec().toRowValues(present);
-        } else {
-          for (byte[] value : present) {
-            found.add(kv.rowCodec().decode(value));
-          }
-        }
+        return new LookupResponse(table.currentSchemaId(), flags, encodeRows(schema, found))
+            .encode();
       }
+      return lookupResponse(table, schema, kv, kv.lookupValues(keys));
     } catch (IllegalArgumentException e) {
       throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
     } catch (IOException e) {
       throw new RpcException(
           ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
     }
-    if (direct != null) {
-      return new LookupResponse(table.currentSchemaId(), flags, direct).encode();
+  }
+
+  /**
+   * A LOOKUP answered from memory alone, as {@link #lookup} would answer it; null when the bucket's
+   * state is not open or the row cache does not know every key (see {@link
+   * KvTablet#lookupValuesInMemory}). Never blocks.
+   */
+  ByteBuffer lookupInMemory(StreamTable table, LookupRequest request) {
+    KvTablet kv = kvs.openTablet(table.tableId(), request.partition(), request.bucket());
+    if (kv == null) {
+      return null;
     }
+    Schema schema = rowSchema(table, table.currentSchemaId());
+    List<Object[]> keys = lookupKeys(table, schema, request, false);
+    List<byte[]> values;
+    try {
+      values = kv.lookupValuesInMemory(keys);
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
+    }
+    return values == null ? null : lookupResponse(table, schema, kv, values);
+  }
+
+  private static List<Object[]> lookupKeys(
+      StreamTable table, Schema schema, LookupRequest request, boolean prefix) {
+    List<String> keyColumns = prefix ? table.bucketKey() : table.primaryKey();
+    List<ArrowType> keyTypes = new ArrayList<>();
+    for (String column : keyColumns) {
+      keyTypes.add(schema.findField(column).getType());
+    }
+    try {
+      return RowValues.decode(request.keys(), keyTypes);
+    } catch (RuntimeException e) {
+      throw new RpcException(ErrorCode.INVALID_REQUEST, "Malformed keys: " + e.getMessage());
+    }
+  }
+
+  /** The LOOKUP response of stored values, one per key (null where the key has no row). */
+  private static ByteBuffer lookupResponse(
+      StreamTable table, Schema schema, KvTablet kv, List<byte[]> values) {
+    byte[] flags = new byte[values.size()];
+    List<byte[]> present = new ArrayList<>(values.size());
+    boolean current = true;
+    for (int i = 0; i < values.size(); i++) {
+      byte[] value = values.get(i);
+      if (value != null) {
+        flags[i] = 1;
+        present.add(value);
+        current &= kv.rowCodec().isCurrent(value);
+      }
+    }
+    if (current
+        && kv.rowCodec().writesArrow()
+        && kv.schema().schemaId() == table.currentSchemaId()) {
+      return new LookupResponse(table.currentSchemaId(), flags, kv.rowCodec().toRowValues(present))
+          .encode();
+    }
+    List<Object[]> found = new ArrayList<>(present.size());
+    for (byte[] value : present) {
+      found.add(kv.rowCodec().decode(value));
+    }
+    return new LookupResponse(table.currentSchemaId(), flags, encodeRows(schema, found)).encode();
+  }
+
+  private static ByteBuffer encodeRows(Schema schema, List<Object[]> rows) {
     List<ArrowType> types = new ArrayList<>();
     List<String> names = new ArrayList<>();
     for (Field field : schema.getFields()) {
       types.add(field.getType());
       names.add(field.getName());
     }
-    return new LookupResponse(table.currentSchemaId(), flags, RowValues.encode(found, types, names))
-        .encode();
+    return RowValues.encode(rows, types, names);
   }
 
   /** SCAN_KV: the next page of a snapshot scan, starting one when the request has no scan id. */
@@ -650,18 +678,8 @@ final class KvService {
       open.scan().close();
     }
     Schema schema = rowSchema(table, table.currentSchemaId());
-    List<ArrowType> types = new ArrayList<>();
-    List<String> names = new ArrayList<>();
-    for (Field field : schema.getFields()) {
-      types.add(field.getType());
-      names.add(field.getName());
-    }
     return new ScanKvResponse(
-            scanId,
-            open.scan().offset(),
-            table.currentSchemaId(),
-            done,
-            RowValues.encode(rows, types, names))
+            scanId, open.scan().offset(), table.currentSchemaId(), done, encodeRows(schema, rows))
         .encode();
   }
 

@@ -168,6 +168,11 @@ public final class StreamService implements RequestHandler {
 
   private StreamTable table(String tableId, String partition, int bucket) {
     StreamTable table = table(tableId);
+    checkBucket(table, partition, bucket);
+    return table;
+  }
+
+  private static void checkBucket(StreamTable table, String partition, int bucket) {
     if (table.isPartitioned() && partition.isEmpty()) {
       throw new RpcException(
           ErrorCode.INVALID_REQUEST,
@@ -190,7 +195,6 @@ public final class StreamService implements RequestHandler {
               + ", not "
               + bucket);
     }
-    return table;
   }
 
   private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
@@ -303,7 +307,37 @@ public final class StreamService implements RequestHandler {
   private ByteBuffer lookup(Session session, LookupRequest request, boolean prefix) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, false);
+    session.readChecked(table.tableId());
     return kv.lookup(primaryKeyTable(table), request, prefix);
+  }
+
+  /**
+   * A point lookup answered on the network thread: only when the table is in the resolver's cache,
+   * the session was lately found allowed to read it (or authentication is off), the bucket's state
+   * is open and every key's row (or its absence) is known from the row cache.
+   */
+  @Override
+  public ResponseBody handleInline(Session session, ApiKey key, short version, ByteBuffer body) {
+    if (key != ApiKey.LOOKUP || version > key.latestVersion() || version < 0) {
+      return null;
+    }
+    boolean open = !access.authenticationRequired();
+    if (!open && session.principal() == null) {
+      return null;
+    }
+    LookupRequest request;
+    try {
+      request = LookupRequest.decode(body);
+    } catch (java.nio.BufferUnderflowException | RpcException e) {
+      return null;
+    }
+    StreamTable table = tables.resolveCachedById(request.tableId()).orElse(null);
+    if (table == null || !open && !session.mayRead(table.tableId())) {
+      return null;
+    }
+    checkBucket(table, request.partition(), request.bucket());
+    ByteBuffer response = kv.lookupInMemory(primaryKeyTable(table), request);
+    return response == null ? null : ResponseBody.of(response);
   }
 
   /** Refuses a batch whose rows do not all belong to the partition it is written to. */

@@ -22,6 +22,14 @@ public interface TableResolver {
    */
   Optional<StreamTable> resolveById(String tableId);
 
+  /**
+   * A stream table by id if {@link #resolveById} can answer without reading the catalog (from its
+   * cache); empty otherwise, or once the table is dropped. Never blocks.
+   */
+  default Optional<StreamTable> resolveCachedById(String tableId) {
+    return Optional.empty();
+  }
+
   /** A stream table by id, as the catalog has it now. */
   default Optional<StreamTable> resolveFresh(String tableId) {
     return resolveById(tableId);

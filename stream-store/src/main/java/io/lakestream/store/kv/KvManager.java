@@ -95,6 +95,11 @@ public final class KvManager implements AutoCloseable {
     return clock;
   }
 
+  /** The tablet of a bucket if it is open, else null (never opens one). */
+  public KvTablet openTablet(String tableId, String partition, int bucket) {
+    return tablets.get(new Key(tableId, partition, bucket));
+  }
+
   /** The tablet of a bucket, opened through {@code opener} on first use. */
   public KvTablet tablet(String tableId, String partition, int bucket, Opener opener) {
     Key key = new Key(tableId, partition, bucket);

@@ -730,6 +730,28 @@ public final class KvTablet implements AutoCloseable {
   }
 
   /**
+   * As {@link #lookupValues}, from the row cache alone: null unless the cache knows every key's row
+   * or its absence (it holds the row, or it is complete), so that the answer never waits for
+   * RocksDB.
+   *
+   * @throws IllegalArgumentException for a key that does not fit the primary key
+   */
+  public List<byte[]> lookupValuesInMemory(List<Object[]> keyValues) {
+    if (closed) {
+      return null;
+    }
+    List<byte[]> result = new ArrayList<>(keyValues.size());
+    for (Object[] each : keyValues) {
+      byte[] value = cached.get(new BytesKey(keys.encodeKey(each)));
+      if (value == null && !cached.complete()) {
+        return null;
+      }
+      result.add(value);
+    }
+    return closed ? null : result;
+  }
+
+  /**
    * A key's durable row from the row cache, else from RocksDB; for reads outside the write lock,
    * which leave the cache alone (a value read here could be overtaken by a change before it was
    * cached).

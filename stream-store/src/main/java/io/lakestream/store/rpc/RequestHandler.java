@@ -13,4 +13,17 @@ import java.util.concurrent.CompletableFuture;
 public interface RequestHandler {
   CompletableFuture<ResponseBody> handle(
       Session session, ApiKey key, short version, ByteBuffer body);
+
+  /**
+   * Answers a point lookup on the network thread that read it, when that needs no waiting at all
+   * (the rows are in memory, the table and the caller's right to read it are known), sparing the
+   * hand-over to a request thread and back; null when it cannot, and the request then goes to
+   * {@link #handle}. Called only when no earlier request of the connection that keeps its order is
+   * still being served, so the answer is the one {@link #handle} would give. Must never block.
+   *
+   * @throws io.lakestream.client.rpc.RpcException for a request {@link #handle} would refuse
+   */
+  default ResponseBody handleInline(Session session, ApiKey key, short version, ByteBuffer body) {
+    return null;
+  }
 }

@@ -114,6 +114,11 @@ public final class RpcServer implements AutoCloseable {
         context.channel().config().setAutoRead(false);
       }
       ApiKey key = ApiKey.forId(apiKey);
+      if (key == ApiKey.LOOKUP
+          && ordered.isDone()
+          && answeredInline(context, requestId, version, body)) {
+        return;
+      }
       Runnable task =
           () -> {
             if (key == null) {
@@ -161,6 +166,29 @@ public final class RpcServer implements AutoCloseable {
       if (key != ApiKey.LOOKUP && key != ApiKey.PREFIX_LOOKUP) {
         ordered = handled;
       }
+    }
+
+    /**
+     * Serves a point lookup on this network thread if the handler can ({@link
+     * RequestHandler#handleInline}); false to hand it to a request thread as usual.
+     */
+    private boolean answeredInline(
+        ChannelHandlerContext context, int requestId, short version, byte[] body) {
+      ResponseBody response;
+      try {
+        response = handler.handleInline(session, ApiKey.LOOKUP, version, ByteBuffer.wrap(body));
+      } catch (RpcException e) {
+        reply(context, requestId, e.error(), e.getMessage(), body.length);
+        return true;
+      } catch (RuntimeException e) {
+        LOG.debug("Point lookup not answered inline; handing it over", e);
+        return false;
+      }
+      if (response == null) {
+        return false;
+      }
+      replyOk(context, requestId, response, body.length);
+      return true;
     }
 
     private void replyOk(

@@ -255,6 +255,33 @@ class KvTabletTest {
   }
 
   @Test
+  void inMemoryLookupsAnswerOnlyWhatTheRowCacheKnows() throws Exception {
+    List<Object[]> keys = List.of(new Object[] {1L}, new Object[] {2L}, new Object[] {3L});
+    try (KvTablet tablet = open(Map.of())) {
+      tablet.prepare(
+          0, List.of(Mutation.upsert(row(1, "a", 1)), Mutation.upsert(row(3, "c", null))));
+      // Prepared is not durable: a complete cache knows that no key has a row yet.
+      assertThat(tablet.lookupValuesInMemory(keys)).containsExactly(null, null, null);
+      tablet.markDurable(2);
+      List<byte[]> values = tablet.lookupValuesInMemory(keys);
+      assertThat(values).hasSize(3);
+      assertThat(tablet.rowCodec().decode(values.get(0))).containsExactly(1L, "a", 1);
+      assertThat(values.get(1)).isNull();
+      assertThat(tablet.rowCodec().decode(values.get(2))).containsExactly(3L, "c", null);
+      assertThatThrownBy(() -> tablet.lookupValuesInMemory(List.<Object[]>of(new Object[] {1})))
+          .isInstanceOf(IllegalArgumentException.class);
+      tablet.checkpoint();
+    }
+    // Reopened from a checkpoint the cache is not complete: an uncached key needs RocksDB.
+    KvTablet reopened = open(Map.of());
+    try (reopened) {
+      assertThat(reopened.lookupValuesInMemory(keys)).isNull();
+      assertThat(reopened.lookupValuesInMemory(List.<Object[]>of(new Object[] {2L}))).isNull();
+    }
+    assertThat(reopened.lookupValuesInMemory(keys)).isNull();
+  }
+
+  @Test
   void prefixLookupFindsEveryKeyOfABucketKey() throws Exception {
     Schema schema =
         new Schema(
