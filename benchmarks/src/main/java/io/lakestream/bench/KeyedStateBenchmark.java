@@ -11,6 +11,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.store.kv.KvConfig;
+import io.lakestream.tiering.TieringConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,9 +47,14 @@ import org.apache.iceberg.rest.RESTCatalog;
  *
  * <p>Each iteration starts {@code bin/lakestream server} on an empty data directory, creates the W2
  * table {@code bench.w2} through the REST catalog ({@code lakestream.kind=primary-key}, one bucket,
- * so that its state is one RocksDB instance like the baseline's), and:
+ * so that its state is one RocksDB instance like the baseline's; tiering put off for the length of
+ * the run, see {@link #TIERING_INTERVAL}), and:
  *
  * <ul>
+ *   <li>warms the new server up as the benchmark JVM is warm for the baseline: upserts W2 rows into
+ *       a second table {@code bench.w2_warmup} of {@link #WARMUP_KEY_SPACE} keys (small, so that
+ *       its state adds next to no RocksDB work to what follows), so that the write path is compiled
+ *       before it is timed;
  *   <li>upserts W2 rows with keys uniform in the key space from one client (8192-row batches, 100
  *       ms linger, default ZSTD and fsync), timing first upsert to {@code flush()} return.
  *       Baseline: {@link RawRocksDb} puts of the same rows in 8192-row write batches;
@@ -71,6 +77,9 @@ final class KeyedStateBenchmark implements Benchmark {
   private static final int QUICK_UPSERTS = 10_000;
   private static final int FULL_KEY_SPACE = 1_000_000;
   private static final int QUICK_KEY_SPACE = 5_000;
+  private static final int FULL_WARMUP_UPSERTS = 1_000_000;
+  private static final int QUICK_WARMUP_UPSERTS = 1_000;
+  private static final int WARMUP_KEY_SPACE = 10_000;
   private static final int FULL_LOOKUPS = 200_000;
   private static final int QUICK_LOOKUPS = 1_000;
   private static final int FULL_FRESHNESS_SAMPLES = 200;
@@ -80,7 +89,16 @@ final class KeyedStateBenchmark implements Benchmark {
   private static final long UPSERT_SEED = WideEvents.SEED + 1;
   private static final long LOOKUP_SEED = WideEvents.SEED + 2;
   private static final long FRESHNESS_SEED = WideEvents.SEED + 3;
+  private static final long WARMUP_SEED = WideEvents.SEED + 4;
   private static final String TABLE = "w2";
+  private static final String WARMUP_TABLE = "w2_warmup";
+
+  /**
+   * The tables' tiering interval: longer than an iteration, so that no tiering round (the tiering
+   * benchmark's subject; by default one every 30 s) runs beside the keyed state being measured, as
+   * none runs beside the baseline.
+   */
+  private static final String TIERING_INTERVAL = "1h";
 
   private static final Duration START_DEADLINE = Duration.ofSeconds(60);
   private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
@@ -110,8 +128,8 @@ final class KeyedStateBenchmark implements Benchmark {
         "W2 keyed state, %d upserts of keys uniform in [0, %d) then %d random point lookups at 1"
             + " and at %d in flight (quick mode %d upserts, keys in [0, %d), %d lookups);"
             + " primary-key table with 1 bucket, one client, 8192-row batches (100 ms linger),"
-            + " fsync on; %d freshness samples (quick mode %d); restart with and without"
-            + " checkpoint",
+            + " fsync on, after %d warm-up upserts (quick mode %d) into a table of %d keys;"
+            + " %d freshness samples (quick mode %d); restart with and without checkpoint",
         FULL_UPSERTS,
         FULL_KEY_SPACE,
         FULL_LOOKUPS,
@@ -119,19 +137,33 @@ final class KeyedStateBenchmark implements Benchmark {
         QUICK_UPSERTS,
         QUICK_KEY_SPACE,
         QUICK_LOOKUPS,
+        FULL_WARMUP_UPSERTS,
+        QUICK_WARMUP_UPSERTS,
+        WARMUP_KEY_SPACE,
         FULL_FRESHNESS_SAMPLES,
         QUICK_FRESHNESS_SAMPLES);
   }
 
   /** Sizes of one run. */
-  private record Size(int upserts, int keySpace, int lookups, int freshnessSamples) {}
+  private record Size(
+      int upserts, int keySpace, int lookups, int freshnessSamples, int warmupUpserts) {}
 
   @Override
   public List<Figure> run(BenchmarkContext context) throws Exception {
     Size size =
         context.mode() == RunMode.QUICK
-            ? new Size(QUICK_UPSERTS, QUICK_KEY_SPACE, QUICK_LOOKUPS, QUICK_FRESHNESS_SAMPLES)
-            : new Size(FULL_UPSERTS, FULL_KEY_SPACE, FULL_LOOKUPS, FULL_FRESHNESS_SAMPLES);
+            ? new Size(
+                QUICK_UPSERTS,
+                QUICK_KEY_SPACE,
+                QUICK_LOOKUPS,
+                QUICK_FRESHNESS_SAMPLES,
+                QUICK_WARMUP_UPSERTS)
+            : new Size(
+                FULL_UPSERTS,
+                FULL_KEY_SPACE,
+                FULL_LOOKUPS,
+                FULL_FRESHNESS_SAMPLES,
+                FULL_WARMUP_UPSERTS);
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     Object[][] pool = WideEvents.rowPool();
     List<Sample> samples = context.iterate(() -> measure(context, launcher, pool, size));
@@ -309,6 +341,13 @@ final class KeyedStateBenchmark implements Benchmark {
       try {
         createTable(server.base);
         try (Connection connection = Connection.open("127.0.0.1", server.rpcPort, null)) {
+          long[] warmupKeys =
+              new SplittableRandom(WARMUP_SEED)
+                  .longs(size.warmupUpserts, 0, WARMUP_KEY_SPACE)
+                  .toArray();
+          upserts(connection.table(TablePath.of("bench." + WARMUP_TABLE)), pool, warmupKeys);
+          // Its log and state go, so that the checkpoint and disk figures below are the W2 table's.
+          dropWarmupTable(server.base);
           Table table = connection.table(TablePath.of("bench." + TABLE));
           sample.upsertsPerSecond = upserts(table, pool, upsertKeys);
           context.progress().printf("    upserts: %.0f upserts/s%n", sample.upsertsPerSecond);
@@ -420,19 +459,41 @@ final class KeyedStateBenchmark implements Benchmark {
     }
   }
 
-  private static void createTable(URI base) throws IOException {
+  private static RESTCatalog catalog(URI base) {
     Map<String, String> properties = new HashMap<>();
     properties.put(CatalogProperties.URI, base.toString());
     properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
     properties.put("rest-metrics-reporting-enabled", "false");
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      catalog.initialize("lakestream", properties);
+    RESTCatalog catalog = new RESTCatalog();
+    catalog.initialize("lakestream", properties);
+    return catalog;
+  }
+
+  private static void dropWarmupTable(URI base) throws IOException {
+    try (RESTCatalog catalog = catalog(base)) {
+      if (!catalog.dropTable(TableIdentifier.of("bench", WARMUP_TABLE), true)) {
+        throw new IllegalStateException("The warm-up table was not dropped");
+      }
+    }
+  }
+
+  private static void createTable(URI base) throws IOException {
+    try (RESTCatalog catalog = catalog(base)) {
       catalog.createNamespace(Namespace.of("bench"));
-      catalog
-          .buildTable(TableIdentifier.of("bench", TABLE), WideEvents.keyedSchema())
-          .withPartitionSpec(PartitionSpec.unpartitioned())
-          .withProperties(Map.of("lakestream.kind", "primary-key", "lakestream.buckets", "1"))
-          .create();
+      for (String table : List.of(TABLE, WARMUP_TABLE)) {
+        catalog
+            .buildTable(TableIdentifier.of("bench", table), WideEvents.keyedSchema())
+            .withPartitionSpec(PartitionSpec.unpartitioned())
+            .withProperties(
+                Map.of(
+                    "lakestream.kind",
+                    "primary-key",
+                    "lakestream.buckets",
+                    "1",
+                    TieringConfig.INTERVAL_PROPERTY,
+                    TIERING_INTERVAL))
+            .create();
+      }
     }
   }
 
