@@ -77,6 +77,8 @@ public final class AppendWriter implements AutoCloseable {
   private static final long FIRST_RETRY_BACKOFF_MILLIS = 50;
   private static final long MAX_RETRY_BACKOFF_MILLIS = 2_000;
 
+  private static final byte[] NO_STATISTICS = new byte[0];
+
   private final Table table;
   private final WriterOptions options;
   private final Schema schema;
@@ -585,10 +587,12 @@ public final class AppendWriter implements AutoCloseable {
 
   /**
    * Statistics and Arrow message of a root, behind room for the batch header: the buffer is
-   * positioned at 0 and ready for {@link LogBatch#createInPlace}.
+   * positioned at 0 and ready for {@link LogBatch#createInPlace}. Batches of primary-key writes
+   * carry no statistics: the server merges their rows into a changelog, which gets its own.
    */
   private ByteBuffer encode(VectorSchemaRoot root) {
-    byte[] statistics = BatchStatistics.compute(root).serialize();
+    byte[] statistics =
+        targetColumns == null ? BatchStatistics.compute(root).serialize() : NO_STATISTICS;
     ByteSink out =
         new ByteSink(
             LogBatch.HEADER_SIZE + 4 + statistics.length + ArrowBatchCodec.estimatedSize(root));

@@ -142,12 +142,14 @@ public final class Lookuper {
         .lookup(bucket.partition(), bucket.bucket(), encoded, false)
         .whenComplete(
             (response, error) -> {
+              // The keys gathered meanwhile go out first, so that the server answers them while
+              // this response's rows are decoded and their callers woken.
+              sendNext(bucket);
               if (error != null) {
                 results.forEach(result -> result.completeExceptionally(error));
               } else {
                 complete(response, results);
               }
-              sendNext(bucket);
             });
   }
 

@@ -359,58 +359,63 @@ public final class KvTablet implements AutoCloseable {
     for (int i = 0; i < wrappedKeys.length; i++) {
       wrappedKeys[i] = new BytesKey(mutationKeys.get(i));
     }
-    Map<BytesKey, Current> state = currentState(wrappedKeys);
+    // With a complete cache, every key's row is the buffer's or the cache's; else those of the
+    // keys in neither are read first, in one multi-get.
+    Map<BytesKey, Current> read = cached.complete() ? null : readUncached(wrappedKeys);
     List<KvChange> changes = new ArrayList<>();
-    List<PreWriteBuffer.Entry> staged = new ArrayList<>();
-    for (int i = 0; i < mutationKeys.size(); i++) {
-      BytesKey key = wrappedKeys[i];
-      Current before = state.get(key);
-      Object[] after;
-      byte[] afterValue;
-      boolean unchanged;
-      Mutation mutation = canonical == null ? null : canonical.get(i);
-      if (mutation == null || replacesWholeRow(mutation)) {
-        // The row before matters only for the changelog: compare encodings, decode nothing.
-        if (mutation == null) {
-          after = null;
-          afterValue = values[i];
+    // Each change goes into the buffer at once, so that a later mutation of its key sees it; if a
+    // mutation is refused, the changes of this call are taken out again.
+    try {
+      for (int i = 0; i < mutationKeys.size(); i++) {
+        BytesKey key = wrappedKeys[i];
+        Current before = currentRow(key, read);
+        Object[] after;
+        byte[] afterValue;
+        boolean unchanged;
+        Mutation mutation = canonical == null ? null : canonical.get(i);
+        if (mutation == null || replacesWholeRow(mutation)) {
+          // The row before matters only for the changelog: compare encodings, decode nothing.
+          if (mutation == null) {
+            after = null;
+            afterValue = values[i];
+          } else {
+            after = mutation.kind() == Mutation.Kind.DELETE ? null : mutation.row();
+            afterValue = after == null ? null : rows.encode(after);
+          }
+          unchanged =
+              before == null
+                  ? afterValue == null
+                  : afterValue != null && Arrays.equals(before.value(rows), afterValue);
         } else {
-          after = mutation.kind() == Mutation.Kind.DELETE ? null : mutation.row();
-          afterValue = after == null ? null : rows.encode(after);
+          Object[] beforeRow = before == null ? null : before.row(rows);
+          after =
+              mutation.kind() == Mutation.Kind.DELETE
+                  ? engine.delete(beforeRow, mutation)
+                  : engine.upsert(beforeRow, mutation);
+          unchanged =
+              beforeRow == null
+                  ? after == null
+                  : after != null && Arrays.deepEquals(beforeRow, after);
+          afterValue = unchanged || after == null ? null : rows.encode(after);
         }
-        unchanged =
-            before == null
-                ? afterValue == null
-                : afterValue != null && Arrays.equals(before.value(rows), afterValue);
-      } else {
-        Object[] beforeRow = before == null ? null : before.row(rows);
-        after =
-            mutation.kind() == Mutation.Kind.DELETE
-                ? engine.delete(beforeRow, mutation)
-                : engine.upsert(beforeRow, mutation);
-        unchanged =
-            beforeRow == null
-                ? after == null
-                : after != null && Arrays.deepEquals(beforeRow, after);
-        afterValue = unchanged || after == null ? null : rows.encode(after);
+        if (unchanged) {
+          continue;
+        }
+        if (before == null) {
+          changes.add(new KvChange(ChangeType.INSERT, after, afterValue, rows));
+        } else if (afterValue == null) {
+          changes.add(new KvChange(ChangeType.DELETE, before.row, before.value(rows), rows));
+        } else {
+          changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before.row, before.value(rows), rows));
+          changes.add(new KvChange(ChangeType.UPDATE_AFTER, after, afterValue, rows));
+        }
+        buffer.add(
+            new PreWriteBuffer.Entry(baseOffset + changes.size() - 1, key, after, afterValue));
       }
-      if (unchanged) {
-        continue;
-      }
-      if (before == null) {
-        changes.add(new KvChange(ChangeType.INSERT, after, afterValue, rows));
-      } else if (afterValue == null) {
-        changes.add(new KvChange(ChangeType.DELETE, before.row, before.value(rows), rows));
-      } else {
-        changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before.row, before.value(rows), rows));
-        changes.add(new KvChange(ChangeType.UPDATE_AFTER, after, afterValue, rows));
-      }
-      staged.add(
-          new PreWriteBuffer.Entry(
-              baseOffset + changes.size() - 1, mutationKeys.get(i), after, afterValue));
-      state.put(key, afterValue == null ? null : new Current(after, afterValue));
+    } catch (RuntimeException e) {
+      buffer.truncateFrom(baseOffset);
+      throw e;
     }
-    staged.forEach(buffer::add);
     nextOffset = baseOffset + changes.size();
     return changes;
   }
@@ -490,22 +495,47 @@ public final class KvTablet implements AutoCloseable {
     }
   }
 
-  /** The current row (or null) of each key: buffered state first, RocksDB for the rest. */
-  private Map<BytesKey, Current> currentState(BytesKey[] mutationKeys) throws IOException {
-    Map<BytesKey, Current> state = HashMap.newHashMap(mutationKeys.length);
+  /** In the rows {@link #readUncached} read: the key has no row. */
+  private static final Current NO_ROW = new Current(null, null);
+
+  /**
+   * A key's current row, or null for none: its buffered state, else the one read from RocksDB for
+   * this call ({@code read}, null when the cache is complete), else the row cache's.
+   */
+  private Current currentRow(BytesKey key, Map<BytesKey, Current> read) {
+    PreWriteBuffer.Entry entry = buffer.get(key);
+    if (entry != null) {
+      return entry.value == null ? null : new Current(entry.row, entry.value);
+    }
+    if (read != null) {
+      Current current = read.get(key);
+      if (current != null) {
+        return current == NO_ROW ? null : current;
+      }
+    }
+    byte[] value = cached.get(key);
+    if (value == null && !cached.complete()) {
+      throw new IllegalStateException("The row before a change was neither cached nor read");
+    }
+    return value == null ? null : new Current(null, value);
+  }
+
+  /**
+   * The rows of the keys not buffered (NO_ROW for none): from the row cache, else read from RocksDB
+   * in one multi-get (and then cached).
+   */
+  private Map<BytesKey, Current> readUncached(BytesKey[] mutationKeys) throws IOException {
+    Map<BytesKey, Current> read = HashMap.newHashMap(mutationKeys.length);
     Map<BytesKey, byte[]> unbuffered = LinkedHashMap.newLinkedHashMap(mutationKeys.length);
     for (BytesKey wrapped : mutationKeys) {
-      if (state.containsKey(wrapped) || unbuffered.containsKey(wrapped)) {
-        continue;
-      }
-      PreWriteBuffer.Entry entry = buffer.get(wrapped);
-      if (entry != null) {
-        state.put(wrapped, entry.value == null ? null : new Current(entry.row, entry.value));
+      if (read.containsKey(wrapped)
+          || unbuffered.containsKey(wrapped)
+          || buffer.get(wrapped) != null) {
         continue;
       }
       byte[] value = cached.get(wrapped);
-      if (value != null || cached.complete()) {
-        state.put(wrapped, value == null ? null : new Current(null, value));
+      if (value != null) {
+        read.put(wrapped, new Current(null, value));
       } else {
         unbuffered.put(wrapped, wrapped.bytes());
       }
@@ -519,10 +549,10 @@ public final class KvTablet implements AutoCloseable {
           // Read under the write lock, so no durable change of the key can race with it.
           cached.put(key, value);
         }
-        state.put(key, value == null ? null : new Current(null, value));
+        read.put(key, value == null ? NO_ROW : new Current(null, value));
       }
     }
-    return state;
+    return read;
   }
 
   /**
@@ -556,7 +586,7 @@ public final class KvTablet implements AutoCloseable {
         throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
       }
       for (PreWriteBuffer.Entry entry : applied) {
-        cached.apply(new BytesKey(entry.key), entry.value);
+        cached.apply(entry.wrappedKey, entry.value);
       }
       buffer.removeBelow(logEndOffset);
       appliedOffset = logEndOffset;

@@ -16,6 +16,7 @@ final class PreWriteBuffer {
   /** A key's state after one mutation. */
   static final class Entry {
     final long offset;
+    final BytesKey wrappedKey;
     final byte[] key;
     final Object[] row;
     final byte[] value;
@@ -26,9 +27,10 @@ final class PreWriteBuffer {
      * @param row the row after the mutation, null if it deleted the key or is known encoded only
      * @param value the encoded row (current schema), null if and only if it deleted the key
      */
-    Entry(long offset, byte[] key, Object[] row, byte[] value) {
+    Entry(long offset, BytesKey key, Object[] row, byte[] value) {
       this.offset = offset;
-      this.key = key;
+      this.wrappedKey = key;
+      this.key = key.bytes();
       this.row = row;
       this.value = value;
     }
@@ -44,7 +46,7 @@ final class PreWriteBuffer {
 
   /** Adds an entry; offsets must increase. */
   void add(Entry entry) {
-    entry.previous = latest.put(new BytesKey(entry.key), entry);
+    entry.previous = latest.put(entry.wrappedKey, entry);
     entries.addLast(entry);
   }
 
@@ -66,7 +68,7 @@ final class PreWriteBuffer {
       Entry entry = entries.pollFirst();
       entry.durable = true;
       entry.previous = null;
-      latest.remove(new BytesKey(entry.key), entry);
+      latest.remove(entry.wrappedKey, entry);
     }
   }
 
@@ -74,7 +76,7 @@ final class PreWriteBuffer {
   void truncateFrom(long offset) {
     while (!entries.isEmpty() && entries.peekLast().offset >= offset) {
       Entry entry = entries.pollLast();
-      BytesKey key = new BytesKey(entry.key);
+      BytesKey key = entry.wrappedKey;
       if (entry.previous != null && !entry.previous.durable) {
         latest.put(key, entry.previous);
       } else {

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -114,6 +117,32 @@ class RowCacheTest {
       assertThat(rows.get(key(id))).as("row of %d", id).isEqualTo(model.get(id));
     }
     // Garbage was reclaimed by moving live rows, without evicting any and within the budget.
+    assertThat(cache.usedBytes()).isLessThanOrEqualTo(cache.capacityBytes() + cache.chunkBytes());
+  }
+
+  @Test
+  void rewritingEveryRowOfHalfTheBudgetKeepsTheViewComplete() {
+    // Every key written once, then again in another order: when the budget runs out, the oldest
+    // chunks are still about half live, one per fresh chunk. They must be compacted into new chunks
+    // rather than evicted, as the live rows (about half the budget) fit.
+    RowCache cache = new RowCache(8L << 20);
+    RowCache.Rows rows = cache.newRows(true);
+    List<Integer> ids = new ArrayList<>();
+    for (int id = 0; id < 60_000; id++) {
+      ids.add(id);
+    }
+    Random random = new Random(11);
+    for (int pass = 0; pass < 3; pass++) {
+      Collections.shuffle(ids, random);
+      for (int id : ids) {
+        rows.put(key(id), value(id, pass));
+      }
+    }
+    assertThat(rows.complete()).isTrue();
+    assertThat(rows.size()).isEqualTo(ids.size());
+    for (int id : ids) {
+      assertThat(rows.get(key(id))).as("row of %d", id).isEqualTo(value(id, 2));
+    }
     assertThat(cache.usedBytes()).isLessThanOrEqualTo(cache.capacityBytes() + cache.chunkBytes());
   }
 
