@@ -347,13 +347,15 @@ public final class RowCache {
 
     /**
      * Makes the head chunk able to take an entry: starts a new head when the current one is full,
-     * and then, while the cache is over its budget, reclaims this view's other chunks.
+     * compacts this view's garbage when it outgrows its live rows, and then, while the cache is
+     * over its budget, reclaims this view's other chunks.
      */
     private void makeRoom(int entryBytes) {
       if (head >= 0 && chunkFill[head] + entryBytes <= chunks[head].length) {
         return;
       }
       head = newChunk(entryBytes);
+      compactGarbage(entryBytes);
       while (usedBytes.get() > capacityBytes) {
         int victim = emptiestChunk();
         if (victim < 0) {
@@ -364,6 +366,35 @@ public final class RowCache {
         } else {
           evictChunk(victim);
         }
+        freeChunk(victim);
+      }
+    }
+
+    /**
+     * Moves the live entries of this view's emptiest chunks into the head while the view's garbage
+     * (changed and removed rows still in its chunks) is more than its live rows and more than a
+     * chunk: only a view's own writer reclaims its chunks, so a view that changes a few rows often
+     * would otherwise keep its garbage until the shared budget runs out, and then make the views
+     * adding rows give up live ones. Stops when the next chunk's entries do not fit in the head.
+     */
+    private void compactGarbage(int entryBytes) {
+      while (true) {
+        long held = 0;
+        long live = 0;
+        for (int id = 0; id < chunks.length; id++) {
+          if (id != head && chunks[id] != null) {
+            held += chunks[id].length;
+            live += chunkLive[id];
+          }
+        }
+        if (held - live <= Math.max(live, chunkBytes)) {
+          return;
+        }
+        int victim = emptiestChunk();
+        if (victim < 0 || chunkLive[victim] + entryBytes > chunks[head].length - chunkFill[head]) {
+          return;
+        }
+        moveLiveEntries(victim);
         freeChunk(victim);
       }
     }

@@ -147,6 +147,29 @@ class RowCacheTest {
   }
 
   @Test
+  void aViewThatChangesFewRowsOftenLeavesTheBudgetToTheOthers() {
+    RowCache cache = new RowCache(8L << 20);
+    // A bucket of 1,000 rows changed 200,000 times: 8 MiB written, a few KiB live.
+    RowCache.Rows busy = cache.newRows(true);
+    for (int step = 0; step < 200_000; step++) {
+      busy.put(key(step % 1_000), value(step % 1_000, step));
+    }
+    // Then a bucket of 60,000 rows, about half the budget with its index.
+    RowCache.Rows large = cache.newRows(true);
+    for (int id = 0; id < 60_000; id++) {
+      large.put(key(id), value(id, 0));
+    }
+    assertThat(large.complete()).isTrue();
+    assertThat(busy.complete()).isTrue();
+    for (int id = 0; id < 60_000; id++) {
+      assertThat(large.get(key(id))).as("row of %d", id).isEqualTo(value(id, 0));
+    }
+    for (int id = 0; id < 1_000; id++) {
+      assertThat(busy.get(key(id))).as("row of %d", id).isEqualTo(value(id, 199_000 + id));
+    }
+  }
+
+  @Test
   void aSmallBudgetEvictsButNeverAnswersWrongly() {
     RowCache cache = new RowCache(64 << 10);
     RowCache.Rows rows = cache.newRows(true);
