@@ -568,16 +568,25 @@ public final class KvTablet implements AutoCloseable {
       if (logEndOffset <= appliedOffset) {
         return;
       }
-      long bytes = 0;
       List<PreWriteBuffer.Entry> applied = buffer.below(logEndOffset);
+      byte[][] changedKeys = new byte[applied.size()][];
+      byte[][] changedValues = new byte[applied.size()][];
+      for (int i = 0; i < changedKeys.length; i++) {
+        changedKeys[i] = applied.get(i).key;
+        changedValues[i] = applied.get(i).value;
+      }
+      int[] kept = KeyOrder.lastChangePerKey(changedKeys);
+      long bytes = 0;
+      // In key order, each record's memtable insert starts where the previous one ended.
       try (WriteBatch batch = new WriteBatch()) {
-        for (PreWriteBuffer.Entry entry : applied) {
-          if (entry.value == null) {
-            batch.delete(entry.key);
-            bytes += entry.key.length;
+        for (int position : kept) {
+          byte[] value = changedValues[position];
+          if (value == null) {
+            batch.delete(changedKeys[position]);
+            bytes += changedKeys[position].length;
           } else {
-            batch.put(entry.key, entry.value);
-            bytes += entry.key.length + entry.value.length;
+            batch.put(changedKeys[position], value);
+            bytes += changedKeys[position].length + value.length;
           }
         }
         batch.put(APPLIED_OFFSET_KEY, encodeOffset(logEndOffset));
@@ -585,7 +594,8 @@ public final class KvTablet implements AutoCloseable {
       } catch (RocksDBException e) {
         throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
       }
-      for (PreWriteBuffer.Entry entry : applied) {
+      for (int position : kept) {
+        PreWriteBuffer.Entry entry = applied.get(position);
         cached.apply(entry.wrappedKey, entry.value);
       }
       buffer.removeBelow(logEndOffset);
