@@ -43,8 +43,21 @@ public final class RowCache {
 
   private static final int INITIAL_SLOTS = 1 << 10;
 
-  /** Bytes an index slot costs: its address and its hash. */
-  private static final int SLOT_BYTES = Long.BYTES + Integer.BYTES;
+  /** Bytes an index slot costs. */
+  private static final int SLOT_BYTES = Long.BYTES;
+
+  /**
+   * An index slot is one long: the entry's address ({@code 1 + (chunk << OFFSET_BITS | offset)},
+   * never 0, which marks an empty slot) in its low {@link #ADDRESS_BITS} bits and a tag of the
+   * key's hash above, so that a probe rejects other keys without reading their entries and costs
+   * one cache miss where a separate array of hashes cost two.
+   */
+  private static final int OFFSET_BITS = 20;
+
+  private static final int ADDRESS_BITS = 42;
+  private static final long ADDRESS_MASK = (1L << ADDRESS_BITS) - 1;
+  private static final int TAG_BITS = Long.SIZE - ADDRESS_BITS;
+  private static final int MAX_CHUNKS = 1 << (ADDRESS_BITS - OFFSET_BITS - 1);
 
   private final long capacityBytes;
   private final int chunkBytes;
@@ -99,9 +112,8 @@ public final class RowCache {
     private final StampedLock lock = new StampedLock();
     private volatile boolean complete;
 
-    // Index: linear probing; a slot holds 1 + (chunk << 32 | offset), 0 when empty.
+    // Index: linear probing over tagged addresses (see ADDRESS_BITS), 0 when empty.
     private long[] slots = new long[0];
-    private int[] slotHashes = new int[0];
     private int size;
 
     // Chunks by id; a freed id is reused.
@@ -166,10 +178,9 @@ public final class RowCache {
         if (slots[slot] != 0) {
           release(slots[slot]);
         } else {
-          slotHashes[slot] = key.hashCode();
           size++;
         }
-        slots[slot] = address;
+        slots[slot] = tag(key.hashCode()) | address;
         if (size * 10L > slots.length * 7L) {
           resize(slots.length * 2);
         }
@@ -208,7 +219,6 @@ public final class RowCache {
         usedBytes.addAndGet(-ownBytes);
         ownBytes = 0;
         slots = new long[0];
-        slotHashes = new int[0];
         size = 0;
         chunks = new byte[4][];
         chunkFill = new int[4];
@@ -226,20 +236,20 @@ public final class RowCache {
 
     private byte[] find(BytesKey key) {
       long[] table = slots;
-      int[] hashes = slotHashes;
       byte[][] stored = chunks;
       if (table.length == 0) {
         return null;
       }
       int mask = table.length - 1;
       int hash = key.hashCode();
+      long tag = tag(hash);
       byte[] keyBytes = key.bytes();
       for (int i = hash & mask, probes = 0; probes < table.length; i = (i + 1) & mask, probes++) {
         long slot = table[i];
         if (slot == 0) {
           return null;
         }
-        if (hashes[i] == hash && keyAt(stored, slot, keyBytes)) {
+        if ((slot & ~ADDRESS_MASK) == tag && keyAt(stored, slot, keyBytes)) {
           byte[] chunk = stored[chunkOf(slot)];
           int offset = offsetOf(slot);
           int start = offset + ENTRY_HEADER + (int) INT.get(chunk, offset);
@@ -257,15 +267,23 @@ public final class RowCache {
       }
       int mask = slots.length - 1;
       int hash = key.hashCode();
+      long tag = tag(hash);
       byte[] keyBytes = key.bytes();
       int i = hash & mask;
       while (slots[i] != 0) {
-        if (slotHashes[i] == hash && keyAt(chunks, slots[i], keyBytes)) {
+        if ((slots[i] & ~ADDRESS_MASK) == tag && keyAt(chunks, slots[i], keyBytes)) {
           return i;
         }
         i = (i + 1) & mask;
       }
       return i;
+    }
+
+    /** The hash of the key of the entry a slot points at. */
+    private int hashAt(long slot) {
+      byte[] chunk = chunks[chunkOf(slot)];
+      int offset = offsetOf(slot);
+      return BytesKey.hash(chunk, offset + ENTRY_HEADER, (int) INT.get(chunk, offset));
     }
 
     /** Whether the entry a slot points at, in these chunks, has this key. */
@@ -293,35 +311,30 @@ public final class RowCache {
       int mask = slots.length - 1;
       int hole = emptied;
       for (int i = (hole + 1) & mask; slots[i] != 0; i = (i + 1) & mask) {
-        int home = slotHashes[i] & mask;
+        int home = hashAt(slots[i]) & mask;
         // The entry may move into the hole if its home is not cyclically within (hole, i].
         boolean homeAfterHole = hole <= i ? home > hole && home <= i : home > hole || home <= i;
         if (!homeAfterHole) {
           slots[hole] = slots[i];
-          slotHashes[hole] = slotHashes[i];
           hole = i;
         }
       }
       slots[hole] = 0;
-      slotHashes[hole] = 0;
       size--;
     }
 
     private void resize(int capacity) {
       long[] oldSlots = slots;
-      int[] oldHashes = slotHashes;
       slots = new long[capacity];
-      slotHashes = new int[capacity];
       charge((long) (capacity - oldSlots.length) * SLOT_BYTES);
       int mask = capacity - 1;
-      for (int i = 0; i < oldSlots.length; i++) {
-        if (oldSlots[i] != 0) {
-          int j = oldHashes[i] & mask;
+      for (long slot : oldSlots) {
+        if (slot != 0) {
+          int j = hashAt(slot) & mask;
           while (slots[j] != 0) {
             j = (j + 1) & mask;
           }
-          slots[j] = oldSlots[i];
-          slotHashes[j] = oldHashes[i];
+          slots[j] = slot;
         }
       }
     }
@@ -420,9 +433,11 @@ public final class RowCache {
           int valueLength = (int) INT.get(chunk, offset + Integer.BYTES);
           int start = offset + ENTRY_HEADER;
           slots[slot] =
-              append(
-                  Arrays.copyOfRange(chunk, start, start + keyLength),
-                  Arrays.copyOfRange(chunk, start + keyLength, start + keyLength + valueLength));
+              (slots[slot] & ~ADDRESS_MASK)
+                  | append(
+                      Arrays.copyOfRange(chunk, start, start + keyLength),
+                      Arrays.copyOfRange(
+                          chunk, start + keyLength, start + keyLength + valueLength));
         }
       }
     }
@@ -447,7 +462,7 @@ public final class RowCache {
       long address = address(chunkId, offset);
       int mask = slots.length - 1;
       for (int i = hash & mask; slots[i] != 0; i = (i + 1) & mask) {
-        if (slots[i] == address) {
+        if ((slots[i] & ADDRESS_MASK) == address) {
           return i;
         }
       }
@@ -462,8 +477,12 @@ public final class RowCache {
       while (id < chunks.length && chunks[id] != null) {
         id++;
       }
+      if (id == MAX_CHUNKS) {
+        throw new IllegalStateException(
+            "A row cache view cannot hold more than " + MAX_CHUNKS + " chunks");
+      }
       if (id == chunks.length) {
-        chunks = Arrays.copyOf(chunks, id * 2);
+        chunks = Arrays.copyOf(chunks, Math.min(MAX_CHUNKS, id * 2));
         chunkFill = Arrays.copyOf(chunkFill, id * 2);
         chunkLive = Arrays.copyOf(chunkLive, id * 2);
       }
@@ -494,14 +513,19 @@ public final class RowCache {
   }
 
   private static long address(int chunk, int offset) {
-    return 1 + (((long) chunk << 32) | offset);
+    return 1 + (((long) chunk << OFFSET_BITS) | offset);
   }
 
   private static int chunkOf(long slot) {
-    return (int) ((slot - 1) >>> 32);
+    return (int) (((slot & ADDRESS_MASK) - 1) >>> OFFSET_BITS);
   }
 
   private static int offsetOf(long slot) {
-    return (int) (slot - 1);
+    return (int) ((slot & ADDRESS_MASK) - 1) & ((1 << OFFSET_BITS) - 1);
+  }
+
+  /** A key hash's tag in a slot: its high bits, which the slot's position does not already say. */
+  private static long tag(int hash) {
+    return (long) (hash >>> (Integer.SIZE - TAG_BITS)) << ADDRESS_BITS;
   }
 }

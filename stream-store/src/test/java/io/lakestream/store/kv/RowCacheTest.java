@@ -246,6 +246,33 @@ class RowCacheTest {
   }
 
   @Test
+  void keysWithTheSameHashKeepTheirOwnRows() {
+    // Two different keys of one 32-bit hash share their index position and their slot tag.
+    Map<Integer, Integer> byHash = new HashMap<>();
+    int first = -1;
+    int second = -1;
+    for (int id = 0; first < 0; id++) {
+      Integer earlier = byHash.putIfAbsent(key(id).hashCode(), id);
+      if (earlier != null) {
+        first = earlier;
+        second = id;
+      }
+    }
+    RowCache.Rows rows = new RowCache(1 << 20).newRows(true);
+    rows.put(key(first), value(first, 1));
+    rows.put(key(second), value(second, 1));
+    rows.put(key(first), value(first, 2));
+    assertThat(rows.get(key(first))).isEqualTo(value(first, 2));
+    assertThat(rows.get(key(second))).isEqualTo(value(second, 1));
+
+    rows.remove(key(first));
+
+    assertThat(rows.get(key(first))).isNull();
+    assertThat(rows.get(key(second))).isEqualTo(value(second, 1));
+    assertThat(rows.size()).isEqualTo(1);
+  }
+
+  @Test
   void refusesANegativeBudget() {
     assertThatThrownBy(() -> new RowCache(-1))
         .isInstanceOf(IllegalArgumentException.class)
