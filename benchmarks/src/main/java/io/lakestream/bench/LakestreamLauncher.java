@@ -17,9 +17,10 @@ final class LakestreamLauncher {
   /** The launcher's JVM_FLAGS at its default heap, for baseline JVMs that should match it. */
   static final List<String> JVM_FLAGS =
       List.of(
-          "-Xms64m",
+          "-Xms256m",
           "-Xmx" + SERVER_HEAP,
           "-XX:+UseG1GC",
+          "-XX:+UseTransparentHugePages",
           "-XX:+ExitOnOutOfMemoryError",
           "--enable-native-access=ALL-UNNAMED",
           "--sun-misc-unsafe-memory-access=allow",
