@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.arrow.compression.ZstdCompressionCodec;
 import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -437,7 +436,7 @@ public final class ArrowBatchCodec {
       case LZ4_FRAME:
         return new Lz4FrameCodec();
       case ZSTD:
-        return new ZstdCompressionCodec(ZSTD_LEVEL);
+        return new ZstdCodec(ZSTD_LEVEL);
       default:
         return NoCompressionCodec.INSTANCE;
     }

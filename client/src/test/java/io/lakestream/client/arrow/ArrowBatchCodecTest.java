@@ -3,6 +3,7 @@ package io.lakestream.client.arrow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,14 +12,21 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.compression.CommonsCompressionFactory;
+import org.apache.arrow.compression.ZstdCompressionCodec;
+import org.apache.arrow.flatbuf.CompressionType;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.ReadChannel;
 import org.apache.arrow.vector.ipc.WriteChannel;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.DictionaryEncoding;
@@ -98,6 +106,57 @@ class ArrowBatchCodecTest {
       assertThat(lz4).isLessThan(none);
       assertThat(zstd).isLessThan(lz4);
     }
+  }
+
+  @Test
+  void zstdBatchesReadAndWriteLikeArrowsOwnCodec() throws Exception {
+    try (VectorSchemaRoot original = TestBatches.w1(allocator, 5_000, 11)) {
+      // Ours written, Arrow's reader with Arrow's ZSTD codec.
+      ByteBuffer ours = ArrowBatchCodec.encode(original, Compression.ZSTD);
+      byte[] bytes = new byte[ours.remaining()];
+      ours.get(bytes);
+      try (ArrowRecordBatch batch =
+              MessageSerializer.deserializeRecordBatch(
+                  new ReadChannel(Channels.newChannel(new ByteArrayInputStream(bytes))),
+                  allocator);
+          VectorSchemaRoot read = VectorSchemaRoot.create(TestBatches.w1Schema(), allocator)) {
+        assertThat(batch.getBodyCompression().getCodec()).isEqualTo(CompressionType.ZSTD);
+        new VectorLoader(read, CommonsCompressionFactory.INSTANCE).load(batch);
+        assertThat(read.equals(original)).isTrue();
+      }
+
+      // Arrow's codec written, ours read.
+      ByteArrayOutputStream theirs = new ByteArrayOutputStream();
+      try (ArrowRecordBatch batch =
+          new VectorUnloader(original, true, new ZstdCompressionCodec(), true).getRecordBatch()) {
+        MessageSerializer.serialize(new WriteChannel(Channels.newChannel(theirs)), batch);
+      }
+      try (VectorSchemaRoot decoded =
+          ArrowBatchCodec.decode(
+              ByteBuffer.wrap(theirs.toByteArray()), TestBatches.w1Schema(), allocator)) {
+        assertThat(decoded.equals(original)).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void zstdRoundTripsFromManyThreadsAtOnce() {
+    List<Integer> seeds = java.util.stream.IntStream.range(0, 32).boxed().toList();
+    List<Boolean> equal =
+        seeds.parallelStream()
+            .map(
+                seed -> {
+                  try (VectorSchemaRoot original = TestBatches.w1(allocator, 2_000, seed)) {
+                    ByteBuffer message = ArrowBatchCodec.encode(original, Compression.ZSTD);
+                    try (VectorSchemaRoot decoded =
+                        ArrowBatchCodec.decode(message, TestBatches.w1Schema(), allocator)) {
+                      return decoded.equals(original);
+                    }
+                  }
+                })
+            .toList();
+
+    assertThat(equal).hasSize(32).containsOnly(true);
   }
 
   @Test
