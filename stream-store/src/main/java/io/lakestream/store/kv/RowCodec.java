@@ -95,6 +95,8 @@ public final class RowCodec {
     byte[][] validity = new byte[columns][];
     byte[][] data = new byte[columns][];
     int[][] offsets = new int[columns][];
+    // Strings of a column that is all ASCII need no per-value check for malformed UTF-8.
+    boolean[] ascii = new boolean[columns];
     int bitmapBytes = (rows + 7) / 8;
     for (int i = 0; i < columns; i++) {
       types[i] = schema.column(i).type().typeId();
@@ -120,6 +122,7 @@ public final class RowCodec {
               .get(offsets[i]);
           data[i] = new byte[offsets[i][rows]];
           vector.getDataBuffer().getBytes(0, data[i], 0, data[i].length);
+          ascii[i] = isAscii(data[i], 0, data[i].length);
         }
         default ->
             throw new IllegalStateException(
@@ -156,7 +159,7 @@ public final class RowCodec {
           default -> {
             int start = offsets[i][row];
             int length = offsets[i][row + 1] - start;
-            if (types[i] == Type.TypeID.STRING && !isAscii(column, start, length)) {
+            if (types[i] == Type.TypeID.STRING && !ascii[i] && !isAscii(column, start, length)) {
               // As a String round trip does: malformed UTF-8 becomes replacement characters.
               writeBytes(
                   out,
