@@ -48,9 +48,11 @@ public final class RowCache {
 
   /**
    * An index slot is one long: the entry's address ({@code 1 + (chunk << OFFSET_BITS | offset)},
-   * never 0, which marks an empty slot) in its low {@link #ADDRESS_BITS} bits and a tag of the
-   * key's hash above, so that a probe rejects other keys without reading their entries and costs
-   * one cache miss where a separate array of hashes cost two.
+   * never 0, which marks an empty slot) in its low {@link #ADDRESS_BITS} bits and the low {@link
+   * #TAG_BITS} bits of the key's hash above. A probe compares those bits (keys of other home slots
+   * differ in them) before it reads an entry, and costs one cache miss where a separate array of
+   * hashes cost two; growing an index of up to 2^22 slots takes each entry's home from them without
+   * reading its key.
    */
   private static final int OFFSET_BITS = 20;
 
@@ -279,6 +281,17 @@ public final class RowCache {
       return i;
     }
 
+    /**
+     * The home position, in an index of {@code mask + 1} slots, of the entry a slot points at: from
+     * the slot's tag while the index has at most 2^22 slots, else from the entry's key.
+     */
+    private int homeOf(long slot, int mask) {
+      if (mask < 1 << TAG_BITS) {
+        return (int) (slot >>> ADDRESS_BITS) & mask;
+      }
+      return hashAt(slot) & mask;
+    }
+
     /** The hash of the key of the entry a slot points at. */
     private int hashAt(long slot) {
       byte[] chunk = chunks[chunkOf(slot)];
@@ -311,7 +324,7 @@ public final class RowCache {
       int mask = slots.length - 1;
       int hole = emptied;
       for (int i = (hole + 1) & mask; slots[i] != 0; i = (i + 1) & mask) {
-        int home = hashAt(slots[i]) & mask;
+        int home = homeOf(slots[i], mask);
         // The entry may move into the hole if its home is not cyclically within (hole, i].
         boolean homeAfterHole = hole <= i ? home > hole && home <= i : home > hole || home <= i;
         if (!homeAfterHole) {
@@ -330,7 +343,7 @@ public final class RowCache {
       int mask = capacity - 1;
       for (long slot : oldSlots) {
         if (slot != 0) {
-          int j = hashAt(slot) & mask;
+          int j = homeOf(slot, mask);
           while (slots[j] != 0) {
             j = (j + 1) & mask;
           }
@@ -524,8 +537,8 @@ public final class RowCache {
     return (int) ((slot & ADDRESS_MASK) - 1) & ((1 << OFFSET_BITS) - 1);
   }
 
-  /** A key hash's tag in a slot: its high bits, which the slot's position does not already say. */
+  /** A key hash's tag in a slot: its low {@link #TAG_BITS} bits. */
   private static long tag(int hash) {
-    return (long) (hash >>> (Integer.SIZE - TAG_BITS)) << ADDRESS_BITS;
+    return (long) (hash & ((1 << TAG_BITS) - 1)) << ADDRESS_BITS;
   }
 }
