@@ -495,9 +495,10 @@ public final class RowCache {
             "A row cache view cannot hold more than " + MAX_CHUNKS + " chunks");
       }
       if (id == chunks.length) {
-        chunks = Arrays.copyOf(chunks, Math.min(MAX_CHUNKS, id * 2));
-        chunkFill = Arrays.copyOf(chunkFill, id * 2);
-        chunkLive = Arrays.copyOf(chunkLive, id * 2);
+        int grown = Math.min(MAX_CHUNKS, id * 2);
+        chunks = Arrays.copyOf(chunks, grown);
+        chunkFill = Arrays.copyOf(chunkFill, grown);
+        chunkLive = Arrays.copyOf(chunkLive, grown);
       }
       chunks[id] = new byte[size];
       chunkFill[id] = 0;
