@@ -3,6 +3,8 @@ package io.lakestream.bench;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.store.kv.KvConfig;
+import io.lakestream.store.kv.KvMemory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -11,7 +13,6 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.InfoLogLevel;
-import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -20,13 +21,13 @@ import org.rocksdb.WriteOptions;
 
 /**
  * The baseline of the keyed-state benchmark: RocksDB through its JNI binding in the benchmark JVM,
- * opened with the options a Lakestream KV tablet uses ({@code KvTablet}: the default block cache
- * size ({@code KvConfig.defaults()}) holding index and filter blocks, 10-bit whole-key bloom
- * filter, LZ4, 16 MiB memtables, three of them, WAL off). Keys are 8 bytes big-endian with the sign
- * bit flipped, as Lakestream encodes a BIGINT key; values are the row serialised plainly
- * (fixed-width numbers, strings as a 2-byte length and UTF-8 bytes). Writes go in one {@link
- * WriteBatch} per call, as the tablet applies a request's changes. Gets are thread safe; puts come
- * from one thread.
+ * opened with the options a Lakestream KV tablet uses ({@code KvTablet}: the default sizes of
+ * {@code KvConfig.defaults()}, a block cache holding index and filter blocks with the memtables
+ * charged to it ({@code KvMemory}), 10-bit whole-key bloom filter, LZ4, 64 MiB memtables, three of
+ * them, WAL off). Keys are 8 bytes big-endian with the sign bit flipped, as Lakestream encodes a
+ * BIGINT key; values are the row serialised plainly (fixed-width numbers, strings as a 2-byte
+ * length and UTF-8 bytes). Writes go in one {@link WriteBatch} per call, as the tablet applies a
+ * request's changes. Gets are thread safe; puts come from one thread.
  */
 final class RawRocksDb implements AutoCloseable {
   static {
@@ -34,7 +35,7 @@ final class RawRocksDb implements AutoCloseable {
   }
 
   private final Path directory;
-  private final LRUCache blockCache;
+  private final KvMemory memory;
   private final BloomFilter bloomFilter;
   private final Options options;
   private final WriteOptions writeOptions;
@@ -42,19 +43,20 @@ final class RawRocksDb implements AutoCloseable {
 
   private RawRocksDb(Path directory) throws IOException {
     this.directory = requireNonNull(directory, "directory is null");
-    this.blockCache = new LRUCache(io.lakestream.store.kv.KvConfig.defaults().blockCacheBytes());
+    this.memory = new KvMemory(KvConfig.defaults());
     this.bloomFilter = new BloomFilter(10, false);
     this.options =
         new Options()
             .setCreateIfMissing(true)
             .setTableFormatConfig(
                 new BlockBasedTableConfig()
-                    .setBlockCache(blockCache)
+                    .setBlockCache(memory.blockCache())
                     .setFilterPolicy(bloomFilter)
                     .setWholeKeyFiltering(true)
                     .setCacheIndexAndFilterBlocks(true)
                     .setPinL0FilterAndIndexBlocksInCache(true))
-            .setWriteBufferSize(16L << 20)
+            .setWriteBufferSize(KvConfig.defaults().writeBufferBytes())
+            .setWriteBufferManager(memory.writeBuffers())
             .setMaxWriteBufferNumber(3)
             .setCompressionType(CompressionType.LZ4_COMPRESSION)
             .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
@@ -154,6 +156,6 @@ final class RawRocksDb implements AutoCloseable {
     writeOptions.close();
     options.close();
     bloomFilter.close();
-    blockCache.close();
+    memory.close();
   }
 }

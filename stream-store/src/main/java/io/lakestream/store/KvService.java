@@ -122,7 +122,7 @@ final class KvService {
                         table.schemas().get(table.currentSchemaId()), table.properties()),
                     kvs.config(),
                     kvs.clock(),
-                    kvs.blockCache(),
+                    kvs.memory(),
                     kvs.rowCache());
             try {
               replay(table, tablet, log);

@@ -45,7 +45,9 @@ public record StreamStoreConfig(
       ConfigKey.bytes(
           "kv.block-cache",
           KvConfig.defaults().blockCacheBytes(),
-          "RocksDB block cache shared by all primary-key table buckets of the server");
+          "RocksDB block cache shared by all primary-key table buckets of the server; their"
+              + " memtables are charged to it and flushed early when together they reach half of"
+              + " it");
   public static final ConfigKey<Long> KV_ROW_CACHE =
       ConfigKey.bytes(
           "kv.row-cache",

@@ -28,7 +28,7 @@ class StreamStoreConfigTest {
             Map.entry("rpc.max-in-flight-bytes", "128mb"),
             Map.entry("kv.block-cache", "512mb"),
             Map.entry("kv.row-cache", "512mb"),
-            Map.entry("kv.write-buffer", "16mb"),
+            Map.entry("kv.write-buffer", "64mb"),
             Map.entry("kv.checkpoint-interval", "10m"),
             Map.entry("kv.checkpoint-bytes", "256mb"));
   }

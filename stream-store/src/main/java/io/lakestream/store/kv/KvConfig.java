@@ -41,10 +41,10 @@ public record KvConfig(
   }
 
   /**
-   * The defaults: a 512 MiB block cache and a 512 MiB row cache shared by the node's tablets, 16
-   * MiB memtables, a checkpoint every 10 minutes or every 256 MiB written.
+   * The defaults: a 512 MiB block cache and a 512 MiB row cache shared by the node's tablets, 64
+   * MiB memtables (RocksDB's own default), a checkpoint every 10 minutes or every 256 MiB written.
    */
   public static KvConfig defaults() {
-    return new KvConfig(512L << 20, 512L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20);
+    return new KvConfig(512L << 20, 512L << 20, 64L << 20, Duration.ofMinutes(10), 256L << 20);
   }
 }

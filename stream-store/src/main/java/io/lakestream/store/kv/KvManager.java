@@ -14,9 +14,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.rocksdb.Cache;
-import org.rocksdb.LRUCache;
-import org.rocksdb.RocksDB;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +38,7 @@ public final class KvManager implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
   private final Map<Key, KvTablet> tablets = new ConcurrentHashMap<>();
-  private LRUCache blockCache; // created with the first tablet: RocksDB loads only when needed
+  private KvMemory memory; // created with the first tablet: RocksDB loads only when needed
   private final RowCache rowCache;
 
   public KvManager(Path root, KvConfig config, Clock clock) throws IOException {
@@ -76,15 +73,15 @@ public final class KvManager implements AutoCloseable {
   }
 
   /**
-   * The RocksDB block cache every tablet of this node reads through ({@link
-   * KvConfig#blockCacheBytes()} in all); open while this manager is.
+   * The RocksDB memory every tablet of this node shares: one block cache ({@link
+   * KvConfig#blockCacheBytes()} in all) with their memtables charged to it; open while this manager
+   * is.
    */
-  public synchronized Cache blockCache() {
-    if (blockCache == null) {
-      RocksDB.loadLibrary();
-      blockCache = new LRUCache(config.blockCacheBytes());
+  public synchronized KvMemory memory() {
+    if (memory == null) {
+      memory = new KvMemory(config);
     }
-    return blockCache;
+    return memory;
   }
 
   public KvConfig config() {
@@ -202,9 +199,9 @@ public final class KvManager implements AutoCloseable {
     tablets.values().forEach(KvTablet::close);
     tablets.clear();
     synchronized (this) {
-      if (blockCache != null) {
-        blockCache.close();
-        blockCache = null;
+      if (memory != null) {
+        memory.close();
+        memory = null;
       }
     }
   }

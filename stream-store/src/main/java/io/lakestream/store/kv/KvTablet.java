@@ -21,12 +21,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
-import org.rocksdb.Cache;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.InfoLogLevel;
-import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -100,8 +98,8 @@ public final class KvTablet implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
 
-  private final Cache blockCache;
-  private final boolean ownsBlockCache;
+  private final KvMemory memory;
+  private final boolean ownsMemory;
   private final BloomFilter bloomFilter;
   private final Options options;
   private final WriteOptions writeOptions;
@@ -125,7 +123,7 @@ public final class KvTablet implements AutoCloseable {
       KvConfig config,
       Clock clock,
       Path dbDirectory,
-      Cache sharedBlockCache,
+      KvMemory sharedMemory,
       RowCache rowCache)
       throws IOException {
     this.directory = directory;
@@ -136,20 +134,21 @@ public final class KvTablet implements AutoCloseable {
     this.engine = engine;
     this.config = config;
     this.clock = clock;
-    this.ownsBlockCache = sharedBlockCache == null;
-    this.blockCache = ownsBlockCache ? new LRUCache(config.blockCacheBytes()) : sharedBlockCache;
+    this.ownsMemory = sharedMemory == null;
+    this.memory = ownsMemory ? new KvMemory(config) : sharedMemory;
     this.bloomFilter = new BloomFilter(10, false);
     this.options =
         new Options()
             .setCreateIfMissing(true)
             .setTableFormatConfig(
                 new BlockBasedTableConfig()
-                    .setBlockCache(blockCache)
+                    .setBlockCache(memory.blockCache())
                     .setFilterPolicy(bloomFilter)
                     .setWholeKeyFiltering(true)
                     .setCacheIndexAndFilterBlocks(true)
                     .setPinL0FilterAndIndexBlocksInCache(true))
             .setWriteBufferSize(config.writeBufferBytes())
+            .setWriteBufferManager(memory.writeBuffers())
             .setMaxWriteBufferNumber(3)
             .setCompressionType(CompressionType.LZ4_COMPRESSION)
             .setAvoidFlushDuringShutdown(true)
@@ -195,9 +194,9 @@ public final class KvTablet implements AutoCloseable {
 
   /**
    * Opens a tablet as {@link #open(Path, KvSchema, MergeEngine, KvConfig, Clock)} does, reading
-   * through a block cache and keeping rows in a row cache that other tablets share; the caller
-   * keeps the block cache open while the tablet is. With a null block cache the tablet has its own
-   * of {@link KvConfig#blockCacheBytes()}.
+   * through a block cache, counting its memtables with theirs ({@link KvMemory}) and keeping rows
+   * in a row cache that other tablets share; the caller keeps the memory open while the tablet is.
+   * With null memory the tablet has its own.
    */
   public static KvTablet open(
       Path directory,
@@ -205,7 +204,7 @@ public final class KvTablet implements AutoCloseable {
       MergeEngine engine,
       KvConfig config,
       Clock clock,
-      Cache sharedBlockCache,
+      KvMemory sharedMemory,
       RowCache rowCache)
       throws IOException {
     requireNonNull(directory, "directory is null");
@@ -228,7 +227,7 @@ public final class KvTablet implements AutoCloseable {
         KvCheckpoints.restore(checkpoint.get(), dbDirectory);
       }
       return new KvTablet(
-          absolute, schema, engine, config, clock, dbDirectory, sharedBlockCache, rowCache);
+          absolute, schema, engine, config, clock, dbDirectory, sharedMemory, rowCache);
     } catch (IOException | RuntimeException e) {
       OPEN_DIRECTORIES.remove(absolute);
       throw e;
@@ -708,6 +707,19 @@ public final class KvTablet implements AutoCloseable {
     }
   }
 
+  /** Bytes held by the memtable RocksDB writes into now (not those being flushed). */
+  long activeMemtableBytes() throws IOException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      return db.getLongProperty("rocksdb.cur-size-active-mem-table");
+    } catch (RocksDBException e) {
+      throw new IOException("Cannot read the memtable size", e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
   /**
    * The durable row of a key, or null.
    *
@@ -970,8 +982,8 @@ public final class KvTablet implements AutoCloseable {
     writeOptions.close();
     options.close();
     bloomFilter.close();
-    if (ownsBlockCache) {
-      blockCache.close();
+    if (ownsMemory) {
+      memory.close();
     }
   }
 }

@@ -11,7 +11,7 @@ class KvConfigTest {
   void defaultsArePinned() {
     assertThat(KvConfig.defaults())
         .isEqualTo(
-            new KvConfig(512L << 20, 512L << 20, 16L << 20, Duration.ofMinutes(10), 256L << 20));
+            new KvConfig(512L << 20, 512L << 20, 64L << 20, Duration.ofMinutes(10), 256L << 20));
   }
 
   @Test
