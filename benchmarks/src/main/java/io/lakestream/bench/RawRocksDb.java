@@ -41,7 +41,7 @@ final class RawRocksDb implements AutoCloseable {
   private final WriteOptions writeOptions;
   private final RocksDB db;
 
-  private RawRocksDb(Path directory) throws IOException {
+  private RawRocksDb(Path directory, long writeBufferBytes) throws IOException {
     this.directory = requireNonNull(directory, "directory is null");
     this.memory = new KvMemory(KvConfig.defaults());
     this.bloomFilter = new BloomFilter(10, false);
@@ -55,7 +55,7 @@ final class RawRocksDb implements AutoCloseable {
                     .setWholeKeyFiltering(true)
                     .setCacheIndexAndFilterBlocks(true)
                     .setPinL0FilterAndIndexBlocksInCache(true))
-            .setWriteBufferSize(KvConfig.defaults().writeBufferBytes())
+            .setWriteBufferSize(writeBufferBytes)
             .setWriteBufferManager(memory.writeBuffers())
             .setMaxWriteBufferNumber(3)
             .setCompressionType(CompressionType.LZ4_COMPRESSION)
@@ -71,7 +71,12 @@ final class RawRocksDb implements AutoCloseable {
   }
 
   static RawRocksDb open(Path directory) throws IOException {
-    return new RawRocksDb(directory);
+    return new RawRocksDb(directory, KvConfig.defaults().writeBufferBytes());
+  }
+
+  /** As {@link #open(Path)}, but with memtables of another size. */
+  static RawRocksDb open(Path directory, long writeBufferBytes) throws IOException {
+    return new RawRocksDb(directory, writeBufferBytes);
   }
 
   Path directory() {
