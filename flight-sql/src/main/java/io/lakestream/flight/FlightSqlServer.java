@@ -86,7 +86,7 @@ public final class FlightSqlServer implements AutoCloseable {
               allocator,
               options.config().resultTimeout(),
               Clock.systemUTC(),
-              String.valueOf(FlightSqlServer.class.getPackage().getImplementationVersion()));
+              ServerVersion.get());
       Optional<FlightSqlConfig.Tls> tls = options.config().tls();
       FlightServer.Builder builder =
           FlightServer.builder(

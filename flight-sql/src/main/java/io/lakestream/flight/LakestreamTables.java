@@ -129,7 +129,8 @@ public final class LakestreamTables {
    * Whether a table is a streaming table (a log or primary-key table) rather than plain Iceberg.
    */
   static boolean isStream(Table table) {
-    return STREAM_KINDS.contains(table.properties().get(KIND));
+    String kind = table.properties().get(KIND);
+    return kind != null && STREAM_KINDS.contains(kind);
   }
 
   private Catalog catalog(String warehouse) {
