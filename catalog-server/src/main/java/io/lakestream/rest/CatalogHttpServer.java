@@ -165,9 +165,9 @@ public final class CatalogHttpServer implements AutoCloseable {
     }
 
     /**
-     * Requests with a body are authenticated on their headers: the catalog's routes and the metrics
-     * need a principal, the token endpoint takes small bodies only, and other paths do not read
-     * bodies at all.
+     * Requests with a body are authenticated on their headers (the catalog's routes and the metrics
+     * need a principal), and the token endpoint takes small bodies only. Other paths answer without
+     * reading a body, which the transport's size, time and memory limits bound.
      */
     @Override
     public Verdict screenWithoutWaiting(Call head) {
@@ -198,6 +198,8 @@ public final class CatalogHttpServer implements AutoCloseable {
       } catch (NotAuthorizedException e) {
         metrics.recordRequest("unmatched", 401, 0);
         return new Verdict(unauthorized(e));
+      } catch (RuntimeException e) { // mapped as serving the call would map it
+        return new Verdict(error(RestErrors.toErrorResponse(e)));
       }
     }
 
