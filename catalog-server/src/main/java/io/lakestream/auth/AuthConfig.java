@@ -7,8 +7,10 @@ import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Authentication and authorization settings.
@@ -16,6 +18,8 @@ import java.util.Map;
  * @param clients client id to secret, for the client-credentials grant of the token endpoint
  * @param signingKey HMAC key for the tokens this server issues; null for a random key per start
  * @param jwksUrl JWKS of an external token issuer, or null
+ * @param metricsPrincipals principals that may read {@code /metrics} besides admins of every
+ *     warehouse
  */
 public record AuthConfig(
     AuthMode mode,
@@ -26,7 +30,8 @@ public record AuthConfig(
     String jwtIssuer,
     String jwtAudience,
     String principalClaim,
-    List<Grant> grants) {
+    List<Grant> grants,
+    Set<String> metricsPrincipals) {
 
   public static final ConfigKey<AuthMode> MODE =
       ConfigKey.choice(
@@ -63,6 +68,13 @@ public record AuthConfig(
           "(none)",
           "Privileges: principal:read|write|admin:*|warehouse|warehouse.namespace, comma-separated");
 
+  public static final ConfigKey<String> METRICS_PRINCIPALS =
+      ConfigKey.derivedString(
+          "auth.metrics-principals",
+          "(none)",
+          "Principals that may read /metrics with auth.mode=oauth2, comma-separated; principals"
+              + " with admin on * may too, others get 403");
+
   public static final List<ConfigKey<?>> KEYS =
       List.of(
           MODE,
@@ -73,7 +85,8 @@ public record AuthConfig(
           JWT_ISSUER,
           JWT_AUDIENCE,
           PRINCIPAL_CLAIM,
-          GRANTS);
+          GRANTS,
+          METRICS_PRINCIPALS);
 
   public AuthConfig {
     requireNonNull(mode, "mode is null");
@@ -81,12 +94,22 @@ public record AuthConfig(
     requireNonNull(tokenLifetime, "tokenLifetime is null");
     requireNonNull(principalClaim, "principalClaim is null");
     grants = List.copyOf(grants);
+    metricsPrincipals = Set.copyOf(metricsPrincipals);
   }
 
   /** Off: the embedded default. */
   public static AuthConfig none() {
     return new AuthConfig(
-        AuthMode.NONE, Map.of(), null, Duration.ofHours(1), null, null, null, "sub", List.of());
+        AuthMode.NONE,
+        Map.of(),
+        null,
+        Duration.ofHours(1),
+        null,
+        null,
+        null,
+        "sub",
+        List.of(),
+        Set.of());
   }
 
   public static AuthConfig from(Configuration configuration) {
@@ -109,7 +132,20 @@ public record AuthConfig(
         issuer,
         configuration.get(JWT_AUDIENCE),
         configuration.get(PRINCIPAL_CLAIM),
-        Grant.parseAll(configuration.get(GRANTS)));
+        Grant.parseAll(configuration.get(GRANTS)),
+        parsePrincipals(configuration.get(METRICS_PRINCIPALS)));
+  }
+
+  private static Set<String> parsePrincipals(String text) {
+    Set<String> principals = new LinkedHashSet<>();
+    if (text != null) {
+      for (String name : text.split(",")) {
+        if (!name.isBlank()) {
+          principals.add(name.trim());
+        }
+      }
+    }
+    return principals;
   }
 
   private static Map<String, String> parseClients(String text) {

@@ -11,10 +11,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import io.lakestream.auth.Authenticator;
+import io.lakestream.auth.Authorizer;
 import io.lakestream.auth.Principal;
 import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.HttpTransport.Answer;
 import io.lakestream.rest.HttpTransport.Call;
+import io.lakestream.rest.HttpTransport.Verdict;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTSerializers;
 import org.apache.iceberg.rest.responses.ErrorResponse;
@@ -31,7 +34,8 @@ import org.apache.iceberg.rest.responses.ErrorResponseParser;
 
 /**
  * The HTTP server: the Iceberg REST catalog under {@code /v1}, the OAuth2 token endpoint, liveness
- * at {@code /health}, readiness at {@code /ready} and Prometheus metrics at {@code /metrics}.
+ * at {@code /health}, readiness at {@code /ready} (both open to everyone) and Prometheus metrics at
+ * {@code /metrics} (for the principals {@link Authorizer#checkMetrics} allows).
  *
  * <p>This class turns HTTP calls (read by {@link HttpTransport}) into {@link RestRequest}s, hands
  * them to a {@link RestHandler}, and writes the {@link RestResponse} or the {@link
@@ -56,6 +60,8 @@ public final class CatalogHttpServer implements AutoCloseable {
   private static final String OAUTH_TOKENS_PATH = "/v1/oauth/tokens";
   private static final String JSON = "application/json";
   private static final int MIN_COMPRESSED_BYTES = 1500;
+  // A client-credentials form is a few hundred bytes.
+  private static final long MAX_TOKEN_REQUEST_BYTES = 64 * 1024;
 
   private final HttpTransport transport;
   private final ResponseCache<String, byte[]> encodedBodies = new ResponseCache<>(256);
@@ -66,30 +72,35 @@ public final class CatalogHttpServer implements AutoCloseable {
   private final ObjectMapper mapper;
   private final ServerMetrics metrics;
   private final BooleanSupplier ready;
+  private final Authorizer authorizer;
   private final long maxRequestBytes;
 
   /**
-   * @param maxRequestBytes larger request bodies get 413
+   * @param authorizer decides who may read {@code /metrics} ({@link Authorizer#checkMetrics})
+   * @param limits what clients may make the server hold: body size, request timeout, buffered
+   *     bodies, connections per address
    * @param stopTimeout how long {@link #close} waits for running requests
    * @param ready whether the whole server is ready to serve (for {@code /ready})
    */
   public CatalogHttpServer(
       RestHandler handlers,
       Authenticator authenticator,
+      Authorizer authorizer,
       OAuthTokenEndpoint tokenEndpoint,
       ObjectMapper mapper,
       ServerMetrics metrics,
-      long maxRequestBytes,
+      HttpLimits limits,
       Duration stopTimeout,
       BooleanSupplier ready) {
     this.handlers = requireNonNull(handlers, "handlers is null");
     this.authenticator = requireNonNull(authenticator, "authenticator is null");
+    this.authorizer = requireNonNull(authorizer, "authorizer is null");
     this.tokenEndpoint = requireNonNull(tokenEndpoint, "tokenEndpoint is null");
     this.mapper = requireNonNull(mapper, "mapper is null");
     this.metrics = requireNonNull(metrics, "metrics is null");
     this.ready = requireNonNull(ready, "ready is null");
-    this.maxRequestBytes = maxRequestBytes;
-    this.transport = new HttpTransport(new Routes(), maxRequestBytes, stopTimeout);
+    this.maxRequestBytes = limits.maxRequestBytes();
+    this.transport = new HttpTransport(new Routes(), limits, stopTimeout);
   }
 
   /**
@@ -153,10 +164,50 @@ public final class CatalogHttpServer implements AutoCloseable {
           : null;
     }
 
+    /**
+     * Requests with a body are authenticated on their headers (the catalog's routes and the metrics
+     * need a principal), and the token endpoint takes small bodies only. Other paths answer without
+     * reading a body, which the transport's size, time and memory limits bound.
+     */
+    @Override
+    public Verdict screenWithoutWaiting(Call head) {
+      String path = head.path();
+      if (path.equals(OAUTH_TOKENS_PATH)) {
+        String length = head.header("content-length");
+        return length != null && parseLength(length) > MAX_TOKEN_REQUEST_BYTES
+            ? new Verdict(
+                refuse(413, "Token requests are limited to " + MAX_TOKEN_REQUEST_BYTES + " bytes"))
+            : Verdict.ADMIT;
+      }
+      if (!needsPrincipal(path)) {
+        return Verdict.ADMIT;
+      }
+      return authenticator.authenticateWithoutWaiting(head.header("authorization")).isPresent()
+          ? Verdict.ADMIT
+          : null;
+    }
+
+    @Override
+    public Verdict screen(Call head) {
+      if (!needsPrincipal(head.path())) {
+        return Verdict.ADMIT;
+      }
+      try {
+        authenticator.authenticate(head.header("authorization"));
+        return Verdict.ADMIT;
+      } catch (NotAuthorizedException e) {
+        metrics.recordRequest("unmatched", 401, 0);
+        return new Verdict(unauthorized(e));
+      } catch (RuntimeException e) { // mapped as serving the call would map it
+        return new Verdict(error(RestErrors.toErrorResponse(e)));
+      }
+    }
+
     @Override
     public Answer refuse(int status, String reason) {
       String type =
           switch (status) {
+            case 408 -> "RequestTimeout";
             case 413 -> "RequestTooLarge";
             case 500 -> "RuntimeException";
             case 503 -> "ServiceUnavailableException";
@@ -164,6 +215,22 @@ public final class CatalogHttpServer implements AutoCloseable {
           };
       return error(RestErrors.error(status, type, reason));
     }
+  }
+
+  private static boolean needsPrincipal(String path) {
+    return (path.startsWith("/v1/") && !path.equals(OAUTH_TOKENS_PATH)) || path.equals("/metrics");
+  }
+
+  private static long parseLength(String value) {
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static Answer unauthorized(NotAuthorizedException e) {
+    return withHeader(error(RestErrors.toErrorResponse(e)), "WWW-Authenticate", BEARER);
   }
 
   /** Answers a catalog call under {@code /v1} and records it in the metrics. */
@@ -298,9 +365,11 @@ public final class CatalogHttpServer implements AutoCloseable {
 
   private Answer scrapeMetrics(Call call) {
     try {
-      authenticator.authenticate(call.header("authorization"));
+      authorizer.checkMetrics(authenticator.authenticate(call.header("authorization")));
     } catch (NotAuthorizedException e) {
-      return withHeader(error(RestErrors.toErrorResponse(e)), "WWW-Authenticate", BEARER);
+      return unauthorized(e);
+    } catch (ForbiddenException e) {
+      return error(RestErrors.toErrorResponse(e));
     }
     return new Answer(200, Map.of("Content-Type", metrics.contentType()), metrics.scrape());
   }

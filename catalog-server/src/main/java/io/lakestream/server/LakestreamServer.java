@@ -206,7 +206,8 @@ public final class LakestreamServer implements AutoCloseable {
     housekeeping.scheduleWithFixedDelay(
         () -> purgeIdempotencyKeys(idempotency), 10, 10, TimeUnit.MINUTES);
     TokenService tokens = new TokenService(config.auth(), Clock.systemUTC());
-    Authorizer authorizer = new Authorizer(config.auth().grants());
+    Authorizer authorizer =
+        new Authorizer(config.auth().grants(), config.auth().metricsPrincipals());
     RestHandler handler =
         new AuthorizingHandler(
             new IdempotentHandler(
@@ -236,10 +237,11 @@ public final class LakestreamServer implements AutoCloseable {
         new CatalogHttpServer(
             handler,
             authenticator,
+            authorizer,
             new OAuthTokenEndpoint(tokens),
             mapper,
             metrics,
-            config.maxRequestBytes(),
+            config.httpLimits(),
             config.shutdownTimeout(),
             ready::get);
     requirePortFree(config.bindAddress(), config.httpPort(), "http.port");
@@ -271,7 +273,10 @@ public final class LakestreamServer implements AutoCloseable {
                 new ArrowBatchProjector(),
                 new StreamAdmin(warehouses, streamAccess)),
             config.stream().maxRequestBytes(),
-            config.stream().maxInFlightBytes());
+            config.stream().maxInFlightBytes(),
+            config.stream().requestTimeout(),
+            config.stream().maxConnections(),
+            config.stream().maxConnectionsPerAddress());
     try {
       rpc.start(config.bindAddress(), config.rpcPort());
     } catch (Exception e) { // Netty rethrows bind failures unchecked

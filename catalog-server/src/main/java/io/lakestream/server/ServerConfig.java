@@ -6,6 +6,7 @@ import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import io.lakestream.flight.FlightSqlConfig;
+import io.lakestream.rest.HttpLimits;
 import io.lakestream.storage.StorageConfig;
 import io.lakestream.store.StreamStoreConfig;
 import io.lakestream.tiering.TieringConfig;
@@ -26,6 +27,9 @@ public record ServerConfig(
     int flightPort,
     boolean flightEnabled,
     long maxRequestBytes,
+    Duration httpRequestTimeout,
+    long maxBufferedRequestBytes,
+    int maxConnectionsPerAddress,
     Duration shutdownTimeout,
     String databaseUrl,
     String databaseUser,
@@ -61,6 +65,25 @@ public record ServerConfig(
   public static final ConfigKey<Long> MAX_REQUEST_SIZE =
       ConfigKey.bytes(
           "http.max-request-size", 16L << 20, "Largest accepted HTTP request body; larger get 413");
+  public static final ConfigKey<Duration> HTTP_REQUEST_TIMEOUT =
+      ConfigKey.duration(
+          "http.request-timeout",
+          Duration.ofSeconds(30),
+          "Time from a request's first byte to its last; a slower one's connection is closed"
+              + " (408)");
+  public static final ConfigKey<Long> MAX_BUFFERED_REQUEST_BYTES =
+      ConfigKey.bytes(
+          "http.max-buffered-request-bytes",
+          256L << 20,
+          "Heap the bodies of all unanswered HTTP requests may hold together (at most a quarter"
+              + " of the heap); a body beyond it gets 503 with Retry-After");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_ADDRESS =
+      ConfigKey.integer(
+          "http.max-connections-per-address",
+          64,
+          1,
+          1_000_000,
+          "Open HTTP connections from one client address; further ones are closed at once");
   public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT =
       ConfigKey.duration(
           "shutdown.timeout",
@@ -113,6 +136,9 @@ public record ServerConfig(
           FLIGHT_PORT,
           FLIGHT_ENABLED,
           MAX_REQUEST_SIZE,
+          HTTP_REQUEST_TIMEOUT,
+          MAX_BUFFERED_REQUEST_BYTES,
+          MAX_CONNECTIONS_PER_ADDRESS,
           SHUTDOWN_TIMEOUT,
           DATABASE_URL,
           DATABASE_USER,
@@ -148,6 +174,12 @@ public record ServerConfig(
     requireNonNull(warehouseLocation, "warehouseLocation is null");
   }
 
+  /** What HTTP clients may make the server hold. */
+  public HttpLimits httpLimits() {
+    return new HttpLimits(
+        maxRequestBytes, httpRequestTimeout, maxBufferedRequestBytes, maxConnectionsPerAddress);
+  }
+
   /** Resolves derived defaults against the data directory. */
   public static ServerConfig from(Configuration configuration) {
     Path dataDirectory = Path.of(configuration.get(DATA_DIR)).toAbsolutePath().normalize();
@@ -167,6 +199,9 @@ public record ServerConfig(
         configuration.get(FLIGHT_PORT),
         configuration.get(FLIGHT_ENABLED),
         configuration.get(MAX_REQUEST_SIZE),
+        configuration.get(HTTP_REQUEST_TIMEOUT),
+        configuration.get(MAX_BUFFERED_REQUEST_BYTES),
+        configuration.get(MAX_CONNECTIONS_PER_ADDRESS),
         configuration.get(SHUTDOWN_TIMEOUT),
         databaseUrl,
         configuration.get(DATABASE_USER),

@@ -7,8 +7,10 @@ import io.lakestream.config.ConfigException;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.exceptions.ForbiddenException;
 import org.junit.jupiter.api.Test;
 
 class AuthConfigTest {
@@ -28,11 +30,35 @@ class AuthConfigTest {
             Map.entry("auth.jwt-issuer", "(none)"),
             Map.entry("auth.jwt-audience", "(none)"),
             Map.entry("auth.principal-claim", "sub"),
-            Map.entry("auth.grants", "(none)"));
+            Map.entry("auth.grants", "(none)"),
+            Map.entry("auth.metrics-principals", "(none)"));
     assertThat(AuthConfig.KEYS)
         .filteredOn(ConfigKey::secret)
         .extracting(ConfigKey::name)
         .containsExactlyInAnyOrder("auth.clients", "auth.token-signing-key");
+  }
+
+  @Test
+  void metricsNeedAdminOnEveryWarehouseOrANamedPrincipal() {
+    AuthConfig config =
+        AuthConfig.from(
+            Configuration.builder(AuthConfig.KEYS)
+                .layer(
+                    "test",
+                    Map.of(
+                        "auth.grants", "ops:admin:*, owner:admin:default, bi:read:*",
+                        "auth.metrics-principals", "prometheus, grafana"))
+                .build());
+    assertThat(config.metricsPrincipals()).containsExactlyInAnyOrder("prometheus", "grafana");
+    Authorizer authorizer = new Authorizer(config.grants(), config.metricsPrincipals());
+    authorizer.checkMetrics(Principal.named("ops"));
+    authorizer.checkMetrics(Principal.named("prometheus"));
+    authorizer.checkMetrics(Principal.ANONYMOUS);
+    for (String denied : List.of("owner", "bi", "nobody")) {
+      assertThatThrownBy(() -> authorizer.checkMetrics(Principal.named(denied)))
+          .isInstanceOf(ForbiddenException.class)
+          .hasMessageContaining(denied);
+    }
   }
 
   @Test

@@ -179,7 +179,8 @@ class RestAuthTest {
                                 "http://127.0.0.1:" + jwks.getAddress().getPort() + "/jwks.json"),
                             Map.entry("auth.jwt-issuer", ISSUER),
                             Map.entry("auth.jwt-audience", "lakestream"),
-                            Map.entry("auth.grants", "writer:write:default,reader:read:default")))
+                            Map.entry("auth.grants", "writer:write:default,reader:read:default"),
+                            Map.entry("auth.metrics-principals", "writer")))
                     .build()));
     base = "http://127.0.0.1:" + server.httpPort();
     http = HttpClient.newHttpClient();
@@ -266,7 +267,14 @@ class RestAuthTest {
       }
     }
     assertThat(send(CALLS.get(Route.LOAD_TABLE), readers.get(0)).statusCode()).isEqualTo(200);
-    assertThat(send(new Call("GET", "/metrics", null), readers.get(0)).statusCode()).isEqualTo(200);
+    // Metrics describe every warehouse: a namespace grant is not enough to read them.
+    HttpResponse<String> metrics = send(new Call("GET", "/metrics", null), readers.get(0));
+    assertThat(metrics.statusCode()).isEqualTo(403);
+    assertThat(metrics.body()).contains("ForbiddenException").contains("auth.metrics-principals");
+    assertThat(
+            send(new Call("GET", "/metrics", null), "Bearer " + token("writer", "writer-secret"))
+                .statusCode())
+        .isEqualTo(200);
   }
 
   @Test

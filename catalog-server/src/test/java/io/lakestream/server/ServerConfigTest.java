@@ -27,6 +27,9 @@ class ServerConfigTest {
             Map.entry("flight.port", "32010"),
             Map.entry("flight.enabled", "true"),
             Map.entry("http.max-request-size", "16mb"),
+            Map.entry("http.request-timeout", "30s"),
+            Map.entry("http.max-buffered-request-bytes", "256mb"),
+            Map.entry("http.max-connections-per-address", "64"),
             Map.entry("shutdown.timeout", "30s"),
             Map.entry("catalog.database-url", "jdbc:sqlite:<data-dir>/catalog.db"),
             Map.entry("catalog.database-user", "(none)"),
@@ -54,6 +57,9 @@ class ServerConfigTest {
     assertThat(config.flightEnabled()).isTrue();
     assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.maxRequestBytes()).isEqualTo(16L << 20);
+    assertThat(config.httpLimits())
+        .isEqualTo(
+            new io.lakestream.rest.HttpLimits(16L << 20, Duration.ofSeconds(30), 256L << 20, 64));
     assertThat(config.databasePassword()).isNull();
   }
 

@@ -10,9 +10,22 @@ import io.lakestream.store.log.LogConfig;
 import java.time.Duration;
 import java.util.List;
 
-/** Settings of the stream store and its RPC endpoint. */
+/**
+ * Settings of the stream store and its RPC endpoint.
+ *
+ * @param requestTimeout how long a started request frame may take to arrive whole before its
+ *     connection is closed
+ * @param maxConnections open RPC connections of all clients together; further ones are closed
+ * @param maxConnectionsPerAddress open RPC connections from one client address
+ */
 public record StreamStoreConfig(
-    LogConfig log, KvConfig kv, int maxRequestBytes, long maxInFlightBytes) {
+    LogConfig log,
+    KvConfig kv,
+    int maxRequestBytes,
+    long maxInFlightBytes,
+    Duration requestTimeout,
+    int maxConnections,
+    int maxConnectionsPerAddress) {
   public static final ConfigKey<FlushMode> FLUSH_MODE =
       ConfigKey.choice(
           "log.flush-mode",
@@ -40,6 +53,26 @@ public record StreamStoreConfig(
           "rpc.max-in-flight-bytes",
           128L << 20,
           "Unanswered request bytes per connection before the server stops reading it");
+  public static final ConfigKey<Duration> REQUEST_TIMEOUT =
+      ConfigKey.duration(
+          "rpc.request-timeout",
+          Duration.ofSeconds(30),
+          "Time a started request frame may take to arrive whole; a connection with a slower one"
+              + " is closed");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      ConfigKey.integer(
+          "rpc.max-connections",
+          4096,
+          1,
+          1_000_000,
+          "Open RPC connections of all clients together; further ones are closed at once");
+  public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_ADDRESS =
+      ConfigKey.integer(
+          "rpc.max-connections-per-address",
+          1024,
+          1,
+          1_000_000,
+          "Open RPC connections from one client address; further ones are closed at once");
 
   public static final ConfigKey<Long> KV_BLOCK_CACHE =
       ConfigKey.bytes(
@@ -82,6 +115,9 @@ public record StreamStoreConfig(
           MAX_BATCH_BYTES,
           MAX_REQUEST_BYTES,
           MAX_IN_FLIGHT_BYTES,
+          REQUEST_TIMEOUT,
+          MAX_CONNECTIONS,
+          MAX_CONNECTIONS_PER_ADDRESS,
           KV_BLOCK_CACHE,
           KV_ROW_CACHE,
           KV_WRITE_BUFFER,
@@ -91,6 +127,7 @@ public record StreamStoreConfig(
   public StreamStoreConfig {
     requireNonNull(log, "log is null");
     requireNonNull(kv, "kv is null");
+    requireNonNull(requestTimeout, "requestTimeout is null");
   }
 
   public static StreamStoreConfig from(Configuration configuration) {
@@ -111,6 +148,9 @@ public record StreamStoreConfig(
             configuration.get(KV_CHECKPOINT_INTERVAL),
             configuration.get(KV_CHECKPOINT_BYTES)),
         (int) Math.min(Integer.MAX_VALUE, configuration.get(MAX_REQUEST_BYTES)),
-        configuration.get(MAX_IN_FLIGHT_BYTES));
+        configuration.get(MAX_IN_FLIGHT_BYTES),
+        configuration.get(REQUEST_TIMEOUT),
+        configuration.get(MAX_CONNECTIONS),
+        configuration.get(MAX_CONNECTIONS_PER_ADDRESS));
   }
 }

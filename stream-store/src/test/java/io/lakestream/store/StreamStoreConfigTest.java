@@ -26,11 +26,36 @@ class StreamStoreConfigTest {
             Map.entry("log.max-batch-bytes", "16mb"),
             Map.entry("rpc.max-request-size", "64mb"),
             Map.entry("rpc.max-in-flight-bytes", "128mb"),
+            Map.entry("rpc.request-timeout", "30s"),
+            Map.entry("rpc.max-connections", "4096"),
+            Map.entry("rpc.max-connections-per-address", "1024"),
             Map.entry("kv.block-cache", "512mb"),
             Map.entry("kv.row-cache", "512mb"),
             Map.entry("kv.write-buffer", "64mb"),
             Map.entry("kv.checkpoint-interval", "10m"),
             Map.entry("kv.checkpoint-bytes", "256mb"));
+  }
+
+  @Test
+  void readsTheRpcLimits() {
+    StreamStoreConfig defaults =
+        StreamStoreConfig.from(Configuration.builder(StreamStoreConfig.KEYS).build());
+    assertThat(defaults.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(defaults.maxConnections()).isEqualTo(4096);
+    assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(1024);
+    StreamStoreConfig set =
+        StreamStoreConfig.from(
+            Configuration.builder(StreamStoreConfig.KEYS)
+                .layer(
+                    "test",
+                    Map.of(
+                        "rpc.request-timeout", "2s",
+                        "rpc.max-connections", "10",
+                        "rpc.max-connections-per-address", "3"))
+                .build());
+    assertThat(set.requestTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(set.maxConnections()).isEqualTo(10);
+    assertThat(set.maxConnectionsPerAddress()).isEqualTo(3);
   }
 
   @Test

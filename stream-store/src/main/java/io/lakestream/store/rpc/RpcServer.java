@@ -23,14 +23,19 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.AbstractReferenceCounted;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +52,13 @@ import org.slf4j.LoggerFactory;
  * of one connection run concurrently. A connection whose unanswered requests exceed {@code
  * maxInFlightBytes} stops being read until responses drain (backpressure). Frames over {@code
  * maxRequestBytes} close the connection after an error reply.
+ *
+ * <p>No client can hold the server's resources for long without sending whole requests: a frame
+ * that has started to arrive must be complete within {@code requestTimeout} (time the server itself
+ * stops reading for backpressure does not count), or the connection is closed unanswered; a
+ * connection between frames may stay idle (clients keep theirs open). Connections beyond {@code
+ * maxConnections} in all or {@code maxConnectionsPerAddress} from one client address are closed as
+ * soon as they are accepted.
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -54,15 +66,56 @@ public final class RpcServer implements AutoCloseable {
   private final RequestHandler handler;
   private final int maxRequestBytes;
   private final long maxInFlightBytes;
+  private final Duration requestTimeout;
+  private final int maxConnections;
+  private final int maxConnectionsPerAddress;
+  private final AtomicInteger openConnections = new AtomicInteger();
+  private final Map<InetAddress, Integer> connectionsPerAddress = new ConcurrentHashMap<>();
   private final EventLoopGroup boss = new NioEventLoopGroup(1);
   private final EventLoopGroup workers = new NioEventLoopGroup(2);
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private Channel channel;
 
+  /** A server with a 30 s request timeout and no practical connection limits. */
   public RpcServer(RequestHandler handler, int maxRequestBytes, long maxInFlightBytes) {
+    this(
+        handler,
+        maxRequestBytes,
+        maxInFlightBytes,
+        Duration.ofSeconds(30),
+        Integer.MAX_VALUE,
+        Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param requestTimeout how long a started frame may take to arrive whole
+   * @param maxConnections open connections of all clients together
+   * @param maxConnectionsPerAddress open connections from one client address
+   */
+  public RpcServer(
+      RequestHandler handler,
+      int maxRequestBytes,
+      long maxInFlightBytes,
+      Duration requestTimeout,
+      int maxConnections,
+      int maxConnectionsPerAddress) {
     this.handler = requireNonNull(handler, "handler is null");
     this.maxRequestBytes = maxRequestBytes;
     this.maxInFlightBytes = maxInFlightBytes;
+    this.requestTimeout = requireNonNull(requestTimeout, "requestTimeout is null");
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("requestTimeout is not positive: " + requestTimeout);
+    }
+    if (maxConnections <= 0 || maxConnectionsPerAddress <= 0) {
+      throw new IllegalArgumentException(
+          "Connection limits must be positive: "
+              + maxConnections
+              + " in all, "
+              + maxConnectionsPerAddress
+              + " per address");
+    }
+    this.maxConnections = maxConnections;
+    this.maxConnectionsPerAddress = maxConnectionsPerAddress;
   }
 
   /** Binds and starts serving; throws if the address cannot be bound. */
@@ -77,9 +130,12 @@ public final class RpcServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel socket) {
+                    if (!admitted(socket)) {
+                      return;
+                    }
                     socket
                         .pipeline()
-                        .addLast(new LengthFieldBasedFrameDecoder(maxRequestBytes, 0, 4, 0, 4))
+                        .addLast(new TimedFrameDecoder())
                         .addLast(new ConnectionHandler());
                   }
                 });
@@ -88,6 +144,103 @@ public final class RpcServer implements AutoCloseable {
 
   public int port() {
     return ((InetSocketAddress) channel.localAddress()).getPort();
+  }
+
+  /** Counts a new connection against the limits, or closes it when it is over one of them. */
+  private boolean admitted(SocketChannel socket) {
+    InetSocketAddress remote = socket.remoteAddress();
+    InetAddress address = remote == null ? null : remote.getAddress();
+    if (openConnections.incrementAndGet() > maxConnections) {
+      openConnections.decrementAndGet();
+      LOG.debug(
+          "Refused an RPC connection from {}: {} connections are open", remote, maxConnections);
+      socket.close();
+      return false;
+    }
+    if (address != null) {
+      boolean[] admitted = new boolean[1];
+      connectionsPerAddress.compute(
+          address,
+          (key, open) -> {
+            int count = open == null ? 0 : open;
+            admitted[0] = count < maxConnectionsPerAddress;
+            return admitted[0] ? count + 1 : open;
+          });
+      if (!admitted[0]) {
+        openConnections.decrementAndGet();
+        LOG.debug(
+            "Refused an RPC connection from {}: it holds {} connections already",
+            address,
+            maxConnectionsPerAddress);
+        socket.close();
+        return false;
+      }
+    }
+    socket
+        .closeFuture()
+        .addListener(
+            closed -> {
+              openConnections.decrementAndGet();
+              if (address != null) {
+                connectionsPerAddress.computeIfPresent(
+                    address, (key, open) -> open <= 1 ? null : open - 1);
+              }
+            });
+    return true;
+  }
+
+  /**
+   * The frame decoder, timing each frame from its first byte: a connection whose frame is not whole
+   * within the request timeout is closed. Touched on the connection's event loop only.
+   */
+  private final class TimedFrameDecoder extends LengthFieldBasedFrameDecoder {
+    private long partialSince = -1;
+    private boolean armed;
+
+    TimedFrameDecoder() {
+      super(maxRequestBytes, 0, 4, 0, 4);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object message) throws Exception {
+      super.channelRead(context, message);
+      if (!internalBuffer().isReadable()) {
+        partialSince = -1;
+      } else if (partialSince < 0) {
+        partialSince = System.nanoTime();
+        if (!armed) {
+          arm(context, requestTimeout.toNanos());
+        }
+      }
+    }
+
+    private void arm(ChannelHandlerContext context, long delayNanos) {
+      armed = true;
+      context.executor().schedule(() -> check(context), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void check(ChannelHandlerContext context) {
+      armed = false;
+      if (partialSince < 0 || !context.channel().isActive()) {
+        return;
+      }
+      if (!context.channel().config().isAutoRead()) {
+        // Not read because of this server's own backpressure: the client is not late.
+        partialSince = System.nanoTime();
+        arm(context, requestTimeout.toNanos());
+        return;
+      }
+      long left = partialSince + requestTimeout.toNanos() - System.nanoTime();
+      if (left > 0) {
+        arm(context, left);
+        return;
+      }
+      LOG.debug(
+          "Closing RPC connection {}: a request frame not complete within {}",
+          context.channel().remoteAddress(),
+          requestTimeout);
+      context.close();
+    }
   }
 
   private final class ConnectionHandler extends SimpleChannelInboundHandler<ByteBuf> {

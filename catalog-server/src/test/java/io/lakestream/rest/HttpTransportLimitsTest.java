@@ -1,0 +1,213 @@
+package io.lakestream.rest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transport's own limits with a hand-written service: refusals on the head keep the order of
+ * pipelined answers, the shared body budget refuses with 503 and is given back by every answered,
+ * refused and abandoned body, and a request that is not whole in time gets 408.
+ */
+class HttpTransportLimitsTest {
+  private static final long BUDGET = 256 * 1024;
+
+  private final AtomicInteger screenedOnWorkers = new AtomicInteger();
+  private HttpTransport transport;
+
+  @BeforeEach
+  void start() throws InterruptedException {
+    HttpTransport.Service service =
+        new HttpTransport.Service() {
+          @Override
+          public HttpTransport.Answer answer(HttpTransport.Call call) {
+            return text(200, call.path() + " " + call.body().length);
+          }
+
+          @Override
+          public HttpTransport.Verdict screenWithoutWaiting(HttpTransport.Call head) {
+            return head.path().equals("/worker")
+                ? null
+                : head.path().equals("/denied")
+                    ? new HttpTransport.Verdict(text(401, "denied"))
+                    : HttpTransport.Verdict.ADMIT;
+          }
+
+          @Override
+          public HttpTransport.Verdict screen(HttpTransport.Call head) {
+            screenedOnWorkers.incrementAndGet();
+            return head.header("authorization") == null
+                ? new HttpTransport.Verdict(text(401, "no token"))
+                : HttpTransport.Verdict.ADMIT;
+          }
+
+          @Override
+          public HttpTransport.Answer refuse(int status, String reason) {
+            return text(status, reason);
+          }
+        };
+    transport =
+        new HttpTransport(
+            service,
+            new HttpLimits(1 << 20, Duration.ofMillis(700), BUDGET, 64),
+            Duration.ofSeconds(5));
+    transport.start("127.0.0.1", 0);
+  }
+
+  @AfterEach
+  void stop() {
+    transport.close();
+  }
+
+  @Test
+  void aRefusalOnTheHeadIsAnsweredInItsTurnAndTheBodyDropped() throws IOException {
+    try (Socket socket = connect()) {
+      send(
+          socket,
+          "GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+              + "POST /denied HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
+              + "GET /never HTTP/1.1\r\nHost: x\r\n\r\n");
+      InputStream in = socket.getInputStream();
+      assertThat(Raw.read(in).body()).isEqualTo("/first 0");
+      Raw denied = Raw.read(in);
+      assertThat(denied.status()).isEqualTo(401);
+      assertThat(denied.header("connection")).isEqualToIgnoringCase("close");
+      assertThat(in.read()).as("closed after the refusal").isEqualTo(-1);
+    }
+    try (Socket socket = connect()) {
+      send(socket, "POST /worker HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc");
+      assertThat(Raw.read(socket.getInputStream()).status()).isEqualTo(401);
+    }
+    try (Socket socket = connect()) {
+      send(
+          socket,
+          "POST /worker HTTP/1.1\r\nHost: x\r\nAuthorization: yes\r\nContent-Length: 5\r\n\r\n"
+              + "hello"
+              + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
+      assertThat(Raw.read(socket.getInputStream()).body()).isEqualTo("/worker 5");
+      assertThat(Raw.read(socket.getInputStream()).body()).isEqualTo("/after 0");
+    }
+    assertThat(screenedOnWorkers).hasValue(2);
+  }
+
+  @Test
+  void bodiesShareOneBudgetAndGiveItBack() throws IOException {
+    // Buffers start at 64 KiB and double up to the declared length; growing holds both arrays.
+    int declared = 100 * 1024;
+    try (Socket holder = connect();
+        Socket second = connect()) {
+      send(holder, post("/held", declared));
+      holder.getOutputStream().write(new byte[declared - 10]);
+      send(second, post("/second", declared));
+      second.getOutputStream().write(new byte[declared - 10]);
+      Raw busy = Raw.read(second.getInputStream());
+      assertThat(busy.status()).isEqualTo(503);
+      assertThat(busy.header("retry-after")).isEqualTo("1");
+      holder.getOutputStream().write(new byte[10]);
+      assertThat(Raw.read(holder.getInputStream()).body()).isEqualTo("/held " + declared);
+    }
+    // Answered, refused and abandoned bodies give their bytes back: a 128 KiB body, which needs
+    // 192 KiB of the 256 KiB while it grows, fits again after each abandoned one.
+    for (int round = 0; round < 3; round++) {
+      try (Socket abandoned = connect()) {
+        send(abandoned, post("/gone", declared));
+        abandoned.getOutputStream().write(new byte[declared / 2]);
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      int status = 0;
+      while (status != 200 && System.nanoTime() < deadline) {
+        try (Socket again = connect()) {
+          send(again, post("/again", 128 * 1024));
+          again.getOutputStream().write(new byte[128 * 1024]);
+          status = Raw.read(again.getInputStream()).status();
+          // A 503 while the abandoned connection's close is still on its way.
+          assertThat(status).isIn(200, 503);
+        }
+      }
+      assertThat(status).as("round %d", round).isEqualTo(200);
+    }
+  }
+
+  private static String post(String path, int contentLength) {
+    return "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: " + contentLength + "\r\n\r\n";
+  }
+
+  @Test
+  void anIncompleteRequestGets408AndIsClosed() throws IOException {
+    try (Socket socket = connect()) {
+      send(socket, "POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+      long started = System.nanoTime();
+      Raw late = Raw.read(socket.getInputStream());
+      assertThat(late.status()).isEqualTo(408);
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(600));
+      assertThat(socket.getInputStream().read()).isEqualTo(-1);
+    }
+  }
+
+  private Socket connect() throws IOException {
+    Socket socket = new Socket("127.0.0.1", transport.address().getPort());
+    socket.setSoTimeout(10_000);
+    return socket;
+  }
+
+  private static void send(Socket socket, String text) throws IOException {
+    socket.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+    socket.getOutputStream().flush();
+  }
+
+  private static HttpTransport.Answer text(int status, String body) {
+    return new HttpTransport.Answer(
+        status, Map.of("Content-Type", "text/plain"), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private record Raw(int status, Map<String, String> headers, String body) {
+    String header(String name) {
+      return headers.get(name);
+    }
+
+    static Raw read(InputStream in) throws IOException {
+      String statusLine = line(in);
+      if (statusLine == null) {
+        throw new IOException("closed before a response");
+      }
+      Map<String, String> headers = new HashMap<>();
+      for (String header = line(in); header != null && !header.isEmpty(); header = line(in)) {
+        int colon = header.indexOf(':');
+        headers.put(
+            header.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+            header.substring(colon + 1).trim());
+      }
+      byte[] body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
+      return new Raw(
+          Integer.parseInt(statusLine.split(" ")[1]),
+          headers,
+          new String(body, StandardCharsets.UTF_8));
+    }
+
+    private static String line(InputStream in) throws IOException {
+      ByteArrayOutputStream line = new ByteArrayOutputStream();
+      for (int b = in.read(); b != '\n'; b = in.read()) {
+        if (b < 0) {
+          return line.size() == 0 ? null : line.toString(StandardCharsets.US_ASCII);
+        }
+        if (b != '\r') {
+          line.write(b);
+        }
+      }
+      return line.toString(StandardCharsets.US_ASCII);
+    }
+  }
+}

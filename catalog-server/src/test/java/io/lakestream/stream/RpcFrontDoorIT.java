@@ -1,0 +1,158 @@
+package io.lakestream.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lakestream.client.Connection;
+import io.lakestream.testing.ServerProcess;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The stream RPC front door against a real server process: a connection that sends part of a frame
+ * is closed within the request timeout, and one client address holds at most its limit of
+ * connections, while a normal client keeps working. Each test connects from its own loopback
+ * address (127.0.0.x), apart from the server's own clients on 127.0.0.1.
+ */
+class RpcFrontDoorIT {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  private static final int PER_ADDRESS = 8;
+
+  @TempDir static Path temp;
+  private static ServerProcess server;
+  private static int rpcPort;
+
+  @BeforeAll
+  static void start() throws Exception {
+    int httpPort = ServerProcess.freePort();
+    rpcPort = ServerProcess.freePort();
+    server =
+        ServerProcess.launchReady(
+            temp.resolve("logs"),
+            httpPort,
+            List.of(
+                "--data-dir", temp.resolve("data").toString(),
+                "--http-port", Integer.toString(httpPort),
+                "--rpc-port", Integer.toString(rpcPort),
+                "--flight-port", Integer.toString(ServerProcess.freePort()),
+                "--rpc-request-timeout", "2s",
+                "--rpc-max-connections-per-address", Integer.toString(PER_ADDRESS)),
+            Map.of("LAKESTREAM_HEAP", "256m"),
+            Duration.ofSeconds(90));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void partialFramesAreClosedWithinTheRequestTimeout() throws Exception {
+    try (Socket twoBytes = connect("127.0.0.60")) {
+      twoBytes.getOutputStream().write(new byte[] {0, 0});
+      assertClosedWithin(twoBytes, REQUEST_TIMEOUT.plusSeconds(3));
+    }
+    try (Socket truncated = connect("127.0.0.60")) {
+      ByteBuffer frame = ByteBuffer.allocate(4 + 20);
+      frame.putInt(100); // announces 100 bytes, sends 20
+      truncated.getOutputStream().write(frame.array());
+      assertClosedWithin(truncated, REQUEST_TIMEOUT.plusSeconds(3));
+    }
+    assertClientWorks("after_partial_frames");
+  }
+
+  @Test
+  void idleConnectionsBetweenFramesStayOpen() throws Exception {
+    try (Socket idle = connect("127.0.0.61")) {
+      idle.setSoTimeout((int) REQUEST_TIMEOUT.multipliedBy(2).toMillis());
+      try {
+        assertThat(idle.getInputStream().read())
+            .as("closed without a partial frame")
+            .isNotEqualTo(-1);
+      } catch (SocketTimeoutException expected) {
+        // still open: nothing was started, so nothing is late
+      }
+    }
+  }
+
+  @Test
+  void oneAddressHoldsAtMostItsConnections() throws Exception {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < PER_ADDRESS; i++) {
+        sockets.add(connect("127.0.0.62"));
+      }
+      try (Socket extra = connect("127.0.0.62")) {
+        assertClosedWithin(extra, Duration.ofSeconds(2));
+      }
+      for (Socket socket : sockets) {
+        socket.setSoTimeout(100);
+        try {
+          assertThat(socket.getInputStream().read()).isNotEqualTo(-1);
+        } catch (SocketTimeoutException expected) {
+          // open, as it should be
+        }
+      }
+      sockets.remove(0).close();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      boolean admitted = false;
+      while (!admitted && System.nanoTime() < deadline) {
+        Socket again = connect("127.0.0.62");
+        again.setSoTimeout(300);
+        try {
+          admitted = again.getInputStream().read() != -1;
+        } catch (SocketTimeoutException e) {
+          admitted = true; // left open
+        } catch (IOException e) {
+          admitted = false;
+        }
+        sockets.add(again);
+      }
+      assertThat(admitted).as("a freed slot is usable again").isTrue();
+    } finally {
+      for (Socket socket : sockets) {
+        socket.close();
+      }
+    }
+    assertClientWorks("after_the_limit");
+  }
+
+  private static void assertClientWorks(String namespace) {
+    try (Connection connection = Connection.open("127.0.0.1", rpcPort, null)) {
+      connection.admin().createNamespace(null, List.of(namespace));
+      assertThat(connection.admin().listTables(null, List.of(namespace))).isEmpty();
+    }
+  }
+
+  private static void assertClosedWithin(Socket socket, Duration within) throws IOException {
+    socket.setSoTimeout((int) within.toMillis());
+    try {
+      assertThat(socket.getInputStream().read()).as("nothing is answered").isEqualTo(-1);
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("connection still open after " + within, e);
+    } catch (IOException e) {
+      // reset: closed as well
+    }
+  }
+
+  private static Socket connect(String from) throws IOException {
+    Socket socket = new Socket();
+    socket.bind(new InetSocketAddress(from, 0));
+    socket.connect(new InetSocketAddress("127.0.0.1", rpcPort), 5000);
+    return socket;
+  }
+}
