@@ -44,7 +44,8 @@ class WarehouseCatalogTest {
             new LocalFileIO(),
             new MetadataCache(16),
             Map.of(),
-            CommitValidator.NONE);
+            CommitValidator.NONE,
+            java.util.List.of());
   }
 
   @AfterEach
