@@ -149,8 +149,9 @@ final class TablePlacement {
       throw new BadRequestException("Invalid %s: it has no location", what);
     }
     String canonical = locations.checkAllowed(location, what);
-    List<String> claimed = new ArrayList<>();
-    claimed.add(canonical);
+    // Canonical location -> as the client spelled it, for the messages.
+    Map<String, String> claimed = new LinkedHashMap<>();
+    claimed.put(canonical, location);
     for (String property : PATH_PROPERTIES) {
       String path = properties.get(property);
       if (path == null) {
@@ -162,7 +163,7 @@ final class TablePlacement {
             "Invalid %s '%s' of %s: it must lie under the table's location '%s'",
             property, path, what, location);
       }
-      claimed.add(canonicalPath);
+      claimed.put(canonicalPath, path);
     }
     if (registering) {
       String directory = locations.namespaceDirectory(identifier.namespace());
@@ -178,12 +179,12 @@ final class TablePlacement {
         continue;
       }
       for (String occupied : other.getValue()) {
-        for (String mine : claimed) {
-          if (TableLocations.overlap(occupied, mine)) {
+        for (Map.Entry<String, String> mine : claimed.entrySet()) {
+          if (TableLocations.overlap(occupied, mine.getKey())) {
             throw new ForbiddenException(
-                "Invalid location '%s' for %s: it overlaps location '%s' of table %s; a table's"
-                    + " location may not be, lie in or contain another table's",
-                mine, what, occupied, other.getKey());
+                "Invalid location '%s' (%s) for %s: it overlaps location '%s' of table %s; a"
+                    + " table's location may not be, lie in or contain another table's",
+                mine.getValue(), mine.getKey(), what, occupied, other.getKey());
           }
         }
       }
