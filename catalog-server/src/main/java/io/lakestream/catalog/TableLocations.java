@@ -12,17 +12,17 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.exceptions.BadRequestException;
 
 /**
- * Where the tables, views and namespaces of one warehouse may keep their files: under the
- * warehouse location or under one of the configured allowed locations ({@code
- * catalog.allowed-locations}), and nowhere else.
+ * Where the tables, views and namespaces of one warehouse may keep their files: under the warehouse
+ * location or under one of the configured allowed locations ({@code catalog.allowed-locations}),
+ * and nowhere else.
  *
  * <p>Locations are compared in their <em>canonical</em> form ({@link #canonical}), which names what
  * the storage actually touches: {@code file:/w}, {@code file:///w}, {@code local:///w} and {@code
  * /w} are one local directory; {@code .} and {@code ..} segments, repeated and trailing slashes and
- * percent-escapes are resolved the way the local file IO resolves them, and so are symbolic links of
- * the part of a local path that exists. {@code s3a://} and {@code s3n://} are spellings of {@code
- * s3://}; object keys are taken literally, so an S3 location with an empty, {@code .} or {@code ..}
- * segment is refused rather than guessed at. Any other scheme is refused.
+ * percent-escapes are resolved the way the local file IO resolves them, and so are symbolic links
+ * of the part of a local path that exists. {@code s3a://} and {@code s3n://} are spellings of
+ * {@code s3://}; object keys are taken literally, so an S3 location with an empty, {@code .} or
+ * {@code ..} segment is refused rather than guessed at. Any other scheme is refused.
  *
  * <p>Immutable and thread safe.
  */

@@ -2,8 +2,8 @@ package io.lakestream.catalog;
 
 import static java.util.Objects.requireNonNull;
 
-import java.util.ArrayList;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Concurrency.</b> Commits that place a table (create, register, or change a location) run
  * their check and their pointer write under one lock per warehouse ({@link #placing}), so two
  * creates in this process cannot both claim overlapping locations. Server processes sharing one
- * database do not share that lock: between them, two creates racing to overlapping locations in
- * the same few milliseconds can both succeed.
+ * database do not share that lock: between them, two creates racing to overlapping locations in the
+ * same few milliseconds can both succeed.
  *
  * <p>The overlap check reads the current metadata of every table in the warehouse (through the
  * metadata cache), so a create costs time in proportion to the number of tables. Thread safe.
@@ -195,6 +195,9 @@ final class TablePlacement {
   void checkView(TableIdentifier identifier, ViewMetadata base, ViewMetadata updated) {
     if (base != null && Objects.equals(base.location(), updated.location())) {
       return;
+    }
+    if (base == null && store.loadEntity(warehouse, identifier).isPresent()) {
+      return; // the create fails as a name taken, which says more than its default location
     }
     String what = "view " + identifier;
     if (updated.location() == null) {

@@ -215,9 +215,9 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   }
 
   /**
-   * Checks, before anything is written, that a table could be placed at {@code location} with
-   * these properties (see {@link TablePlacement}): what a stage-create answers at once, rather
-   * than at its commit (which checks again).
+   * Checks, before anything is written, that a table could be placed at {@code location} with these
+   * properties (see {@link TablePlacement}): what a stage-create answers at once, rather than at
+   * its commit (which checks again).
    *
    * @throws BadRequestException if the location lies outside the allowed locations
    * @throws org.apache.iceberg.exceptions.ForbiddenException if it overlaps another table's
@@ -288,15 +288,17 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   public void commitTransaction(List<UpdateTableRequest> changes) {
     boolean placing =
         changes.stream()
-            .flatMap(change -> change.updates().stream())
-            .anyMatch(
-                update ->
-                    update instanceof MetadataUpdate.SetLocation
-                        || update instanceof MetadataUpdate.SetProperties
-                        || update instanceof MetadataUpdate.RemoveProperties)
+                .flatMap(change -> change.updates().stream())
+                .anyMatch(
+                    update ->
+                        update instanceof MetadataUpdate.SetLocation
+                            || update instanceof MetadataUpdate.SetProperties
+                            || update instanceof MetadataUpdate.RemoveProperties)
             || changes.stream()
                 .flatMap(change -> change.requirements().stream())
-                .anyMatch(requirement -> requirement instanceof UpdateRequirement.AssertTableDoesNotExist);
+                .anyMatch(
+                    requirement ->
+                        requirement instanceof UpdateRequirement.AssertTableDoesNotExist);
     placement.placing(
         placing,
         () -> {

@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A principal allowed to write namespace {@code a} only tries to reach table {@code b.t}'s files
  * and places outside the warehouse through table and namespace locations and register, against a
  * real server process with OAuth2 and grants per namespace. Every attempt is refused with a 4xx
- * that names the location, nothing is written where it pointed, and {@code b.t}'s files survive
- * the orphan sweep, which deletes only what {@code b.t}'s tiering recorded and never committed.
+ * that names the location, nothing is written where it pointed, and {@code b.t}'s files survive the
+ * orphan sweep, which deletes only what {@code b.t}'s tiering recorded and never committed.
  */
 class TableLocationSecurityIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -151,7 +151,8 @@ class TableLocationSecurityIT {
         body == null
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofString(body));
-    HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     return new Answer(response.statusCode(), response.body());
   }
 
@@ -177,11 +178,17 @@ class TableLocationSecurityIT {
         intruderToken);
   }
 
+  /**
+   * A 400 or 403 with an Iceberg error naming the location (as Iceberg keeps a table location:
+   * without trailing slashes).
+   */
   private static void assertRefused(Answer answer, String location) throws IOException {
     assertThat(answer.status()).as(answer.body()).isBetween(400, 403);
     JsonNode error = JSON.readTree(answer.body()).path("error");
     assertThat(error.path("code").asInt()).isEqualTo(answer.status());
-    assertThat(error.path("message").asText()).contains(location);
+    assertThat(error.path("message").asText())
+        .as(location)
+        .contains(location.replaceAll("/+$", ""));
   }
 
   private static long rowsOfBt() {
@@ -216,8 +223,7 @@ class TableLocationSecurityIT {
   }
 
   @Test
-  void aTableInAnotherTablesDirectoryIsRefusedAndThatTablesFilesSurviveTheSweep()
-      throws Exception {
+  void aTableInAnotherTablesDirectoryIsRefusedAndThatTablesFilesSurviveTheSweep() throws Exception {
     Path bt = warehouse.resolve("b").resolve("t");
     List<String> spellings =
         List.of(
@@ -315,7 +321,9 @@ class TableLocationSecurityIT {
         send(
             "POST",
             "/v1/namespaces",
-            "{\"namespace\":[\"elsewhere\"],\"properties\":{\"location\":" + quoted(location) + "}}",
+            "{\"namespace\":[\"elsewhere\"],\"properties\":{\"location\":"
+                + quoted(location)
+                + "}}",
             ownerToken),
         location);
     assertRefused(
@@ -388,8 +396,8 @@ class TableLocationSecurityIT {
         target);
     JsonNode mine =
         JSON.readTree(send("GET", "/v1/namespaces/a/tables/mine", null, intruderToken).body());
-    assertThat(mine.path("metadata").path("location").asText())
-        .isEqualTo("file:" + warehouse.resolve("a").resolve("mine"));
+    assertThat(LocalFileIO.toPath(mine.path("metadata").path("location").asText()))
+        .isEqualTo(warehouse.resolve("a").resolve("mine"));
   }
 
   @Test

@@ -184,7 +184,11 @@ class TieringOrphanFilesTest {
     // The temporary sibling of an abandoned file carries its writer's recorded operation id.
     Path temporary =
         dataDirectory.resolve(
-            "." + abandoned.keySet().iterator().next().getFileName() + "." + UUID.randomUUID() + ".tmp");
+            "."
+                + abandoned.keySet().iterator().next().getFileName()
+                + "."
+                + UUID.randomUUID()
+                + ".tmp");
     Files.write(foreign, new byte[] {1, 2, 3});
     Files.write(stray, new byte[] {4, 5, 6});
     Files.write(temporary, new byte[] {7});

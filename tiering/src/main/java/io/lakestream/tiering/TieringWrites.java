@@ -21,11 +21,10 @@ import org.apache.iceberg.util.LocationUtil;
  *
  * <p>Before a writer of a round writes its first file, it records its operation id (the {@code
  * tiering-<uuid>} that {@code OutputFileFactory} puts into the name of every file it makes, see
- * {@link LakeFiles}): one small file, {@code
- * <table location>/lakestream-tiering/<table uuid>/<operation id>}, written atomically, whose text
- * is the data location the files go to. A data file belongs to a record when its name carries the
- * record's operation id; nothing else names files with that random id, so the record names exactly
- * the files that writer wrote.
+ * {@link LakeFiles}): one small file, {@code <table location>/lakestream-tiering/<table
+ * uuid>/<operation id>}, written atomically, whose text is the data location the files go to. A
+ * data file belongs to a record when its name carries the record's operation id; nothing else names
+ * files with that random id, so the record names exactly the files that writer wrote.
  *
  * <p>Records are kept under the table's own location and keyed by the table's UUID, so a table
  * placed at another table's location (which the catalog refuses, but an older catalog did not) sees
@@ -43,9 +42,7 @@ final class TieringWrites {
           LakeFiles.OPERATION_PREFIX
               + "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
-  /**
-   * A record: its location, the operation id it names, and when it was written (epoch millis).
-   */
+  /** A record: its location, the operation id it names, and when it was written (epoch millis). */
   record Recorded(String location, String operationId, long createdAtMillis) {
     Recorded {
       requireNonNull(location, "location is null");
@@ -56,9 +53,9 @@ final class TieringWrites {
   private TieringWrites() {}
 
   /**
-   * Records, durably, that tiering is about to write data files named with {@code operationId}
-   * into {@code table}. Returns once the record is stored; a failure throws and the caller must
-   * write nothing.
+   * Records, durably, that tiering is about to write data files named with {@code operationId} into
+   * {@code table}. Returns once the record is stored; a failure throws and the caller must write
+   * nothing.
    *
    * @throws UncheckedIOException or another runtime exception of the file IO
    */
@@ -96,10 +93,6 @@ final class TieringWrites {
 
   /** Where the records of a table are: below its location, keyed by its UUID. */
   static String directory(Table table) {
-    return LocationUtil.stripTrailingSlash(table.location())
-        + "/"
-        + DIRECTORY
-        + "/"
-        + table.uuid();
+    return LocationUtil.stripTrailingSlash(table.location()) + "/" + DIRECTORY + "/" + table.uuid();
   }
 }
