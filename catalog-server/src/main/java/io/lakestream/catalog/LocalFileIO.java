@@ -43,10 +43,16 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
 public final class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
-  /** The local path of a {@code file:} URI or a plain absolute path. */
+  /**
+   * The local path of a {@code file:} URI, of a {@code local:} one (how Trino's local file system
+   * names the same files) or of a plain absolute path.
+   */
   public static Path toPath(String location) {
     if (location.startsWith("file:")) {
       return Path.of(URI.create(location.replace(" ", "%20")));
+    }
+    if (location.startsWith("local:")) {
+      return Path.of(URI.create("file:" + location.substring(6).replace(" ", "%20")));
     }
     if (location.startsWith("/")) {
       return Path.of(location);

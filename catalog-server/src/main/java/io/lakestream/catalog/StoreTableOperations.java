@@ -25,6 +25,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   private final CapturingFileIO io;
   private final MetadataCache cache;
   private final CommitValidator validator;
+  private final TablePlacement placement;
   private String committedLocation;
 
   StoreTableOperations(
@@ -33,13 +34,15 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       TableIdentifier identifier,
       FileIO io,
       MetadataCache cache,
-      CommitValidator validator) {
+      CommitValidator validator,
+      TablePlacement placement) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
     this.io = new CapturingFileIO(requireNonNull(io, "io is null"));
     this.cache = requireNonNull(cache, "cache is null");
     this.validator = requireNonNull(validator, "validator is null");
+    this.placement = requireNonNull(placement, "placement is null");
   }
 
   @Override
@@ -76,7 +79,21 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
 
   @Override
   protected void doCommit(TableMetadata base, TableMetadata metadata) {
+    placement.placing(
+        TablePlacement.places(base, metadata),
+        () -> {
+          commitPlaced(base, metadata);
+          return null;
+        });
+    requestRefresh();
+  }
+
+  private void commitPlaced(TableMetadata base, TableMetadata metadata) {
     boolean creating = base == null;
+    // A create whose metadata already has a file location registers that file (Iceberg writes no
+    // new one for it).
+    boolean registering = creating && metadata.metadataFileLocation() != null;
+    placement.checkTable(identifier, base, metadata, registering);
     validator.validate(base, metadata);
     TableMetadata written = located(metadata, writeNewMetadataIfRequired(creating, metadata));
     String newLocation = written.metadataFileLocation();
@@ -101,7 +118,6 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       throw e;
     }
     committedLocation = newLocation;
-    requestRefresh();
   }
 
   /**

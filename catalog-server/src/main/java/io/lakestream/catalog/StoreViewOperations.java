@@ -16,18 +16,21 @@ final class StoreViewOperations extends BaseViewOperations {
   private final TableIdentifier identifier;
   private final FileIO io;
   private final MetadataCache cache;
+  private final TablePlacement placement;
 
   StoreViewOperations(
       MetadataStore store,
       String warehouse,
       TableIdentifier identifier,
       FileIO io,
-      MetadataCache cache) {
+      MetadataCache cache,
+      TablePlacement placement) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
     this.io = requireNonNull(io, "io is null");
     this.cache = requireNonNull(cache, "cache is null");
+    this.placement = requireNonNull(placement, "placement is null");
   }
 
   @Override
@@ -56,6 +59,7 @@ final class StoreViewOperations extends BaseViewOperations {
 
   @Override
   protected void doCommit(ViewMetadata base, ViewMetadata metadata) {
+    placement.checkView(identifier, base, metadata);
     String newLocation = writeNewMetadataIfRequired(metadata);
     try {
       if (base == null) {

@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
 public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements SupportsNamespaces {
   private static final Logger LOG = LoggerFactory.getLogger(WarehouseCatalog.class);
 
+  /** The namespace property that names where a namespace's tables go. */
+  public static final String NAMESPACE_LOCATION = "location";
+
   private final String warehouse;
   private final String location;
   private final MetadataStore store;
@@ -47,6 +50,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final MetadataCache cache;
   private final Map<String, String> clientStorageConfig;
   private final CommitValidator validator;
+  private final TablePlacement placement;
   private final ReentrantLock[] commitLocks = new ReentrantLock[64];
   private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
 
@@ -54,6 +58,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    * @param clientStorageConfig file-access settings handed to clients that ask for vended
    *     credentials; empty when clients need none (local storage)
    * @param validator checks every table commit before its metadata file is written
+   * @param allowedLocations locations besides the warehouse's under which tables, views and
+   *     namespaces may be placed (see {@link TablePlacement})
    */
   public WarehouseCatalog(
       String warehouse,
@@ -62,7 +68,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       FileIO io,
       MetadataCache cache,
       Map<String, String> clientStorageConfig,
-      CommitValidator validator) {
+      CommitValidator validator,
+      List<String> allowedLocations) {
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
     this.store = requireNonNull(store, "store is null");
@@ -70,6 +77,9 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.cache = requireNonNull(cache, "cache is null");
     this.clientStorageConfig = Map.copyOf(clientStorageConfig);
     this.validator = requireNonNull(validator, "validator is null");
+    this.placement =
+        new TablePlacement(
+            warehouse, new TableLocations(this.location, allowedLocations), store, io, cache);
     for (int i = 0; i < commitLocks.length; i++) {
       commitLocks[i] = new ReentrantLock();
     }
@@ -95,12 +105,12 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new StoreTableOperations(store, warehouse, identifier, io, cache, validator);
+    return new StoreTableOperations(store, warehouse, identifier, io, cache, validator, placement);
   }
 
   @Override
   protected ViewOperations newViewOps(TableIdentifier identifier) {
-    return new StoreViewOperations(store, warehouse, identifier, io, cache);
+    return new StoreViewOperations(store, warehouse, identifier, io, cache, placement);
   }
 
   /**
@@ -186,6 +196,37 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     return path.append('/').append(identifier.name()).toString();
   }
 
+  /**
+   * Registers a table from an existing metadata file, which must lie in the namespace's directory
+   * of the warehouse, as must the table's location (see {@link TablePlacement}); a {@code local:}
+   * location is read as the {@code file:} one it names.
+   *
+   * @throws org.apache.iceberg.exceptions.ForbiddenException if the file or the table's location
+   *     lies elsewhere or the location overlaps another table's
+   */
+  @Override
+  public org.apache.iceberg.Table registerTable(
+      TableIdentifier identifier, String metadataFileLocation) {
+    if (metadataFileLocation == null || metadataFileLocation.isEmpty()) {
+      throw new BadRequestException("Cannot register %s: no metadata file location", identifier);
+    }
+    placement.checkRegistered(identifier, metadataFileLocation);
+    return super.registerTable(identifier, TableLocations.readable(metadataFileLocation));
+  }
+
+  /**
+   * Checks, before anything is written, that a table could be placed at {@code location} with these
+   * properties (see {@link TablePlacement}): what a stage-create answers at once, rather than at
+   * its commit (which checks again).
+   *
+   * @throws BadRequestException if the location lies outside the allowed locations
+   * @throws org.apache.iceberg.exceptions.ForbiddenException if it overlaps another table's
+   */
+  public void checkTableLocation(
+      TableIdentifier identifier, String location, Map<String, String> properties) {
+    placement.checkTableLocation(identifier, location, properties, false);
+  }
+
   @Override
   protected boolean isValidIdentifier(TableIdentifier identifier) {
     return !identifier.namespace().isEmpty();
@@ -245,6 +286,28 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    *     files are kept, since the catalog may point at them
    */
   public void commitTransaction(List<UpdateTableRequest> changes) {
+    boolean placing =
+        changes.stream()
+                .flatMap(change -> change.updates().stream())
+                .anyMatch(
+                    update ->
+                        update instanceof MetadataUpdate.SetLocation
+                            || update instanceof MetadataUpdate.SetProperties
+                            || update instanceof MetadataUpdate.RemoveProperties)
+            || changes.stream()
+                .flatMap(change -> change.requirements().stream())
+                .anyMatch(
+                    requirement ->
+                        requirement instanceof UpdateRequirement.AssertTableDoesNotExist);
+    placement.placing(
+        placing,
+        () -> {
+          commitTransactionPlaced(changes);
+          return null;
+        });
+  }
+
+  private void commitTransactionPlaced(List<UpdateTableRequest> changes) {
     Set<TableIdentifier> seen = new HashSet<>();
     List<String> written = new ArrayList<>();
     List<PointerSwap> swaps = new ArrayList<>();
@@ -276,6 +339,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         if (!creates && updated.changes().isEmpty()) {
           continue;
         }
+        placement.checkTable(identifier, creates ? null : base, updated, false);
         try {
           validator.validate(creates ? null : base, updated);
         } catch (BadRequestException e) {
@@ -360,6 +424,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   public void createNamespace(Namespace namespace, Map<String, String> metadata) {
+    placement.checkNamespace(namespace, metadata);
     store.createNamespace(warehouse, namespace, metadata);
   }
 
@@ -368,11 +433,23 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     return store.listNamespaces(warehouse, namespace);
   }
 
+  /**
+   * A namespace's properties; a namespace without a {@code location} property is given its
+   * directory in the warehouse (which engines such as Trino need to place tables).
+   */
   @Override
   public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
-    return store
-        .loadNamespace(warehouse, namespace)
-        .orElseThrow(() -> new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
+    Map<String, String> properties =
+        store
+            .loadNamespace(warehouse, namespace)
+            .orElseThrow(
+                () -> new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
+    if (properties.containsKey(NAMESPACE_LOCATION)) {
+      return properties;
+    }
+    Map<String, String> withLocation = new java.util.LinkedHashMap<>(properties);
+    withLocation.put(NAMESPACE_LOCATION, placement.locations().namespaceDirectory(namespace));
+    return withLocation;
   }
 
   @Override
@@ -382,13 +459,18 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   public boolean setProperties(Namespace namespace, Map<String, String> properties) {
+    placement.checkNamespace(namespace, properties);
     store.updateNamespaceProperties(warehouse, namespace, properties, Set.of());
     return true;
   }
 
   @Override
   public boolean removeProperties(Namespace namespace, Set<String> properties) {
-    Map<String, String> before = loadNamespaceMetadata(namespace);
+    Map<String, String> before =
+        store
+            .loadNamespace(warehouse, namespace)
+            .orElseThrow(
+                () -> new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
     store.updateNamespaceProperties(warehouse, namespace, Map.of(), properties);
     return properties.stream().anyMatch(before::containsKey);
   }

@@ -113,6 +113,10 @@ public final class IcebergRestHandlers implements RestHandler {
         CreateTableRequest body = body(request, CreateTableRequest.class);
         validateName(body.name());
         StreamTableProperties.validate(body.properties(), body.schema());
+        if (body.stageCreate() && body.location() != null) {
+          catalog.checkTableLocation(
+              TableIdentifier.of(namespace, body.name()), body.location(), body.properties());
+        }
         LoadTableResponse response =
             body.stageCreate()
                 ? CatalogHandlers.stageTableCreate(catalog, namespace, body)

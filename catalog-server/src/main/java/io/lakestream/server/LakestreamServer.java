@@ -172,7 +172,8 @@ public final class LakestreamServer implements AutoCloseable {
               storage.io(),
               cache,
               storage.clientConfig(),
-              StreamTableProperties::validateCommit));
+              StreamTableProperties::validateCommit,
+              config.storage().allowedLocations()));
     }
     Warehouses warehouses = new Warehouses(catalogs, config.defaultWarehouse());
     try {

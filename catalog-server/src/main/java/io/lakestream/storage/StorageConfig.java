@@ -14,9 +14,12 @@ import java.util.Map;
  * object storage ({@code s3://bucket/prefix}), with one set of S3 settings for every S3 warehouse.
  *
  * @param warehouses warehouses beyond the default one, by name, each with its location
+ * @param allowedLocations locations besides each warehouse's own under which tables, views and
+ *     namespaces may be placed; empty: a warehouse's tables stay under its location
  */
 public record StorageConfig(
     Map<String, String> warehouses,
+    List<String> allowedLocations,
     String s3Endpoint,
     String s3Region,
     String s3AccessKeyId,
@@ -28,6 +31,12 @@ public record StorageConfig(
           "catalog.warehouses",
           "(none)",
           "More warehouses: name=location,name=location (file:/dir or s3://bucket/prefix)");
+  public static final ConfigKey<String> ALLOWED_LOCATIONS =
+      ConfigKey.derivedString(
+          "catalog.allowed-locations",
+          "(none)",
+          "Locations besides the warehouse's own where tables, views and namespaces may be placed:"
+              + " file:/dir,s3://bucket/prefix,...");
   public static final ConfigKey<String> S3_ENDPOINT =
       ConfigKey.derivedString(
           "s3.endpoint", "(AWS)", "Endpoint of S3-compatible storage, e.g. http://minio:9000");
@@ -46,6 +55,7 @@ public record StorageConfig(
   public static final List<ConfigKey<?>> KEYS =
       List.of(
           WAREHOUSES,
+          ALLOWED_LOCATIONS,
           S3_ENDPOINT,
           S3_REGION,
           S3_ACCESS_KEY_ID,
@@ -54,17 +64,41 @@ public record StorageConfig(
 
   public StorageConfig {
     warehouses = Map.copyOf(warehouses);
+    allowedLocations = List.copyOf(allowedLocations);
     requireNonNull(s3Region, "s3Region is null");
   }
 
   public static StorageConfig from(Configuration configuration) {
     return new StorageConfig(
         parseWarehouses(configuration.get(WAREHOUSES)),
+        parseAllowedLocations(configuration.get(ALLOWED_LOCATIONS)),
         configuration.get(S3_ENDPOINT),
         configuration.get(S3_REGION),
         configuration.get(S3_ACCESS_KEY_ID),
         configuration.get(S3_SECRET_ACCESS_KEY),
         configuration.get(S3_PATH_STYLE_ACCESS));
+  }
+
+  private static List<String> parseAllowedLocations(String text) {
+    if (text == null || text.isBlank()) {
+      return List.of();
+    }
+    List<String> locations = new java.util.ArrayList<>();
+    for (String entry : text.split(",")) {
+      String location = entry.trim();
+      if (location.isEmpty()) {
+        continue;
+      }
+      StorageKind.of(location);
+      try {
+        io.lakestream.catalog.TableLocations.canonical(location);
+      } catch (RuntimeException e) {
+        throw new ConfigException(
+            "Invalid catalog.allowed-locations entry '" + location + "': " + e.getMessage());
+      }
+      locations.add(location);
+    }
+    return locations;
   }
 
   private static Map<String, String> parseWarehouses(String text) {
@@ -98,6 +132,8 @@ public record StorageConfig(
   public String toString() {
     return "StorageConfig[warehouses="
         + warehouses
+        + ", allowedLocations="
+        + allowedLocations
         + ", s3Endpoint="
         + s3Endpoint
         + ", s3Region="

@@ -44,12 +44,56 @@ class WarehouseCatalogTest {
             new LocalFileIO(),
             new MetadataCache(16),
             Map.of(),
-            CommitValidator.NONE);
+            CommitValidator.NONE,
+            java.util.List.of());
   }
 
   @AfterEach
   void close() {
     store.close();
+  }
+
+  /**
+   * Creates racing for overlapping locations (the same directory, one inside the other) in
+   * different namespaces: exactly one of each group wins, the others are refused with 403.
+   */
+  @Test
+  void concurrentCreatesNeverClaimOverlappingLocations() throws Exception {
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    int writers = 8;
+    for (int i = 0; i < writers; i++) {
+      catalog.createNamespace(org.apache.iceberg.catalog.Namespace.of("n" + i), Map.of());
+    }
+    for (int round = 0; round < 3; round++) {
+      String shared = directory.toUri() + "shared-" + round;
+      CountDownLatch start = new CountDownLatch(1);
+      java.util.List<CompletableFuture<Boolean>> creates = new java.util.ArrayList<>();
+      for (int i = 0; i < writers; i++) {
+        TableIdentifier identifier = TableIdentifier.of("n" + i, "t" + round);
+        // Half claim the directory itself, half a directory inside it.
+        String location = i % 2 == 0 ? shared : shared + "/inner";
+        creates.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  await(start);
+                  try {
+                    catalog.createTable(
+                        identifier, schema, PartitionSpec.unpartitioned(), location, Map.of());
+                    return true;
+                  } catch (org.apache.iceberg.exceptions.ForbiddenException e) {
+                    return false;
+                  }
+                }));
+      }
+      start.countDown();
+      long created = 0;
+      for (CompletableFuture<Boolean> create : creates) {
+        if (create.get(60, TimeUnit.SECONDS)) {
+          created++;
+        }
+      }
+      assertThat(created).as("round %d", round).isEqualTo(1);
+    }
   }
 
   /** A second commit to the same table waits until the first is done. */

@@ -159,6 +159,15 @@ class RestAuthTest {
           exchange.close();
         });
     jwks.start();
+    // Register reads only metadata in the namespace's own directory: a missing file there is 404.
+    CALLS.put(
+        Route.REGISTER_TABLE,
+        new Call(
+            "POST",
+            "/v1/namespaces/db/register",
+            "{\"name\":\"r\",\"metadata-location\":\"file:"
+                + data.resolve("warehouse/db/r/metadata/v1.metadata.json")
+                + "\"}"));
     server =
         LakestreamServer.start(
             ServerConfig.from(

@@ -269,7 +269,7 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(never, data.resolve("never").toString()),
+                createChange(never, data.resolve("warehouse/custom/never").toString()),
                 setProperty(existing, table.schema().schemaId() + 1)));
     assertError(failing, 409, "CommitFailedException");
     assertThat(catalog.tableExists(never)).isFalse();
@@ -277,7 +277,7 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(existing, data.resolve("again").toString()),
+                createChange(existing, data.resolve("warehouse/custom/again").toString()),
                 setProperty(existing, table.schema().schemaId())));
     assertError(duplicate, 409, "CommitFailedException");
     assertThat(catalog.loadTable(existing).properties()).doesNotContainKey("committed");
@@ -286,12 +286,12 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(created, data.resolve("created").toString()),
+                createChange(created, data.resolve("warehouse/custom/created").toString()),
                 setProperty(existing, table.schema().schemaId())));
     assertThat(passing.statusCode()).as(passing.body()).isEqualTo(204);
     Table loaded = catalog.loadTable(created);
     assertThat(loaded.schema().asStruct()).isEqualTo(SCHEMA.asStruct());
-    assertThat(loaded.location()).isEqualTo(data.resolve("created").toString());
+    assertThat(loaded.location()).isEqualTo(data.resolve("warehouse/custom/created").toString());
     assertThat(loaded.properties()).containsEntry("owner", "transaction");
     assertThat(catalog.loadTable(existing).properties()).containsEntry("committed", "yes");
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
@@ -311,7 +311,9 @@ class RestCatalogTest {
             "/v1/transactions/commit",
             commitTransaction(
                 createChange(
-                    stream, data.resolve("stream").toString(), Map.of("lakestream.kind", "queue")),
+                    stream,
+                    data.resolve("warehouse/custom/stream").toString(),
+                    Map.of("lakestream.kind", "queue")),
                 setProperty(other, table.schema().schemaId())));
     assertError(
         badKind, 400, "Cannot commit txn_stream_create.stream: Invalid lakestream.kind 'queue'");
@@ -321,7 +323,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("stream").toString(),
+                    data.resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.kind", "log", "lakestream.bucket-key", "missing"))));
     assertError(badKey, 400, "column 'missing' is not in the table schema");
     HttpResponse<String> withoutKind =
@@ -329,7 +331,9 @@ class RestCatalogTest {
             "/v1/transactions/commit",
             commitTransaction(
                 createChange(
-                    stream, data.resolve("stream").toString(), Map.of("lakestream.buckets", "4"))));
+                    stream,
+                    data.resolve("warehouse/custom/stream").toString(),
+                    Map.of("lakestream.buckets", "4"))));
     assertError(withoutKind, 400, "needs lakestream.kind");
     assertThat(catalog.tableExists(stream)).isFalse();
     assertThat(catalog.loadTable(other).properties()).doesNotContainKey("committed");
@@ -340,7 +344,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("stream").toString(),
+                    data.resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.kind", "log", "lakestream.buckets", "4"))));
     assertThat(good.statusCode()).as(good.body()).isEqualTo(204);
     assertThat(catalog.loadTable(stream).properties()).containsEntry("lakestream.buckets", "4");

@@ -20,6 +20,7 @@ class StorageConfigTest {
     assertThat(defaults)
         .containsExactly(
             Map.entry("catalog.warehouses", "(none)"),
+            Map.entry("catalog.allowed-locations", "(none)"),
             Map.entry("s3.endpoint", "(AWS)"),
             Map.entry("s3.region", "us-east-1"),
             Map.entry("s3.access-key-id", "(none)"),

@@ -40,9 +40,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The orphan-file sweep: data files that a round wrote and never committed (left by a process that
- * died before its commit) are deleted once old enough; files any snapshot references, young files,
- * and files tiering did not write are kept. Also run by the tiering service on its own.
+ * The orphan-file sweep: data files that a round recorded, wrote and never committed (left by a
+ * process that died before its commit) are deleted once old enough; files any snapshot references,
+ * young files, and files this table's tiering did not record (even with tiering's names: another
+ * table's, or planted) are kept. Also run by the tiering service on its own.
  */
 class TieringOrphanFilesTest {
   private static final Schema SCHEMA =
@@ -177,8 +178,17 @@ class TieringOrphanFilesTest {
 
     Path dataDirectory = local(OrphanFiles.dataLocation(table));
     Path foreign = dataDirectory.resolve("00000-0-spark-job-00001.parquet");
+    // A file with tiering's name that no record of this table names: another table's tiering
+    // (placed here by an older catalog) or anyone else wrote it. The old sweep deleted it.
     Path stray = dataDirectory.resolve(tieringName());
-    Path temporary = dataDirectory.resolve("." + tieringName() + "." + UUID.randomUUID() + ".tmp");
+    // The temporary sibling of an abandoned file carries its writer's recorded operation id.
+    Path temporary =
+        dataDirectory.resolve(
+            "."
+                + abandoned.keySet().iterator().next().getFileName()
+                + "."
+                + UUID.randomUUID()
+                + ".tmp");
     Files.write(foreign, new byte[] {1, 2, 3});
     Files.write(stray, new byte[] {4, 5, 6});
     Files.write(temporary, new byte[] {7});
@@ -201,22 +211,34 @@ class TieringOrphanFilesTest {
       setAge(file, now, AGE.plusMinutes(1));
     }
     setAge(foreign, now, AGE.multipliedBy(3));
+    setAge(stray, now, AGE.multipliedBy(3));
     setAge(temporary, now, AGE.plusMinutes(1));
+    Path records = local(TieringWrites.directory(table));
+    List<Path> recordFiles = new ArrayList<>();
+    try (var files = Files.list(records)) {
+      files.forEach(recordFiles::add);
+    }
+    // One record per writer of the three rounds (the first round's and the dying one's at least).
+    assertThat(recordFiles).hasSizeGreaterThanOrEqualTo(3);
+    for (Path record : recordFiles) {
+      setAge(record, now, AGE.plusMinutes(1));
+    }
 
-    // Nothing is old enough half an hour earlier.
+    // No record is old enough half an hour earlier: nothing is even looked at.
     OrphanFiles.Sweep early =
         new OrphanFiles(lake, AGE, Clock.fixed(now.minus(AGE.dividedBy(2)), ZoneOffset.UTC))
             .sweep(path);
     assertThat(early.deleted()).isEmpty();
-    assertThat(early.referenced()).isEqualTo(committed.size());
-    assertThat(early.tooYoung()).isEqualTo(abandoned.size() + 2);
+    assertThat(early.tieringFiles()).isZero();
+    assertThat(recordFiles).allSatisfy(record -> assertThat(record).exists());
 
     OrphanFiles.Sweep sweep =
         new OrphanFiles(lake, AGE, Clock.fixed(now, ZoneOffset.UTC)).sweep(path);
     assertThat(sweep.listingSupported()).isTrue();
-    assertThat(sweep.tieringFiles()).isEqualTo(committed.size() + abandoned.size() + 2);
+    assertThat(sweep.tieringFiles()).isEqualTo(committed.size() + abandoned.size() + 1);
     assertThat(sweep.referenced()).isEqualTo(committed.size());
-    assertThat(sweep.tooYoung()).isEqualTo(1);
+    assertThat(sweep.tooYoung()).isZero();
+    assertThat(sweep.unrecorded()).isEqualTo(1);
     List<Path> deleted = sweep.deleted().stream().map(TieringOrphanFilesTest::local).toList();
     List<Path> expected = new ArrayList<>(abandoned.keySet());
     expected.add(temporary);
@@ -229,10 +251,13 @@ class TieringOrphanFilesTest {
     assertThat(ids(table, firstSnapshot)).containsExactlyElementsOf(range(0, 300));
     assertThat(ids(table, null)).containsExactlyElementsOf(range(300, 400));
 
-    // An hour later the stray file is old enough too; files tiering did not write never go.
+    // Every record was settled and is gone; files this table's tiering did not record never go.
+    assertThat(recordFiles).allSatisfy(record -> assertThat(record).doesNotExist());
     OrphanFiles.Sweep later =
-        new OrphanFiles(lake, AGE, Clock.fixed(now.plus(AGE), ZoneOffset.UTC)).sweep(path);
-    assertThat(later.deleted()).map(TieringOrphanFilesTest::local).containsExactly(stray);
+        new OrphanFiles(lake, AGE, Clock.fixed(now.plus(AGE.multipliedBy(10)), ZoneOffset.UTC))
+            .sweep(path);
+    assertThat(later.deleted()).isEmpty();
+    assertThat(stray).exists();
     assertThat(foreign).exists();
     assertThat(committed).allSatisfy(file -> assertThat(file).exists());
   }
@@ -262,21 +287,34 @@ class TieringOrphanFilesTest {
       Table table = lakeTable(server.catalog(), path);
       Path dataDirectory = local(OrphanFiles.dataLocation(table));
       Files.createDirectories(dataDirectory);
-      Path stray = dataDirectory.resolve(tieringName());
+      // What a round that died leaves: its record and a file named with its operation id.
+      String operationId = "tiering-" + UUID.randomUUID();
+      TieringWrites.record(table, operationId, OrphanFiles.dataLocation(table));
+      Path record = local(TieringWrites.directory(table)).resolve(operationId);
+      Path abandoned = dataDirectory.resolve("00000-3-" + operationId + "-00001.parquet");
+      // A file with tiering's name that this table's tiering never recorded.
+      Path planted = dataDirectory.resolve(tieringName());
       Path foreign = dataDirectory.resolve("00000-0-spark-job-00001.parquet");
-      Files.write(stray, new byte[] {1});
+      Files.write(abandoned, new byte[] {1});
+      Files.write(planted, new byte[] {3});
       Files.write(foreign, new byte[] {2});
       Instant now = Instant.now();
-      setAge(stray, now, Duration.ofMinutes(5));
+      setAge(record, now, Duration.ofMinutes(5));
+      setAge(abandoned, now, Duration.ofMinutes(5));
+      setAge(planted, now, Duration.ofMinutes(5));
       setAge(foreign, now, Duration.ofMinutes(5));
       append(server, path, 0, 200);
 
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (Files.exists(stray) || ids(lakeTable(server.catalog(), path), null).size() < 200) {
+      while (Files.exists(abandoned)
+          || Files.exists(record)
+          || ids(lakeTable(server.catalog(), path), null).size() < 200) {
         if (System.nanoTime() > deadline) {
           throw new AssertionError(
-              "Within 30 s: stray file still there: "
-                  + Files.exists(stray)
+              "Within 30 s: abandoned file still there: "
+                  + Files.exists(abandoned)
+                  + ", its record: "
+                  + Files.exists(record)
                   + ", rows tiered: "
                   + ids(lakeTable(server.catalog(), path), null).size());
         }
@@ -284,6 +322,7 @@ class TieringOrphanFilesTest {
       }
       table = lakeTable(server.catalog(), path);
       assertThat(ids(table, null)).containsExactlyElementsOf(range(0, 200));
+      assertThat(planted).exists();
       assertThat(foreign).exists();
       table
           .currentSnapshot()

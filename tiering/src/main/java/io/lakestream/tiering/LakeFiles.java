@@ -37,11 +37,17 @@ final class LakeFiles {
         targetFileSize(table));
   }
 
-  /** Names new files with a fresh operation id; {@code attempt} keeps task ids apart. */
+  /**
+   * Names new files with a fresh operation id; {@code attempt} keeps task ids apart. The id is
+   * recorded durably ({@link TieringWrites}) before this returns, so every file the factory names
+   * is known to the orphan sweep before it exists.
+   */
   static OutputFileFactory outputFiles(Table table, long attempt) {
+    String operationId = OPERATION_PREFIX + UUID.randomUUID();
+    TieringWrites.record(table, operationId, OrphanFiles.dataLocation(table));
     return OutputFileFactory.builderFor(table, 0, attempt)
         .format(FileFormat.PARQUET)
-        .operationId(OPERATION_PREFIX + UUID.randomUUID())
+        .operationId(operationId)
         .build();
   }
 

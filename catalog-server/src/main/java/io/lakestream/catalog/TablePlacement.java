@@ -1,0 +1,300 @@
+package io.lakestream.catalog;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.exceptions.ForbiddenException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.view.ViewMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rules for where the tables, views and namespaces of one warehouse put their files, checked
+ * before a commit writes anything:
+ *
+ * <ul>
+ *   <li>every location (a table's {@code location}, its {@code write.data.path}, {@code
+ *       write.metadata.path} and object-storage path, a view's location, a namespace's {@code
+ *       location} property) lies under the warehouse or an allowed location ({@link
+ *       TableLocations#checkAllowed}); a table's data and metadata paths lie under its own
+ *       location;
+ *   <li>no table's location is, lies inside or contains another table's location (or its data or
+ *       metadata path), in any namespace of the warehouse, so no table can reach another's files; a
+ *       view or namespace location may not lie inside a table's;
+ *   <li>a table is registered only from a metadata file in its namespace's directory of the
+ *       warehouse ({@link TableLocations#namespaceDirectory}), and only if its location lies there
+ *       too.
+ * </ul>
+ *
+ * <p>A violation of the first rule is a {@link BadRequestException} (400); a location that would
+ * reach another table's files or another namespace's metadata is a {@link ForbiddenException}
+ * (403). Both name the location and the rule.
+ *
+ * <p><b>Concurrency.</b> Commits that place a table (create, register, or change a location) run
+ * their check and their pointer write under one lock per warehouse ({@link #placing}), so two
+ * creates in this process cannot both claim overlapping locations. Server processes sharing one
+ * database do not share that lock: between them, two creates racing to overlapping locations in the
+ * same few milliseconds can both succeed.
+ *
+ * <p>The overlap check reads the current metadata of every table in the warehouse (through the
+ * metadata cache), so a create costs time in proportion to the number of tables. Thread safe.
+ */
+final class TablePlacement {
+  private static final Logger LOG = LoggerFactory.getLogger(TablePlacement.class);
+
+  /** The table properties that name where a table's files go, besides its location. */
+  static final List<String> PATH_PROPERTIES =
+      List.of(
+          TableProperties.WRITE_DATA_LOCATION,
+          TableProperties.WRITE_METADATA_LOCATION,
+          "write.object-storage.path",
+          "write.folder-storage.path");
+
+  private final String warehouse;
+  private final TableLocations locations;
+  private final MetadataStore store;
+  private final FileIO io;
+  private final MetadataCache cache;
+  private final ReentrantLock lock = new ReentrantLock();
+
+  TablePlacement(
+      String warehouse,
+      TableLocations locations,
+      MetadataStore store,
+      FileIO io,
+      MetadataCache cache) {
+    this.warehouse = requireNonNull(warehouse, "warehouse is null");
+    this.locations = requireNonNull(locations, "locations is null");
+    this.store = requireNonNull(store, "store is null");
+    this.io = requireNonNull(io, "io is null");
+    this.cache = requireNonNull(cache, "cache is null");
+  }
+
+  TableLocations locations() {
+    return locations;
+  }
+
+  /** Whether a commit from {@code base} (null: a create) to {@code updated} places the table. */
+  static boolean places(TableMetadata base, TableMetadata updated) {
+    if (base == null) {
+      return true;
+    }
+    if (!Objects.equals(base.location(), updated.location())) {
+      return true;
+    }
+    for (String property : PATH_PROPERTIES) {
+      if (!Objects.equals(base.properties().get(property), updated.properties().get(property))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs {@code commit} under the warehouse's placement lock when {@code placing}, else at once.
+   */
+  <T> T placing(boolean placing, Supplier<T> commit) {
+    if (!placing) {
+      return commit.get();
+    }
+    lock.lock();
+    try {
+      return commit.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Checks where a table commit puts the table's files; does nothing for a commit that changes no
+   * location.
+   *
+   * @param registering whether the commit registers an existing metadata file
+   */
+  void checkTable(
+      TableIdentifier identifier, TableMetadata base, TableMetadata updated, boolean registering) {
+    if (!places(base, updated)) {
+      return;
+    }
+    checkTableLocation(identifier, updated.location(), updated.properties(), registering);
+  }
+
+  /**
+   * Checks a table's location and path properties against the rules, as a commit that places the
+   * table there would (see {@link #checkTable}).
+   */
+  void checkTableLocation(
+      TableIdentifier identifier,
+      String location,
+      Map<String, String> properties,
+      boolean registering) {
+    String what = "table " + identifier;
+    if (location == null) {
+      throw new BadRequestException("Invalid %s: it has no location", what);
+    }
+    String canonical = locations.checkAllowed(location, what);
+    // Canonical location -> as the client spelled it, for the messages.
+    Map<String, String> claimed = new LinkedHashMap<>();
+    claimed.put(canonical, location);
+    for (String property : PATH_PROPERTIES) {
+      String path = properties.get(property);
+      if (path == null) {
+        continue;
+      }
+      String canonicalPath = locations.checkAllowed(path, what + " (" + property + ")");
+      if (!TableLocations.contains(canonical, canonicalPath)) {
+        throw new BadRequestException(
+            "Invalid %s '%s' of %s: it must lie under the table's location '%s'",
+            property, path, what, location);
+      }
+      claimed.put(canonicalPath, path);
+    }
+    if (registering) {
+      String directory = locations.namespaceDirectory(identifier.namespace());
+      if (!TableLocations.contains(directory, canonical) || directory.equals(canonical)) {
+        throw new ForbiddenException(
+            "Cannot register %s at location '%s': a registered table must lie in its namespace's"
+                + " directory '%s'",
+            identifier, location, directory);
+      }
+    }
+    for (Map.Entry<TableIdentifier, List<String>> other : tableLocations().entrySet()) {
+      if (other.getKey().equals(identifier)) {
+        continue;
+      }
+      for (String occupied : other.getValue()) {
+        for (Map.Entry<String, String> mine : claimed.entrySet()) {
+          if (TableLocations.overlap(occupied, mine.getKey())) {
+            throw new ForbiddenException(
+                "Invalid location '%s' (%s) for %s: it overlaps location '%s' of table %s; a"
+                    + " table's location may not be, lie in or contain another table's",
+                mine.getValue(), mine.getKey(), what, occupied, other.getKey());
+          }
+        }
+      }
+    }
+  }
+
+  /** Checks a view's location: allowed, and not in or at a table's location. */
+  void checkView(TableIdentifier identifier, ViewMetadata base, ViewMetadata updated) {
+    if (base != null && Objects.equals(base.location(), updated.location())) {
+      return;
+    }
+    if (base == null && store.loadEntity(warehouse, identifier).isPresent()) {
+      return; // the create fails as a name taken, which says more than its default location
+    }
+    String what = "view " + identifier;
+    if (updated.location() == null) {
+      throw new BadRequestException("Invalid %s: it has no location", what);
+    }
+    checkNotInTable(locations.checkAllowed(updated.location(), what), updated.location(), what);
+  }
+
+  /** Checks a namespace's {@code location} property, if set: allowed and not in a table. */
+  void checkNamespace(Namespace namespace, Map<String, String> properties) {
+    String location = properties.get("location");
+    if (location == null) {
+      return;
+    }
+    String what = "namespace " + namespace;
+    checkNotInTable(locations.checkAllowed(location, what), location, what);
+  }
+
+  /**
+   * Checks the metadata file a table is to be registered from, before it is read: it must lie in
+   * the namespace's directory of the warehouse.
+   */
+  void checkRegistered(TableIdentifier identifier, String metadataFileLocation) {
+    String canonical = TableLocations.canonical(metadataFileLocation);
+    String directory = locations.namespaceDirectory(identifier.namespace());
+    if (!TableLocations.contains(directory, canonical) || directory.equals(canonical)) {
+      throw new ForbiddenException(
+          "Cannot register %s from metadata file '%s': it must lie in the namespace's directory"
+              + " '%s'",
+          identifier, metadataFileLocation, directory);
+    }
+  }
+
+  private void checkNotInTable(String canonical, String location, String what) {
+    for (Map.Entry<TableIdentifier, List<String>> table : tableLocations().entrySet()) {
+      for (String occupied : table.getValue()) {
+        if (TableLocations.contains(occupied, canonical)) {
+          throw new ForbiddenException(
+              "Invalid location '%s' for %s: it lies in location '%s' of table %s",
+              location, what, occupied, table.getKey());
+        }
+      }
+    }
+  }
+
+  /**
+   * The canonical locations every table of the warehouse occupies: its location and its data and
+   * metadata paths. A table whose metadata cannot be read (dropped meanwhile) is left out.
+   */
+  Map<TableIdentifier, List<String>> tableLocations() {
+    Map<TableIdentifier, List<String>> result = new LinkedHashMap<>();
+    Deque<Namespace> pending = new ArrayDeque<>();
+    pending.add(Namespace.empty());
+    while (!pending.isEmpty()) {
+      Namespace namespace = pending.poll();
+      try {
+        pending.addAll(store.listNamespaces(warehouse, namespace));
+        if (namespace.isEmpty()) {
+          continue;
+        }
+        for (TableIdentifier table : store.listEntities(warehouse, namespace, EntityKind.TABLE)) {
+          store
+              .loadEntity(warehouse, table)
+              .filter(pointer -> pointer.kind() == EntityKind.TABLE)
+              .ifPresent(pointer -> result.put(table, occupied(table, pointer)));
+        }
+      } catch (NoSuchNamespaceException e) {
+        // dropped while listing
+      }
+    }
+    return result;
+  }
+
+  private List<String> occupied(TableIdentifier table, EntityPointer pointer) {
+    TableMetadata metadata;
+    try {
+      metadata = cache.table(pointer.metadataLocation(), io);
+    } catch (NotFoundException e) {
+      LOG.debug("Cannot read the metadata of {} to check locations against it", table, e);
+      return List.of();
+    }
+    List<String> occupied = new ArrayList<>();
+    addCanonical(occupied, metadata.location());
+    for (String property : PATH_PROPERTIES) {
+      addCanonical(occupied, metadata.properties().get(property));
+    }
+    return occupied;
+  }
+
+  private static void addCanonical(List<String> occupied, String location) {
+    if (location == null) {
+      return;
+    }
+    try {
+      occupied.add(TableLocations.canonical(location));
+    } catch (BadRequestException e) {
+      occupied.add(location); // a location of another scheme can only collide with itself
+    }
+  }
+}
