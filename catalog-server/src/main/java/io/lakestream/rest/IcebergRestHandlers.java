@@ -112,7 +112,7 @@ public final class IcebergRestHandlers implements RestHandler {
         Namespace namespace = namespace(request);
         CreateTableRequest body = body(request, CreateTableRequest.class);
         validateName(body.name());
-        StreamTableProperties.validate(body.properties(), body.schema());
+        StreamTableProperties.validateCreate(body.properties(), body.schema());
         LoadTableResponse response =
             body.stageCreate()
                 ? CatalogHandlers.stageTableCreate(catalog, namespace, body)
