@@ -112,7 +112,7 @@ public final class IcebergRestHandlers implements RestHandler {
         Namespace namespace = namespace(request);
         CreateTableRequest body = body(request, CreateTableRequest.class);
         validateName(body.name());
-        StreamTableProperties.validate(body.properties(), body.schema());
+        StreamTableProperties.validateCreate(body.properties(), body.schema());
         if (body.stageCreate() && body.location() != null) {
           catalog.checkTableLocation(
               TableIdentifier.of(namespace, body.name()), body.location(), body.properties());

@@ -85,51 +85,84 @@ public final class ArrowBatchProjector implements BatchProjector {
       long position = boundaries[i];
       int size = (int) (boundaries[i + 1] - boundaries[i]);
       if (size < PAYLOAD_START) {
-        throw new UncheckedIOException(
-            new IOException("Batch at " + position + " is shorter than its header"));
+        throw new InvalidBatchFormatException(
+            "The stored batch at segment position "
+                + position
+                + " has "
+                + size
+                + " bytes, fewer than its header");
       }
       head = readHead(channel, position, Math.min(size, HEAD_BYTES), head);
-      int statisticsLength = head.getInt(LogBatch.HEADER_SIZE);
-      int messageStart = PAYLOAD_START + statisticsLength;
-      if (statisticsLength < 0 || messageStart + 8L > size) {
-        throw new UncheckedIOException(
-            new IOException("Batch at " + position + " has a corrupt statistics length"));
-      }
-      if (messageStart + 8 > head.limit()) {
-        head = readHead(channel, position, messageStart + 8, head);
-      }
-      long metadataEnd =
-          messageStart + 8L + ArrowBatchCodec.metadataLength(head.slice(messageStart, 8));
-      if (metadataEnd > size) {
-        throw new UncheckedIOException(
-            new IOException("Batch at " + position + " has corrupt Arrow metadata"));
-      }
-      if (metadataEnd > head.limit()) {
-        head = readHead(channel, position, (int) metadataEnd, head);
-      }
-      LogBatch header = LogBatch.wrap(head);
-      if (!batchFilter.predicates().isEmpty()
-          && header.schemaId() == table.currentSchemaId()
-          && !BatchStatistics.parse(head.slice(PAYLOAD_START, statisticsLength))
-              .mightMatch(batchFilter)) {
-        continue;
-      }
-      if (projection.length == 0) {
-        out.add(channel, position, size);
-      } else {
-        project(
-            table,
-            header,
-            head,
-            channel,
-            position,
-            size,
-            messageStart,
-            (int) metadataEnd,
-            names,
-            out);
+      try {
+        head = applyOne(table, batchFilter, names, channel, position, size, head, out);
+      } catch (InvalidBatchFormatException | IllegalArgumentException e) {
+        throw new InvalidBatchFormatException(
+            "The stored batch at offset "
+                + head.getLong(LogBatch.BASE_OFFSET)
+                + " (segment position "
+                + position
+                + ") is corrupt: "
+                + e.getMessage(),
+            e);
       }
     }
+  }
+
+  /**
+   * Filters and projects one stored batch whose first bytes are in {@code head}.
+   *
+   * @return the head buffer, possibly a larger one, for the next batch to reuse
+   */
+  private ByteBuffer applyOne(
+      StreamTable table,
+      BatchFilter batchFilter,
+      String[] names,
+      FileChannel channel,
+      long position,
+      int size,
+      ByteBuffer head,
+      ResponseBody.Builder out) {
+    int statisticsLength = head.getInt(LogBatch.HEADER_SIZE);
+    int messageStart = PAYLOAD_START + statisticsLength;
+    if (statisticsLength < 0 || messageStart + 8L > size) {
+      throw new InvalidBatchFormatException(
+          "its statistics length " + statisticsLength + " does not fit its " + size + " bytes");
+    }
+    if (messageStart + 8 > head.limit()) {
+      head = readHead(channel, position, messageStart + 8, head);
+    }
+    long metadataEnd =
+        messageStart + 8L + ArrowBatchCodec.metadataLength(head.slice(messageStart, 8));
+    if (metadataEnd > size || metadataEnd < messageStart + 8L) {
+      throw new InvalidBatchFormatException(
+          "its Arrow metadata ends at byte " + metadataEnd + " of " + size);
+    }
+    if (metadataEnd > head.limit()) {
+      head = readHead(channel, position, (int) metadataEnd, head);
+    }
+    LogBatch header = LogBatch.wrap(head);
+    if (!batchFilter.predicates().isEmpty()
+        && header.schemaId() == table.currentSchemaId()
+        && !BatchStatistics.parse(head.slice(PAYLOAD_START, statisticsLength))
+            .mightMatch(batchFilter)) {
+      return head;
+    }
+    if (names.length == 0) {
+      out.add(channel, position, size);
+    } else {
+      project(
+          table,
+          header,
+          head,
+          channel,
+          position,
+          size,
+          messageStart,
+          (int) metadataEnd,
+          names,
+          out);
+    }
+    return head;
   }
 
   /**

@@ -106,7 +106,7 @@ public final class StreamAdmin implements TableAdmin {
     }
     LoadTableResponse response;
     try {
-      StreamTableProperties.validate(request.properties(), schema);
+      StreamTableProperties.validateCreate(request.properties(), schema);
       response =
           CatalogHandlers.createTable(
               catalog,

@@ -52,6 +52,17 @@ public final class StreamTableProperties {
       throw new BadRequestException("Invalid %s '%s': expected log or primary-key", KIND, kind);
     }
     buckets(properties);
+    if (LOG.equals(kind)) {
+      for (String key : properties.keySet()) {
+        if (key.equals(MergeEngines.MERGE_ENGINE)
+            || key.equals(MergeEngines.VERSION_COLUMN)
+            || key.startsWith(MergeEngines.FIELDS_PREFIX)) {
+          throw new BadRequestException(
+              "Invalid property %s='%s': it is only for %s=%s tables",
+              key, properties.get(key), KIND, PRIMARY_KEY);
+        }
+      }
+    }
     try {
       TieringConfig.interval(properties);
       TieringConfig.compactionDeleteFiles(properties);
@@ -79,6 +90,83 @@ public final class StreamTableProperties {
         }
       }
     }
+  }
+
+  /**
+   * Validates the properties of a table being created ({@link #validate}) and also refuses a {@code
+   * lakestream.} property that Lakestream does not know, which is almost always a misspelt one
+   * whose intended setting would otherwise silently not apply.
+   *
+   * @throws BadRequestException naming the property and the value that is wrong
+   */
+  public static void validateCreate(Map<String, String> properties, Schema schema) {
+    validate(properties, schema);
+    for (Map.Entry<String, String> property : properties.entrySet()) {
+      String key = property.getKey();
+      if (key.startsWith("lakestream.")
+          && !KNOWN.contains(key)
+          && !key.startsWith(MergeEngines.FIELDS_PREFIX)) {
+        throw new BadRequestException(
+            "Unknown table property %s='%s': expected one of %s or %s<column>.*",
+            key, property.getValue(), new java.util.TreeSet<>(KNOWN), MergeEngines.FIELDS_PREFIX);
+      }
+    }
+  }
+
+  /** Every {@code lakestream.} table property but the per-column ones. */
+  private static final Set<String> KNOWN =
+      Set.of(
+          KIND,
+          BUCKETS,
+          BUCKET_KEY,
+          LakeFormat.PROPERTY,
+          MergeEngines.MERGE_ENGINE,
+          MergeEngines.VERSION_COLUMN,
+          TieringConfig.INTERVAL_PROPERTY,
+          TieringConfig.COMPACTION_DELETE_FILES_PROPERTY,
+          TieringConfig.COMPACTION_SMALL_FILES_PROPERTY);
+
+  /**
+   * Refuses a commit that changes what a streaming table's data already depends on: its kind (or
+   * removing it, which would strand the stream), its bucket count and its bucket key (rows already
+   * written sit in the buckets of the old ones).
+   */
+  private static void checkUnchangeable(TableMetadata base, TableMetadata updated) {
+    Map<String, String> before = base.properties();
+    Map<String, String> after = updated.properties();
+    if (!after.containsKey(KIND)) {
+      throw new BadRequestException(
+          "%s cannot be removed from streaming table %s (was '%s')",
+          KIND, updated.location(), before.get(KIND));
+    }
+    if (!before.get(KIND).equals(after.get(KIND))) {
+      throw new BadRequestException(
+          "%s cannot change once a streaming table exists (from '%s' to '%s')",
+          KIND, before.get(KIND), after.get(KIND));
+    }
+    int bucketsBefore;
+    try {
+      bucketsBefore = buckets(before);
+    } catch (BadRequestException e) {
+      return; // a table made before the value was checked may fix it
+    }
+    if (bucketsBefore != buckets(after)) {
+      throw new BadRequestException(
+          "%s cannot change once a streaming table exists (from %d to '%s')",
+          BUCKETS, bucketsBefore, after.get(BUCKETS));
+    }
+    if (!bucketKeyColumns(before).equals(bucketKeyColumns(after))) {
+      throw new BadRequestException(
+          "%s cannot change once a streaming table exists (from '%s' to '%s')",
+          BUCKET_KEY, before.get(BUCKET_KEY), after.get(BUCKET_KEY));
+    }
+  }
+
+  private static List<String> bucketKeyColumns(Map<String, String> properties) {
+    String value = properties.get(BUCKET_KEY);
+    return value == null
+        ? List.of()
+        : java.util.Arrays.stream(value.split(",")).map(String::trim).toList();
   }
 
   private static void validatePrimaryKey(Map<String, String> properties, Schema schema) {
@@ -119,7 +207,12 @@ public final class StreamTableProperties {
         && streamProperties(base.properties()).equals(streamProperties(updated.properties()))) {
       return;
     }
-    validate(updated.properties(), updated.schema());
+    if (base == null || !base.properties().containsKey(KIND)) {
+      validateCreate(updated.properties(), updated.schema());
+    } else {
+      validate(updated.properties(), updated.schema());
+      checkUnchangeable(base, updated);
+    }
     if (!updated.properties().containsKey(KIND)) {
       return;
     }

@@ -9,7 +9,6 @@ import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.RpcException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,16 +46,27 @@ final class AckTrackingWriter {
    */
   private static final Duration ABANDON_AFTER_CONNECTION_LOSS = Duration.ofSeconds(10);
 
-  /** A batch as the writer built it; its payload names it so a reader can tell which it is. */
+  /** The Arrow schema of the tables this writer writes: one required long column {@code id}. */
+  static final org.apache.arrow.vector.types.pojo.Schema SCHEMA =
+      new org.apache.arrow.vector.types.pojo.Schema(
+          List.of(
+              org.apache.arrow.vector.types.pojo.Field.notNullable(
+                  "id", new org.apache.arrow.vector.types.pojo.ArrowType.Int(64, true))));
+
+  /**
+   * A batch as the writer built it; its payload names it so a reader can tell which it is: its
+   * rows' ids spell the writer, bucket and sequence, and the filler (a size the writer drew) is
+   * spelt in too.
+   */
   record SentBatch(long writerId, int bucket, int sequence, int recordCount, int fillerBytes) {
     ByteBuffer payload() {
-      StringBuilder text =
-          new StringBuilder(
-              "w=" + writerId + " b=" + bucket + " s=" + sequence + " n=" + recordCount + "|");
-      for (int i = 0; i < fillerBytes; i++) {
-        text.append((char) ('a' + (sequence + i) % 26));
+      List<Object[]> rows = new ArrayList<>(recordCount);
+      for (int i = 0; i < recordCount; i++) {
+        long id = ((writerId * 1_000_003L + bucket) * 1_000_003L + sequence) * 1_024L + fillerBytes;
+        rows.add(new Object[] {id * 16 + i});
       }
-      return ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+      return io.lakestream.testing.TestBatches.payload(
+          SCHEMA, rows, io.lakestream.client.arrow.Compression.NONE);
     }
 
     LogBatch encode(int schemaId) {

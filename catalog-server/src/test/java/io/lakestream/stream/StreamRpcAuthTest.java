@@ -17,7 +17,6 @@ import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.server.ServerConfig;
 import io.lakestream.testing.CatalogTokens;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -95,8 +94,12 @@ class StreamRpcAuthTest {
   }
 
   private static LogBatch batch(Table table) {
-    return LogBatch.create(
-        1, table.schemaId(), LogBatch.NO_WRITER, 0, (short) 0, ByteBuffer.wrap(new byte[] {1}));
+    return io.lakestream.testing.TestBatches.batch(
+        table.arrowSchema(table.schemaId()),
+        table.schemaId(),
+        java.util.List.<Object[]>of(new Object[] {1L}),
+        LogBatch.NO_WRITER,
+        0);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.FetchResponse;
@@ -15,8 +16,8 @@ import io.lakestream.client.rpc.RpcException;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.TestBatches;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,23 +97,26 @@ class StreamRpcTest {
     return batch(table.schemaId(), text, records, LogBatch.NO_WRITER, 0);
   }
 
+  private static final org.apache.arrow.vector.types.pojo.Schema ARROW_SCHEMA =
+      IcebergArrowSchemas.toArrowSchema(SCHEMA);
+
+  /** A batch of {@code records} rows whose url is {@code text}, as the Java client writes it. */
   private static LogBatch batch(int schemaId, String text, int records, long writer, int sequence) {
-    return LogBatch.create(
-        records,
-        schemaId,
-        writer,
-        sequence,
-        (short) 0,
-        ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+    List<Object[]> rows = new ArrayList<>();
+    for (int i = 0; i < records; i++) {
+      rows.add(new Object[] {(long) i, text});
+    }
+    return TestBatches.batch(ARROW_SCHEMA, schemaId, rows, writer, sequence);
   }
 
+  /** The url of each batch's first row. */
   private static List<String> payloads(ByteBuffer batches) {
     List<String> texts = new ArrayList<>();
     while (batches.hasRemaining()) {
       int size = LogBatch.LOG_OVERHEAD + batches.getInt(batches.position() + LogBatch.LENGTH);
       LogBatch batch = LogBatch.wrap(batches.slice(batches.position(), size));
       assertThat(batch.isValid()).isTrue();
-      texts.add(StandardCharsets.UTF_8.decode(batch.payload()).toString());
+      texts.add((String) TestBatches.rows(batch, ARROW_SCHEMA).get(0).get(1));
       batches.position(batches.position() + size);
     }
     return texts;
@@ -242,7 +246,7 @@ class StreamRpcTest {
     assertThat(schema.getMessage()).contains("no schema 99");
     LogBatch corrupt = batch(table, "payload", 1);
     ByteBuffer bytes = corrupt.buffer();
-    bytes.put(LogBatch.HEADER_SIZE, (byte) 'X');
+    bytes.put(bytes.limit() - 1, (byte) (bytes.get(bytes.limit() - 1) ^ 0x10));
     assertThat(rpcError(() -> table.append(0, LogBatch.wrap(bytes)).get()).error())
         .isEqualTo(ErrorCode.INVALID_BATCH);
     assertThat(

@@ -4,8 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.BatchFilter;
+import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
+import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.FetchResponse;
 import io.lakestream.client.rpc.ResponseMemory;
 import io.lakestream.client.rpc.RpcException;
@@ -348,20 +350,55 @@ public final class LogScanner implements AutoCloseable {
     try {
       long position = positions.get(bucket);
       while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
-        int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
-        LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
-        bytes.position(bytes.position() + size);
+        long size = LogBatch.LOG_OVERHEAD + (long) bytes.getInt(bytes.position() + LogBatch.LENGTH);
+        if (size < LogBatch.HEADER_SIZE || size > bytes.remaining()) {
+          throw new RpcException(
+              ErrorCode.CORRUPT_BATCH,
+              "Corrupt batch at offset "
+                  + bytes.getLong(bytes.position() + LogBatch.BASE_OFFSET)
+                  + " of bucket "
+                  + bucket.bucket()
+                  + (bucket.partition().isEmpty() ? "" : " of partition " + bucket.partition())
+                  + " of "
+                  + table.path()
+                  + ": its length field says "
+                  + size
+                  + " bytes but "
+                  + bytes.remaining()
+                  + " arrived");
+        }
+        LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), (int) size));
+        bytes.position(bytes.position() + (int) size);
         if (batch.nextOffset() <= position) {
           continue;
         }
-        Schema schema = schemaFor(batch.schemaId());
-        ByteBuffer message = BatchPayload.message(batch.payload());
         VectorSchemaRoot root;
-        if (message.isDirect()) {
-          lease.retain();
-          root = ArrowBatchCodec.decodeInPlace(message, schema, allocator, lease::release);
-        } else {
-          root = ArrowBatchCodec.decode(message, schema, allocator);
+        try {
+          // A projected batch has no CRC (0): the server assembled it from checked buffers.
+          if (batch.storedCrc() != 0 && !batch.isValid()) {
+            throw new InvalidBatchFormatException("it fails its CRC-32C check");
+          }
+          Schema schema = schemaFor(batch.schemaId());
+          ByteBuffer message = BatchPayload.message(batch.payload());
+          if (message.isDirect()) {
+            lease.retain();
+            root = ArrowBatchCodec.decodeInPlace(message, schema, allocator, lease::release);
+          } else {
+            root = ArrowBatchCodec.decode(message, schema, allocator);
+          }
+        } catch (InvalidBatchFormatException | IllegalArgumentException e) {
+          throw new RpcException(
+              ErrorCode.CORRUPT_BATCH,
+              "Corrupt batch at offset "
+                  + batch.baseOffset()
+                  + " of bucket "
+                  + bucket.bucket()
+                  + (bucket.partition().isEmpty() ? "" : " of partition " + bucket.partition())
+                  + " of "
+                  + table.path()
+                  + ": "
+                  + e.getMessage(),
+              e);
         }
         into.add(
             new ScanBatch(

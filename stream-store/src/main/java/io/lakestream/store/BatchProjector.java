@@ -18,6 +18,8 @@ public interface BatchProjector {
    * @param projection top-level column indexes to keep, in order; empty for all
    * @param filter encoded filter; empty for none
    * @throws java.io.UncheckedIOException if the segment cannot be read
+   * @throws io.lakestream.client.arrow.InvalidBatchFormatException if a stored batch is damaged
+   *     (disk damage: every batch was checked before it was stored); the message names its offset
    */
   void apply(
       StreamTable table,

@@ -125,7 +125,7 @@ final class KvService {
                     kvs.memory(),
                     kvs.rowCache());
             try {
-              replay(table, tablet, log);
+              replay(table, partition, bucket, tablet, log);
             } catch (IOException | RuntimeException e) {
               tablet.close();
               throw e;
@@ -140,7 +140,9 @@ final class KvService {
   }
 
   /** Applies the durable changelog after the tablet's applied offset. */
-  private void replay(StreamTable table, KvTablet tablet, LogTablet log) throws IOException {
+  private void replay(
+      StreamTable table, String partition, int bucket, KvTablet tablet, LogTablet log)
+      throws IOException {
     long offset = Math.max(tablet.appliedOffset(), log.logStartOffset());
     Schema current = rowSchema(table, table.currentSchemaId());
     while (offset < log.highWatermark()) {
@@ -156,8 +158,7 @@ final class KvService {
           continue;
         }
         Schema written = ArrowValues.withChangeType(rowSchema(table, batch.schemaId()));
-        try (VectorSchemaRoot root =
-            ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), written, allocator)) {
+        try (VectorSchemaRoot root = decodeStored(table, partition, bucket, batch, written)) {
           int[] columns = currentColumns(current, written);
           int typeColumn = written.getFields().size() - 1;
           List<ChangeType> types = new ArrayList<>(root.getRowCount());
@@ -182,6 +183,29 @@ final class KvService {
     }
   }
 
+  /** A changelog batch read back from the log; damage (on disk) is named by its offset. */
+  private VectorSchemaRoot decodeStored(
+      StreamTable table, String partition, int bucket, LogBatch batch, Schema written) {
+    try {
+      if (!batch.isValid()) {
+        throw new InvalidBatchFormatException("it fails its CRC-32C check");
+      }
+      return ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), written, allocator);
+    } catch (InvalidBatchFormatException | IllegalArgumentException e) {
+      throw new RpcException(
+          ErrorCode.CORRUPT_BATCH,
+          "Corrupt changelog batch at offset "
+              + batch.baseOffset()
+              + " of bucket "
+              + bucket
+              + (partition.isEmpty() ? "" : " of partition " + partition)
+              + " of "
+              + table.displayName()
+              + ": "
+              + e.getMessage());
+    }
+  }
+
   /** Per column of the current schema, its position in a batch's schema (by name), or -1. */
   private static int[] currentColumns(Schema current, Schema written) {
     int[] columns = new int[current.getFields().size()];
@@ -198,16 +222,8 @@ final class KvService {
   }
 
   CompletableFuture<ByteBuffer> put(StreamTable table, PutKvRequest request) {
-    ByteBuffer bytes = request.batch();
-    if (bytes.remaining() < LogBatch.HEADER_SIZE) {
-      throw new RpcException(ErrorCode.INVALID_BATCH, "Batch shorter than its header");
-    }
-    LogBatch input = LogBatch.wrap(bytes.slice());
-    if (input.sizeInBytes() != bytes.remaining() || !input.isValid()) {
-      throw new RpcException(
-          ErrorCode.INVALID_BATCH,
-          "Batch failed its length or CRC check, or has an unknown format");
-    }
+    LogBatch input =
+        BatchValidator.checkHeader(table, request.batch(), logs.config().maxBatchBytes());
     if (input.schemaId() != table.currentSchemaId()) {
       throw new RpcException(
           ErrorCode.SCHEMA_MISMATCH,
@@ -220,7 +236,8 @@ final class KvService {
               + "; refresh the table");
     }
     Schema schema = rowSchema(table, input.schemaId());
-    try (VectorSchemaRoot root = decodeRows(input, schema)) {
+    try (VectorSchemaRoot root =
+        BatchValidator.checkPayload(table, input, schema, false, allocator)) {
       return put(table, request, input, schema, root);
     }
   }
@@ -316,14 +333,6 @@ final class KvService {
                       appended.baseOffset(), appended.lastOffset(), appended.duplicate())
                   .encode();
             });
-  }
-
-  private VectorSchemaRoot decodeRows(LogBatch input, Schema schema) {
-    try {
-      return ArrowBatchCodec.decode(BatchPayload.message(input.payload()), schema, allocator);
-    } catch (InvalidBatchFormatException | IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
-    }
   }
 
   /** Whole-row upserts and deletes as keys and values (null: a delete), for the direct path. */

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.BatchStatistics;
+import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ApiKey;
@@ -38,9 +39,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * The stream RPC's requests on top of the {@link LogManager}: validates every request at the
@@ -58,6 +64,9 @@ public final class StreamService implements RequestHandler {
   private final BatchProjector projector;
   private final TableAdmin admin;
   private final KvService kv;
+  private final BufferAllocator allocator = new RootAllocator();
+  private final Map<String, Schema> arrowSchemas = new ConcurrentHashMap<>();
+  private static final int MAX_CACHED_SCHEMAS = 10_000;
 
   public StreamService(
       LogManager logs,
@@ -119,6 +128,11 @@ public final class StreamService implements RequestHandler {
     } catch (java.nio.BufferUnderflowException e) {
       return CompletableFuture.failedFuture(
           new RpcException(ErrorCode.INVALID_REQUEST, "Truncated " + key + " request body"));
+    } catch (IllegalArgumentException e) {
+      // A request field out of range that a decoder or a check below it refused by its contract.
+      return CompletableFuture.failedFuture(
+          new RpcException(
+              ErrorCode.INVALID_REQUEST, "Invalid " + key + " request: " + e.getMessage()));
     }
   }
 
@@ -209,23 +223,9 @@ public final class StreamService implements RequestHandler {
               + table.kind()
               + " table; append needs a log table");
     }
-    ByteBuffer bytes = request.batch();
-    if (bytes.remaining() < LogBatch.HEADER_SIZE) {
-      throw new RpcException(
-          ErrorCode.INVALID_BATCH,
-          "Batch of " + bytes.remaining() + " bytes is shorter than its header");
-    }
     // The request body is this request's own copy of the frame, so the batch may live in it.
-    LogBatch batch = LogBatch.wrap(bytes.slice());
-    if (batch.sizeInBytes() != bytes.remaining()) {
-      throw new RpcException(
-          ErrorCode.INVALID_BATCH,
-          "Batch length field says "
-              + batch.sizeInBytes()
-              + " bytes but "
-              + bytes.remaining()
-              + " arrived");
-    }
+    LogBatch batch =
+        BatchValidator.checkHeader(table, request.batch(), logs.config().maxBatchBytes());
     if (!table.schemaIds().contains(batch.schemaId())) {
       // The table may have evolved a moment ago: look again before refusing.
       table = tables.resolveFresh(table.tableId()).orElse(table);
@@ -241,6 +241,9 @@ public final class StreamService implements RequestHandler {
               + table.currentSchemaId()
               + ")");
     }
+    // Decoded only to be checked: what is stored is the batch as it arrived.
+    BatchValidator.checkPayload(table, batch, arrowSchema(table, batch.schemaId()), true, allocator)
+        .close();
     if (table.isPartitioned()) {
       checkPartition(table, batch, request.partition());
     }
@@ -272,6 +275,28 @@ public final class StreamService implements RequestHandler {
                       result.baseOffset(), result.lastOffset(), result.duplicate())
                   .encode();
             });
+  }
+
+  /** The Arrow schema of one of a table's schema ids; a schema id never changes meaning. */
+  private Schema arrowSchema(StreamTable table, int schemaId) {
+    String json = table.arrowSchemas().get(schemaId);
+    if (json == null) {
+      throw new RpcException(
+          ErrorCode.SCHEMA_MISMATCH, "Table " + table.displayName() + " has no schema " + schemaId);
+    }
+    if (arrowSchemas.size() > MAX_CACHED_SCHEMAS) {
+      arrowSchemas.clear();
+    }
+    return arrowSchemas.computeIfAbsent(
+        table.tableId() + "/" + schemaId,
+        ignored -> {
+          try {
+            return Schema.fromJSON(json);
+          } catch (IOException e) {
+            throw new UncheckedIOException(
+                "Malformed Arrow schema " + schemaId + " of " + table.displayName(), e);
+          }
+        });
   }
 
   private StreamTable primaryKeyTable(StreamTable table) {
@@ -457,6 +482,19 @@ public final class StreamService implements RequestHandler {
               throw new RpcException(
                   ErrorCode.STORAGE_ERROR,
                   "Cannot read " + table.displayName() + ": " + e.getMessage());
+            }
+            if (e instanceof InvalidBatchFormatException) {
+              throw new RpcException(
+                  ErrorCode.CORRUPT_BATCH,
+                  "Cannot read bucket "
+                      + request.bucket()
+                      + (request.partition().isEmpty()
+                          ? ""
+                          : " of partition " + request.partition())
+                      + " of "
+                      + table.displayName()
+                      + ": "
+                      + e.getMessage());
             }
             throw e;
           }

@@ -82,6 +82,13 @@ public record TieringConfig(
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
   public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
 
+  /**
+   * The longest tiering interval a table may ask for: beyond it the log would outgrow its default
+   * retention ({@code log.retention}, 7 days) before any of it tiers, and far beyond it the time of
+   * the next round does not fit a date.
+   */
+  public static final Duration MAX_INTERVAL = Duration.ofDays(7);
+
   private static final ConfigKey<Duration> INTERVAL =
       ConfigKey.duration(INTERVAL_PROPERTY, DEFAULT_INTERVAL, "How often a table tiers");
 
@@ -118,8 +125,8 @@ public record TieringConfig(
    * A table's tiering interval from its properties: {@value #INTERVAL_PROPERTY}, or {@link
    * #DEFAULT_INTERVAL} when it is not set.
    *
-   * @throws IllegalArgumentException naming the property and value when it is not a duration of at
-   *     least {@link #MIN_INTERVAL}
+   * @throws IllegalArgumentException naming the property and value when it is not a duration from
+   *     {@link #MIN_INTERVAL} to {@link #MAX_INTERVAL}
    */
   public static Duration interval(Map<String, String> tableProperties) {
     String raw = tableProperties.get(INTERVAL_PROPERTY);
@@ -141,6 +148,10 @@ public record TieringConfig(
     if (interval.compareTo(MIN_INTERVAL) < 0) {
       throw new IllegalArgumentException(
           "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': the shortest interval is 1s");
+    }
+    if (interval.compareTo(MAX_INTERVAL) > 0) {
+      throw new IllegalArgumentException(
+          "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': the longest interval is 7d");
     }
     return interval;
   }

@@ -153,7 +153,41 @@ public final class ArrowBatchCodec {
     requireNonNull(message, "message is null");
     requireNonNull(schema, "schema is null");
     requireNonNull(allocator, "allocator is null");
-    return decode(message, schema, allocator, null);
+    return decode(message, schema, allocator, null, Long.MAX_VALUE);
+  }
+
+  /**
+   * Decodes like {@link #decode(ByteBuffer, Schema, BufferAllocator)} and then checks every value
+   * the root holds as far as Arrow can ({@code ValueVectorUtility.validateFull}: offsets that never
+   * go backwards and stay inside their data, child vectors that fit their parents), refusing a
+   * message whose buffers would take more than {@code maxDecodedBytes} once decompressed before it
+   * allocates them. A server runs this on every batch a client sends, so that nothing it stores
+   * fails a reader later.
+   *
+   * @param maxDecodedBytes the most bytes the decoded buffers may take together
+   * @throws InvalidBatchFormatException if the bytes are not a valid record batch of {@code schema}
+   *     or decode to more than {@code maxDecodedBytes}
+   */
+  public static VectorSchemaRoot decodeChecked(
+      ByteBuffer message, Schema schema, BufferAllocator allocator, long maxDecodedBytes) {
+    requireNonNull(message, "message is null");
+    requireNonNull(schema, "schema is null");
+    requireNonNull(allocator, "allocator is null");
+    VectorSchemaRoot root = decode(message, schema, allocator, null, maxDecodedBytes);
+    try {
+      for (FieldVector vector : root.getFieldVectors()) {
+        ValueVectorUtility.validateFull(vector);
+      }
+      return root;
+    } catch (RuntimeException e) {
+      root.close();
+      throw new InvalidBatchFormatException(
+          "Record batch has invalid values for schema "
+              + schema.getFields()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
   }
 
   /**
@@ -187,7 +221,7 @@ public final class ArrowBatchCodec {
       if (!message.isDirect()) {
         throw new IllegalArgumentException("A message decoded in place must be in direct memory");
       }
-      return decode(message, schema, allocator, once);
+      return decode(message, schema, allocator, once, Long.MAX_VALUE);
     } catch (RuntimeException | Error e) {
       // Every buffer over the body has been closed by now, so nothing refers to it any more.
       once.run();
@@ -197,10 +231,17 @@ public final class ArrowBatchCodec {
 
   /** Decodes, copying the body into {@code allocator} when {@code release} is null. */
   private static VectorSchemaRoot decode(
-      ByteBuffer message, Schema schema, BufferAllocator allocator, Runnable release) {
+      ByteBuffer message,
+      Schema schema,
+      BufferAllocator allocator,
+      Runnable release,
+      long maxDecodedBytes) {
     BatchLayout layout = BatchLayout.of(schema);
     RecordBatchMessage parsed = RecordBatchMessage.parse(message);
     parsed.checkFits(layout);
+    if (maxDecodedBytes != Long.MAX_VALUE) {
+      checkDecodedSize(parsed, maxDecodedBytes);
+    }
 
     List<ArrowBuf> buffers = new ArrayList<>(parsed.bufferCount());
     VectorSchemaRoot root = null;
@@ -317,6 +358,31 @@ public final class ArrowBatchCodec {
       selected.add(fields.get(column));
     }
     return new Schema(selected, schema.getCustomMetadata());
+  }
+
+  /** Refuses a message whose buffers declare more than {@code limit} bytes once decompressed. */
+  private static void checkDecodedSize(RecordBatchMessage parsed, long limit) {
+    long total = 0;
+    ByteBuffer body = parsed.body().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    for (int i = 0; i < parsed.bufferCount(); i++) {
+      long length = parsed.bufferLength(i);
+      long decoded = length;
+      if (parsed.codec() != RecordBatchMessage.NO_CODEC
+          && length >= CompressionUtil.SIZE_OF_UNCOMPRESSED_LENGTH) {
+        long declared = body.getLong((int) parsed.bufferOffset(i));
+        decoded = declared == CompressionUtil.NO_COMPRESSION_LENGTH ? length : declared;
+      }
+      if (decoded < 0 || (total += decoded) > limit) {
+        throw new InvalidBatchFormatException(
+            "Record batch would take more than "
+                + limit
+                + " bytes decoded (buffer "
+                + i
+                + " declares "
+                + decoded
+                + ")");
+      }
+    }
   }
 
   private static void loadBuffers(

@@ -171,6 +171,25 @@ public final class ColumnStats {
   }
 
   /**
+   * Whether these statistics (a writer's claim) are true of a column whose exact statistics are
+   * {@code actual} (computed from its values): the same kind and null count, and, when the column
+   * has non-null values, bounds that enclose the actual ones. Statistics that pass never make a
+   * filter skip a batch holding a matching row.
+   */
+  public boolean covers(ColumnStats actual) {
+    requireNonNull(actual, "actual is null");
+    if (kind != actual.kind || nullCount != actual.nullCount) {
+      return false;
+    }
+    if (!actual.hasBounds()) {
+      return true;
+    }
+    return hasBounds()
+        && compare(lowerBound, actual.lowerBound) <= 0
+        && compare(upperBound, actual.upperBound) >= 0;
+  }
+
+  /**
    * Whether a row of a batch with {@code rowCount} rows and these statistics might satisfy the
    * predicate; {@code false} only when none can.
    *

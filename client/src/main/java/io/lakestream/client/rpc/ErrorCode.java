@@ -43,7 +43,13 @@ public enum ErrorCode {
   /**
    * A snapshot scan id the server does not know (finished, expired after a minute idle, or never).
    */
-  UNKNOWN_SCAN(24, false);
+  UNKNOWN_SCAN(24, false),
+  /**
+   * A stored batch is damaged (its bytes fail their CRC or do not decode: disk damage, since every
+   * batch is checked completely before it is stored); the message names the table, partition,
+   * bucket and offset. Reading past it needs an operator.
+   */
+  CORRUPT_BATCH(25, false);
 
   private final short code;
   private final boolean retriable;
