@@ -82,6 +82,12 @@ public record TieringConfig(
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
   public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
 
+  /**
+   * The longest interval: longer ones are mistakes (and {@code 999999999999d} does not fit the
+   * clock's range, so a round could not even be scheduled).
+   */
+  public static final Duration MAX_INTERVAL = Duration.ofDays(365);
+
   private static final ConfigKey<Duration> INTERVAL =
       ConfigKey.duration(INTERVAL_PROPERTY, DEFAULT_INTERVAL, "How often a table tiers");
 
@@ -118,8 +124,8 @@ public record TieringConfig(
    * A table's tiering interval from its properties: {@value #INTERVAL_PROPERTY}, or {@link
    * #DEFAULT_INTERVAL} when it is not set.
    *
-   * @throws IllegalArgumentException naming the property and value when it is not a duration of at
-   *     least {@link #MIN_INTERVAL}
+   * @throws IllegalArgumentException naming the property and value when it is not a duration from
+   *     {@link #MIN_INTERVAL} to {@link #MAX_INTERVAL}
    */
   public static Duration interval(Map<String, String> tableProperties) {
     String raw = tableProperties.get(INTERVAL_PROPERTY);
@@ -141,6 +147,10 @@ public record TieringConfig(
     if (interval.compareTo(MIN_INTERVAL) < 0) {
       throw new IllegalArgumentException(
           "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': the shortest interval is 1s");
+    }
+    if (interval.compareTo(MAX_INTERVAL) > 0) {
+      throw new IllegalArgumentException(
+          "Invalid " + INTERVAL_PROPERTY + " '" + raw + "': the longest interval is 365d");
     }
     return interval;
   }
