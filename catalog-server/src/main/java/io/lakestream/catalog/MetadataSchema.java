@@ -46,7 +46,15 @@ final class MetadataSchema {
                   + " created_millis BIGINT NOT NULL,"
                   + " expires_millis BIGINT NOT NULL)",
               "CREATE INDEX lakestream_idempotency_expiry ON lakestream_idempotency"
-                  + " (expires_millis)"));
+                  + " (expires_millis)"),
+          List.of(
+              "CREATE TABLE lakestream_tiered_offsets ("
+                  + " table_uuid VARCHAR(64) NOT NULL PRIMARY KEY,"
+                  + " table_path VARCHAR(4096) NOT NULL,"
+                  + " snapshot_id BIGINT NOT NULL,"
+                  + " sequence_number BIGINT NOT NULL,"
+                  + " offsets TEXT NOT NULL,"
+                  + " updated_millis BIGINT NOT NULL)"));
 
   /** The PostgreSQL advisory lock taken while creating the version table ("LAKESTRE"). */
   private static final long CREATE_LOCK_KEY = 0x4C414B4553545245L;

@@ -9,6 +9,7 @@ import io.lakestream.auth.Authorizer;
 import io.lakestream.auth.TokenService;
 import io.lakestream.catalog.JdbcIdempotencyStore;
 import io.lakestream.catalog.JdbcMetadataStore;
+import io.lakestream.catalog.JdbcTieredOffsetsStore;
 import io.lakestream.catalog.MetadataCache;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
@@ -38,6 +39,7 @@ import io.lakestream.stream.StreamTableProperties;
 import io.lakestream.tiering.IcebergLakeCatalog;
 import io.lakestream.tiering.StreamTableTiering;
 import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.tiering.TieredOffsetsStore;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.tiering.TieringStatusReader;
@@ -84,6 +86,7 @@ public final class LakestreamServer implements AutoCloseable {
   private Connection tieringConnection;
   private volatile TieringService tiering;
   private volatile TieringStatusReader tieringStatus;
+  private volatile JdbcTieredOffsetsStore tieredOffsets;
   private Connection flightConnection;
   private FlightSqlServer flight;
 
@@ -318,6 +321,9 @@ public final class LakestreamServer implements AutoCloseable {
                     : name,
                 catalog));
     IcebergLakeCatalog lake = new IcebergLakeCatalog(byWarehouse);
+    // The catalog's own copy of every table's tiered offsets, which no engine's maintenance of the
+    // tables can remove.
+    tieredOffsets = new JdbcTieredOffsetsStore(store);
     String host =
         config.bindAddress().equals("0.0.0.0") || config.bindAddress().equals("::")
             ? "127.0.0.1"
@@ -339,7 +345,8 @@ public final class LakestreamServer implements AutoCloseable {
                 TieringHook.NONE,
                 config.tiering().readTimeout(),
                 config.tiering().maxRowsPerRound(),
-                config.tiering().dataFileWriter()),
+                config.tiering().dataFileWriter(),
+                tieredOffsets),
             new PaimonTableTiering(
                 lake,
                 tieringConnection,
@@ -348,7 +355,8 @@ public final class LakestreamServer implements AutoCloseable {
                 config.tiering().maxRowsPerRound()),
             config.tiering(),
             Clock.systemUTC());
-    tieringStatus = new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC());
+    tieringStatus =
+        new TieringStatusReader(lake, tieringConnection, tiering, Clock.systemUTC(), tieredOffsets);
     tiering.start();
   }
 
@@ -412,6 +420,11 @@ public final class LakestreamServer implements AutoCloseable {
       throw new IllegalStateException("Arrow Flight SQL is off (flight.enabled=false)");
     }
     return flight.port();
+  }
+
+  /** The catalog's record of tiered offsets, while tiering runs. */
+  public Optional<TieredOffsetsStore> tieredOffsets() {
+    return Optional.ofNullable(tieredOffsets);
   }
 
   /** The embedded tiering service, when it runs. */
@@ -544,6 +557,15 @@ public final class LakestreamServer implements AutoCloseable {
     CatalogTableResolver tables = resolver;
     if (tables != null) {
       tables.invalidate(metadata.uuid());
+    }
+    JdbcTieredOffsetsStore offsets = tieredOffsets;
+    if (offsets != null) {
+      try {
+        offsets.remove(metadata.uuid());
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Dropped table {} but could not forget its tiered offsets", metadata.location(), e);
+      }
     }
     try {
       kvs.dropTable(metadata.uuid());

@@ -193,4 +193,83 @@ class TieringScheduleTest {
     assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(3);
     assertThat(service.statistics().totals(path).rows()).isEqualTo(300);
   }
+
+  /**
+   * A catalog that shows one table with a property value the server's own validation would refuse,
+   * as a table created before that validation, or changed by another engine, shows it.
+   */
+  private record PropertyOverride(LakeCatalog delegate, TablePath table, String key, String value)
+      implements LakeCatalog {
+    @Override
+    public List<StreamTable> listStreamTables() {
+      return delegate.listStreamTables().stream()
+          .map(
+              found -> {
+                if (!found.path().equals(table)) {
+                  return found;
+                }
+                Map<String, String> properties = new HashMap<>(found.properties());
+                properties.put(key, value);
+                return new StreamTable(found.path(), properties);
+              })
+          .toList();
+    }
+
+    @Override
+    public org.apache.iceberg.Table loadTable(TablePath path) {
+      return delegate.loadTable(path);
+    }
+  }
+
+  @Test
+  void aTableWithAnAbsurdIntervalFailsAloneAndTheOthersAreTiered() {
+    for (String name : List.of("absurd", "beside_absurd")) {
+      catalog.createTable(
+          TableIdentifier.of("sched", name),
+          SCHEMA,
+          PartitionSpec.unpartitioned(),
+          Map.of(
+              "lakestream.kind", "log",
+              "lakestream.buckets", "1",
+              "lakestream.tiering.interval", INTERVAL.toSeconds() + "s"));
+    }
+    TablePath absurd = TablePath.of("sched.absurd");
+    TablePath beside = TablePath.of("sched.beside_absurd");
+    appendRows(absurd, 0, 10);
+    appendRows(beside, 0, 10);
+    MovedClock clock = new MovedClock();
+    LakeCatalog lake =
+        new PropertyOverride(
+            IcebergLakeCatalog.of(catalog),
+            absurd,
+            TieringConfig.INTERVAL_PROPERTY,
+            "999999999999d");
+    try (TieringService service =
+        new TieringService(
+            lake,
+            new StreamTableTiering(lake, lakestream.connection()),
+            TieringConfig.defaults(),
+            clock)) {
+      for (int round = 0; round < 3; round++) {
+        service.tick();
+        clock.advance(INTERVAL);
+      }
+      service.tick();
+
+      assertThat(service.statistics().totals(beside).committedRounds()).isEqualTo(1);
+      assertThat(service.statistics().totals(beside).rows()).isEqualTo(10);
+      assertThat(service.state(beside).orElseThrow().failed()).isFalse();
+      TieringService.TableState failed = service.state(absurd).orElseThrow();
+      assertThat(failed.failed()).isTrue();
+      assertThat(failed.nextRound()).isNull();
+      assertThat(failed.lastError())
+          .contains("lakestream.tiering.interval")
+          .contains("999999999999d");
+      assertThat(service.statistics().totals(absurd).committedRounds()).isZero();
+      TieringStatus status =
+          new TieringStatusReader(lake, lakestream.connection(), service, clock).status(absurd);
+      assertThat(status.state()).isEqualTo(TieringStatus.State.FAILED);
+      assertThat(status.lastError()).contains("999999999999d");
+    }
+  }
 }

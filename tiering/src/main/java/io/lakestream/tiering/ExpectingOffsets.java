@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.encryption.EncryptionManager;
@@ -19,6 +21,10 @@ import org.apache.iceberg.io.LocationProvider;
  * base that changed in other ways (a user's compaction, a property change) but holds the same
  * offsets is fine to append to. The atomicity of the final check against the catalog's current
  * state comes from the delegate's compare-and-swap commit.
+ *
+ * <p>A commit whose new snapshot records offsets also moves the tag {@value TieredOffsets#TAG} to
+ * that snapshot, in the same metadata change, so that snapshot expiry by any engine keeps it
+ * ({@link TieredOffsets#tieredSnapshot}).
  */
 final class ExpectingOffsets implements TableOperations {
   private final TableOperations delegate;
@@ -49,8 +55,30 @@ final class ExpectingOffsets implements TableOperations {
       throw new TieringConflictException(
           "Table " + table + " holds offsets " + found + ", the round started from " + expected);
     }
-    delegate.commit(base, metadata);
-    committed = metadata;
+    TableMetadata tagged = tagged(metadata);
+    delegate.commit(base, tagged);
+    committed = tagged;
+  }
+
+  /**
+   * The metadata with {@value TieredOffsets#TAG} on its current snapshot, when that snapshot
+   * records offsets and the tag is elsewhere. {@code buildFrom} keeps the changes that made the
+   * metadata, so a REST catalog receives the snapshot and the tag in one update.
+   */
+  private static TableMetadata tagged(TableMetadata metadata) {
+    Snapshot snapshot = metadata.currentSnapshot();
+    if (snapshot == null
+        || snapshot.summary() == null
+        || !snapshot.summary().containsKey(TieredOffsets.SUMMARY_KEY)) {
+      return metadata;
+    }
+    SnapshotRef tag = metadata.ref(TieredOffsets.TAG);
+    if (tag != null && tag.isTag() && tag.snapshotId() == snapshot.snapshotId()) {
+      return metadata;
+    }
+    return TableMetadata.buildFrom(metadata)
+        .setRef(TieredOffsets.TAG, SnapshotRef.tagBuilder(snapshot.snapshotId()).build())
+        .build();
   }
 
   /** The metadata this wrapper committed, or null. */

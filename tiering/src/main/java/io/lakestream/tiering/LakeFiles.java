@@ -51,6 +51,12 @@ final class LakeFiles {
         .build();
   }
 
+  /** Whether a file's name is one tiering gives its files (it carries the operation id). */
+  static boolean isTieringFile(String location) {
+    String name = location.substring(location.lastIndexOf('/') + 1);
+    return name.contains("-" + OPERATION_PREFIX);
+  }
+
   static long targetFileSize(Table table) {
     return PropertyUtil.propertyAsLong(
         table.properties(),

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.TablePath;
 import java.time.Clock;
 import java.time.Duration;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -21,10 +22,11 @@ import org.slf4j.LoggerFactory;
  * when the table sets it, otherwise {@link #DEFAULT_MAX_AGE} (shorter than Iceberg's five days,
  * because of the commit rate); at least {@value TableProperties#MIN_SNAPSHOTS_TO_KEEP} snapshots
  * (default 1) are kept. The newest snapshot holding the table's {@link TieredOffsets} is never
- * expired, whatever its age: it is where the next round starts. Expiry runs after a committed round
- * once the oldest snapshot is older than the limit by {@link #SLACK}, so each run removes about a
- * minute of snapshots rather than one. Files only expired snapshots referenced are deleted by
- * Iceberg's expiry.
+ * expired, whatever its age: it is where the next round starts (it is also tagged {@value
+ * TieredOffsets#TAG}, which keeps it from other engines' expiry). Expiry runs after a committed
+ * round once the oldest snapshot is older than the limit by {@link #SLACK}, so each run removes
+ * about a minute of snapshots rather than one. Files only expired snapshots referenced are deleted
+ * by Iceberg's expiry.
  *
  * <p>Thread safe.
  */
@@ -93,13 +95,9 @@ final class SnapshotExpiry {
   }
 
   private static Snapshot newestWithOffsets(Table table) {
-    Snapshot snapshot = table.currentSnapshot();
-    while (snapshot != null) {
-      if (snapshot.summary() != null && snapshot.summary().containsKey(TieredOffsets.SUMMARY_KEY)) {
-        return snapshot;
-      }
-      snapshot = snapshot.parentId() == null ? null : table.snapshot(snapshot.parentId());
+    if (!(table instanceof HasTableOperations operations)) {
+      return null;
     }
-    return null;
+    return TieredOffsets.tieredSnapshot(operations.operations().current()).orElse(null);
   }
 }

@@ -46,20 +46,23 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>load the table and take the offsets its current state contains ({@link
- *       TieredOffsets#committedIn}) as the round's start;
+ *       TieredOffsets#tieredSnapshot}: the snapshot's ancestry, else the tag {@value
+ *       TieredOffsets#TAG}) as the round's start, or the catalog's {@link TieredOffsetsStore}
+ *       record when another engine's maintenance removed both; a table that was tiered and has
+ *       neither fails the round rather than starting again from 0 ({@link StartOffsets});
  *   <li>per partition and bucket, read the log range {@code [tiered offset, high watermark)} with
  *       the client (the high watermark as it was when the round asked);
  *   <li>write the rows as Parquet data files following the table's partition spec, rolling at the
  *       table's {@code write.target-file-size-bytes};
- *   <li>commit one append snapshot whose summary records the new offsets, on the condition that the
- *       table still holds the start offsets. If it does not, another tierer committed first: the
- *       round commits nothing, deletes its files and reports {@link
- *       TieringRound.Outcome#LOST_RACE}.
+ *   <li>commit one append snapshot whose summary records the new offsets (and move the tag to it),
+ *       on the condition that the table still holds the start offsets; then record them in the
+ *       store. If it does not, another tierer committed first: the round commits nothing, deletes
+ *       its files and reports {@link TieringRound.Outcome#LOST_RACE}.
  * </ol>
  *
- * The committed summary is the only state: a round that fails anywhere before its commit leaves the
- * table as it was, and the next round (in this process or another) reads the same range again.
- * Files of a failed attempt are deleted by the round that wrote them, except after {@link
+ * The committed summary is the state that counts: a round that fails anywhere before its commit
+ * leaves the table as it was, and the next round (in this process or another) reads the same range
+ * again. Files of a failed attempt are deleted by the round that wrote them, except after {@link
  * CommitStateUnknownException}, when they may be part of the table.
  *
  * <p>Thread safe; rounds of different tables may run concurrently. Two rounds of one table may too
@@ -79,6 +82,7 @@ public final class StreamTableTiering {
   private final PrimaryKeyCompaction compaction = new PrimaryKeyCompaction();
   private final LogTableCompaction logCompaction = new LogTableCompaction();
   private final SnapshotExpiry expiry = new SnapshotExpiry(java.time.Clock.systemUTC());
+  private final TieredOffsetsStore offsetsStore;
 
   /**
    * Log rows one round reads at most, unless {@link #StreamTableTiering(LakeCatalog, Connection,
@@ -119,6 +123,29 @@ public final class StreamTableTiering {
       Duration readTimeout,
       long maxRowsPerRound,
       DataFileWriter dataFileWriter) {
+    this(
+        lake,
+        connection,
+        hook,
+        readTimeout,
+        maxRowsPerRound,
+        dataFileWriter,
+        TieredOffsetsStore.NONE);
+  }
+
+  /**
+   * @param offsetsStore where every commit's offsets are recorded too, and where a round finds them
+   *     when the table lost them ({@link StartOffsets})
+   */
+  public StreamTableTiering(
+      LakeCatalog lake,
+      Connection connection,
+      TieringHook hook,
+      Duration readTimeout,
+      long maxRowsPerRound,
+      DataFileWriter dataFileWriter,
+      TieredOffsetsStore offsetsStore) {
+    this.offsetsStore = requireNonNull(offsetsStore, "offsetsStore is null");
     this.dataFileWriter = requireNonNull(dataFileWriter, "dataFileWriter is null");
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
@@ -152,7 +179,8 @@ public final class StreamTableTiering {
     Table table = lake.loadTable(path);
     TableOperations operations = ((HasTableOperations) table).operations();
     TableMetadata start = operations.current();
-    TieredOffsets from = TieredOffsets.committedIn(start);
+    StartOffsets.Start begin = StartOffsets.resolve(path, start, table.io(), offsetsStore, true);
+    TieredOffsets from = begin.from();
     io.lakestream.client.Table stream = connection.table(path);
     boolean primaryKey =
         switch (stream.kind()) {
@@ -233,7 +261,7 @@ public final class StreamTableTiering {
           });
       TieredOffsets to = TieredOffsets.of(next);
       hook.beforeCommit(path, written.files());
-      ExpectingOffsets guarded = new ExpectingOffsets(operations, from, path);
+      ExpectingOffsets guarded = new ExpectingOffsets(operations, begin.inTable(), path);
       BaseTable base = new BaseTable(guarded, table.name());
       LOG.debug(
           "Committing {} data and {} delete files of {} up to {}",
@@ -254,7 +282,9 @@ public final class StreamTableTiering {
         append.commit();
       }
       committed = true;
-      long snapshotId = guarded.committed().currentSnapshot().snapshotId();
+      org.apache.iceberg.Snapshot snapshot = guarded.committed().currentSnapshot();
+      long snapshotId = snapshot.snapshotId();
+      record(path, guarded.committed().uuid(), snapshot, to);
       LOG.debug("Tiered {} rows of {} in {} files: {}", written.rows(), path, written.count(), to);
       // The table's operations now hold the committed state, so no reload is needed.
       if (primaryKey) {
@@ -276,6 +306,25 @@ public final class StreamTableTiering {
         delete(io, written.files());
         deleteDeletes(io, written.deletes());
       }
+    }
+  }
+
+  /**
+   * Records a commit's offsets in the store; a failure leaves it to the next round to reconcile.
+   */
+  private void record(
+      TablePath path, String uuid, org.apache.iceberg.Snapshot snapshot, TieredOffsets offsets) {
+    try {
+      offsetsStore.record(
+          uuid,
+          new TieredOffsetsStore.Entry(
+              path, snapshot.snapshotId(), snapshot.sequenceNumber(), offsets));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Tiered {} up to {} but cannot record the offsets in the catalog; the next round does",
+          path,
+          offsets,
+          e);
     }
   }
 

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.util.JsonUtil;
 
@@ -28,12 +30,22 @@ import org.apache.iceberg.util.JsonUtil;
  * user's insert, a compaction) carry no offsets; the offsets of a table are those of the newest
  * snapshot in the current snapshot's ancestry that has them ({@link #committedIn}).
  *
+ * <p>Another engine's snapshot expiry (Trino's or Spark's {@code expire_snapshots}) may remove
+ * every snapshot before the current one, and with them the last summary holding offsets. Every
+ * tiering commit therefore also moves the tag {@value #TAG} to the snapshot it commits, in the same
+ * metadata change; expiry keeps tagged snapshots, so the offsets survive in the tagged snapshot's
+ * summary ({@link #tieredSnapshot}). The catalog's own store keeps a copy too ({@link
+ * TieredOffsetsStore}), for when the tag is dropped as well.
+ *
  * <p>Immutable; {@link #equals} compares the offsets, which is how a commit checks that its base is
  * still the state its round started from.
  */
 public final class TieredOffsets {
   /** The snapshot summary property that holds the offsets. */
   public static final String SUMMARY_KEY = "lakestream.offsets";
+
+  /** The tag every tiering commit moves to the snapshot it commits. */
+  public static final String TAG = "lakestream-tiered";
 
   private static final int VERSION = 1;
 
@@ -67,21 +79,49 @@ public final class TieredOffsets {
   }
 
   /**
-   * The offsets a table's current state contains: those of the newest snapshot of the current
-   * snapshot's ancestry whose summary has them, or {@link #NONE}.
+   * The offsets a table's current state contains: those of its {@link #tieredSnapshot}, or {@link
+   * #NONE} when it has none.
    *
    * @throws IllegalArgumentException when that summary is not valid offsets JSON
    */
   public static TieredOffsets committedIn(TableMetadata metadata) {
-    Snapshot snapshot = metadata.currentSnapshot();
+    return tieredSnapshot(metadata).map(TieredOffsets::of).orElse(NONE);
+  }
+
+  /** The offsets in a snapshot's summary, which must have them. */
+  static TieredOffsets of(Snapshot snapshot) {
+    return parse(snapshot.summary().get(SUMMARY_KEY));
+  }
+
+  /**
+   * The snapshot whose summary holds the offsets of a table's current state: the newest snapshot of
+   * the current snapshot's ancestry (as far as it is still in the metadata) whose summary has them;
+   * else the snapshot tagged {@value #TAG} when it has them and is not newer than the current
+   * snapshot (by sequence number: a table rolled back or replaced to a state before the tagged
+   * snapshot does not hold what the tag says); else empty.
+   */
+  public static Optional<Snapshot> tieredSnapshot(TableMetadata metadata) {
+    Snapshot current = metadata.currentSnapshot();
+    Snapshot snapshot = current;
     while (snapshot != null) {
-      String json = snapshot.summary() == null ? null : snapshot.summary().get(SUMMARY_KEY);
-      if (json != null) {
-        return parse(json);
+      if (hasOffsets(snapshot)) {
+        return Optional.of(snapshot);
       }
       snapshot = snapshot.parentId() == null ? null : metadata.snapshot(snapshot.parentId());
     }
-    return NONE;
+    SnapshotRef tag = metadata.ref(TAG);
+    Snapshot tagged = tag == null || !tag.isTag() ? null : metadata.snapshot(tag.snapshotId());
+    if (current == null
+        || tagged == null
+        || !hasOffsets(tagged)
+        || tagged.sequenceNumber() > current.sequenceNumber()) {
+      return Optional.empty();
+    }
+    return Optional.of(tagged);
+  }
+
+  private static boolean hasOffsets(Snapshot snapshot) {
+    return snapshot.summary() != null && snapshot.summary().containsKey(SUMMARY_KEY);
   }
 
   /**

@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -33,8 +34,11 @@ import org.slf4j.LoggerFactory;
  * {@link #start()} calls it every {@value #TICK_MILLIS} ms on the service's own thread, so a slow
  * round delays the others but never the server's housekeeping. A tick runs each due table once, so
  * a table whose rounds overrun its interval still lets the others have their turn. A round that
- * fails is logged and retried one interval after it ended; it never stops the rounds of other
- * tables.
+ * fails is recorded as the table's last error (its status says {@code failed}), logged when the
+ * error differs from the table's previous one, and retried one interval after it ended. Nothing one
+ * table does (an invalid property, a round that throws, a listing entry that cannot be scheduled)
+ * stops the rounds of other tables: each table's scheduling and round is isolated, and the periodic
+ * tick itself never dies.
  *
  * <p>After its rounds, a tick sweeps the tables that are due for it with {@link OrphanFiles}: a
  * table right after the service finds it (which removes what a process that died mid-round left),
@@ -48,15 +52,25 @@ public final class TieringService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
   // Rounds start at most this late; a tick with nothing due costs a few map lookups.
   private static final long TICK_MILLIS = 100;
+  // The latest instant a round is scheduled for: still a millisecond timestamp.
+  private static final Instant LATEST = Instant.ofEpochMilli(Long.MAX_VALUE);
 
   /**
    * The state of a table the service tiers.
    *
+   * @param nextRound when its next round runs, or null when it is not tiered because its settings
+   *     are invalid ({@code lastError} says why)
    * @param lastRound the last round that finished, or null
-   * @param lastError what the last round failed with, or null when it did not fail
+   * @param lastError what the last round failed with, or why the table is not tiered; null when the
+   *     last round did not fail
    */
   public record TableState(
-      Duration interval, Instant nextRound, TieringRound lastRound, String lastError) {}
+      Duration interval, Instant nextRound, TieringRound lastRound, String lastError) {
+    /** Whether the table's last round failed or it cannot be tiered. */
+    public boolean failed() {
+      return lastError != null;
+    }
+  }
 
   private final LakeCatalog lake;
   private final StreamTableTiering tiering;
@@ -81,6 +95,9 @@ public final class TieringService implements AutoCloseable {
             return thread;
           });
   private Instant nextDiscovery = Instant.MIN;
+  // What the last failed listing and the last failed tick said, to log each failure once.
+  private volatile String lastListingError;
+  private volatile String lastTickError;
 
   public TieringService(
       LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
@@ -118,54 +135,93 @@ public final class TieringService implements AutoCloseable {
   private void tickLogged() {
     try {
       tick();
-    } catch (RuntimeException e) {
-      LOG.warn("Tiering tick failed", e);
+    } catch (Throwable e) {
+      // Never let the scheduled task die: the executor would stop ticking for good.
+      String message = describe(e);
+      if (!message.equals(lastTickError)) {
+        LOG.warn("Tiering tick failed", e);
+      } else {
+        LOG.debug("Tiering tick failed again", e);
+      }
+      lastTickError = message;
+      return;
     }
+    lastTickError = null;
   }
 
   /** Lists the catalog if a listing is due, then runs the rounds that are due. */
   public synchronized void tick() {
     Instant now = clock.instant();
     if (!now.isBefore(nextDiscovery)) {
+      nextDiscovery = later(now, config.discoveryInterval());
       discover(now);
-      nextDiscovery = now.plus(config.discoveryInterval());
     }
     for (Map.Entry<TablePath, TableState> entry : tables.entrySet()) {
       if (Thread.currentThread().isInterrupted()) {
         return;
       }
       TableState state = entry.getValue();
-      if (clock.instant().isBefore(state.nextRound())) {
+      if (state.nextRound() == null || clock.instant().isBefore(state.nextRound())) {
         continue;
       }
-      TablePath path = entry.getKey();
-      TieringRound round = null;
-      String error = null;
-      Instant started = clock.instant();
-      try {
-        round = tierOnce(path);
-        statistics.roundFinished(path, round, started, clock.instant());
-      } catch (RuntimeException e) {
-        statistics.roundFailed(path);
-        error = e.getClass().getSimpleName() + ": " + e.getMessage();
-        LOG.warn("Tiering round of {} failed; retrying in {}", path, state.interval(), e);
-      }
-      TieringRound finished = round;
-      String failure = error;
-      tables.computeIfPresent(
-          path,
-          (key, current) ->
-              new TableState(
-                  current.interval(),
-                  // A failed round is retried one interval after it ended, so a round that
-                  // fails slowly is not retried back to back.
-                  failure == null
-                      ? started.plus(current.interval())
-                      : clock.instant().plus(current.interval()),
-                  finished == null ? current.lastRound() : finished,
-                  failure));
+      runRound(entry.getKey(), state);
     }
     sweepOrphans();
+  }
+
+  /**
+   * Runs one table's round and records its outcome. Whatever the round throws stays with this
+   * table: it is recorded as the table's last error and logged when it differs from the previous
+   * one (once per change of state, not once per retry).
+   */
+  private void runRound(TablePath path, TableState state) {
+    TieringRound round = null;
+    String error = null;
+    Instant started = clock.instant();
+    try {
+      round = tierOnce(path);
+      statistics.roundFinished(path, round, started, clock.instant());
+    } catch (RuntimeException | LinkageError | AssertionError | StackOverflowError e) {
+      statistics.roundFailed(path);
+      error = describe(e);
+      if (!error.equals(state.lastError())) {
+        LOG.warn("Tiering round of {} failed; retrying every {}", path, state.interval(), e);
+      } else {
+        LOG.debug("Tiering round of {} failed again", path, e);
+      }
+    }
+    if (error == null && state.lastError() != null) {
+      LOG.info("Tiering of {} works again after: {}", path, state.lastError());
+    }
+    TieringRound finished = round;
+    String failure = error;
+    Instant ended = clock.instant();
+    tables.computeIfPresent(
+        path,
+        (key, current) ->
+            new TableState(
+                current.interval(),
+                current.nextRound() == null
+                    ? null
+                    // A failed round is retried one interval after it ended, so a round that
+                    // fails slowly is not retried back to back.
+                    : later(failure == null ? started : ended, current.interval()),
+                finished == null ? current.lastRound() : finished,
+                failure));
+  }
+
+  /** {@code instant + duration}, or the latest instant a millisecond clock can show. */
+  private static Instant later(Instant instant, Duration duration) {
+    try {
+      Instant result = instant.plus(duration);
+      return result.isAfter(LATEST) ? LATEST : result;
+    } catch (DateTimeException | ArithmeticException e) {
+      return LATEST;
+    }
+  }
+
+  private static String describe(Throwable e) {
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 
   private TieringRound tierOnce(TablePath path) {
@@ -218,48 +274,94 @@ public final class TieringService implements AutoCloseable {
     try {
       found = lake.listStreamTables();
     } catch (RuntimeException e) {
-      LOG.warn("Tiering cannot list the catalog's log tables", e);
+      String message = describe(e);
+      if (!message.equals(lastListingError)) {
+        LOG.warn("Tiering cannot list the catalog's log tables", e);
+      }
+      lastListingError = message;
       return;
     }
+    lastListingError = null;
     Set<TablePath> seen = new HashSet<>();
     for (LakeCatalog.StreamTable table : found) {
       seen.add(table.path());
-      Duration interval;
       try {
-        interval = TieringConfig.interval(table.properties());
-      } catch (IllegalArgumentException e) {
-        LOG.warn(
-            "Table {}: {}; tiering it every {}",
+        found(table, now);
+      } catch (RuntimeException e) {
+        // Whatever is wrong with one table's properties stays with that table.
+        String message = describe(e);
+        TableState current = tables.get(table.path());
+        if (current == null || !message.equals(current.lastError())) {
+          LOG.warn("Table {}: cannot schedule its tiering", table.path(), e);
+        }
+        tables.put(
             table.path(),
-            e.getMessage(),
-            TieringConfig.DEFAULT_INTERVAL);
-        interval = TieringConfig.DEFAULT_INTERVAL;
+            new TableState(
+                TieringConfig.DEFAULT_INTERVAL,
+                null,
+                current == null ? null : current.lastRound(),
+                message));
       }
-      try {
-        formats.put(table.path(), LakeFormat.of(table.properties()));
-        formatErrors.remove(table.path());
-      } catch (IllegalArgumentException e) {
-        LOG.warn("Table {}: {}; its rounds fail until it is fixed", table.path(), e.getMessage());
-        formatErrors.put(table.path(), e.getMessage());
-      }
-      Duration tableInterval = interval;
-      tables.compute(
-          table.path(),
-          (path, current) -> {
-            if (current == null) {
-              return new TableState(tableInterval, now.plus(tableInterval), null, null);
-            }
-            if (current.interval().equals(tableInterval)) {
-              return current;
-            }
-            Instant next = current.nextRound().minus(current.interval()).plus(tableInterval);
-            return new TableState(tableInterval, next, current.lastRound(), current.lastError());
-          });
     }
     tables.keySet().retainAll(seen);
     formats.keySet().retainAll(seen);
     formatErrors.keySet().retainAll(seen);
     statistics.retain(seen);
+  }
+
+  /**
+   * Schedules a table found by a listing. A table whose {@value TieringConfig#INTERVAL_PROPERTY} is
+   * invalid is not tiered and reports why as its last error, until the value is fixed; then its
+   * first round is one interval later.
+   */
+  private void found(LakeCatalog.StreamTable table, Instant now) {
+    TablePath path = table.path();
+    Duration parsed;
+    String intervalError = null;
+    try {
+      parsed = TieringConfig.interval(table.properties());
+    } catch (IllegalArgumentException e) {
+      parsed = TieringConfig.DEFAULT_INTERVAL;
+      intervalError = "Table " + path + " is not tiered: " + e.getMessage();
+    }
+    try {
+      formats.put(path, LakeFormat.of(table.properties()));
+      formatErrors.remove(path);
+    } catch (IllegalArgumentException e) {
+      if (!e.getMessage().equals(formatErrors.get(path))) {
+        LOG.warn("Table {}: {}; its rounds fail until it is fixed", path, e.getMessage());
+      }
+      formatErrors.put(path, e.getMessage());
+    }
+    Duration interval = parsed;
+    String unscheduled = intervalError;
+    TableState current = tables.get(path);
+    if (unscheduled != null && (current == null || !unscheduled.equals(current.lastError()))) {
+      LOG.warn("{}", unscheduled);
+    }
+    tables.compute(
+        path,
+        (key, state) -> {
+          if (unscheduled != null) {
+            return new TableState(
+                interval, null, state == null ? null : state.lastRound(), unscheduled);
+          }
+          if (state == null || state.nextRound() == null) {
+            // New, or its interval was just fixed.
+            return new TableState(
+                interval, later(now, interval), state == null ? null : state.lastRound(), null);
+          }
+          if (state.interval().equals(interval)) {
+            return state;
+          }
+          Instant next;
+          try {
+            next = state.nextRound().minus(state.interval()).plus(interval);
+          } catch (DateTimeException | ArithmeticException e) {
+            next = later(now, interval);
+          }
+          return new TableState(interval, next, state.lastRound(), state.lastError());
+        });
   }
 
   /** The state of a table the service tiers, if it knows the table. */

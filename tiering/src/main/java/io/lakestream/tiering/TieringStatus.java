@@ -30,14 +30,16 @@ import java.util.List;
  * @param asOf when the status was read
  * @param state whether the service tiers the table yet
  * @param interval the table's {@value TieringConfig#INTERVAL_PROPERTY}
- * @param nextRound when the service runs the table's next round; null unless {@link State#ACTIVE}
+ * @param nextRound when the service runs the table's next round; null when {@link State#PENDING} or
+ *     when it cannot tier the table ({@link State#FAILED} by an invalid setting)
  * @param buckets per partition and bucket, sorted; empty when {@link #offsetsError} is set
  * @param lastSnapshot the newest snapshot tiering committed (the one whose offsets the table
  *     holds), or null when the table has never been tiered
  * @param lastOutcome what the service's last round of the table did, or null before its first round
  *     finished
  * @param lastError what the last round failed with, or null when it did not fail
- * @param offsetsError why the table's {@value TieredOffsets#SUMMARY_KEY} cannot be read, or null
+ * @param offsetsError why the table's {@value TieredOffsets#SUMMARY_KEY} cannot be read (invalid,
+ *     or lost to another engine's maintenance with no record left to go on from), or null
  * @param totals counts of this process's rounds of the table
  */
 public record TieringStatus(
@@ -58,6 +60,12 @@ public record TieringStatus(
   public enum State {
     /** The service tiers the table at its interval. */
     ACTIVE,
+    /**
+     * The service's last round of the table failed, or it cannot tier the table (an invalid
+     * setting); {@code lastError} says why. Rounds are retried at the table's interval (for an
+     * invalid setting: once it is fixed).
+     */
+    FAILED,
     /**
      * The table is new to the service, which finds it at its next listing of the catalog (every
      * {@code tiering.discovery-interval}).

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.HasTableOperations;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -23,9 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the {@link TieringStatus} of streaming tables: the tiered offsets from the Iceberg table's
- * newest tiering snapshot (the only state tiering keeps), the high watermarks and the append time
- * of the oldest untiered record of each bucket from the stream, and the service's schedule, last
- * error and counts from a {@link TieringService}.
+ * newest tiering snapshot (or, when another engine's maintenance removed it, the catalog's record
+ * of them: see {@link StartOffsets}), the high watermarks and the append time of the oldest
+ * untiered record of each bucket from the stream, and the service's schedule, last error and counts
+ * from a {@link TieringService}.
  *
  * <p>Reading costs one table load, one offsets request per bucket and one single-batch fetch per
  * bucket that lags; it changes nothing. Thread safe.
@@ -38,9 +38,23 @@ public final class TieringStatusReader {
   private final Connection connection;
   private final TieringService service;
   private final Clock clock;
+  private final TieredOffsetsStore offsetsStore;
 
   public TieringStatusReader(
       LakeCatalog lake, Connection connection, TieringService service, Clock clock) {
+    this(lake, connection, service, clock, TieredOffsetsStore.NONE);
+  }
+
+  /**
+   * @param offsetsStore the catalog's record of tiered offsets, read when a table lost its own
+   */
+  public TieringStatusReader(
+      LakeCatalog lake,
+      Connection connection,
+      TieringService service,
+      Clock clock,
+      TieredOffsetsStore offsetsStore) {
+    this.offsetsStore = requireNonNull(offsetsStore, "offsetsStore is null");
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
     this.service = requireNonNull(service, "service is null");
@@ -74,8 +88,8 @@ public final class TieringStatusReader {
     TieredOffsets offsets = null;
     String offsetsError = null;
     try {
-      offsets = TieredOffsets.committedIn(metadata);
-    } catch (IllegalArgumentException e) {
+      offsets = StartOffsets.resolve(path, metadata, table.io(), offsetsStore, false).from();
+    } catch (IllegalArgumentException | TieringException e) {
       offsetsError = e.getMessage();
     }
     List<TieringStatus.BucketStatus> buckets = new ArrayList<>();
@@ -99,7 +113,9 @@ public final class TieringStatusReader {
         path,
         kind,
         now,
-        state.isPresent() ? TieringStatus.State.ACTIVE : TieringStatus.State.PENDING,
+        state.isEmpty()
+            ? TieringStatus.State.PENDING
+            : state.get().failed() ? TieringStatus.State.FAILED : TieringStatus.State.ACTIVE,
         state.map(TieringService.TableState::interval).orElse(interval),
         state.map(TieringService.TableState::nextRound).orElse(null),
         buckets,
@@ -159,14 +175,11 @@ public final class TieringStatusReader {
   }
 
   private static TieringStatus.TieredSnapshot lastTieredSnapshot(TableMetadata metadata) {
-    Snapshot snapshot = metadata.currentSnapshot();
-    while (snapshot != null) {
-      if (snapshot.summary() != null && snapshot.summary().containsKey(TieredOffsets.SUMMARY_KEY)) {
-        return new TieringStatus.TieredSnapshot(
-            snapshot.snapshotId(), Instant.ofEpochMilli(snapshot.timestampMillis()));
-      }
-      snapshot = snapshot.parentId() == null ? null : metadata.snapshot(snapshot.parentId());
-    }
-    return null;
+    return TieredOffsets.tieredSnapshot(metadata)
+        .map(
+            snapshot ->
+                new TieringStatus.TieredSnapshot(
+                    snapshot.snapshotId(), Instant.ofEpochMilli(snapshot.timestampMillis())))
+        .orElse(null);
   }
 }
