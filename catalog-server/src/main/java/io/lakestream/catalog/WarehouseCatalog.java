@@ -378,7 +378,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     } catch (RuntimeException e) {
       throw new BadRequestException(e, "Cannot create %s: %s", identifier, describe(e));
     }
-    if (metadata.location() == null || metadata.schemas().isEmpty()) {
+    // Updates that change nothing build no metadata at all (null).
+    if (metadata == null || metadata.location() == null || metadata.schemas().isEmpty()) {
       throw new BadRequestException(
           "Cannot create %s: the changes must set a location and a schema", identifier);
     }

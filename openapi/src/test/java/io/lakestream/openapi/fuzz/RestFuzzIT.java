@@ -61,9 +61,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * </ul>
  *
  * <p>First the kept corpus ({@code corpus.jsonl} next to this class: inputs that once failed the
- * server; {@code {current-snapshot-id}} in a body stands for the table's) is replayed, then
- * generation runs for a bounded time. Seeded: {@code -Dlakestream.fuzz .seed=N} replays a run,
- * {@code -Dlakestream.fuzz.seconds=N} sets the total generation time (default 24 s).
+ * server) is replayed, then generation runs for a bounded time. Seeded: {@code -Dlakestream.fuzz
+ * .seed=N} replays a run, {@code -Dlakestream.fuzz.seconds=N} sets the total generation time
+ * (default 24 s).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RestFuzzIT {
@@ -158,14 +158,6 @@ class RestFuzzIT {
     for (CorpusEntry entry : corpus) {
       TableState before = tableState();
       Request request = entry.request();
-      String snapshot = before.metadata().path("current-snapshot-id").asText();
-      request =
-          new Request(
-              request.method(),
-              request.path(),
-              new String(request.body(), UTF_8)
-                  .replace("{current-snapshot-id}", snapshot)
-                  .getBytes(UTF_8));
       Answer answer = send(request);
       String problem = problem(request, answer);
       if (problem == null && answer.status() >= 200 && answer.status() < 300) {
