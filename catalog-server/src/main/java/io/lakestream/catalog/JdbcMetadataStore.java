@@ -474,11 +474,11 @@ public final class JdbcMetadataStore implements MetadataStore {
           requireNamespaceForEntity(connection, warehouse, identifier);
           Optional<EntityPointer> existing = entity(connection, warehouse, identifier);
           if (existing.isPresent()) {
-            throw alreadyExists(identifier, existing.get().kind());
+            throw alreadyExists(identifier, kind, existing.get().kind());
           }
           try (PreparedStatement insert = connection.prepareStatement(INSERT_ENTITY)) {
             bindEntity(insert, warehouse, identifier, kind, metadataLocation);
-            insertUnique(insert, () -> alreadyExists(identifier, kind));
+            insertUnique(insert, () -> alreadyExists(identifier, kind, kind));
           }
           return null;
         });
@@ -507,10 +507,29 @@ public final class JdbcMetadataStore implements MetadataStore {
     }
   }
 
-  private static AlreadyExistsException alreadyExists(TableIdentifier identifier, EntityKind kind) {
-    return kind == EntityKind.VIEW
-        ? new AlreadyExistsException("View with same name already exists: %s", identifier)
-        : new AlreadyExistsException("Table already exists: %s", identifier);
+  /**
+   * The conflict of creating a {@code created} entry under a name an {@code existing} entry holds,
+   * in the words of Iceberg's own catalogs, which its clients and its compatibility kit expect:
+   * "Table already exists: ns.t" for the same kind, "View with same name already exists: ns.t" for
+   * the other.
+   */
+  private static AlreadyExistsException alreadyExists(
+      TableIdentifier identifier, EntityKind created, EntityKind existing) {
+    return created == existing
+        ? new AlreadyExistsException("%s already exists: %s", kindName(existing), identifier)
+        : new AlreadyExistsException(
+            "%s with same name already exists: %s", kindName(existing), identifier);
+  }
+
+  /** The conflict of renaming onto a name an {@code existing} entry holds, in Iceberg's words. */
+  private static AlreadyExistsException renameTargetExists(
+      TableIdentifier from, TableIdentifier to, EntityKind existing) {
+    return new AlreadyExistsException(
+        "Cannot rename %s to %s. %s already exists", from, to, kindName(existing));
+  }
+
+  private static String kindName(EntityKind kind) {
+    return kind == EntityKind.VIEW ? "View" : "Table";
   }
 
   @Override
@@ -600,7 +619,7 @@ public final class JdbcMetadataStore implements MetadataStore {
           requireNamespaceForEntity(connection, warehouse, to);
           Optional<EntityPointer> target = entity(connection, warehouse, to);
           if (target.isPresent()) {
-            throw alreadyExists(to, target.get().kind());
+            throw renameTargetExists(from, to, target.get().kind());
           }
           try (PreparedStatement update =
               connection.prepareStatement(
@@ -617,7 +636,7 @@ public final class JdbcMetadataStore implements MetadataStore {
               renamed = update.executeUpdate();
             } catch (SQLException e) {
               if (isConstraintViolation(e)) {
-                throw alreadyExists(to, kind);
+                throw renameTargetExists(from, to, kind);
               }
               throw e;
             }

@@ -57,7 +57,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   /**
    * @param clientStorageConfig file-access settings handed to clients that ask for vended
    *     credentials; empty when clients need none (local storage)
-   * @param validator checks every table commit before its metadata file is written
+   * @param validator checks every table commit before its metadata file is written, after the
+   *     catalog's own rule that a table's UUID is a UUID and never changes
    * @param allowedLocations locations besides the warehouse's under which tables, views and
    *     namespaces may be placed (see {@link TablePlacement})
    */
@@ -76,7 +77,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.io = requireNonNull(io, "io is null");
     this.cache = requireNonNull(cache, "cache is null");
     this.clientStorageConfig = Map.copyOf(clientStorageConfig);
-    this.validator = requireNonNull(validator, "validator is null");
+    this.validator =
+        CommitValidator.TABLE_UUID.andThen(requireNonNull(validator, "validator is null"));
     this.placement =
         new TablePlacement(
             warehouse, new TableLocations(this.location, allowedLocations), store, io, cache);
@@ -151,13 +153,46 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   /**
    * The current metadata of a table from one pointer read, without building table operations: the
-   * fast path of loadTable.
+   * fast path of loadTable. The metadata may come from memory, but only while its file exists (see
+   * {@link #metadataFileExists}).
+   *
+   * @throws NotFoundException if the table's current metadata file is gone (deleted or moved
+   *     outside the catalog), as a load that read the file would fail
    */
   public Optional<TableMetadata> currentTableMetadata(TableIdentifier identifier) {
     return store
         .loadEntity(warehouse, identifier)
         .filter(pointer -> pointer.kind() == EntityKind.TABLE)
-        .map(pointer -> cache.table(pointer.metadataLocation(), io));
+        .map(
+            pointer -> {
+              String metadataLocation = pointer.metadataLocation();
+              if (!metadataFileExists(metadataLocation)) {
+                throw new NotFoundException(
+                    "Failed to open input stream for file: %s (the current metadata file of %s"
+                        + " is missing)",
+                    metadataLocation, identifier);
+              }
+              return cache.table(metadataLocation, io);
+            });
+  }
+
+  /**
+   * Whether the metadata file at {@code location} still exists. Answers kept in memory for a
+   * metadata file (parsed metadata, serialized loadTable bodies) must not outlive the file: a
+   * client given one would fail to read the table anyway, and Iceberg's catalogs fail such a load.
+   * One file system call on local storage, one HEAD request on object storage; far cheaper than the
+   * read and parse the memory saves.
+   */
+  public boolean metadataFileExists(String location) {
+    return io.newInputFile(location).exists();
+  }
+
+  /**
+   * Whether {@link #metadataFileExists} costs no more than a local file system call, so that a
+   * caller which must not wait (an event loop) may ask it.
+   */
+  public boolean checksFilesLocally() {
+    return io instanceof LocalFileIO;
   }
 
   /**
@@ -376,10 +411,17 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {
     TableMetadata.Builder builder = TableMetadata.buildFrom(base);
-    for (MetadataUpdate update : change.updates()) {
-      update.applyTo(builder);
+    try {
+      for (MetadataUpdate update : change.updates()) {
+        update.applyTo(builder);
+      }
+      return builder.build();
+    } catch (RuntimeException e) {
+      // Iceberg's builder checks the updates as it applies them, some with exceptions that name
+      // no condition (an unknown spec id is a NullPointerException): all are the client's mistake.
+      throw new BadRequestException(
+          e, "Cannot apply the updates to %s: %s", change.identifier(), describe(e));
     }
-    return builder.build();
   }
 
   /** The first metadata of a table created in a transaction: its updates on empty metadata. */
@@ -391,20 +433,30 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
             .findFirst()
             .map(TableMetadata::buildFromEmpty)
             .orElseGet(TableMetadata::buildFromEmpty);
-    for (MetadataUpdate update : change.updates()) {
-      update.applyTo(builder);
-    }
     TableMetadata metadata;
     try {
+      for (MetadataUpdate update : change.updates()) {
+        update.applyTo(builder);
+      }
       metadata = builder.build();
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new BadRequestException("Cannot create %s: %s", identifier, e.getMessage());
+    } catch (RuntimeException e) {
+      throw new BadRequestException(e, "Cannot create %s: %s", identifier, describe(e));
     }
-    if (metadata.location() == null || metadata.schemas().isEmpty()) {
+    // Updates that change nothing build no metadata at all (null).
+    if (metadata == null || metadata.location() == null || metadata.schemas().isEmpty()) {
       throw new BadRequestException(
           "Cannot create %s: the changes must set a location and a schema", identifier);
     }
     return metadata;
+  }
+
+  /** An exception's message when it says what is wrong, else its class and message. */
+  private static String describe(RuntimeException e) {
+    boolean speaks =
+        e instanceof IllegalArgumentException
+            || e instanceof IllegalStateException
+            || e instanceof org.apache.iceberg.exceptions.ValidationException;
+    return speaks && e.getMessage() != null ? e.getMessage() : e.toString();
   }
 
   @Override

@@ -88,6 +88,7 @@ public final class IcebergRestHandlers implements RestHandler {
       case CREATE_NAMESPACE -> {
         CreateNamespaceRequest body = body(request, CreateNamespaceRequest.class);
         validateNamespace(body.namespace());
+        RequestChecks.requireNoNulls("properties", body.properties());
         yield RestResponse.ok(CatalogHandlers.createNamespace(catalog, body));
       }
       case LOAD_NAMESPACE ->
@@ -100,12 +101,14 @@ public final class IcebergRestHandlers implements RestHandler {
         CatalogHandlers.dropNamespace(catalog, namespace(request));
         yield RestResponse.noContent();
       }
-      case UPDATE_NAMESPACE ->
-          RestResponse.ok(
-              CatalogHandlers.updateNamespaceProperties(
-                  catalog,
-                  namespace(request),
-                  body(request, UpdateNamespacePropertiesRequest.class)));
+      case UPDATE_NAMESPACE -> {
+        UpdateNamespacePropertiesRequest body =
+            body(request, UpdateNamespacePropertiesRequest.class);
+        RequestChecks.requireNoNulls("removals", body.removals());
+        RequestChecks.requireNoNulls("updates", body.updates());
+        yield RestResponse.ok(
+            CatalogHandlers.updateNamespaceProperties(catalog, namespace(request), body));
+      }
       case LIST_TABLES ->
           RestResponse.ok(identifierPage(request, catalog.listTables(namespace(request))));
       case CREATE_TABLE -> {
@@ -256,8 +259,9 @@ public final class IcebergRestHandlers implements RestHandler {
   }
 
   /**
-   * Answers loadTable without waiting when the table's pointer can be read at once and its answer
-   * for that metadata file is already serialized (as it is after the first load or a commit).
+   * Answers loadTable without waiting when the table's pointer can be read at once, its answer for
+   * that metadata file is already serialized (as it is after the first load or a commit) and the
+   * file still exists (a local file system call; on object storage the load goes to a worker).
    */
   @Override
   public Optional<RestResponse> handleWithoutWaiting(RestRequest request) {
@@ -266,11 +270,12 @@ public final class IcebergRestHandlers implements RestHandler {
     }
     WarehouseCatalog catalog = warehouses.catalog(request.warehouse());
     SnapshotMode mode = snapshotMode(request);
-    if (vends(catalog, request)) {
+    if (vends(catalog, request) || !catalog.checksFilesLocally()) {
       return Optional.empty();
     }
     return catalog
         .currentMetadataLocationWithoutWaiting(table(request))
+        .filter(catalog::metadataFileExists)
         .flatMap(
             location -> loadTableResponses.getIfPresent(new LoadedTableKey(location, mode, false)))
         .map(loaded -> loadTableAnswer(request, loaded));

@@ -36,7 +36,7 @@ public final class RestErrors {
   public static ErrorResponse toErrorResponse(Throwable error) {
     int status = status(error);
     String type = type(error, status);
-    String message = error.getMessage();
+    String message = status == 400 ? clientMessage(error) : error.getMessage();
     if (status == 500 && !(error instanceof CommitStateUnknownException)) {
       LOG.error("Request failed with an unexpected error", error);
       message = "Internal server error (" + error.getClass().getSimpleName() + "); see server log";
@@ -88,12 +88,66 @@ public final class RestErrors {
     if (error instanceof ServiceUnavailableException) {
       return 503;
     }
+    if (isApplyingRequest(error)) {
+      return 400;
+    }
     return 500;
+  }
+
+  /**
+   * Whether the error was thrown by Iceberg code that Iceberg's REST handlers ({@code
+   * CatalogHandlers}) called directly, with no Lakestream code in between: code that applies the
+   * request to the current metadata (a commit's updates, a view version) and builds the metadata it
+   * describes. Iceberg's builders check the request as they go, some with exceptions that name no
+   * condition: an unknown spec id in {@code set-default-spec} is a NullPointerException, removing
+   * every snapshot a NoSuchElementException. Failures of the catalog itself pass through
+   * Lakestream's table operations and store, so they stay 5xx.
+   */
+  private static boolean isApplyingRequest(Throwable error) {
+    if (!(error instanceof RuntimeException)
+        || error instanceof CommitStateUnknownException
+        || error instanceof ServiceUnavailableException) {
+      return false;
+    }
+    for (StackTraceElement frame : error.getStackTrace()) {
+      String className = frame.getClassName();
+      if (className.startsWith("io.lakestream.")) {
+        return false;
+      }
+      if (className.equals("org.apache.iceberg.rest.CatalogHandlers")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The message of a 400 the request's own content caused: the exception's message when its type
+   * names the condition, else its type too, as a NullPointerException's message alone misleads.
+   */
+  private static String clientMessage(Throwable error) {
+    boolean named =
+        error instanceof BadRequestException
+            || error instanceof ValidationException
+            || error instanceof IllegalArgumentException
+            || error instanceof JsonProcessingException;
+    if (named || error.getMessage() == null) {
+      return error.getMessage();
+    }
+    return "Invalid request: " + error;
   }
 
   private static String type(Throwable error, int status) {
     if (status == 400) {
-      return error instanceof ValidationException ? "ValidationException" : "BadRequestException";
+      if (error instanceof ValidationException) {
+        return "ValidationException";
+      }
+      // Iceberg's client rethrows a 400 of this type as an IllegalArgumentException, the
+      // exception its callers catch for invalid arguments (e.g. an invalid view version).
+      if (error instanceof IllegalArgumentException) {
+        return "IllegalArgumentException";
+      }
+      return "BadRequestException";
     }
     if (status == 405) {
       return "MethodNotAllowed";

@@ -1,0 +1,58 @@
+package io.lakestream.openapi.rck;
+
+import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.testing.ServerProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Starts the packaged Lakestream server ({@code bin/lakestream server} from {@code
+ * catalog-server/target/dist}) on fresh ports and a fresh data directory for one test class, and
+ * points Apache Iceberg's REST Compatibility Kit at it.
+ *
+ * <p>The kit builds its catalog client from every system property (and {@code CATALOG_*}
+ * environment variable), so this sets {@code uri}, {@code warehouse} and the kit's capability flags
+ * as system properties before the kit's own {@code @BeforeAll} runs; {@code rck.local=false}, which
+ * stops the kit from starting Iceberg's reference server, comes from the build. The flags:
+ *
+ * <ul>
+ *   <li>{@code rck.requires-namespace-create=true}: tables and views need an existing namespace;
+ *   <li>{@code rck.supports-serverside-retry=true}: a commit whose requirements still hold after a
+ *       concurrent commit is retried by the server (the kit's default).
+ * </ul>
+ */
+public final class PackagedServerExtension implements BeforeAllCallback, AfterAllCallback {
+  private static final Map<String, String> KIT_FLAGS =
+      Map.of(
+          "rck.requires-namespace-create", "true",
+          "rck.supports-serverside-retry", "true",
+          "io-impl", LocalFileIO.class.getName(),
+          "warehouse", "default");
+
+  private ServerProcess server;
+  private Path directory;
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    directory = Files.createTempDirectory("lakestream-rck-");
+    server =
+        ServerProcess.startReady(
+            directory.resolve("data"), directory.resolve("logs"), Duration.ofSeconds(60));
+    KIT_FLAGS.forEach(System::setProperty);
+    System.setProperty("uri", server.baseUri());
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    System.clearProperty("uri");
+    KIT_FLAGS.keySet().forEach(System::clearProperty);
+    if (server != null) {
+      server.close();
+    }
+  }
+}
