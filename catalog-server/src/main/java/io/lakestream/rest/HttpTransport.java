@@ -164,6 +164,8 @@ final class HttpTransport implements AutoCloseable {
   private final Service service;
   private final long maxBodyBytes;
   private final Duration requestTimeout;
+  // Saturated, so that a timeout of centuries cannot overflow.
+  private final long requestTimeoutNanos;
   private final int maxConnectionsPerAddress;
   private final BodyBudget budget;
   private final Map<InetAddress, Integer> connectionsPerAddress = new ConcurrentHashMap<>();
@@ -199,6 +201,7 @@ final class HttpTransport implements AutoCloseable {
     requireNonNull(limits, "limits is null");
     this.maxBodyBytes = limits.maxRequestBytes();
     this.requestTimeout = limits.requestTimeout();
+    this.requestTimeoutNanos = TimeUnit.NANOSECONDS.convert(requestTimeout);
     this.maxConnectionsPerAddress = limits.maxConnectionsPerAddress();
     // Never more than a quarter of the heap, whatever is configured.
     this.budget =
@@ -730,7 +733,7 @@ final class HttpTransport implements AutoCloseable {
       if (requestStarted < 0) {
         requestStarted = System.nanoTime();
         if (!clockArmed) {
-          arm(requestTimeout.toNanos());
+          arm(requestTimeoutNanos);
         }
       }
     }
@@ -749,13 +752,14 @@ final class HttpTransport implements AutoCloseable {
       if (requestStarted < 0 || !context.channel().isActive()) {
         return;
       }
-      if (!context.channel().config().isAutoRead() && !closing) {
-        // Not read because of this server's own backpressure: the client is not late.
+      if (!closing && (busy || !queue.isEmpty() || !context.channel().config().isAutoRead())) {
+        // The server is still answering earlier requests of this connection, or not reading it
+        // for backpressure: the client's next request is not late.
         requestStarted = System.nanoTime();
-        arm(requestTimeout.toNanos());
+        arm(requestTimeoutNanos);
         return;
       }
-      long left = requestStarted + requestTimeout.toNanos() - System.nanoTime();
+      long left = requestTimeoutNanos - (System.nanoTime() - requestStarted);
       if (left > 0) {
         arm(left);
         return;
@@ -765,7 +769,7 @@ final class HttpTransport implements AutoCloseable {
           context.channel().remoteAddress(),
           requestTimeout);
       requestStarted = -1;
-      if (draining || busy || !queue.isEmpty() || closing) {
+      if (closing) {
         draining = false;
         context.close();
         return;

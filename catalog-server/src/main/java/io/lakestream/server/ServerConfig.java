@@ -3,6 +3,7 @@ package io.lakestream.server;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.auth.AuthConfig;
+import io.lakestream.config.ConfigException;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import io.lakestream.flight.FlightSqlConfig;
@@ -191,6 +192,12 @@ public record ServerConfig(
         configuration
             .getIfSet(WAREHOUSE_LOCATION)
             .orElse(dataDirectory.resolve("warehouse").toUri().toString());
+    if (configuration.get(HTTP_REQUEST_TIMEOUT).isZero()) {
+      throw new ConfigException("Invalid http.request-timeout: it must be longer than 0");
+    }
+    if (configuration.get(MAX_BUFFERED_REQUEST_BYTES) <= 0) {
+      throw new ConfigException("Invalid http.max-buffered-request-bytes: it must be above 0");
+    }
     return new ServerConfig(
         dataDirectory,
         configuration.get(BIND),

@@ -64,6 +64,21 @@ class ServerConfigTest {
   }
 
   @Test
+  void refusesLimitsThatWouldServeNothing() {
+    for (Map.Entry<String, String> zero :
+        Map.of("http.request-timeout", "0s", "http.max-buffered-request-bytes", "0").entrySet()) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () ->
+                  ServerConfig.from(
+                      Configuration.builder(ServerConfig.allKeys())
+                          .layer("test", Map.of(zero.getKey(), zero.getValue()))
+                          .build()))
+          .isInstanceOf(io.lakestream.config.ConfigException.class)
+          .hasMessageContaining(zero.getKey());
+    }
+  }
+
+  @Test
   void neverPrintsThePassword() {
     ServerConfig config =
         ServerConfig.from(

@@ -3,7 +3,9 @@ package io.lakestream.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.Connection;
+import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.testing.ServerProcess;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -94,7 +96,11 @@ class RpcFrontDoorIT {
     List<Socket> sockets = new ArrayList<>();
     try {
       for (int i = 0; i < PER_ADDRESS; i++) {
-        sockets.add(connect("127.0.0.62"));
+        Socket socket = connect("127.0.0.62");
+        sockets.add(socket);
+        // Answered, so admitted: connections are counted in the order the server takes them.
+        assertThat(unknownApiKeyRoundTrip(socket, i))
+            .isEqualTo(ErrorCode.UNSUPPORTED_VERSION.code());
       }
       try (Socket extra = connect("127.0.0.62")) {
         assertClosedWithin(extra, Duration.ofSeconds(2));
@@ -147,6 +153,20 @@ class RpcFrontDoorIT {
     } catch (IOException e) {
       // reset: closed as well
     }
+  }
+
+  /** Sends a frame of an API key the server does not know and returns its answer's error code. */
+  private static short unknownApiKeyRoundTrip(Socket socket, int requestId) throws IOException {
+    ByteBuffer frame = ByteBuffer.allocate(4 + 8);
+    frame.putInt(8).putShort((short) 999).putShort((short) 0).putInt(requestId);
+    socket.getOutputStream().write(frame.array());
+    socket.setSoTimeout(10_000);
+    DataInputStream in = new DataInputStream(socket.getInputStream());
+    in.readInt(); // length
+    assertThat(in.readInt()).as("request id").isEqualTo(requestId);
+    short error = in.readShort();
+    in.readNBytes(in.readShort()); // the message
+    return error;
   }
 
   private static Socket connect(String from) throws IOException {

@@ -2,6 +2,7 @@ package io.lakestream.store;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.config.ConfigException;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import io.lakestream.store.kv.KvConfig;
@@ -132,6 +133,9 @@ public record StreamStoreConfig(
 
   public static StreamStoreConfig from(Configuration configuration) {
     long retentionBytes = configuration.get(RETENTION_BYTES);
+    if (configuration.get(REQUEST_TIMEOUT).isZero()) {
+      throw new ConfigException("Invalid rpc.request-timeout: it must be longer than 0");
+    }
     return new StreamStoreConfig(
         new LogConfig(
             configuration.get(SEGMENT_BYTES),

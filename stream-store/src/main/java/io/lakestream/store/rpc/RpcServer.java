@@ -67,6 +67,8 @@ public final class RpcServer implements AutoCloseable {
   private final int maxRequestBytes;
   private final long maxInFlightBytes;
   private final Duration requestTimeout;
+  // Saturated, so that a timeout of centuries cannot overflow.
+  private final long requestTimeoutNanos;
   private final int maxConnections;
   private final int maxConnectionsPerAddress;
   private final AtomicInteger openConnections = new AtomicInteger();
@@ -103,6 +105,7 @@ public final class RpcServer implements AutoCloseable {
     this.maxRequestBytes = maxRequestBytes;
     this.maxInFlightBytes = maxInFlightBytes;
     this.requestTimeout = requireNonNull(requestTimeout, "requestTimeout is null");
+    this.requestTimeoutNanos = TimeUnit.NANOSECONDS.convert(requestTimeout);
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("requestTimeout is not positive: " + requestTimeout);
     }
@@ -209,7 +212,7 @@ public final class RpcServer implements AutoCloseable {
       } else if (partialSince < 0) {
         partialSince = System.nanoTime();
         if (!armed) {
-          arm(context, requestTimeout.toNanos());
+          arm(context, requestTimeoutNanos);
         }
       }
     }
@@ -227,10 +230,10 @@ public final class RpcServer implements AutoCloseable {
       if (!context.channel().config().isAutoRead()) {
         // Not read because of this server's own backpressure: the client is not late.
         partialSince = System.nanoTime();
-        arm(context, requestTimeout.toNanos());
+        arm(context, requestTimeoutNanos);
         return;
       }
-      long left = partialSince + requestTimeout.toNanos() - System.nanoTime();
+      long left = requestTimeoutNanos - (System.nanoTime() - partialSince);
       if (left > 0) {
         arm(context, left);
         return;

@@ -56,17 +56,8 @@ class RpcServerLimitsTest {
       assertThat(Duration.ofNanos(System.nanoTime() - started))
           .isGreaterThanOrEqualTo(TIMEOUT.minusMillis(100));
     }
-    try (Socket slow = connect()) {
-      ByteBuffer frame = ByteBuffer.allocate(4 + 8);
-      frame.putInt(8).putShort(ApiKey.LIST_OFFSETS.id()).putShort((short) 0).putInt(7);
-      byte[] bytes = frame.array();
-      slow.getOutputStream().write(bytes, 0, 6);
-      slow.getOutputStream().write(bytes, 6, bytes.length - 6);
-      slow.setSoTimeout(5000);
-      DataInputStream in = new DataInputStream(slow.getInputStream());
-      in.readInt(); // length
-      assertThat(in.readInt()).as("request id").isEqualTo(7);
-      assertThat(in.readShort()).isEqualTo(ErrorCode.INVALID_REQUEST.code());
+    try (Socket whole = connect()) {
+      assertThat(roundTrip(whole, 7)).isEqualTo(ErrorCode.INVALID_REQUEST.code());
     }
   }
 
@@ -75,7 +66,10 @@ class RpcServerLimitsTest {
     List<Socket> open = new ArrayList<>();
     try {
       for (int i = 0; i < MAX_CONNECTIONS; i++) {
-        open.add(connect());
+        Socket socket = connect();
+        open.add(socket);
+        // Answered, so admitted: connections are counted in the order the server takes them.
+        assertThat(roundTrip(socket, i)).isEqualTo(ErrorCode.INVALID_REQUEST.code());
       }
       try (Socket extra = connect()) {
         extra.setSoTimeout(2000);
@@ -111,6 +105,22 @@ class RpcServerLimitsTest {
         socket.close();
       }
     }
+  }
+
+  /** Sends a whole frame in two writes and returns the error code of its answer. */
+  private static short roundTrip(Socket socket, int requestId) throws IOException {
+    ByteBuffer frame = ByteBuffer.allocate(4 + 8);
+    frame.putInt(8).putShort(ApiKey.LIST_OFFSETS.id()).putShort((short) 0).putInt(requestId);
+    byte[] bytes = frame.array();
+    socket.getOutputStream().write(bytes, 0, 6);
+    socket.getOutputStream().write(bytes, 6, bytes.length - 6);
+    socket.setSoTimeout(5000);
+    DataInputStream in = new DataInputStream(socket.getInputStream());
+    in.readInt(); // length
+    assertThat(in.readInt()).as("request id").isEqualTo(requestId);
+    short error = in.readShort();
+    in.readNBytes(in.readShort()); // the message
+    return error;
   }
 
   private Socket connect() throws IOException {
