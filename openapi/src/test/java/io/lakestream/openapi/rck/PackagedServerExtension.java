@@ -27,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <ul>
  *   <li>{@code rck.requires-namespace-create=true}: tables and views need an existing namespace;
  *   <li>{@code rck.supports-serverside-retry=true}: a commit whose requirements still hold after a
- *       concurrent commit is retried by the server (the kit's default).
+ *       concurrent commit is retried by the server (the kit's default);
+ *   <li>{@code rck.supports-names-with-dot=true}: namespace and table names may contain dots.
  * </ul>
  */
 public final class PackagedServerExtension implements BeforeAllCallback, AfterAllCallback {
@@ -35,6 +36,7 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
       Map.of(
           "rck.requires-namespace-create", "true",
           "rck.supports-serverside-retry", "true",
+          "rck.supports-names-with-dot", "true",
           "io-impl", LocalFileIO.class.getName(),
           "warehouse", "default");
 
