@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.openapi.fuzz.RouteRequestGenerator.Request;
+import io.lakestream.openapi.rck.PackagedServerExtension;
 import io.lakestream.testing.ServerProcess;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -145,6 +146,11 @@ class RestFuzzIT {
       }
       if (server != null) {
         server.close();
+      }
+      if (directory != null) {
+        // The server's logs stay for a look after a failure; its data goes.
+        PackagedServerExtension.deleteTree(data);
+        PackagedServerExtension.deleteTree(directory.resolve("files"));
       }
     }
   }

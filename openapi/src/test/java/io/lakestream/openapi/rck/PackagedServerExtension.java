@@ -2,10 +2,13 @@ package io.lakestream.openapi.rck;
 
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.testing.ServerProcess;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -13,7 +16,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 /**
  * Starts the packaged Lakestream server ({@code bin/lakestream server} from {@code
  * catalog-server/target/dist}) on fresh ports and a fresh data directory for one test class, and
- * points Apache Iceberg's REST Compatibility Kit at it.
+ * points Apache Iceberg's REST Compatibility Kit at it. Afterwards the server stops and its data
+ * directory is deleted; its logs stay in the temporary directory.
  *
  * <p>The kit builds its catalog client from every system property (and {@code CATALOG_*}
  * environment variable), so this sets {@code uri}, {@code warehouse} and the kit's capability flags
@@ -23,7 +27,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <ul>
  *   <li>{@code rck.requires-namespace-create=true}: tables and views need an existing namespace;
  *   <li>{@code rck.supports-serverside-retry=true}: a commit whose requirements still hold after a
- *       concurrent commit is retried by the server (the kit's default).
+ *       concurrent commit is retried by the server (the kit's default);
+ *   <li>{@code rck.supports-names-with-dot=true}: namespace and table names may contain dots.
  * </ul>
  */
 public final class PackagedServerExtension implements BeforeAllCallback, AfterAllCallback {
@@ -31,6 +36,7 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
       Map.of(
           "rck.requires-namespace-create", "true",
           "rck.supports-serverside-retry", "true",
+          "rck.supports-names-with-dot", "true",
           "io-impl", LocalFileIO.class.getName(),
           "warehouse", "default");
 
@@ -53,6 +59,20 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
     KIT_FLAGS.keySet().forEach(System::clearProperty);
     if (server != null) {
       server.close();
+    }
+    // The server's logs stay for a look after a failure; its data goes.
+    deleteTree(directory.resolve("data"));
+  }
+
+  /** Deletes a directory and everything under it; nothing when it does not exist. */
+  public static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
     }
   }
 }
