@@ -129,10 +129,26 @@ final class TablePlacement {
    */
   void checkTable(
       TableIdentifier identifier, TableMetadata base, TableMetadata updated, boolean registering) {
+    checkTable(identifier, base, updated, registering, Map.of());
+  }
+
+  /**
+   * Like {@link #checkTable(TableIdentifier, TableMetadata, TableMetadata, boolean)}, also against
+   * tables placed earlier in the same multi-table transaction.
+   *
+   * @param pending the tables of the transaction checked so far, with the locations they will
+   *     occupy (see {@link #occupied(TableMetadata)}); they replace what the store holds for them
+   */
+  void checkTable(
+      TableIdentifier identifier,
+      TableMetadata base,
+      TableMetadata updated,
+      boolean registering,
+      Map<TableIdentifier, List<String>> pending) {
     if (!places(base, updated)) {
       return;
     }
-    checkTableLocation(identifier, updated.location(), updated.properties(), registering);
+    checkTableLocation(identifier, updated.location(), updated.properties(), registering, pending);
   }
 
   /**
@@ -144,6 +160,15 @@ final class TablePlacement {
       String location,
       Map<String, String> properties,
       boolean registering) {
+    checkTableLocation(identifier, location, properties, registering, Map.of());
+  }
+
+  private void checkTableLocation(
+      TableIdentifier identifier,
+      String location,
+      Map<String, String> properties,
+      boolean registering,
+      Map<TableIdentifier, List<String>> pending) {
     String what = "table " + identifier;
     if (location == null) {
       throw new BadRequestException("Invalid %s: it has no location", what);
@@ -174,7 +199,9 @@ final class TablePlacement {
             identifier, location, directory);
       }
     }
-    for (Map.Entry<TableIdentifier, List<String>> other : tableLocations().entrySet()) {
+    Map<TableIdentifier, List<String>> others = tableLocations();
+    others.putAll(pending);
+    for (Map.Entry<TableIdentifier, List<String>> other : others.entrySet()) {
       if (other.getKey().equals(identifier)) {
         continue;
       }
@@ -279,6 +306,11 @@ final class TablePlacement {
       LOG.debug("Cannot read the metadata of {} to check locations against it", table, e);
       return List.of();
     }
+    return occupied(metadata);
+  }
+
+  /** The canonical locations a table with this metadata occupies. */
+  static List<String> occupied(TableMetadata metadata) {
     List<String> occupied = new ArrayList<>();
     addCanonical(occupied, metadata.location());
     for (String property : PATH_PROPERTIES) {

@@ -344,6 +344,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   private void commitTransactionPlaced(List<UpdateTableRequest> changes) {
     Set<TableIdentifier> seen = new HashSet<>();
+    // The tables this transaction places, so that two of them cannot claim overlapping locations.
+    Map<TableIdentifier, List<String>> placed = new java.util.HashMap<>();
     List<String> written = new ArrayList<>();
     List<PointerSwap> swaps = new ArrayList<>();
     List<TableMetadata> committed = new ArrayList<>();
@@ -374,7 +376,10 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
         if (!creates && updated.changes().isEmpty()) {
           continue;
         }
-        placement.checkTable(identifier, creates ? null : base, updated, false);
+        placement.checkTable(identifier, creates ? null : base, updated, false, placed);
+        if (TablePlacement.places(creates ? null : base, updated)) {
+          placed.put(identifier, TablePlacement.occupied(updated));
+        }
         try {
           validator.validate(creates ? null : base, updated);
         } catch (BadRequestException e) {

@@ -297,6 +297,24 @@ class RestCatalogTest {
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
   }
 
+  /** Two tables created in one transaction cannot claim overlapping locations either. */
+  @Test
+  void multiTableTransactionRefusesOverlappingLocationsOfItsOwnTables() throws Exception {
+    Namespace namespace = Namespace.of("txn_overlap");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier outer = TableIdentifier.of(namespace, "outer");
+    TableIdentifier inner = TableIdentifier.of(namespace, "inner");
+    String location = data.resolve("warehouse/custom/pair").toString();
+    HttpResponse<String> overlapping =
+        post(
+            "/v1/transactions/commit",
+            commitTransaction(
+                createChange(outer, location), createChange(inner, location + "/inner")));
+    assertError(overlapping, 403, "overlaps location");
+    assertThat(catalog.tableExists(outer)).isFalse();
+    assertThat(catalog.tableExists(inner)).isFalse();
+  }
+
   /** Tables created in a transaction get the stream-property checks of the create route. */
   @Test
   void multiTableTransactionValidatesStreamPropertiesOfCreatedTables() throws Exception {
