@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
-import io.lakestream.client.Lookuper;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
@@ -44,7 +43,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -59,13 +57,11 @@ import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.util.TableRef;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.assertj.core.api.SoftAssertions;
@@ -116,7 +112,7 @@ class SecurityWalkIT {
   private static final Path FILE_SYSTEM_ROOT_METADATA = Path.of("/metadata");
 
   private static final int LOG_ROWS = 100;
-  private static final int KV_ROWS = 10;
+  private static final int KV_ROWS = VictimState.KV_KEYS;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Schema SCHEMA =
       new Schema(
@@ -182,37 +178,35 @@ class SecurityWalkIT {
     }
     forger = new ForgedTokens(SIGNING_KEY);
     rootCatalog = clients.catalog("root:root-secret");
-    {
-      RESTCatalog root = rootCatalog;
-      root.createNamespace(Namespace.of("a"), new HashMap<>());
-      root.createNamespace(Namespace.of("b"), new HashMap<>(Map.of("marker", MARKER)));
-      root.createTable(
-          TableIdentifier.of("b", "t"),
-          SCHEMA,
-          PartitionSpec.unpartitioned(),
-          new HashMap<>(
-              Map.of(
-                  "lakestream.kind", "log",
-                  "lakestream.buckets", "1",
-                  "lakestream.tiering.interval", "1s",
-                  "marker", MARKER)));
-      root.createTable(
-          TableIdentifier.of("b", "kv"),
-          SCHEMA,
-          PartitionSpec.unpartitioned(),
-          new HashMap<>(
-              Map.of(
-                  "lakestream.kind", "primary-key",
-                  "lakestream.buckets", "1",
-                  "lakestream.tiering.interval", "1s",
-                  "marker", MARKER)));
-      root.buildView(TableIdentifier.of("b", "v"))
-          .withSchema(SCHEMA)
-          .withDefaultNamespace(Namespace.of("b"))
-          .withQuery("trino", "select id from b.t")
-          .withProperty("marker", MARKER)
-          .create();
-    }
+    rootCatalog.createNamespace(Namespace.of("a"), new HashMap<>());
+    rootCatalog.createNamespace(Namespace.of("b"), new HashMap<>(Map.of("marker", MARKER)));
+    rootCatalog.createTable(
+        TableIdentifier.of("b", "t"),
+        SCHEMA,
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(
+            Map.of(
+                "lakestream.kind", "log",
+                "lakestream.buckets", "1",
+                "lakestream.tiering.interval", "1s",
+                "marker", MARKER)));
+    rootCatalog.createTable(
+        TableIdentifier.of("b", "kv"),
+        SCHEMA,
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(
+            Map.of(
+                "lakestream.kind", "primary-key",
+                "lakestream.buckets", "1",
+                "lakestream.tiering.interval", "1s",
+                "marker", MARKER)));
+    rootCatalog
+        .buildView(TableIdentifier.of("b", "v"))
+        .withSchema(SCHEMA)
+        .withDefaultNamespace(Namespace.of("b"))
+        .withQuery("trino", "select id from b.t")
+        .withProperty("marker", MARKER)
+        .create();
     try (Connection owner = Connection.open("127.0.0.1", rpcPort, TOKENS.get("bowner"));
         AppendWriter rows = owner.table(TablePath.of("b.t")).newAppendWriter();
         UpsertWriter upserts = owner.table(TablePath.of("b.kv")).newUpsertWriter()) {
@@ -241,7 +235,9 @@ class SecurityWalkIT {
           new VictimStreamRequests(
               log.id(), kv.id(), firstBatch(log), firstBatch(kv), SchemaParser.toJson(SCHEMA));
     }
-    before = VictimState.capture();
+    before =
+        VictimState.capture(
+            clients, rootCatalog, warehouse, TOKENS.get("root"), TOKENS.get("bowner"));
     assertThat(before.logRows()).startsWith(LOG_ROWS + " rows");
     assertThat(before.kvRows()).startsWith(KV_ROWS + " rows");
     assertThat(before.dataFiles()).isNotEmpty();
@@ -991,158 +987,16 @@ class SecurityWalkIT {
 
   // ---- the victim
 
-  /**
-   * Everything an attacker might have read or changed of the victim, read with the rights to it.
-   *
-   * @param files every file under the victim namespace's directory, with its size
-   * @param dataFiles the data files of {@code b.t}'s current snapshot, each marked when it is
-   *     missing on disk
-   * @param logRows the count and hash of the rows a query of {@code b.t} returns, or why it failed
-   * @param kvRows the same for {@code b.kv}
-   */
-  private record VictimState(
-      String namespaceProperties,
-      List<String> tables,
-      List<String> views,
-      List<String> childNamespaces,
-      String tableMetadata,
-      String kvMetadata,
-      String viewMetadata,
-      Map<String, Long> files,
-      List<String> dataFiles,
-      long logOffset,
-      long kvOffset,
-      List<String> lookups,
-      String logRows,
-      String kvRows) {
-    static VictimState capture() throws Exception {
-      String root = TOKENS.get("root");
-      JsonNode namespace = json(clients.send("GET", "/v1/namespaces/b", null, root));
-      List<String> children = new ArrayList<>();
-      json(clients.send("GET", "/v1/namespaces?parent=b", null, root))
-          .path("namespaces")
-          .forEach(node -> children.add(node.toString()));
-      Map<String, Long> files = new TreeMap<>();
-      Path directory = warehouse.resolve("b");
-      try (Stream<Path> walk = Files.walk(directory)) {
-        for (Path file : walk.filter(Files::isRegularFile).toList()) {
-          files.put(directory.relativize(file).toString(), Files.size(file));
-        }
-      }
-      List<String> dataFiles = new ArrayList<>();
-      try (CloseableIterable<FileScanTask> tasks =
-          rootCatalog.loadTable(TableIdentifier.of("b", "t")).newScan().planFiles()) {
-        for (FileScanTask task : tasks) {
-          String location = task.file().location();
-          dataFiles.add(
-              location + (Files.exists(Path.of(URI.create(location))) ? "" : " (missing)"));
-        }
-      }
-      dataFiles.sort(null);
-      List<String> lookups = new ArrayList<>();
-      long logOffset;
-      long kvOffset;
-      try (Connection owner = Connection.open("127.0.0.1", rpcPort, TOKENS.get("bowner"))) {
-        logOffset = owner.table(TablePath.of("b.t")).latestOffset(0);
-        Table kv = owner.table(TablePath.of("b.kv"));
-        kvOffset = kv.latestOffset(0);
-        Lookuper lookuper = kv.newLookuper();
-        for (long id = 0; id < KV_ROWS; id++) {
-          Object[] row = lookuper.lookup(id).get(10, TimeUnit.SECONDS);
-          lookups.add(row == null ? id + ": none" : java.util.Arrays.toString(row));
-        }
-      }
-      String owner = clients.jdbcUrl(TOKENS.get("bowner"));
-      return new VictimState(
-          new TreeMap<>(JSON.convertValue(namespace.path("properties"), Map.class)).toString(),
-          names(json(clients.send("GET", "/v1/namespaces/b/tables", null, root))),
-          names(json(clients.send("GET", "/v1/namespaces/b/views", null, root))),
-          children,
-          json(clients.send("GET", "/v1/namespaces/b/tables/t", null, root))
-              .path("metadata-location")
-              .asText(),
-          json(clients.send("GET", "/v1/namespaces/b/tables/kv", null, root))
-              .path("metadata-location")
-              .asText(),
-          json(clients.send("GET", "/v1/namespaces/b/views/v", null, root))
-              .path("metadata-location")
-              .asText(),
-          files,
-          dataFiles,
-          logOffset,
-          kvOffset,
-          lookups,
-          rowsOrError(owner, "SELECT id, name FROM b.t ORDER BY id"),
-          rowsOrError(owner, "SELECT id, name FROM b.kv ORDER BY id"));
-    }
-  }
-
-  /** The rows of a query, or the reason they cannot be read (such as a data file gone). */
-  private static String rowsOrError(String url, String sql) {
-    try {
-      List<String> rows = jdbcRows(url, sql);
-      // Compact, so that a difference reads at a glance: the count and the rows' hash.
-      return rows.size() + " rows, hash " + rows.hashCode();
-    } catch (SQLException e) {
-      return "unreadable: " + e.getMessage().strip().lines().findFirst().orElse("");
-    }
-  }
-
   /** Adds to {@code softly} every difference between the victim now and at the start. */
   private static void checkVictimUnchanged(SoftAssertions softly) throws Exception {
-    VictimState now = VictimState.capture();
-    softly
-        .assertThat(now.namespaceProperties())
-        .as("namespace b's properties")
-        .isEqualTo(before.namespaceProperties());
-    softly.assertThat(now.tables()).as("tables of b").isEqualTo(before.tables());
-    softly.assertThat(now.views()).as("views of b").isEqualTo(before.views());
-    softly
-        .assertThat(now.childNamespaces())
-        .as("namespaces under b")
-        .isEqualTo(before.childNamespaces());
-    softly.assertThat(now.tableMetadata()).as("b.t's metadata").isEqualTo(before.tableMetadata());
-    softly.assertThat(now.kvMetadata()).as("b.kv's metadata").isEqualTo(before.kvMetadata());
-    softly.assertThat(now.viewMetadata()).as("b.v's metadata").isEqualTo(before.viewMetadata());
-    softly
-        .assertThat(fileChanges(before.files(), now.files()))
-        .as("files under the directory of b: added, removed or resized")
-        .isEmpty();
-    softly.assertThat(now.dataFiles()).as("b.t's data files on disk").isEqualTo(before.dataFiles());
-    softly.assertThat(now.logOffset()).as("b.t's log end").isEqualTo(before.logOffset());
-    softly.assertThat(now.kvOffset()).as("b.kv's changelog end").isEqualTo(before.kvOffset());
-    softly.assertThat(now.lookups()).as("b.kv's rows by key").isEqualTo(before.lookups());
-    softly.assertThat(now.logRows()).as("rows of b.t").isEqualTo(before.logRows());
-    softly.assertThat(now.kvRows()).as("rows of b.kv").isEqualTo(before.kvRows());
-  }
-
-  /** The files added, removed or resized between two listings, one line each. */
-  private static List<String> fileChanges(Map<String, Long> before, Map<String, Long> now) {
-    List<String> changes = new ArrayList<>();
-    before.forEach(
-        (file, size) -> {
-          Long current = now.get(file);
-          if (current == null) {
-            changes.add("removed " + file);
-          } else if (!current.equals(size)) {
-            changes.add("resized " + file + " from " + size + " to " + current);
-          }
-        });
-    now.keySet().stream()
-        .filter(file -> !before.containsKey(file))
-        .forEach(file -> changes.add("added " + file));
-    return changes;
-  }
-
-  private static List<String> names(JsonNode listing) {
-    List<String> names = new ArrayList<>();
-    listing.path("identifiers").forEach(identifier -> names.add(identifier.path("name").asText()));
-    names.sort(null);
-    return names;
+    before.checkUnchanged(
+        VictimState.capture(
+            clients, rootCatalog, warehouse, TOKENS.get("root"), TOKENS.get("bowner")),
+        softly);
   }
 
   private static List<String> tablesOf(String namespace) throws Exception {
-    return names(
+    return VictimState.names(
         json(
             clients.send(
                 "GET", "/v1/namespaces/" + namespace + "/tables", null, TOKENS.get("root"))));
