@@ -75,7 +75,12 @@ final class WalkClients implements AutoCloseable {
     this.base = requireNonNull(base, "base is null");
     this.rpcPort = rpcPort;
     this.flightPort = flightPort;
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // HTTP/1.1 as the server speaks it: no h2c upgrade attempts, several times faster here.
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     this.allocator = new RootAllocator();
     this.flight =
         FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", flightPort)).build();
