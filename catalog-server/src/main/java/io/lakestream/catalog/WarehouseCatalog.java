@@ -13,6 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.UpdateRequirement;
@@ -227,6 +228,21 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   @Override
   public List<TableIdentifier> listTables(Namespace namespace) {
     return store.listEntities(warehouse, namespace, EntityKind.TABLE);
+  }
+
+  /**
+   * Registers a table at an existing metadata file. A {@code local:} URI is taken as the {@code
+   * file:} URI it spells and stored as such: Trino's local file system names the files it lists
+   * {@code local:///path} relative to its root, which is {@code /} when Trino uses a {@code file:}
+   * warehouse, so its {@code register_table} without a metadata file name hands those over.
+   */
+  @Override
+  public Table registerTable(TableIdentifier identifier, String metadataFileLocation) {
+    String location = metadataFileLocation;
+    if (location != null && location.startsWith("local:")) {
+      location = "file:" + location.substring("local:".length());
+    }
+    return super.registerTable(identifier, location);
   }
 
   /** Runs after a table is dropped, with its last metadata (the server drops its stream data). */
