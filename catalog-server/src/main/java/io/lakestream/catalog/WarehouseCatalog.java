@@ -3,6 +3,7 @@ package io.lakestream.catalog;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.UpdateRequirement;
@@ -40,7 +42,10 @@ import org.slf4j.LoggerFactory;
 public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements SupportsNamespaces {
   private static final Logger LOG = LoggerFactory.getLogger(WarehouseCatalog.class);
 
-  /** The namespace property that names where a namespace's tables go. */
+  /**
+   * The namespace property naming the directory below which the namespace's tables lie unless they
+   * are made with a location of their own; every namespace has it.
+   */
   public static final String NAMESPACE_LOCATION = "location";
 
   private final String warehouse;
@@ -219,16 +224,42 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     return cache.tableJson(location);
   }
 
+  /**
+   * The location of a table made without one: {@code <namespace location>/<table name>}, below the
+   * namespace's {@value #NAMESPACE_LOCATION} property (see {@link #loadNamespaceMetadata}).
+   *
+   * @throws NoSuchNamespaceException if the table's namespace does not exist
+   */
   @Override
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
-    if (store.loadNamespace(warehouse, identifier.namespace()).isEmpty()) {
-      throw new NoSuchNamespaceException("Namespace does not exist: %s", identifier.namespace());
-    }
+    String namespaceLocation =
+        loadNamespaceMetadata(identifier.namespace()).get(NAMESPACE_LOCATION);
+    return stripTrailingSlash(namespaceLocation) + "/" + identifier.name();
+  }
+
+  /**
+   * The location a namespace gets when it is made without one, and shows when it was stored without
+   * one: {@code <warehouse location>/<level>/<level>...}, e.g. {@code
+   * file:/data/warehouse/sales/eu} for {@code sales.eu}.
+   */
+  public String defaultNamespaceLocation(Namespace namespace) {
     StringBuilder path = new StringBuilder(location);
-    for (String level : identifier.namespace().levels()) {
+    for (String level : namespace.levels()) {
       path.append('/').append(level);
     }
-    return path.append('/').append(identifier.name()).toString();
+    return path.toString();
+  }
+
+  /** The properties with {@value #NAMESPACE_LOCATION} set to the default if they lack one. */
+  private Map<String, String> withNamespaceLocation(
+      Namespace namespace, Map<String, String> properties) {
+    String own = properties.get(NAMESPACE_LOCATION);
+    if (own != null && !own.isBlank()) {
+      return properties;
+    }
+    Map<String, String> result = new HashMap<>(properties);
+    result.put(NAMESPACE_LOCATION, defaultNamespaceLocation(namespace));
+    return result;
   }
 
   /**
@@ -240,7 +271,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    *     lies elsewhere or the location overlaps another table's
    */
   @Override
-  public org.apache.iceberg.Table registerTable(
+  public Table registerTable(
       TableIdentifier identifier, String metadataFileLocation) {
     if (metadataFileLocation == null || metadataFileLocation.isEmpty()) {
       throw new BadRequestException("Cannot register %s: no metadata file location", identifier);
@@ -482,7 +513,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   @Override
   public void createNamespace(Namespace namespace, Map<String, String> metadata) {
     placement.checkNamespace(namespace, metadata);
-    store.createNamespace(warehouse, namespace, metadata);
+    store.createNamespace(warehouse, namespace, withNamespaceLocation(namespace, metadata));
   }
 
   @Override
@@ -491,8 +522,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   }
 
   /**
-   * A namespace's properties; a namespace without a {@code location} property is given its
-   * directory in the warehouse (which engines such as Trino need to place tables).
+   * The namespace's properties, always with {@value #NAMESPACE_LOCATION}: a namespace stored
+   * without one (made before namespaces got one) shows {@link #defaultNamespaceLocation}.
    */
   @Override
   public Map<String, String> loadNamespaceMetadata(Namespace namespace) {
@@ -501,12 +532,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
             .loadNamespace(warehouse, namespace)
             .orElseThrow(
                 () -> new NoSuchNamespaceException("Namespace does not exist: %s", namespace));
-    if (properties.containsKey(NAMESPACE_LOCATION)) {
-      return properties;
-    }
-    Map<String, String> withLocation = new java.util.LinkedHashMap<>(properties);
-    withLocation.put(NAMESPACE_LOCATION, placement.locations().namespaceDirectory(namespace));
-    return withLocation;
+    return withNamespaceLocation(namespace, properties);
   }
 
   @Override

@@ -68,6 +68,7 @@ final class SharedTrino implements AutoCloseable {
           Map.of(
               "iceberg.catalog.type", "rest",
               "iceberg.rest-catalog.uri", server.baseUri(),
+              "iceberg.register-table-procedure.enabled", "true",
               // The server's warehouse is a file: URI; Trino's local file system serves the
               // file: scheme too, rooted here at /.
               "fs.local.enabled", "true",
