@@ -236,9 +236,12 @@ class MalformedInputIT {
                     .commit())
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.tiering.interval '999999999999d'");
-    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "3").commit())
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "1").commit())
         .isInstanceOf(BadRequestException.class)
-        .hasMessageContaining("lakestream.buckets");
+        .hasMessageContaining("lakestream.buckets cannot shrink");
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.kind", "tape").commit())
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("lakestream.kind 'tape'");
     assertThat(catalog.loadTable(good).properties())
         .containsEntry("lakestream.tiering.interval", "10s")
         .containsEntry("lakestream.buckets", "2");
