@@ -128,8 +128,9 @@ public final class StreamTableProperties {
 
   /**
    * Refuses a commit that changes what a streaming table's data already depends on: its kind (or
-   * removing it, which would strand the stream), its bucket count and its bucket key (rows already
-   * written sit in the buckets of the old ones).
+   * removing it, which would strand the stream), its bucket key, and its bucket count, which may
+   * only grow, and only for a log table whose rows go to buckets round-robin (rows already written
+   * sit in the buckets the old count and key gave them).
    */
   private static void checkUnchangeable(TableMetadata base, TableMetadata updated) {
     Map<String, String> before = base.properties();
@@ -150,9 +151,18 @@ public final class StreamTableProperties {
     } catch (BadRequestException e) {
       return; // a table made before the value was checked may fix it
     }
-    if (bucketsBefore != buckets(after)) {
+    int bucketsAfter = buckets(after);
+    if (bucketsAfter < bucketsBefore) {
       throw new BadRequestException(
-          "%s cannot change once a streaming table exists (from %d to '%s')",
+          "%s cannot shrink (from %d to '%s'): the rows of the dropped buckets would no longer be"
+              + " read",
+          BUCKETS, bucketsBefore, after.get(BUCKETS));
+    }
+    boolean keyed = PRIMARY_KEY.equals(before.get(KIND)) || before.containsKey(BUCKET_KEY);
+    if (bucketsAfter != bucketsBefore && keyed) {
+      throw new BadRequestException(
+          "%s cannot change on a table whose rows go to buckets by key (from %d to '%s'): a key's"
+              + " rows would move to another bucket",
           BUCKETS, bucketsBefore, after.get(BUCKETS));
     }
     if (!bucketKeyColumns(before).equals(bucketKeyColumns(after))) {

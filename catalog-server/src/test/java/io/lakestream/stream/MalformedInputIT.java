@@ -155,9 +155,7 @@ class MalformedInputIT {
         RawRpc rpc = new RawRpc(rpcPort)) {
       Table events = direct.table(TablePath.of("fuzz.events"));
       fuzz(rpc, events, produces, random, tally);
-      fuzz(rpc, direct.table(TablePath.of("fuzz.state")), puts, random, tally);
-
-      // The tables still read completely: every row the client wrote and every acknowledged mutant.
+      // The log still reads completely: every row the client wrote and every acknowledged mutant.
       long expectedRows = 3 * 40 + tally.appendedRows;
       assertThat(scanRows(events, List.of(), BatchFilter.MATCH_ALL)).isEqualTo(expectedRows);
       assertThat(
@@ -167,6 +165,7 @@ class MalformedInputIT {
                   BatchFilter.of(ColumnPredicate.greaterThanOrEqual(0, 0L))))
           .isPositive();
       Table state = direct.table(TablePath.of("fuzz.state"));
+      fuzz(rpc, state, puts, random, tally);
       assertThat(scanRows(state, List.of(), BatchFilter.MATCH_ALL)).isPositive();
       try (StateSnapshot snapshot = state.snapshot("", 0)) {
         int rows = 0;
@@ -237,9 +236,12 @@ class MalformedInputIT {
                     .commit())
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.tiering.interval '999999999999d'");
-    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "3").commit())
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.buckets", "1").commit())
         .isInstanceOf(BadRequestException.class)
-        .hasMessageContaining("lakestream.buckets");
+        .hasMessageContaining("lakestream.buckets cannot shrink");
+    assertThatThrownBy(() -> table.updateProperties().set("lakestream.kind", "tape").commit())
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("lakestream.kind 'tape'");
     assertThat(catalog.loadTable(good).properties())
         .containsEntry("lakestream.tiering.interval", "10s")
         .containsEntry("lakestream.buckets", "2");
@@ -411,6 +413,7 @@ class MalformedInputIT {
     body.putLong(batchStart + LogBatch.WRITER_ID, LogBatch.NO_WRITER);
     body.putInt(batchStart + LogBatch.WRITER_SEQUENCE, 0);
     writeCrc(body, batchStart, batchLength);
+    ByteBuffer original = ByteBuffer.wrap(body.array().clone());
     int kind = random.nextInt(7);
     boolean recomputeCrc = kind >= 2 && random.nextInt(4) != 0;
     List<Integer> positions = new ArrayList<>();
@@ -438,7 +441,6 @@ class MalformedInputIT {
           body.putInt(batchStart + LogBatch.LENGTH, keep - LogBatch.LOG_OVERHEAD);
         }
         batchLength = keep;
-        positions.add(keep);
         description = "truncated the batch to " + keep + " of its bytes";
       }
       case 5 -> {
@@ -452,31 +454,45 @@ class MalformedInputIT {
         int length =
             Math.min(1 + random.nextInt(64), Math.min(otherLength - from, batchLength - to));
         body.put(batchStart + to, other.body, otherStart + from, Math.max(0, length));
-        for (int i = 0; i < length; i++) {
-          positions.add(to + i);
-        }
         description = "spliced " + length + " bytes of another batch in at batch byte " + to;
       }
       default -> {
         // Anywhere in the request: table id, partition, bucket, operations, lengths, batch.
         int position = random.nextInt(body.limit());
         body.put(position, (byte) (body.get(position) ^ (1 << random.nextInt(8))));
-        if (position >= batchStart) {
-          positions.add(position - batchStart);
-        }
         description =
             "flipped a bit at request byte " + position + " (batch from " + batchStart + ")";
       }
     }
-    boolean changedBatch = !positions.isEmpty();
+    // What really changed: a flip or splice may leave a byte as it was.
+    List<Integer> changed = changedPositions(original, body, batchStart);
     if (recomputeCrc && batchLength >= LogBatch.HEADER_SIZE) {
       int declared = body.getInt(batchStart + LogBatch.LENGTH) + LogBatch.LOG_OVERHEAD;
       if (declared == batchLength) {
         writeCrc(body, batchStart, batchLength);
-        return new Mutant(body, description + ", CRC recomputed", false, positions);
+        return new Mutant(body, description + ", CRC recomputed", false, changed);
       }
     }
-    return new Mutant(body, description, changedBatch, positions);
+    return new Mutant(body, description, !changed.isEmpty(), changed);
+  }
+
+  /**
+   * The batch byte positions where {@code mutated} differs from {@code original}; a batch of
+   * another length differs at its end.
+   */
+  private static List<Integer> changedPositions(
+      ByteBuffer original, ByteBuffer mutated, int batchStart) {
+    List<Integer> changed = new ArrayList<>();
+    if (original.limit() != mutated.limit()) {
+      changed.add(Math.min(original.limit(), mutated.limit()) - batchStart);
+      return changed;
+    }
+    for (int i = batchStart; i < original.limit(); i++) {
+      if (original.get(i) != mutated.get(i)) {
+        changed.add(i - batchStart);
+      }
+    }
+    return changed;
   }
 
   /** Mostly the header and the Arrow metadata and statistics, where structure lives. */

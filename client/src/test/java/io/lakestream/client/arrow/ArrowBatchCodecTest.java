@@ -21,6 +21,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
@@ -422,6 +423,38 @@ class ArrowBatchCodecTest {
       assertThatThrownBy(() -> ArrowBatchCodec.decode(message, longs, allocator))
           .isInstanceOf(InvalidBatchFormatException.class)
           .hasMessageContaining("Not enough capacity for fixed width data buffer");
+    }
+  }
+
+  @Test
+  void theCheckedDecodeRefusesOffsetsThatGoBackwardsAndOversizedBatches() {
+    Schema strings = new Schema(List.of(Field.nullable("s", ArrowType.Utf8.INSTANCE)));
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(strings, allocator)) {
+      VarCharVector vector = (VarCharVector) root.getVector(0);
+      for (int i = 0; i < 3; i++) {
+        vector.setSafe(i, ("v" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+      root.setRowCount(3);
+      ByteBuffer message = ArrowBatchCodec.encode(root, Compression.NONE);
+      try (VectorSchemaRoot decoded =
+          ArrowBatchCodec.decodeChecked(message, strings, allocator, 1 << 20)) {
+        assertThat(decoded.getVector(0).getObject(2).toString()).isEqualTo("v2");
+      }
+      assertThatThrownBy(() -> ArrowBatchCodec.decodeChecked(message, strings, allocator, 16))
+          .isInstanceOf(InvalidBatchFormatException.class)
+          .hasMessageContaining("would take more than 16 bytes");
+
+      // Offsets [0, 2, 4, 6] become [0, 5, 4, 6]: still inside the data, but going backwards.
+      RecordBatchMessage parsed = RecordBatchMessage.parse(message);
+      int bodyStart = 8 + ArrowBatchCodec.metadataLength(message.duplicate());
+      int secondOffset = bodyStart + (int) parsed.bufferOffset(1) + 4;
+      message.order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(secondOffset, 5);
+      try (VectorSchemaRoot unchecked = ArrowBatchCodec.decode(message, strings, allocator)) {
+        assertThat(unchecked.getRowCount()).isEqualTo(3);
+      }
+      assertThatThrownBy(() -> ArrowBatchCodec.decodeChecked(message, strings, allocator, 1 << 20))
+          .isInstanceOf(InvalidBatchFormatException.class)
+          .hasMessageContaining("invalid values");
     }
   }
 

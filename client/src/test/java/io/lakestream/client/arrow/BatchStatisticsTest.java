@@ -341,6 +341,32 @@ class BatchStatisticsTest {
     }
   }
 
+  @Test
+  void claimedStatisticsCoverTheActualOnesOnlyWhenTheyAreTrue() {
+    ColumnStats actual = ColumnStats.ofLongs(1, 5, 9);
+    assertThat(ColumnStats.ofLongs(1, 5, 9).covers(actual)).isTrue();
+    assertThat(ColumnStats.ofLongs(1, 0, 100).covers(actual)).isTrue();
+    assertThat(ColumnStats.ofLongs(1, 6, 9).covers(actual))
+        .as("lower bound above the min")
+        .isFalse();
+    assertThat(ColumnStats.ofLongs(1, 5, 8).covers(actual))
+        .as("upper bound below the max")
+        .isFalse();
+    assertThat(ColumnStats.ofLongs(0, 5, 9).covers(actual)).as("null count").isFalse();
+    assertThat(ColumnStats.allNull(ColumnStats.Kind.LONG, 1).covers(actual))
+        .as("no bounds for a column with values")
+        .isFalse();
+    assertThat(ColumnStats.ofDoubles(1, 5, 9).covers(actual)).as("kind").isFalse();
+    assertThat(
+            ColumnStats.ofBinary(0, utf8("a"), utf8("z"))
+                .covers(ColumnStats.ofBinary(0, utf8("b"), utf8("y"))))
+        .isTrue();
+    assertThat(
+            ColumnStats.allNull(ColumnStats.Kind.BINARY, 3)
+                .covers(ColumnStats.allNull(ColumnStats.Kind.BINARY, 3)))
+        .isTrue();
+  }
+
   private static byte[] utf8(String value) {
     return value.getBytes(StandardCharsets.UTF_8);
   }
