@@ -271,8 +271,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
    *     lies elsewhere or the location overlaps another table's
    */
   @Override
-  public Table registerTable(
-      TableIdentifier identifier, String metadataFileLocation) {
+  public Table registerTable(TableIdentifier identifier, String metadataFileLocation) {
     if (metadataFileLocation == null || metadataFileLocation.isEmpty()) {
       throw new BadRequestException("Cannot register %s: no metadata file location", identifier);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -44,7 +45,8 @@ class NamespaceLocationTest {
             new LocalFileIO(),
             new MetadataCache(16),
             Map.of(),
-            CommitValidator.NONE);
+            CommitValidator.NONE,
+            List.of());
   }
 
   @AfterEach

@@ -3,6 +3,7 @@ package io.lakestream.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -35,7 +36,8 @@ class RegisterTableTest {
             new LocalFileIO(),
             new MetadataCache(16),
             Map.of(),
-            CommitValidator.NONE);
+            CommitValidator.NONE,
+            List.of());
     catalog.createNamespace(Namespace.of("geo"), Map.of());
   }
 
