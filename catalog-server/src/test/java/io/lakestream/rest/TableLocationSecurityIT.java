@@ -456,7 +456,9 @@ class TableLocationSecurityIT {
   @Test
   void namespacesHandOutTheirDirectoryAsDefaultLocation() throws Exception {
     JsonNode namespace = JSON.readTree(send("GET", "/v1/namespaces/a", null, ownerToken).body());
-    assertThat(namespace.path("properties").path("location").asText())
-        .isEqualTo("file:" + warehouse.resolve("a"));
+    // file:/x and file:///x spell the same directory.
+    assertThat(
+            Path.of(java.net.URI.create(namespace.path("properties").path("location").asText())))
+        .isEqualTo(warehouse.resolve("a"));
   }
 }
