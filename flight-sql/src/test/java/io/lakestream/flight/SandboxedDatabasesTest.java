@@ -64,7 +64,8 @@ class SandboxedDatabasesTest {
   @Test
   void aQueryReadsItsLinkedFilesAndNothingElse() throws SQLException {
     try (SandboxedDatabases databases =
-            new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1);
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       Connection database = sandbox.connection();
       String linked = sandbox.link(lake.toString());
@@ -93,7 +94,8 @@ class SandboxedDatabasesTest {
   @Test
   void theNextQueryFindsTheDatabaseEmptyAndThePreviousFilesGone() throws Exception {
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
       Connection first;
       String linked;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
@@ -134,7 +136,8 @@ class SandboxedDatabasesTest {
   void concurrentQueriesGetSeparateDatabases() throws SQLException {
     List<SandboxedDatabases.Sandbox> taken = new ArrayList<>();
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 2)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 2)) {
       for (int i = 0; i < 3; i++) {
         taken.add(databases.take());
       }
@@ -158,7 +161,8 @@ class SandboxedDatabasesTest {
   @Test
   void aDatabaseThatCannotBeEmptiedIsClosed() throws SQLException {
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
       Connection first;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
@@ -175,7 +179,8 @@ class SandboxedDatabasesTest {
   @Test
   void aFileThatCannotBeLinkedFailsWithALinkException() throws SQLException {
     try (SandboxedDatabases databases =
-            new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1);
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       assertThatThrownBy(() -> sandbox.link(directory.resolve("missing.parquet").toString()))
           .isInstanceOf(SandboxedDatabases.LinkException.class)
