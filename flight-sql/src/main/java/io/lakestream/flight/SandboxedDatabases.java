@@ -65,6 +65,11 @@ final class SandboxedDatabases implements AutoCloseable {
     requireNonNull(settings, "settings is null");
     this.root = requireNonNull(root, "root is null");
     this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
+    try {
+      Files.createDirectories(spillRoot); // DuckDB creates the last level only
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the spill directory " + spillRoot, e);
+    }
     if (spillRoot.toAbsolutePath().normalize().startsWith(root.toAbsolutePath().normalize())) {
       throw new IllegalArgumentException(
           "The spill directory " + spillRoot + " must lie outside the sandboxes' " + root);

@@ -51,6 +51,11 @@ final class SpareDatabases implements AutoCloseable {
   SpareDatabases(Properties settings, int spares, Path spillRoot) {
     requireNonNull(settings, "settings is null");
     this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
+    try {
+      Files.createDirectories(spillRoot); // DuckDB creates the last level only
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the spill directory " + spillRoot, e);
+    }
     if (spares < 0) {
       throw new IllegalArgumentException("spares must not be negative: " + spares);
     }
