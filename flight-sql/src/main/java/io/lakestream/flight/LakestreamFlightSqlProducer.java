@@ -350,7 +350,15 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     // The call that started the query ends now; the one that fetches its result is watched then.
     result.follow(() -> false);
     ByteString handle = newHandle();
-    results.put(handle, new PendingResult(result, principal, clock.instant()));
+    PendingResult pending = new PendingResult(result, principal, clock.instant());
+    results.put(handle, pending);
+    // Stopped (out of time) before anyone fetched it: release it now, not at the result timeout.
+    result.onStop(
+        () -> {
+          if (results.remove(handle, pending)) {
+            pending.result().close();
+          }
+        });
     Ticket ticket =
         new Ticket(
             Any.pack(FlightSql.TicketStatementQuery.newBuilder().setStatementHandle(handle).build())

@@ -120,6 +120,11 @@ final class QueryResult implements AutoCloseable {
     query.cancel();
   }
 
+  /** Runs {@code action} when the query is stopped (see {@link RunningQueries.Query#onStop}). */
+  void onStop(Runnable action) {
+    query.onStop(action);
+  }
+
   /** Whether the query was stopped: cancelled or out of time. */
   boolean cancelled() {
     return query.stopped() != null;

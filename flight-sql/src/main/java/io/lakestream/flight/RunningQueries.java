@@ -166,6 +166,7 @@ final class RunningQueries implements AutoCloseable {
     private Stop stop;
     private boolean released;
     private volatile boolean computing;
+    private Runnable onStop = () -> {};
 
     private Query(String principal, long deadline, BooleanSupplier callGone) {
       this.principal = principal;
@@ -197,6 +198,23 @@ final class RunningQueries implements AutoCloseable {
       }
       if (stopped) {
         interrupt(statement);
+      }
+    }
+
+    /**
+     * Runs {@code action} (on the watchdog's thread) when the query is stopped from now on, or at
+     * once if it is already: what releases a result nobody reads, such as one waiting to be
+     * fetched.
+     */
+    void onStop(Runnable action) {
+      requireNonNull(action, "action is null");
+      boolean stopped;
+      synchronized (this) {
+        onStop = action;
+        stopped = stop != null && !released;
+      }
+      if (stopped) {
+        action.run();
       }
     }
 
@@ -262,7 +280,9 @@ final class RunningQueries implements AutoCloseable {
 
     private void stop(Stop reason) {
       List<Statement> statements;
+      Runnable action;
       synchronized (this) {
+        action = onStop;
         if (released) {
           return;
         }
@@ -277,6 +297,7 @@ final class RunningQueries implements AutoCloseable {
       }
       // Interrupting a closed statement, or one that is not executing, does nothing.
       statements.forEach(RunningQueries::interrupt);
+      action.run();
     }
 
     /** Releases the query: it no longer counts, and nothing interrupts its statements any more. */

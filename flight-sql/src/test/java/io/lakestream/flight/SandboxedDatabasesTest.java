@@ -187,4 +187,54 @@ class SandboxedDatabasesTest {
           .hasMessageContaining("missing.parquet");
     }
   }
+
+  @Test
+  void eachDatabaseSpillsWhereNoOtherCanRead() throws Exception {
+    Path spill = directory.resolve("spill");
+    Properties streaming = settings();
+    streaming.setProperty("jdbc_stream_results", "true"); // as queries run
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(streaming, directory.resolve("sandboxes"), spill, 2)) {
+      SandboxedDatabases.Sandbox first = databases.take();
+      SandboxedDatabases.Sandbox second = databases.take();
+      try (first;
+          second) {
+        String firstSpill = text(first.connection(), "SELECT current_setting('temp_directory')");
+        String secondSpill = text(second.connection(), "SELECT current_setting('temp_directory')");
+        assertThat(firstSpill).startsWith(spill.toString()).isNotEqualTo(secondSpill);
+        assertThat(secondSpill).startsWith(spill.toString());
+        // The first database sorts more than its memory limit and spills, while the second,
+        // with no SQL check in the way, tries to list and read what it spilled.
+        try (Statement sorting = first.connection().createStatement();
+            ResultSet sorted =
+                sorting.executeQuery(
+                    "SELECT range, md5(range::VARCHAR) AS h FROM range(3000000) ORDER BY h")) {
+          assertThat(sorted.next()).isTrue();
+          try (java.util.stream.Stream<Path> spilled = Files.list(Path.of(firstSpill))) {
+            assertThat(spilled.filter(file -> file.toFile().length() > 0).count())
+                .as("the sort spilled")
+                .isPositive();
+          }
+          for (String probe :
+              List.of(
+                  "SELECT count(*) FROM glob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM read_blob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM glob('.tmp/*')")) {
+            assertThatThrownBy(() -> single(second.connection(), probe))
+                .as(probe)
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("Permission Error");
+          }
+        }
+      }
+    }
+  }
+
+  private static String text(Connection database, String sql) throws SQLException {
+    try (Statement statement = database.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getString(1);
+    }
+  }
 }
