@@ -14,11 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
@@ -38,11 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Against the packaged server process ({@code bin/lakestream server}): a query running past {@code
  * flight.query-timeout} is stopped and its client gets {@code TIMED_OUT}; a principal's query
  * beyond {@code flight.max-concurrent-queries-per-principal} is refused at once with {@code
- * RESOURCE_EXHAUSTED}; a client that closes its connection stops its query within about a second.
- * The server's {@code /metrics} shows what runs.
+ * RESOURCE_EXHAUSTED}. The server's {@code /metrics} shows what runs.
  */
 class FlightSqlQueryLimitsIT {
-  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(8);
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration STOPPED_WITHIN = Duration.ofMillis(1500);
 
   @TempDir static Path temp;
@@ -126,27 +122,6 @@ class FlightSqlQueryLimitsIT {
       }
       probe.await(running -> running == 0, STOPPED_WITHIN, "the cancelled queries to be gone");
     }
-    assertAnswers();
-  }
-
-  @Test
-  void closingTheConnectionStopsTheQueryInTheServerProcess() throws Exception {
-    Connection connection = DriverManager.getConnection(url);
-    Statement statement = connection.createStatement();
-    Future<Void> query =
-        clients.submit(() -> FlightSqlCancelTest.drain(statement, FlightSqlCancelTest.CROSS_JOIN));
-    probe.awaitComputing(computing -> computing > 0, Duration.ofSeconds(30), "the query to run");
-    // The driver's close cancels the result's call first, then waits for its channel to drain.
-    Future<Void> closing =
-        clients.submit(
-            () -> {
-              connection.close();
-              return null;
-            });
-    probe.await(now -> now == 0, STOPPED_WITHIN, "the abandoned query to stop");
-    closing.get(30, TimeUnit.SECONDS);
-    assertThatThrownBy(() -> query.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class);
     assertAnswers();
   }
 
