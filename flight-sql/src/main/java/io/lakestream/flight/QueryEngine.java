@@ -386,7 +386,17 @@ final class QueryEngine implements AutoCloseable {
    *     table it names
    */
   QueryResult execute(String sql, List<Object> parameters, String principal) {
-    return execute(sql, parameters, principal, () -> false);
+    QueryResult result = execute(sql, parameters, principal, () -> false);
+    try {
+      result.reader(); // runs the statement now, so that a failure is diagnosed as it always was
+      return result;
+    } catch (RuntimeException e) {
+      result.close();
+      if (e instanceof InvalidQueryException && reasonLost(e)) {
+        throw diagnosed(sql, parameters, principal, e);
+      }
+      throw e;
+    }
   }
 
   /**

@@ -101,12 +101,11 @@ final class QueryResult implements AutoCloseable {
       query.computing();
       try {
         reader = execution.run(resources);
-      } catch (java.sql.SQLException | RuntimeException e) {
-        Exception explained = explained(e);
-        throw explained instanceof RuntimeException runtime
-            ? runtime
-            : new IllegalStateException(
-                "Cannot read the query's rows: " + explained.getMessage(), explained);
+      } catch (java.sql.SQLException e) {
+        RuntimeException stopped = query.stoppedError(e);
+        throw stopped != null
+            ? stopped
+            : new IllegalStateException("Cannot read the query's rows: " + e.getMessage(), e);
       }
       execution = null;
     }

@@ -249,7 +249,15 @@ final class RunningQueries implements AutoCloseable {
      * ({@code cause}), or null when the query was not stopped.
      */
     RuntimeException stoppedError(Throwable cause) {
-      Stop reason = stopped();
+      Stop reason;
+      BooleanSupplier call;
+      synchronized (this) {
+        reason = stop;
+        call = callGone;
+      }
+      if (reason == null && call.getAsBoolean()) {
+        reason = Stop.CANCELLED; // the watchdog has not seen it yet
+      }
       return reason == null ? null : stoppedError(reason, cause);
     }
 
