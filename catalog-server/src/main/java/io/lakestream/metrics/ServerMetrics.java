@@ -3,6 +3,7 @@ package io.lakestream.metrics;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -96,6 +97,25 @@ public final class ServerMetrics {
           reader,
       String defaultWarehouse) {
     registry.register(new TieringMetrics(reader, defaultWarehouse));
+  }
+
+  /**
+   * Adds the gauges {@code lakestream_flight_sql_running_queries} (the Flight SQL queries running
+   * now: admitted, result not yet released) and {@code lakestream_flight_sql_computing_queries}
+   * (those of them whose statement runs in the SQL engine), read at each scrape.
+   */
+  public void registerFlightSql(
+      java.util.function.IntSupplier running, java.util.function.IntSupplier computing) {
+    GaugeWithCallback.builder()
+        .name("lakestream_flight_sql_running_queries")
+        .help("Flight SQL queries running now, from their start until their result is released")
+        .callback(callback -> callback.call(running.getAsInt()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("lakestream_flight_sql_computing_queries")
+        .help("Flight SQL queries whose statement runs in the SQL engine now")
+        .callback(callback -> callback.call(computing.getAsInt()))
+        .register(registry);
   }
 
   public PrometheusRegistry registry() {

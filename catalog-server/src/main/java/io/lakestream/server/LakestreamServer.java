@@ -88,7 +88,7 @@ public final class LakestreamServer implements AutoCloseable {
   private volatile TieringStatusReader tieringStatus;
   private volatile JdbcTieredOffsetsStore tieredOffsets;
   private Connection flightConnection;
-  private FlightSqlServer flight;
+  private volatile FlightSqlServer flight;
 
   private LakestreamServer(ServerConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -237,6 +237,9 @@ public final class LakestreamServer implements AutoCloseable {
     }
     ServerMetrics metrics = new ServerMetrics();
     metrics.registerTiering(() -> Optional.ofNullable(tieringStatus), config.defaultWarehouse());
+    metrics.registerFlightSql(
+        () -> flight == null ? 0 : flight.runningQueries(),
+        () -> flight == null ? 0 : flight.computingQueries());
     http =
         new CatalogHttpServer(
             handler,

@@ -521,7 +521,7 @@ class FlightSqlJdbcTest {
         .hasMessageContaining("Expected one statement");
     assertThatThrownBy(() -> query("SELECT * FROM read_csv('/etc/passwd')"))
         .isInstanceOf(SQLException.class)
-        .hasMessageContaining("disabled");
+        .hasMessageContaining("Table function read_csv is not allowed in Flight SQL queries");
     // The server is still up and answers.
     assertThat(query("SELECT count(*) FROM sql.users"))
         .containsExactly(List.of((long) users.size()));

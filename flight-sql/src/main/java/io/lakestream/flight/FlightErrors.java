@@ -22,6 +22,8 @@ final class FlightErrors {
           case FlightRuntimeException flight -> null;
           case InvalidQueryException e -> CallStatus.INVALID_ARGUMENT;
           case QueryLimitException e -> CallStatus.RESOURCE_EXHAUSTED;
+          case QueryCancelledException e -> CallStatus.CANCELLED;
+          case QueryTimeoutException e -> CallStatus.TIMED_OUT;
           case NoSuchTableException e -> CallStatus.NOT_FOUND;
           case NoSuchNamespaceException e -> CallStatus.NOT_FOUND;
           case NotAuthorizedException e -> CallStatus.UNAUTHENTICATED;

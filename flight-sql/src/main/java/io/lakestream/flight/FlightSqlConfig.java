@@ -19,10 +19,19 @@ import java.util.Optional;
  *     with {@code RESOURCE_EXHAUSTED}
  * @param queryThreads threads each query's SQL engine runs on
  * @param resultTimeout how long a started query's result waits to be fetched before it is dropped
+ * @param queryTimeout how long a query may run, from its start until its result is released; a
+ *     query running longer is stopped and fails with {@code TIMED_OUT}
+ * @param maxConcurrentQueriesPerPrincipal how many queries one principal may run at once; one more
+ *     fails with {@code RESOURCE_EXHAUSTED}
  * @param tls the certificate chain and private key to serve TLS with, if any
  */
 public record FlightSqlConfig(
-    long queryMemoryBytes, int queryThreads, Duration resultTimeout, Optional<Tls> tls) {
+    long queryMemoryBytes,
+    int queryThreads,
+    Duration resultTimeout,
+    Duration queryTimeout,
+    int maxConcurrentQueriesPerPrincipal,
+    Optional<Tls> tls) {
   public static final ConfigKey<Long> QUERY_MEMORY =
       ConfigKey.bytes(
           "flight.query-memory-limit",
@@ -37,6 +46,20 @@ public record FlightSqlConfig(
           "flight.result-timeout",
           Duration.ofMinutes(5),
           "How long a started Flight SQL query's result waits to be fetched before it is dropped");
+  public static final ConfigKey<Duration> QUERY_TIMEOUT =
+      ConfigKey.duration(
+          "flight.query-timeout",
+          Duration.ofMinutes(5),
+          "How long a Flight SQL query may run, from its start until its result is released; a"
+              + " query running longer is stopped and fails with TIMED_OUT");
+  public static final ConfigKey<Integer> MAX_CONCURRENT_QUERIES_PER_PRINCIPAL =
+      ConfigKey.integer(
+          "flight.max-concurrent-queries-per-principal",
+          4,
+          1,
+          10_000,
+          "How many Flight SQL queries one principal may run at once; one more fails with"
+              + " RESOURCE_EXHAUSTED");
   public static final ConfigKey<String> TLS_CERTIFICATE_CHAIN =
       ConfigKey.string(
           "flight.tls.certificate-chain",
@@ -50,7 +73,14 @@ public record FlightSqlConfig(
           "PEM file with the PKCS#8 private key of flight.tls.certificate-chain");
 
   public static final List<ConfigKey<?>> KEYS =
-      List.of(QUERY_MEMORY, QUERY_THREADS, RESULT_TIMEOUT, TLS_CERTIFICATE_CHAIN, TLS_PRIVATE_KEY);
+      List.of(
+          QUERY_MEMORY,
+          QUERY_THREADS,
+          RESULT_TIMEOUT,
+          QUERY_TIMEOUT,
+          MAX_CONCURRENT_QUERIES_PER_PRINCIPAL,
+          TLS_CERTIFICATE_CHAIN,
+          TLS_PRIVATE_KEY);
 
   /** PEM files of a TLS certificate chain and its private key. */
   public record Tls(Path certificateChain, Path privateKey) {
@@ -70,6 +100,17 @@ public record FlightSqlConfig(
     if (resultTimeout.isNegative() || resultTimeout.isZero()) {
       throw new IllegalArgumentException(
           "Invalid flight.result-timeout " + resultTimeout + ": must be positive");
+    }
+    requireNonNull(queryTimeout, "queryTimeout is null");
+    if (queryTimeout.isNegative() || queryTimeout.isZero()) {
+      throw new IllegalArgumentException(
+          "Invalid flight.query-timeout " + queryTimeout + ": must be positive");
+    }
+    if (maxConcurrentQueriesPerPrincipal < 1) {
+      throw new IllegalArgumentException(
+          "Invalid flight.max-concurrent-queries-per-principal "
+              + maxConcurrentQueriesPerPrincipal
+              + ": must be at least 1");
     }
   }
 
@@ -97,6 +138,8 @@ public record FlightSqlConfig(
           configuration.get(QUERY_MEMORY),
           configuration.get(QUERY_THREADS),
           configuration.get(RESULT_TIMEOUT),
+          configuration.get(QUERY_TIMEOUT),
+          configuration.get(MAX_CONCURRENT_QUERIES_PER_PRINCIPAL),
           tls);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());

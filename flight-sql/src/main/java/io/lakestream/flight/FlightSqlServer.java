@@ -43,12 +43,17 @@ public final class FlightSqlServer implements AutoCloseable {
   }
 
   private final BufferAllocator allocator;
+  private final RunningQueries running;
   private final LakestreamFlightSqlProducer producer;
   private final FlightServer server;
 
   private FlightSqlServer(
-      BufferAllocator allocator, LakestreamFlightSqlProducer producer, FlightServer server) {
+      BufferAllocator allocator,
+      RunningQueries running,
+      LakestreamFlightSqlProducer producer,
+      FlightServer server) {
     this.allocator = allocator;
+    this.running = running;
     this.producer = producer;
     this.server = server;
   }
@@ -62,6 +67,9 @@ public final class FlightSqlServer implements AutoCloseable {
       Options options, LakestreamTables tables, Connection streams, FlightSqlAccess access)
       throws IOException {
     BufferAllocator allocator = new RootAllocator();
+    RunningQueries running =
+        new RunningQueries(
+            options.config().queryTimeout(), options.config().maxConcurrentQueriesPerPrincipal());
     try {
       QueryEngine engine =
           new QueryEngine(
@@ -73,9 +81,8 @@ public final class FlightSqlServer implements AutoCloseable {
               allocator,
               options.scratch(),
               new QueryEngine.Limits(
-                  options.config().duckDbMemoryLimit(),
-                  options.config().queryThreads(),
-                  64 * 1024));
+                  options.config().duckDbMemoryLimit(), options.config().queryThreads(), 64 * 1024),
+              running);
       LakestreamFlightSqlProducer producer =
           new LakestreamFlightSqlProducer(
               engine,
@@ -103,8 +110,9 @@ public final class FlightSqlServer implements AutoCloseable {
         builder.headerAuthenticator(new TokenAuthenticator(access));
       }
       FlightServer server = builder.build().start();
-      return new FlightSqlServer(allocator, producer, server);
+      return new FlightSqlServer(allocator, running, producer, server);
     } catch (IOException | RuntimeException e) {
+      running.close();
       allocator.close();
       throw e;
     }
@@ -115,8 +123,25 @@ public final class FlightSqlServer implements AutoCloseable {
     return server.getPort();
   }
 
+  /**
+   * How many SQL queries run now: admitted and not yet released (a result waiting to be fetched or
+   * being streamed counts).
+   */
+  public int runningQueries() {
+    return running.running();
+  }
+
+  /**
+   * How many of the {@link #runningQueries} compute their rows now (their statement runs), as
+   * opposed to being planned or waiting for their result to be fetched.
+   */
+  public int computingQueries() {
+    return running.computing();
+  }
+
   @Override
   public void close() {
+    running.close(); // running queries stop, so that the calls serving them end
     server.shutdown();
     try {
       server.awaitTermination(5, TimeUnit.SECONDS);

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.BackpressureStrategy;
@@ -121,14 +122,19 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoStatement(
       FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
-    return guarded(() -> start(command.getQuery(), List.of(), principal(context), descriptor));
+    return guarded(
+        () ->
+            start(
+                command.getQuery(), List.of(), principal(context), descriptor, callGone(context)));
   }
 
   @Override
   public SchemaResult getSchemaStatement(
       FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
     return guarded(
-        () -> new SchemaResult(engine.shape(command.getQuery(), principal(context)).dataset()));
+        () ->
+            new SchemaResult(
+                engine.shape(command.getQuery(), principal(context), callGone(context)).dataset()));
   }
 
   @Override
@@ -146,6 +152,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       return;
     }
     streaming.put(ticket.getStatementHandle(), pending);
+    pending.result().follow(callGone(listener));
     stream(
         pending.result(), listener, () -> streaming.remove(ticket.getStatementHandle(), pending));
   }
@@ -227,7 +234,7 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
         listener.onCompleted();
         return;
       }
-      QueryEngine.Shape shape = engine.shape(request.getQuery(), principal);
+      QueryEngine.Shape shape = engine.shape(request.getQuery(), principal, callGone(context));
       ByteString handle = newHandle();
       prepared.put(
           handle,
@@ -294,7 +301,12 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     return guarded(
         () -> {
           PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
-          return start(query.sql(), query.parameters().get(), query.principal(), descriptor);
+          return start(
+              query.sql(),
+              query.parameters().get(),
+              query.principal(),
+              descriptor,
+              callGone(context));
         });
   }
 
@@ -317,7 +329,9 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     QueryResult result;
     try {
       PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
-      result = engine.execute(query.sql(), query.parameters().get(), query.principal());
+      result =
+          engine.execute(
+              query.sql(), query.parameters().get(), query.principal(), callGone(listener));
     } catch (RuntimeException e) {
       listener.error(FlightErrors.toFlight(e));
       return;
@@ -326,11 +340,25 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   private FlightInfo start(
-      String sql, List<Object> parameters, String principal, FlightDescriptor descriptor) {
+      String sql,
+      List<Object> parameters,
+      String principal,
+      FlightDescriptor descriptor,
+      BooleanSupplier callGone) {
     expireResults();
-    QueryResult result = engine.execute(sql, parameters, principal);
+    QueryResult result = engine.execute(sql, parameters, principal, callGone);
+    // The call that started the query ends now; the one that fetches its result is watched then.
+    result.follow(() -> false);
     ByteString handle = newHandle();
-    results.put(handle, new PendingResult(result, principal, clock.instant()));
+    PendingResult pending = new PendingResult(result, principal, clock.instant());
+    results.put(handle, pending);
+    // Stopped (out of time) before anyone fetched it: release it now, not at the result timeout.
+    result.onStop(
+        () -> {
+          if (results.remove(handle, pending)) {
+            pending.result().close();
+          }
+        });
     Ticket ticket =
         new Ticket(
             Any.pack(FlightSql.TicketStatementQuery.newBuilder().setStatementHandle(handle).build())
@@ -364,18 +392,30 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       }
       ended.run();
       if (result.cancelled()) {
-        listener.error(cancelled());
+        listener.error(FlightErrors.toFlight(result.stoppedError()));
         return;
       }
       listener.completed();
     } catch (Exception e) {
       ended.run();
-      listener.error(result.cancelled() ? cancelled() : FlightErrors.toFlight(result.explained(e)));
+      listener.error(FlightErrors.toFlight(result.explained(e)));
     }
   }
 
-  private static RuntimeException cancelled() {
-    return CallStatus.CANCELLED.withDescription("The query was cancelled").toRuntimeException();
+  /**
+   * Whether the Flight call being served on this thread is gone: the client cancelled it, its
+   * deadline passed or its connection closed. gRPC marks the call's context cancelled at once, on
+   * its own thread, while Flight's {@code isCancelled} waits for the call's executor, which runs
+   * the query.
+   */
+  private static BooleanSupplier callGone(CallContext context) {
+    io.grpc.Context call = io.grpc.Context.current();
+    return () -> call.isCancelled() || context.isCancelled();
+  }
+
+  private static BooleanSupplier callGone(ServerStreamListener listener) {
+    io.grpc.Context call = io.grpc.Context.current();
+    return () -> call.isCancelled() || listener.isCancelled();
   }
 
   /**

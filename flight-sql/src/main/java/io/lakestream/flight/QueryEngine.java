@@ -126,6 +126,8 @@ final class QueryEngine implements AutoCloseable {
   private volatile boolean linking = true;
   // Databases whose results are materialized, opened only to find out why a streamed query failed.
   private final SpareDatabases materializing;
+  // Every query from admission to release: concurrency per principal, timeout, cancellation.
+  private final RunningQueries running;
 
   // A prepared statement runs the same text again and again; parsing it takes a DuckDB round trip.
   private final Map<String, TableReferences.Parsed> parsedStatements =
@@ -155,17 +157,21 @@ final class QueryEngine implements AutoCloseable {
       FlightSqlAccess access,
       BufferAllocator allocator,
       Path scratch,
-      Limits limits) {
+      Limits limits,
+      RunningQueries running) {
     this.tables = requireNonNull(tables, "tables is null");
     this.planner = requireNonNull(planner, "planner is null");
     this.reader = requireNonNull(reader, "reader is null");
     this.access = requireNonNull(access, "access is null");
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
+    this.running = requireNonNull(running, "running is null");
+    Path spillDirectory;
     try {
       emptyDirectory(scratch); // what a killed process left
       this.tailDirectory = Files.createDirectory(scratch.resolve("tails"));
       this.sandboxDirectory = Files.createDirectory(scratch.resolve("query-databases"));
+      spillDirectory = Files.createDirectory(scratch.resolve("query-spill"));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot prepare the Flight SQL scratch directory " + scratch + ": " + e.getMessage(), e);
@@ -184,12 +190,15 @@ final class QueryEngine implements AutoCloseable {
     // lake scan and pushed partial aggregates below joins, grouping a whole fact table first
     // (TPC-H Q5 at scale 1: 1.3 s with the rule, 0.68 s without; DuckDB over the Parquet, 0.15 s).
     settings.setProperty("disabled_optimizers", "partial_aggregate_pushdown");
-    this.materializing = new SpareDatabases(settings, 0);
+    this.materializing = new SpareDatabases(settings, 0, spillDirectory.resolve("materializing"));
     // Results are produced as the client reads them. A materialized result sits outside the
     // engine's memory limit, so a large SELECT would take the server's memory before its first row.
     settings.setProperty("jdbc_stream_results", "true");
-    this.databases = new SpareDatabases(settings, SPARE_DATABASES);
-    this.sandboxed = new SandboxedDatabases(settings, sandboxDirectory, KEPT_DATABASES);
+    this.databases =
+        new SpareDatabases(settings, SPARE_DATABASES, spillDirectory.resolve("unsandboxed"));
+    this.sandboxed =
+        new SandboxedDatabases(
+            settings, sandboxDirectory, spillDirectory.resolve("sandboxed"), KEPT_DATABASES);
   }
 
   /**
@@ -213,8 +222,8 @@ final class QueryEngine implements AutoCloseable {
       SandboxedDatabases.Sandbox sandbox = sandboxed.take();
       return new Lent(sandbox.connection(), sandbox, sandbox::link, true);
     }
-    Connection duckdb = from.take();
-    return new Lent(duckdb, duckdb, path -> path, false);
+    SpareDatabases.Spare spare = from.take();
+    return new Lent(spare.connection(), spare, path -> path, false);
   }
 
   /** Runs {@code work} in a sandboxed database, or in a fresh one when files cannot be linked. */
@@ -247,6 +256,18 @@ final class QueryEngine implements AutoCloseable {
    *     table it names
    */
   Shape shape(String sql, String principal) {
+    return shape(sql, principal, () -> false);
+  }
+
+  /**
+   * As {@link #shape(String, String)}, stopped when {@code callGone} (see {@link
+   * RunningQueries#admit}) or when it runs out of time.
+   *
+   * @throws QueryLimitException when {@code principal} runs as many queries as allowed already
+   * @throws QueryCancelledException when the call is gone
+   * @throws QueryTimeoutException when it ran longer than allowed
+   */
+  Shape shape(String sql, String principal, java.util.function.BooleanSupplier callGone) {
     ShapeKey key = shapeKey(sql, principal);
     if (key != null) {
       synchronized (shapes) {
@@ -257,14 +278,16 @@ final class QueryEngine implements AutoCloseable {
       }
     }
     Shape shape;
-    try {
-      shape = shape(databases, sql, principal);
-    } catch (InvalidQueryException e) {
-      if (!reasonLost(e)) {
-        throw e;
+    try (RunningQueries.Query query = running.admit(principal, callGone)) {
+      try {
+        shape = shape(databases, sql, principal, query);
+      } catch (InvalidQueryException e) {
+        if (!reasonLost(e)) {
+          throw e;
+        }
+        // See diagnosed(): run again with the result materialized to learn why it failed.
+        shape = shape(materializing, sql, principal, query);
       }
-      // See diagnosed(): run again with the result materialized to learn why it failed.
-      shape = shape(materializing, sql, principal);
     }
     key = key != null ? key : shapeKey(sql, principal);
     if (key != null) {
@@ -308,11 +331,13 @@ final class QueryEngine implements AutoCloseable {
 
   private record ShapeKey(String sql, List<String> tableVersions) {}
 
-  private Shape shape(SpareDatabases from, String sql, String principal) {
-    return withFallback(from, source -> shapeIn(source, sql, principal));
+  private Shape shape(
+      SpareDatabases from, String sql, String principal, RunningQueries.Query query) {
+    return withFallback(from, source -> shapeIn(source, sql, principal, query));
   }
 
-  private Shape shapeIn(SpareDatabases from, String sql, String principal) {
+  private Shape shapeIn(
+      SpareDatabases from, String sql, String principal, RunningQueries.Query query) {
     Lent lent;
     try {
       lent = lend(from);
@@ -322,20 +347,31 @@ final class QueryEngine implements AutoCloseable {
     Connection duckdb = lent.duckdb();
     try (AutoCloseable giveBack = lent.giveBack();
         AutoCloseable tailFiles = load(lent, parsed(duckdb, explained(sql)), principal, false)) {
+      query.checkRunning();
       try (PreparedStatement statement = prepare(duckdb, sql, lent.locked())) {
+        query.executing(statement);
         Schema parameters = parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
           statement.setNull(i, Types.NULL);
         }
-        try (ResultSet result = execute(statement, sql);
+        Schema dataset = resultSchema(duckdb, sql, statement, null, query);
+        if (dataset != null) {
+          return new Shape(dataset, parameters);
+        }
+        query.computing();
+        try (ResultSet result = execute(statement, sql, query);
             ArrowReader rows = arrow(result, 1)) {
           return new Shape(rows.getVectorSchemaRoot().getSchema(), parameters);
         }
       }
     } catch (RuntimeException e) {
-      throw e;
+      RuntimeException stopped = query.stoppedError(e);
+      throw stopped != null ? stopped : e;
     } catch (Exception e) {
-      throw new IllegalStateException("Cannot describe query: " + e.getMessage(), e);
+      RuntimeException stopped = query.stoppedError(e);
+      throw stopped != null
+          ? stopped
+          : new IllegalStateException("Cannot describe query: " + e.getMessage(), e);
     }
   }
 
@@ -350,13 +386,46 @@ final class QueryEngine implements AutoCloseable {
    *     table it names
    */
   QueryResult execute(String sql, List<Object> parameters, String principal) {
+    QueryResult result = execute(sql, parameters, principal, () -> false);
     try {
-      return run(databases, sql, parameters, principal);
-    } catch (InvalidQueryException e) {
-      if (!reasonLost(e)) {
-        throw e;
+      result.reader(); // runs the statement now, so that a failure is diagnosed as it always was
+      return result;
+    } catch (RuntimeException e) {
+      result.close();
+      if (e instanceof InvalidQueryException && reasonLost(e)) {
+        throw diagnosed(sql, parameters, principal, e);
       }
-      throw diagnosed(sql, parameters, principal, e);
+      throw e;
+    }
+  }
+
+  /**
+   * As {@link #execute(String, List, String)}, stopped when {@code callGone} (see {@link
+   * RunningQueries#admit}; {@link QueryResult#follow} watches another call) or when it runs out of
+   * time. The query counts among its principal's running queries until its result is closed.
+   *
+   * @throws QueryLimitException when {@code principal} runs as many queries as allowed already
+   * @throws QueryCancelledException when the call is gone
+   * @throws QueryTimeoutException when it ran longer than allowed
+   */
+  QueryResult execute(
+      String sql,
+      List<Object> parameters,
+      String principal,
+      java.util.function.BooleanSupplier callGone) {
+    RunningQueries.Query query = running.admit(principal, callGone);
+    try {
+      return run(databases, sql, parameters, principal, query);
+    } catch (RuntimeException e) {
+      query.close();
+      RuntimeException stopped = query.stoppedError(e);
+      if (stopped != null) {
+        throw stopped;
+      }
+      if (e instanceof InvalidQueryException && reasonLost(e)) {
+        throw diagnosed(sql, parameters, principal, e);
+      }
+      throw e;
     }
   }
 
@@ -381,30 +450,51 @@ final class QueryEngine implements AutoCloseable {
    */
   private RuntimeException diagnosed(
       String sql, List<Object> parameters, String principal, Exception lost) {
-    try (QueryResult again = run(materializing, sql, parameters, principal)) {
+    RunningQueries.Query query;
+    try {
+      query = running.admit(principal, () -> false);
+    } catch (QueryLimitException e) {
+      return lost instanceof RuntimeException runtime
+          ? runtime
+          : new IllegalStateException(lost.getMessage(), lost);
+    }
+    try (QueryResult again = run(materializing, sql, parameters, principal, query)) {
+      again.reader(); // runs it
       return lost instanceof RuntimeException runtime
           ? runtime
           : new IllegalStateException(lost.getMessage(), lost);
     } catch (RuntimeException e) {
-      return e;
+      query.close();
+      RuntimeException stopped = query.stoppedError(e);
+      return stopped != null ? stopped : e;
     }
   }
 
   private QueryResult run(
-      SpareDatabases from, String sql, List<Object> parameters, String principal) {
-    return withFallback(from, source -> runIn(source, sql, parameters, principal));
+      SpareDatabases from,
+      String sql,
+      List<Object> parameters,
+      String principal,
+      RunningQueries.Query query) {
+    return withFallback(from, source -> runIn(source, sql, parameters, principal, query));
   }
 
   private QueryResult runIn(
-      SpareDatabases from, String sql, List<Object> parameters, String principal) {
+      SpareDatabases from,
+      String sql,
+      List<Object> parameters,
+      String principal,
+      RunningQueries.Query query) {
     List<AutoCloseable> resources = new ArrayList<>();
     try {
       Lent lent = lend(from);
       Connection duckdb = lent.duckdb();
       resources.add(lent.giveBack());
       resources.add(load(lent, parsed(duckdb, explained(sql)), principal, true));
+      query.checkRunning();
       PreparedStatement statement = prepare(duckdb, sql, lent.locked());
       resources.add(statement);
+      query.executing(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
       if (expected != parameters.size()) {
         throw new InvalidQueryException(
@@ -418,15 +508,30 @@ final class QueryEngine implements AutoCloseable {
       for (int i = 0; i < expected; i++) {
         statement.setObject(i + 1, parameters.get(i));
       }
-      ResultSet result = execute(statement, sql);
-      resources.add(result);
-      return new QueryResult(
-          arrow(result, limits.resultBatchRows()),
-          resources,
+      java.util.function.Function<Exception, Exception> explain =
           failure ->
               from == databases && reasonLost(failure)
                   ? diagnosed(sql, parameters, principal, failure)
-                  : failure);
+                  : failure;
+      Schema schema = resultSchema(duckdb, sql, statement, parameters, query);
+      if (schema == null) {
+        query.computing();
+        ResultSet result = execute(statement, sql, query);
+        resources.add(result);
+        return new QueryResult(arrow(result, limits.resultBatchRows()), query, resources, explain);
+      }
+      // The statement runs when its result is first read (Flight's DoGet): a client cancels that
+      // call, not the one asking for the FlightInfo.
+      return new QueryResult(
+          schema,
+          opened -> {
+            ResultSet result = execute(statement, sql, query);
+            opened.add(result);
+            return arrow(result, limits.resultBatchRows());
+          },
+          query,
+          resources,
+          explain);
     } catch (SQLException e) {
       closeAll(resources);
       throw new IllegalStateException("Cannot run query: " + e.getMessage(), e);
@@ -435,6 +540,64 @@ final class QueryEngine implements AutoCloseable {
       throw e;
     }
   }
+
+  /**
+   * The schema of the rows {@code statement} (prepared from {@code sql}) returns, found by running
+   * it under {@code LIMIT 0}, which DuckDB answers without computing anything, with its columns
+   * named as {@code statement} names them; null when it cannot be found that way ({@code EXPLAIN},
+   * or SQL that is not valid as a subquery), and the statement must run to tell.
+   *
+   * @param parameters the values bound to {@code statement}, or null to bind nulls
+   */
+  private Schema resultSchema(
+      Connection duckdb,
+      String sql,
+      PreparedStatement statement,
+      List<Object> parameters,
+      RunningQueries.Query query)
+      throws SQLException {
+    if (!explained(sql).equals(sql)) {
+      return null;
+    }
+    String body = TRAILING_SEMICOLONS.matcher(sql).replaceFirst("");
+    Schema schema;
+    try (PreparedStatement empty =
+        duckdb.prepareStatement("SELECT * FROM (\n" + body + "\n) LIMIT 0")) {
+      query.executing(empty);
+      int count = empty.getParameterMetaData().getParameterCount();
+      for (int i = 1; i <= count; i++) {
+        if (parameters == null) {
+          empty.setNull(i, Types.NULL);
+        } else {
+          empty.setObject(i, parameters.get(i - 1));
+        }
+      }
+      try (ResultSet rows = empty.executeQuery();
+          ArrowReader reader = arrow(rows, 1)) {
+        schema = reader.getVectorSchemaRoot().getSchema();
+      } catch (IOException e) {
+        return null;
+      }
+    } catch (SQLException | RuntimeException e) {
+      query.checkRunning();
+      return null;
+    }
+    // A subquery's duplicate column names come out renamed (a, a_1); the statement's are not.
+    java.sql.ResultSetMetaData columns = statement.getMetaData();
+    if (columns == null || columns.getColumnCount() != schema.getFields().size()) {
+      return schema;
+    }
+    List<Field> fields = new ArrayList<>();
+    for (int i = 0; i < schema.getFields().size(); i++) {
+      Field field = schema.getFields().get(i);
+      fields.add(
+          new Field(columns.getColumnName(i + 1), field.getFieldType(), field.getChildren()));
+    }
+    return new Schema(fields, schema.getCustomMetadata());
+  }
+
+  private static final java.util.regex.Pattern TRAILING_SEMICOLONS =
+      java.util.regex.Pattern.compile("[\\s;]+$");
 
   /**
    * The query an {@code EXPLAIN} or {@code EXPLAIN ANALYZE} statement explains (which is what it
@@ -494,11 +657,18 @@ final class QueryEngine implements AutoCloseable {
     }
   }
 
-  private static ResultSet execute(PreparedStatement statement, String sql) {
+  private static ResultSet execute(
+      PreparedStatement statement, String sql, RunningQueries.Query query) {
     try {
-      return statement.executeQuery();
+      ResultSet result = statement.executeQuery();
+      if (query.stopped() != null) { // interrupted just as it ended
+        result.close();
+        query.checkRunning();
+      }
+      return result;
     } catch (SQLException e) {
-      throw queryError(e, sql);
+      RuntimeException stopped = query.stoppedError(e);
+      throw stopped != null ? stopped : queryError(e, sql);
     }
   }
 

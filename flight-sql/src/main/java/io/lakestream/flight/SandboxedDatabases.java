@@ -29,18 +29,24 @@ import org.slf4j.LoggerFactory;
  * is opened once and emptied after each query instead.
  *
  * <p>Each database is locked down when it opens: it may read files only in a directory of its own
- * (its sandbox), never the network, and its settings cannot change. A query that uses it gets the
- * files it may read as hard links in that directory ({@link Sandbox#link}), so the database reads
- * exactly those files, as a database opened for the query and restricted to their paths would. When
- * the query ends, the links go, and every schema, table, view and attached database the query left
- * is dropped; a database whose emptying fails is closed rather than used again. One query at a time
- * uses a database. Thread safe.
+ * (its sandbox) and in the directory it spills into, never the network, and its settings cannot
+ * change. Each spills into a directory of its own, outside every sandbox: DuckDB always lets a
+ * database read its spill directory, and by default every in-memory database of the process spills
+ * into the same {@code .tmp} of the working directory, where any query could read another's rows.
+ * Queries cannot name files at all ({@link QuerySandbox}); and a database whose query left spilled
+ * data is closed, not lent to the next query. A query that uses it gets the files it may read as
+ * hard links in that directory ({@link Sandbox#link}), so the database reads exactly those files,
+ * as a database opened for the query and restricted to their paths would. When the query ends, the
+ * links go, and every schema, table, view and attached database the query left is dropped; a
+ * database whose emptying fails is closed rather than used again. One query at a time uses a
+ * database. Thread safe.
  */
 final class SandboxedDatabases implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
 
   private final Properties settings;
   private final Path root;
+  private final Path spillRoot;
   private final int kept;
   private final Deque<Database> idle = new ArrayDeque<>();
   private final AtomicLong ids = new AtomicLong();
@@ -51,11 +57,23 @@ final class SandboxedDatabases implements AutoCloseable {
    * @param settings DuckDB settings of every database (memory limit, threads and the like)
    * @param root the directory under which each database gets its sandbox; links are made to files
    *     on the same file system only
+   * @param spillRoot the directory under which each database gets the directory it spills into,
+   *     outside {@code root}
    * @param kept how many idle databases to keep open
    */
-  SandboxedDatabases(Properties settings, Path root, int kept) {
+  SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept) {
     requireNonNull(settings, "settings is null");
     this.root = requireNonNull(root, "root is null");
+    this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
+    try {
+      Files.createDirectories(spillRoot); // DuckDB creates the last level only
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the spill directory " + spillRoot, e);
+    }
+    if (spillRoot.toAbsolutePath().normalize().startsWith(root.toAbsolutePath().normalize())) {
+      throw new IllegalArgumentException(
+          "The spill directory " + spillRoot + " must lie outside the sandboxes' " + root);
+    }
     if (kept < 0) {
       throw new IllegalArgumentException("kept must not be negative: " + kept);
     }
@@ -81,13 +99,17 @@ final class SandboxedDatabases implements AutoCloseable {
   }
 
   private Database open() throws SQLException {
-    Path directory = root.resolve(Long.toString(ids.incrementAndGet()));
+    String id = Long.toString(ids.incrementAndGet());
+    Path directory = root.resolve(id);
+    Path spill = spillRoot.resolve(id);
     try {
       Files.createDirectories(directory);
     } catch (IOException e) {
       throw new SQLException("Cannot create a query database's directory " + directory, e);
     }
-    Connection connection = DriverManager.getConnection("jdbc:duckdb:", settings);
+    Properties own = (Properties) settings.clone();
+    own.setProperty("temp_directory", spill.toString());
+    Connection connection = DriverManager.getConnection("jdbc:duckdb:", own);
     try (Statement statement = connection.createStatement()) {
       statement.execute(
           "SET allowed_directories = ["
@@ -95,9 +117,10 @@ final class SandboxedDatabases implements AutoCloseable {
               + "]; SET enable_external_access = false; SET lock_configuration = true");
     } catch (SQLException e) {
       connection.close();
+      SpareDatabases.removeDirectory(spill);
       throw e;
     }
-    return new Database(connection, directory);
+    return new Database(connection, directory, spill);
   }
 
   private void giveBack(Database database) {
@@ -178,7 +201,7 @@ final class SandboxedDatabases implements AutoCloseable {
     }
   }
 
-  private record Database(Connection connection, Path directory) {
+  private record Database(Connection connection, Path directory, Path spill) {
     /**
      * Removes the links and what queries created: attached databases, views (the Arrow streams
      * DuckDB registers are temporary views), tables and schemas, which are all a query's setup
@@ -192,6 +215,12 @@ final class SandboxedDatabases implements AutoCloseable {
         return false;
       }
       try (Statement statement = connection.createStatement()) {
+        try (ResultSet spilled =
+            statement.executeQuery("SELECT count(*) FROM duckdb_temporary_files()")) {
+          if (spilled.next() && spilled.getLong(1) > 0) {
+            return false; // closing the database removes what the query spilled
+          }
+        }
         List<String> detaches = new ArrayList<>();
         List<String> drops = new ArrayList<>();
         try (ResultSet left =
@@ -243,6 +272,7 @@ final class SandboxedDatabases implements AutoCloseable {
       } catch (IOException e) {
         LOG.debug("Cannot remove the query database directory {}", directory, e);
       }
+      SpareDatabases.removeDirectory(spill);
     }
 
     private void removeLinks() throws IOException {

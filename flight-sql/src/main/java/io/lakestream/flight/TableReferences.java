@@ -63,7 +63,8 @@ final class TableReferences {
    * Parses a query once for its tables and the columns it uses.
    *
    * @param duckdb a DuckDB connection to parse with (nothing runs on it)
-   * @throws InvalidQueryException when {@code sql} is not one query, with DuckDB's parser message
+   * @throws InvalidQueryException when {@code sql} is not one query, with DuckDB's parser message,
+   *     or names a function or file a query may not ({@link QuerySandbox})
    */
   static Parsed parse(Connection duckdb, String sql) {
     JsonNode tree;
@@ -89,6 +90,7 @@ final class TableReferences {
       throw new InvalidQueryException(
           "Expected one statement, got " + statements.size() + ": " + sql);
     }
+    QuerySandbox.check(statements.get(0), sql);
     Set<TableReference> tables = new LinkedHashSet<>();
     collect(statements.get(0), tables);
     Set<String> columns = new java.util.HashSet<>();

@@ -35,10 +35,14 @@ class FlightSqlConfigTest {
             Map.entry("flight.query-memory-limit", "1gb"),
             Map.entry("flight.query-threads", "2"),
             Map.entry("flight.result-timeout", "5m"),
+            Map.entry("flight.query-timeout", "5m"),
+            Map.entry("flight.max-concurrent-queries-per-principal", "4"),
             Map.entry("flight.tls.certificate-chain", ""),
             Map.entry("flight.tls.private-key", ""));
     assertThat(FlightSqlConfig.defaults())
-        .isEqualTo(new FlightSqlConfig(1L << 30, 2, Duration.ofMinutes(5), Optional.empty()));
+        .isEqualTo(
+            new FlightSqlConfig(
+                1L << 30, 2, Duration.ofMinutes(5), Duration.ofMinutes(5), 4, Optional.empty()));
     assertThat(FlightSqlConfig.defaults().duckDbMemoryLimit()).isEqualTo("1048576KiB");
   }
 

@@ -64,7 +64,8 @@ class SandboxedDatabasesTest {
   @Test
   void aQueryReadsItsLinkedFilesAndNothingElse() throws SQLException {
     try (SandboxedDatabases databases =
-            new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1);
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       Connection database = sandbox.connection();
       String linked = sandbox.link(lake.toString());
@@ -93,7 +94,8 @@ class SandboxedDatabasesTest {
   @Test
   void theNextQueryFindsTheDatabaseEmptyAndThePreviousFilesGone() throws Exception {
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
       Connection first;
       String linked;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
@@ -134,7 +136,8 @@ class SandboxedDatabasesTest {
   void concurrentQueriesGetSeparateDatabases() throws SQLException {
     List<SandboxedDatabases.Sandbox> taken = new ArrayList<>();
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 2)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 2)) {
       for (int i = 0; i < 3; i++) {
         taken.add(databases.take());
       }
@@ -158,7 +161,8 @@ class SandboxedDatabasesTest {
   @Test
   void aDatabaseThatCannotBeEmptiedIsClosed() throws SQLException {
     try (SandboxedDatabases databases =
-        new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1)) {
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
       Connection first;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
@@ -175,11 +179,62 @@ class SandboxedDatabasesTest {
   @Test
   void aFileThatCannotBeLinkedFailsWithALinkException() throws SQLException {
     try (SandboxedDatabases databases =
-            new SandboxedDatabases(settings(), directory.resolve("sandboxes"), 1);
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       assertThatThrownBy(() -> sandbox.link(directory.resolve("missing.parquet").toString()))
           .isInstanceOf(SandboxedDatabases.LinkException.class)
           .hasMessageContaining("missing.parquet");
+    }
+  }
+
+  @Test
+  void eachDatabaseSpillsWhereNoOtherCanRead() throws Exception {
+    Path spill = directory.resolve("spill");
+    Properties streaming = settings();
+    streaming.setProperty("jdbc_stream_results", "true"); // as queries run
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(streaming, directory.resolve("sandboxes"), spill, 2)) {
+      SandboxedDatabases.Sandbox first = databases.take();
+      SandboxedDatabases.Sandbox second = databases.take();
+      try (first;
+          second) {
+        String firstSpill = text(first.connection(), "SELECT current_setting('temp_directory')");
+        String secondSpill = text(second.connection(), "SELECT current_setting('temp_directory')");
+        assertThat(firstSpill).startsWith(spill.toString()).isNotEqualTo(secondSpill);
+        assertThat(secondSpill).startsWith(spill.toString());
+        // The first database sorts more than its memory limit and spills, while the second,
+        // with no SQL check in the way, tries to list and read what it spilled.
+        try (Statement sorting = first.connection().createStatement();
+            ResultSet sorted =
+                sorting.executeQuery(
+                    "SELECT range, md5(range::VARCHAR) AS h FROM range(3000000) ORDER BY h")) {
+          assertThat(sorted.next()).isTrue();
+          try (java.util.stream.Stream<Path> spilled = Files.list(Path.of(firstSpill))) {
+            assertThat(spilled.filter(file -> file.toFile().length() > 0).count())
+                .as("the sort spilled")
+                .isPositive();
+          }
+          for (String probe :
+              List.of(
+                  "SELECT count(*) FROM glob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM read_blob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM glob('.tmp/*')")) {
+            assertThatThrownBy(() -> single(second.connection(), probe))
+                .as(probe)
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("Permission Error");
+          }
+        }
+      }
+    }
+  }
+
+  private static String text(Connection database, String sql) throws SQLException {
+    try (Statement statement = database.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getString(1);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,12 +12,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link SpareDatabases} hands out databases that are separate, unused and opened with the given
  * settings, whether a spare was ready or not.
  */
 class SpareDatabasesTest {
+  @TempDir Path spill;
+
   private static Properties settings() {
     Properties settings = new Properties();
     settings.setProperty("threads", "1");
@@ -34,11 +38,14 @@ class SpareDatabasesTest {
 
   @Test
   void everyDatabaseIsFreshSeparateAndHasTheSettings() throws SQLException {
-    List<Connection> taken = new ArrayList<>();
-    try (SpareDatabases databases = new SpareDatabases(settings(), 2)) {
+    List<SpareDatabases.Spare> taken = new ArrayList<>();
+    List<String> spillDirectories = new ArrayList<>();
+    try (SpareDatabases databases = new SpareDatabases(settings(), 2, spill)) {
       for (int i = 0; i < 5; i++) {
-        Connection database = databases.take();
-        taken.add(database);
+        SpareDatabases.Spare spare = databases.take();
+        taken.add(spare);
+        Connection database = spare.connection();
+        spillDirectories.add(setting(database, "temp_directory"));
         assertThat(setting(database, "threads")).isEqualTo("1");
         assertThat(setting(database, "memory_limit")).contains("MiB");
         try (Statement statement = database.createStatement();
@@ -51,37 +58,42 @@ class SpareDatabasesTest {
         }
       }
     } finally {
-      for (Connection database : taken) {
+      for (SpareDatabases.Spare database : taken) {
         database.close();
       }
     }
+    assertThat(spillDirectories)
+        .as("each spills into a directory of its own")
+        .doesNotHaveDuplicates();
+    assertThat(spillDirectories)
+        .allSatisfy(directory -> assertThat(directory).startsWith(spill.toString()));
   }
 
   @Test
   void takenDatabasesOutliveThePool() throws SQLException {
-    Connection taken;
-    try (SpareDatabases databases = new SpareDatabases(settings(), 1)) {
+    SpareDatabases.Spare taken;
+    try (SpareDatabases databases = new SpareDatabases(settings(), 1, spill)) {
       taken = databases.take();
     }
     try (taken) {
-      assertThat(setting(taken, "threads")).isEqualTo("1");
+      assertThat(setting(taken.connection(), "threads")).isEqualTo("1");
     }
   }
 
   @Test
   void withoutSparesEachDatabaseIsOpenedOnDemand() throws SQLException {
-    try (SpareDatabases databases = new SpareDatabases(settings(), 0);
-        Connection first = databases.take();
-        Connection second = databases.take();
-        Statement statement = first.createStatement()) {
+    try (SpareDatabases databases = new SpareDatabases(settings(), 0, spill);
+        SpareDatabases.Spare first = databases.take();
+        SpareDatabases.Spare second = databases.take();
+        Statement statement = first.connection().createStatement()) {
       statement.execute("CREATE TABLE only_in_first (x INTEGER)");
-      try (Statement other = second.createStatement()) {
+      try (Statement other = second.connection().createStatement()) {
         assertThatThrownBy(() -> other.executeQuery("SELECT * FROM only_in_first"))
             .isInstanceOf(SQLException.class)
             .hasMessageContaining("only_in_first");
       }
     }
-    assertThatThrownBy(() -> new SpareDatabases(settings(), -1))
+    assertThatThrownBy(() -> new SpareDatabases(settings(), -1, spill))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }
