@@ -201,20 +201,6 @@ class FlightSqlCancelTest {
     assertServerAnswers();
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {CROSS_JOIN, ENDLESS})
-  void closingTheConnectionStopsTheQueryOnTheServer(String sql) throws Exception {
-    java.sql.Connection connection = DriverManager.getConnection(url);
-    Statement statement = connection.createStatement();
-    Future<?> query = clients.submit(() -> drain(statement, sql));
-    probe.await(running -> running > 0, Duration.ofSeconds(30), "the query to start");
-    connection.close();
-    probe.await(running -> running == 0, STOPPED_WITHIN, "the abandoned query to stop");
-    assertThatThrownBy(() -> query.get(30, TimeUnit.SECONDS))
-        .isInstanceOf(ExecutionException.class);
-    assertServerAnswers();
-  }
-
   /** Runs a query and reads its whole result. */
   static Void drain(Statement statement, String sql) throws SQLException {
     try (ResultSet result = statement.executeQuery(sql)) {

@@ -457,8 +457,7 @@ class TableLocationSecurityIT {
   void namespacesHandOutTheirDirectoryAsDefaultLocation() throws Exception {
     JsonNode namespace = JSON.readTree(send("GET", "/v1/namespaces/a", null, ownerToken).body());
     // file:/x and file:///x spell the same directory.
-    assertThat(
-            Path.of(java.net.URI.create(namespace.path("properties").path("location").asText())))
+    assertThat(Path.of(java.net.URI.create(namespace.path("properties").path("location").asText())))
         .isEqualTo(warehouse.resolve("a"));
   }
 }
