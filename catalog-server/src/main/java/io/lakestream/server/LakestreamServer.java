@@ -269,7 +269,11 @@ public final class LakestreamServer implements AutoCloseable {
     requirePortFree(config.bindAddress(), config.rpcPort(), "rpc.port");
     resolver = new CatalogTableResolver(warehouses);
     CatalogStreamAccess streamAccess =
-        new CatalogStreamAccess(tokens, authorizer, config.auth().mode() == AuthMode.OAUTH2);
+        new CatalogStreamAccess(
+            tokens,
+            authorizer,
+            config.auth().mode() == AuthMode.OAUTH2,
+            warehouses.defaultWarehouse());
     rpc =
         new RpcServer(
             new StreamService(

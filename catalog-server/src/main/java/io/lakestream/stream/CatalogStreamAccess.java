@@ -20,11 +20,17 @@ public final class CatalogStreamAccess implements StreamAccess {
   private final TokenService tokens;
   private final Authorizer authorizer;
   private final boolean required;
+  private final String defaultWarehouse;
 
-  public CatalogStreamAccess(TokenService tokens, Authorizer authorizer, boolean required) {
+  /**
+   * @param defaultWarehouse the warehouse a request means when it names none
+   */
+  public CatalogStreamAccess(
+      TokenService tokens, Authorizer authorizer, boolean required, String defaultWarehouse) {
     this.tokens = requireNonNull(tokens, "tokens is null");
     this.authorizer = requireNonNull(authorizer, "authorizer is null");
     this.required = required;
+    this.defaultWarehouse = requireNonNull(defaultWarehouse, "defaultWarehouse is null");
   }
 
   @Override
@@ -56,7 +62,7 @@ public final class CatalogStreamAccess implements StreamAccess {
       authorizer.check(
           Principal.named(principal),
           write ? Privilege.WRITE : Privilege.READ,
-          warehouse,
+          warehouse == null ? defaultWarehouse : warehouse,
           Namespace.of(namespace.toArray(String[]::new)));
     } catch (ForbiddenException e) {
       throw new RpcException(ErrorCode.NOT_AUTHORIZED, e.getMessage());

@@ -58,8 +58,10 @@ class StreamRpcAuthTest {
                             "rpc.port", "0",
                             "flight.port", "0",
                             "auth.mode", "oauth2",
-                            "auth.clients", "writer:w-secret,reader:r-secret",
-                            "auth.grants", "writer:write:default,reader:read:default",
+                            "auth.clients", "writer:w-secret,reader:r-secret,outsider:o-secret",
+                            "auth.grants",
+                                "writer:write:default,reader:read:default,"
+                                    + "outsider:read:default.elsewhere",
                             "tiering.discovery-interval", "1s"))
                     .build()));
     base = "http://127.0.0.1:" + server.httpPort();
@@ -114,6 +116,27 @@ class StreamRpcAuthTest {
         .isInstanceOf(RpcException.class)
         .extracting(e -> ((RpcException) e).error())
         .isEqualTo(ErrorCode.NOT_AUTHENTICATED);
+  }
+
+  @Test
+  void aPrincipalWithoutReadOnTheNamespaceCannotTellWhichTablesExist() throws Exception {
+    try (Connection outsider =
+        Connection.open("127.0.0.1", server.rpcPort(), token("outsider", "o-secret"))) {
+      for (String name : java.util.List.of("secure.events", "secure.no_such_table")) {
+        assertThatThrownBy(() -> outsider.table(TablePath.of(name)))
+            .as(name)
+            .isInstanceOf(RpcException.class)
+            .extracting(e -> ((RpcException) e).error())
+            .isEqualTo(ErrorCode.NOT_AUTHORIZED);
+      }
+    }
+    try (Connection reader =
+        Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+      assertThatThrownBy(() -> reader.table(TablePath.of("secure.no_such_table")))
+          .isInstanceOf(RpcException.class)
+          .extracting(e -> ((RpcException) e).error())
+          .isEqualTo(ErrorCode.UNKNOWN_TABLE);
+    }
   }
 
   @Test

@@ -26,6 +26,7 @@ public interface StreamAccess {
   /**
    * The same check on a namespace, for creating, dropping and listing its tables.
    *
+   * @param warehouse the warehouse; null for the default warehouse
    * @param namespace the namespace levels; empty for the whole warehouse
    * @throws RpcException with {@code NOT_AUTHORIZED} when the principal may not read (or write)
    */

@@ -147,6 +147,9 @@ public final class StreamService implements RequestHandler {
   }
 
   private ByteBuffer metadata(Session session, MetadataRequest request, short version) {
+    // Before the lookup: a principal without read on the namespace learns nothing of which of its
+    // tables exist (REST answers such a principal 403 for any name too).
+    access.checkNamespace(session.principal(), request.warehouse(), request.namespace(), false);
     StreamTable table =
         tables
             .resolve(request.warehouse(), request.namespace(), request.table())
