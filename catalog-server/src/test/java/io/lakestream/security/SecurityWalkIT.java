@@ -687,6 +687,17 @@ class SecurityWalkIT {
               () -> drain(clients.flightSql().getStream(endpoint.getTicket(), reader)))
           .as("areader fetching bowner's result ticket")
           .isInstanceOf(FlightRuntimeException.class);
+      // ... and cannot take it from its owner by trying.
+      long rows = 0;
+      try (FlightStream stream = clients.flightSql().getStream(endpoint.getTicket(), owner)) {
+        while (stream.next()) {
+          rows += stream.getRoot().getRowCount();
+        }
+      }
+      softly
+          .assertThat(rows)
+          .as("bowner's rows after areader tried the ticket")
+          .isEqualTo(LOG_ROWS);
     }
     checkVictimUnchanged(softly);
     softly.assertAll();

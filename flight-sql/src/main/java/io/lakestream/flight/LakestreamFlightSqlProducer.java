@@ -140,11 +140,12 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamStatement(
       FlightSql.TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
-    PendingResult pending = results.remove(ticket.getStatementHandle());
-    if (pending == null || !pending.principal().equals(principal(context))) {
-      if (pending != null) {
-        pending.result().close();
-      }
+    PendingResult pending = results.get(ticket.getStatementHandle());
+    // Another principal's ticket leaves the result to its owner: taking it out first would let
+    // anyone who saw a ticket discard someone else's result.
+    if (pending == null
+        || !pending.principal().equals(principal(context))
+        || !results.remove(ticket.getStatementHandle(), pending)) {
       listener.error(
           CallStatus.NOT_FOUND
               .withDescription("No query result under this ticket: fetched already or expired")
