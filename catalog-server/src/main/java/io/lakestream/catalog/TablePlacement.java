@@ -90,6 +90,26 @@ final class TablePlacement {
     return locations;
   }
 
+  /**
+   * Whether no table of the warehouse but {@code identifier} occupies {@code location}, lies in it
+   * or around it: a default location that is taken (a table renamed away keeps its directory) is
+   * made unique instead of refusing the create.
+   */
+  boolean isFree(TableIdentifier identifier, String location) {
+    String canonical = TableLocations.canonical(location);
+    for (Map.Entry<TableIdentifier, List<String>> table : tableLocations().entrySet()) {
+      if (table.getKey().equals(identifier)) {
+        continue;
+      }
+      for (String occupied : table.getValue()) {
+        if (TableLocations.overlap(occupied, canonical)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   /** Whether a commit from {@code base} (null: a create) to {@code updated} places the table. */
   static boolean places(TableMetadata base, TableMetadata updated) {
     if (base == null) {

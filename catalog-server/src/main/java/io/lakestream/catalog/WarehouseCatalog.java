@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.apache.iceberg.CatalogUtil;
@@ -226,7 +227,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   /**
    * The location of a table made without one: {@code <namespace location>/<table name>}, below the
-   * namespace's {@value #NAMESPACE_LOCATION} property (see {@link #loadNamespaceMetadata}).
+   * namespace's {@value #NAMESPACE_LOCATION} property (see {@link #loadNamespaceMetadata}), with a
+   * unique suffix when another table occupies that directory.
    *
    * @throws NoSuchNamespaceException if the table's namespace does not exist
    */
@@ -234,7 +236,13 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
     String namespaceLocation =
         loadNamespaceMetadata(identifier.namespace()).get(NAMESPACE_LOCATION);
-    return stripTrailingSlash(namespaceLocation) + "/" + identifier.name();
+    String location = stripTrailingSlash(namespaceLocation) + "/" + identifier.name();
+    if (placement.isFree(identifier, location)) {
+      return location;
+    }
+    // Another table still lives there (renamed away, or made there with an explicit location):
+    // a suffix keeps the two apart, as Trino's unique table locations do.
+    return location + "-" + UUID.randomUUID().toString().replace("-", "");
   }
 
   /**

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *       concurrent commit is retried by the server (the kit's default);
  *   <li>{@code rck.supports-names-with-dot=true}: namespace and table names may contain dots.
  * </ul>
+ *
+ * <p>The server runs with {@code catalog.allowed-locations=file:/tmp}: the kit creates tables and
+ * views at explicit locations under {@code /tmp}.
  */
 public final class PackagedServerExtension implements BeforeAllCallback, AfterAllCallback {
   private static final Map<String, String> KIT_FLAGS =
@@ -46,9 +50,22 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     directory = Files.createTempDirectory("lakestream-rck-");
+    int httpPort = ServerProcess.freePort();
     server =
-        ServerProcess.startReady(
-            directory.resolve("data"), directory.resolve("logs"), Duration.ofSeconds(60));
+        ServerProcess.launchReady(
+            directory.resolve("logs"),
+            httpPort,
+            List.of(
+                "--data-dir", directory.resolve("data").toString(),
+                "--http-port", Integer.toString(httpPort),
+                "--rpc-port", Integer.toString(ServerProcess.freePort()),
+                "--flight-port", Integer.toString(ServerProcess.freePort()),
+                // The kit places tables and views at explicit locations under /tmp (and its own
+                // temporary directories there), outside the warehouse: allowed as an operator
+                // would allow a second storage root.
+                "--catalog-allowed-locations", "file:/tmp"),
+            Map.of(),
+            Duration.ofSeconds(60));
     KIT_FLAGS.forEach(System::setProperty);
     System.setProperty("uri", server.baseUri());
   }
