@@ -158,11 +158,11 @@ public final class ArrowBatchCodec {
 
   /**
    * Decodes like {@link #decode(ByteBuffer, Schema, BufferAllocator)} and then checks every value
-   * the root holds as far as Arrow can ({@code ValueVectorUtility.validateFull}: offsets that never
-   * go backwards and stay inside their data, child vectors that fit their parents), refusing a
-   * message whose buffers would take more than {@code maxDecodedBytes} once decompressed before it
-   * allocates them. A server runs this on every batch a client sends, so that nothing it stores
-   * fails a reader later.
+   * the root holds ({@link ValueChecks}: offsets that never go backwards and stay inside their
+   * data, strings that are UTF-8, decimals that fit their precision, child vectors that fit their
+   * parents), refusing a message whose buffers would take more than {@code maxDecodedBytes} once
+   * decompressed before it allocates them. A server runs this on every batch a client sends, so
+   * that nothing it stores fails a reader later.
    *
    * @param maxDecodedBytes the most bytes the decoded buffers may take together
    * @throws InvalidBatchFormatException if the bytes are not a valid record batch of {@code schema}
@@ -176,7 +176,7 @@ public final class ArrowBatchCodec {
     VectorSchemaRoot root = decode(message, schema, allocator, null, maxDecodedBytes);
     try {
       for (FieldVector vector : root.getFieldVectors()) {
-        ValueVectorUtility.validateFull(vector);
+        ValueChecks.checkFull(vector);
       }
       return root;
     } catch (RuntimeException e) {
