@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -57,6 +56,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final Map<String, String> clientStorageConfig;
   private final CommitValidator validator;
   private final TablePlacement placement;
+  private final TableFileConfinement confinement;
+  private final TablePurge tablePurge;
   private final ReentrantLock[] commitLocks = new ReentrantLock[64];
   private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
 
@@ -88,6 +89,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.placement =
         new TablePlacement(
             warehouse, new TableLocations(this.location, allowedLocations), store, io, cache);
+    this.confinement = new TableFileConfinement(placement, io);
+    this.tablePurge = new TablePurge(io);
     for (int i = 0; i < commitLocks.length; i++) {
       commitLocks[i] = new ReentrantLock();
     }
@@ -113,7 +116,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new StoreTableOperations(store, warehouse, identifier, io, cache, validator, placement);
+    return new StoreTableOperations(
+        store, warehouse, identifier, io, cache, validator, placement, confinement);
   }
 
   @Override
@@ -329,7 +333,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     if (purge) {
       try {
         TableMetadata metadata = cache.table(dropped.get().metadataLocation(), io);
-        CatalogUtil.dropTableData(io, metadata);
+        // Read after the drop: the dropped table is no longer among the others.
+        tablePurge.purge(identifier, metadata, placement.tableLocations());
       } catch (NotFoundException | UnsupportedOperationException e) {
         LOG.warn("Dropped table {} but could not purge all of its files", identifier, e);
       }
@@ -415,6 +420,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
           continue;
         }
         placement.checkTable(identifier, creates ? null : base, updated, false, placed);
+        confinement.check(identifier, creates ? null : base, updated);
         if (TablePlacement.places(creates ? null : base, updated)) {
           placed.put(identifier, TablePlacement.occupied(updated));
         }
