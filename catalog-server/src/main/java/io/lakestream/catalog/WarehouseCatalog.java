@@ -78,6 +78,32 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       Map<String, String> clientStorageConfig,
       CommitValidator validator,
       List<String> allowedLocations) {
+    this(
+        warehouse,
+        location,
+        store,
+        io,
+        cache,
+        clientStorageConfig,
+        validator,
+        allowedLocations,
+        true);
+  }
+
+  /**
+   * @param confineFiles whether commits may name only files in the table's own location (see {@link
+   *     TableFileConfinement}); false only for test suites that append made-up paths
+   */
+  public WarehouseCatalog(
+      String warehouse,
+      String location,
+      MetadataStore store,
+      FileIO io,
+      MetadataCache cache,
+      Map<String, String> clientStorageConfig,
+      CommitValidator validator,
+      List<String> allowedLocations,
+      boolean confineFiles) {
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
     this.store = requireNonNull(store, "store is null");
@@ -89,7 +115,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.placement =
         new TablePlacement(
             warehouse, new TableLocations(this.location, allowedLocations), store, io, cache);
-    this.confinement = new TableFileConfinement(placement, io);
+    this.confinement = confineFiles ? new TableFileConfinement(placement, io) : null;
     this.tablePurge = new TablePurge(io);
     for (int i = 0; i < commitLocks.length; i++) {
       commitLocks[i] = new ReentrantLock();
@@ -420,7 +446,9 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
           continue;
         }
         placement.checkTable(identifier, creates ? null : base, updated, false, placed);
-        confinement.check(identifier, creates ? null : base, updated);
+        if (confinement != null) {
+          confinement.check(identifier, creates ? null : base, updated);
+        }
         if (TablePlacement.places(creates ? null : base, updated)) {
           placed.put(identifier, TablePlacement.occupied(updated));
         }

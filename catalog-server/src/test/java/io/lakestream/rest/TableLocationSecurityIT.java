@@ -36,6 +36,8 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileMetadata;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestWriter;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -507,10 +509,21 @@ class TableLocationSecurityIT {
         .hasMessageContaining(stolen.get(0).location())
         .hasMessageContaining("b.t");
 
-    ManifestFile manifest = bt.currentSnapshot().dataManifests(bt.io()).get(0);
+    // A manifest written by hand into a.thief's own directory, listing b.t's files.
+    ManifestFile manifest;
+    ManifestWriter<DataFile> writer =
+        ManifestFiles.write(
+            thief.spec(), thief.io().newOutputFile(thief.location() + "/metadata/crafted-m0.avro"));
+    try (writer) {
+      stolen.forEach(writer::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    manifest = writer.toManifestFile();
     thief.refresh();
     assertThatThrownBy(() -> thief.newFastAppend().appendManifest(manifest).commit())
         .isInstanceOf(ForbiddenException.class)
+        .hasMessageContaining(stolen.get(0).location())
         .hasMessageContaining("b.t");
 
     DeleteFile deletes =
