@@ -58,6 +58,12 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
  * between the check and the write. Multi-entry swaps lock their rows in name order so that two of
  * them cannot deadlock.
  *
+ * <p>The placement lock ({@link #underPlacementLock}) is, on PostgreSQL, a transaction-scoped
+ * advisory lock ({@code pg_advisory_xact_lock}) per warehouse, taken in a transaction of a
+ * connection of its own outside the pool (so that the work under it can use the whole pool) and
+ * released when that transaction ends, or when the connection or the process dies. On SQLite, which
+ * one process opens, it is the caller's own lock alone.
+ *
  * <p>Listings are sorted here rather than by the database, whose collation may differ from {@link
  * String#compareTo}, the order the REST layer's page tokens rely on.
  */
@@ -85,7 +91,16 @@ public final class JdbcMetadataStore implements MetadataStore {
           + " WHERE warehouse = ? AND namespace = ? AND name = ? AND kind = ?"
           + " AND metadata_location = ?";
 
+  /** The first key of this store's advisory locks, "LKST", apart from other applications'. */
+  private static final int PLACEMENT_LOCK_CLASS = 0x4C4B5354;
+
+  /** How long a placement waits for another process's placement to finish before it fails. */
+  private static final int PLACEMENT_LOCK_TIMEOUT_SECONDS = 30;
+
   private final HikariDataSource dataSource;
+  private final LockConnections lockConnections;
+  private final ReentrantLock placementLock = new ReentrantLock();
+  private Connection placementConnection;
   private final boolean rowLocks;
   private final Lock writeLock;
   private final ObjectMapper json = new ObjectMapper();
@@ -100,8 +115,13 @@ public final class JdbcMetadataStore implements MetadataStore {
    *     through a connection of its own without waiting, or null for a database across the network
    */
   private JdbcMetadataStore(
-      HikariDataSource dataSource, boolean rowLocks, Lock writeLock, String localUrl) {
+      HikariDataSource dataSource,
+      boolean rowLocks,
+      Lock writeLock,
+      String localUrl,
+      LockConnections lockConnections) {
     this.dataSource = requireNonNull(dataSource, "dataSource is null");
+    this.lockConnections = lockConnections;
     this.rowLocks = rowLocks;
     this.writeLock = requireNonNull(writeLock, "writeLock is null");
     this.localUrl = localUrl;
@@ -165,11 +185,28 @@ public final class JdbcMetadataStore implements MetadataStore {
           e, "Cannot open the catalog database %s: %s", redact(url), e.getMessage());
     }
     boolean postgres = url.startsWith("jdbc:postgresql:");
+    LockConnections lockConnections = null;
+    if (postgres) {
+      Properties credentials = new Properties();
+      if (user != null) {
+        credentials.setProperty("user", user);
+      }
+      if (password != null) {
+        credentials.setProperty("password", password);
+      }
+      lockConnections = () -> java.sql.DriverManager.getConnection(url, credentials);
+    }
     return new JdbcMetadataStore(
         dataSource,
         postgres,
         postgres ? NoLock.INSTANCE : new ReentrantLock(),
-        postgres ? null : url);
+        postgres ? null : url,
+        lockConnections);
+  }
+
+  /** Opens the connection outside the pool that holds the placement lock. */
+  private interface LockConnections {
+    Connection open() throws SQLException;
   }
 
   private static String redact(String url) {
@@ -723,7 +760,75 @@ public final class JdbcMetadataStore implements MetadataStore {
   }
 
   @Override
+  public <T> T underPlacementLock(String warehouse, Supplier<T> work) {
+    requireNonNull(warehouse, "warehouse is null");
+    requireNonNull(work, "work is null");
+    if (lockConnections == null) {
+      return work.get();
+    }
+    placementLock.lock();
+    try {
+      Connection connection = lockPlacement(warehouse);
+      try {
+        return work.get();
+      } finally {
+        try {
+          connection.rollback(); // ends the transaction, which releases the lock
+        } catch (SQLException e) {
+          discardPlacementConnection(); // closing it releases the lock as well
+        }
+      }
+    } finally {
+      placementLock.unlock();
+    }
+  }
+
+  /** Takes the warehouse's advisory lock in a new transaction of the placement connection. */
+  private Connection lockPlacement(String warehouse) {
+    try {
+      Connection connection = placementConnection;
+      if (connection != null && !connection.isValid(PLACEMENT_LOCK_TIMEOUT_SECONDS)) {
+        discardPlacementConnection();
+        connection = null;
+      }
+      if (connection == null) {
+        connection = lockConnections.open();
+        placementConnection = connection;
+      }
+      connection.setAutoCommit(false);
+      try (java.sql.Statement timeout = connection.createStatement()) {
+        timeout.execute("SET LOCAL lock_timeout = '" + PLACEMENT_LOCK_TIMEOUT_SECONDS + "s'");
+      }
+      try (PreparedStatement lock =
+          connection.prepareStatement("SELECT pg_advisory_xact_lock(?, ?)")) {
+        lock.setInt(1, PLACEMENT_LOCK_CLASS);
+        lock.setInt(2, warehouse.hashCode());
+        lock.execute();
+      }
+      return connection;
+    } catch (SQLException e) {
+      discardPlacementConnection();
+      throw new ServiceFailureException(
+          e, "Cannot take the placement lock of warehouse %s: %s", warehouse, e.getMessage());
+    }
+  }
+
+  private void discardPlacementConnection() {
+    Connection connection = placementConnection;
+    placementConnection = null;
+    if (connection != null) {
+      closeQuietly(connection);
+    }
+  }
+
+  @Override
   public void close() {
+    placementLock.lock();
+    try {
+      discardPlacementConnection();
+    } finally {
+      placementLock.unlock();
+    }
     closed = true;
     ownReaderConnections.forEach(JdbcMetadataStore::closeQuietly);
     dataSource.close();

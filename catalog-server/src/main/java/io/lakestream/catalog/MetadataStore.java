@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -149,6 +150,24 @@ public interface MetadataStore extends AutoCloseable {
    * @throws AlreadyExistsException if a table or view has the target name
    */
   void renameEntity(String warehouse, TableIdentifier from, TableIdentifier to, EntityKind kind);
+
+  /**
+   * Runs {@code work} while no other caller, in this process or in any other server process sharing
+   * this store, runs work under the placement lock of the same warehouse. The catalog checks that a
+   * table's location overlaps no other table's and writes the table's pointer under it, so that two
+   * servers cannot both place tables at overlapping locations.
+   *
+   * <p>The lock is held until {@code work} returns or throws; what {@code work} writes through this
+   * store's other methods is committed before the lock is released. Work must not take the
+   * placement lock of another warehouse. The default runs {@code work} at once: right for a store
+   * only one process opens (SQLite), where the caller's own lock suffices.
+   *
+   * @throws org.apache.iceberg.exceptions.ServiceFailureException if the lock cannot be taken (the
+   *     database cannot be reached, or another holder keeps it past a timeout); work did not run
+   */
+  default <T> T underPlacementLock(String warehouse, Supplier<T> work) {
+    return work.get();
+  }
 
   /** Releases connections. Idempotent. */
   @Override

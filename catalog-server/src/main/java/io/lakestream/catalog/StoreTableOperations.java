@@ -26,6 +26,10 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
   private final MetadataCache cache;
   private final CommitValidator validator;
   private final TablePlacement placement;
+
+  /** Null when commits are not confined to the table's files. */
+  private final TableFileConfinement confinement;
+
   private String committedLocation;
 
   StoreTableOperations(
@@ -35,7 +39,8 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       FileIO io,
       MetadataCache cache,
       CommitValidator validator,
-      TablePlacement placement) {
+      TablePlacement placement,
+      TableFileConfinement confinement) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
@@ -43,6 +48,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     this.cache = requireNonNull(cache, "cache is null");
     this.validator = requireNonNull(validator, "validator is null");
     this.placement = requireNonNull(placement, "placement is null");
+    this.confinement = confinement;
   }
 
   @Override
@@ -94,6 +100,9 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     // new one for it).
     boolean registering = creating && metadata.metadataFileLocation() != null;
     placement.checkTable(identifier, base, metadata, registering);
+    if (confinement != null) {
+      confinement.check(identifier, base, metadata);
+    }
     validator.validate(base, metadata);
     TableMetadata written = located(metadata, writeNewMetadataIfRequired(creating, metadata));
     String newLocation = written.metadataFileLocation();

@@ -47,10 +47,10 @@ import org.slf4j.LoggerFactory;
  * (403). Both name the location and the rule.
  *
  * <p><b>Concurrency.</b> Commits that place a table (create, register, or change a location) run
- * their check and their pointer write under one lock per warehouse ({@link #placing}), so two
- * creates in this process cannot both claim overlapping locations. Server processes sharing one
- * database do not share that lock: between them, two creates racing to overlapping locations in the
- * same few milliseconds can both succeed.
+ * their check and their pointer write under one lock per warehouse ({@link #placing}): this
+ * process's own lock, and inside it the metadata store's placement lock ({@link
+ * MetadataStore#underPlacementLock}), which server processes sharing one PostgreSQL database share.
+ * So no two creates, in one process or in several, can both claim overlapping locations.
  *
  * <p>The overlap check reads the current metadata of every table in the warehouse (through the
  * metadata cache), so a create costs time in proportion to the number of tables. Thread safe.
@@ -72,6 +72,7 @@ final class TablePlacement {
   private final FileIO io;
   private final MetadataCache cache;
   private final ReentrantLock lock = new ReentrantLock();
+  private volatile Map<TableIdentifier, List<String>> firstLocations;
 
   TablePlacement(
       String warehouse,
@@ -135,10 +136,39 @@ final class TablePlacement {
     }
     lock.lock();
     try {
-      return commit.get();
+      return store.underPlacementLock(warehouse, commit);
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * The canonical locations of other tables that lie inside {@code own} (the locations of table
+   * {@code identifier}), where the table's files must not be: the location rules refuse such
+   * nesting, so only tables placed before them can have it. The warehouse's table locations are
+   * read once, when first asked, and kept: a table placed later can neither lie in nor contain
+   * another, so the answer can only lose tables (dropped since), which makes it stricter, never
+   * laxer. A location equal to one of {@code own} is the table's own (under a name it had before a
+   * rename) and left out.
+   */
+  List<String> locationsNestedIn(TableIdentifier identifier, List<String> own) {
+    Map<TableIdentifier, List<String>> tables = firstLocations;
+    if (tables == null) {
+      tables = Map.copyOf(tableLocations());
+      firstLocations = tables;
+    }
+    List<String> nested = new ArrayList<>();
+    for (Map.Entry<TableIdentifier, List<String>> table : tables.entrySet()) {
+      if (table.getKey().equals(identifier)) {
+        continue;
+      }
+      for (String location : table.getValue()) {
+        if (!own.contains(location) && TableFiles.liesIn(location, own)) {
+          nested.add(location);
+        }
+      }
+    }
+    return nested;
   }
 
   /**

@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.MetadataUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
@@ -57,6 +56,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final Map<String, String> clientStorageConfig;
   private final CommitValidator validator;
   private final TablePlacement placement;
+  private final TableFileConfinement confinement;
+  private final TablePurge tablePurge;
   private final ReentrantLock[] commitLocks = new ReentrantLock[64];
   private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
 
@@ -77,6 +78,32 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       Map<String, String> clientStorageConfig,
       CommitValidator validator,
       List<String> allowedLocations) {
+    this(
+        warehouse,
+        location,
+        store,
+        io,
+        cache,
+        clientStorageConfig,
+        validator,
+        allowedLocations,
+        true);
+  }
+
+  /**
+   * @param confineFiles whether commits may name only files in the table's own location (see {@link
+   *     TableFileConfinement}); false only for test suites that append made-up paths
+   */
+  public WarehouseCatalog(
+      String warehouse,
+      String location,
+      MetadataStore store,
+      FileIO io,
+      MetadataCache cache,
+      Map<String, String> clientStorageConfig,
+      CommitValidator validator,
+      List<String> allowedLocations,
+      boolean confineFiles) {
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.location = stripTrailingSlash(requireNonNull(location, "location is null"));
     this.store = requireNonNull(store, "store is null");
@@ -88,6 +115,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.placement =
         new TablePlacement(
             warehouse, new TableLocations(this.location, allowedLocations), store, io, cache);
+    this.confinement = confineFiles ? new TableFileConfinement(placement, io) : null;
+    this.tablePurge = new TablePurge(io);
     for (int i = 0; i < commitLocks.length; i++) {
       commitLocks[i] = new ReentrantLock();
     }
@@ -113,7 +142,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
-    return new StoreTableOperations(store, warehouse, identifier, io, cache, validator, placement);
+    return new StoreTableOperations(
+        store, warehouse, identifier, io, cache, validator, placement, confinement);
   }
 
   @Override
@@ -329,7 +359,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     if (purge) {
       try {
         TableMetadata metadata = cache.table(dropped.get().metadataLocation(), io);
-        CatalogUtil.dropTableData(io, metadata);
+        // Read after the drop: the dropped table is no longer among the others.
+        tablePurge.purge(identifier, metadata, placement.tableLocations());
       } catch (NotFoundException | UnsupportedOperationException e) {
         LOG.warn("Dropped table {} but could not purge all of its files", identifier, e);
       }
@@ -415,6 +446,9 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
           continue;
         }
         placement.checkTable(identifier, creates ? null : base, updated, false, placed);
+        if (confinement != null) {
+          confinement.check(identifier, creates ? null : base, updated);
+        }
         if (TablePlacement.places(creates ? null : base, updated)) {
           placed.put(identifier, TablePlacement.occupied(updated));
         }

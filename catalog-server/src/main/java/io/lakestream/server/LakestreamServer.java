@@ -176,7 +176,8 @@ public final class LakestreamServer implements AutoCloseable {
               cache,
               storage.clientConfig(),
               StreamTableProperties::validateCommit,
-              config.storage().allowedLocations()));
+              config.storage().allowedLocations(),
+              config.confineTableFiles()));
     }
     Warehouses warehouses = new Warehouses(catalogs, config.defaultWarehouse());
     try {

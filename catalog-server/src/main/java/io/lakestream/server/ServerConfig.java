@@ -40,6 +40,7 @@ public record ServerConfig(
     String warehouseLocation,
     int metadataCacheEntries,
     Duration idempotencyKeyLifetime,
+    boolean confineTableFiles,
     AuthConfig auth,
     StorageConfig storage,
     StreamStoreConfig stream,
@@ -127,6 +128,13 @@ public record ServerConfig(
           Duration.ofMinutes(30),
           "How long a mutating request's Idempotency-Key and outcome are remembered");
 
+  public static final ConfigKey<Boolean> CONFINE_TABLE_FILES =
+      ConfigKey.bool(
+          "catalog.confine-table-files",
+          true,
+          "Refuse commits whose snapshots name files outside the table's own location (see"
+              + " Security); false only for test suites that append files at made-up paths");
+
   /** Every key of the server, in the order {@code --help} lists them. */
   public static final List<ConfigKey<?>> KEYS =
       List.of(
@@ -148,7 +156,8 @@ public record ServerConfig(
           DEFAULT_WAREHOUSE,
           WAREHOUSE_LOCATION,
           METADATA_CACHE_ENTRIES,
-          IDEMPOTENCY_KEY_LIFETIME);
+          IDEMPOTENCY_KEY_LIFETIME,
+          CONFINE_TABLE_FILES);
 
   /** Every key the server process reads: its own and those of the modules it hosts. */
   public static List<ConfigKey<?>> allKeys() {
@@ -218,6 +227,7 @@ public record ServerConfig(
         warehouseLocation,
         configuration.get(METADATA_CACHE_ENTRIES),
         configuration.get(IDEMPOTENCY_KEY_LIFETIME),
+        configuration.get(CONFINE_TABLE_FILES),
         AuthConfig.from(configuration),
         StorageConfig.from(configuration),
         StreamStoreConfig.from(configuration),

@@ -162,7 +162,7 @@ class WarehouseCatalogTest {
           .newFastAppend()
           .appendFile(
               DataFiles.builder(table.spec())
-                  .withPath(directory.resolve("data-" + i + ".parquet").toString())
+                  .withPath(table.location() + "/data/data-" + i + ".parquet")
                   .withPartitionPath("day_day=2026-11-0" + (i + 1))
                   .withFileSizeInBytes(100 + i)
                   .withRecordCount(1 + i)
@@ -186,7 +186,7 @@ class WarehouseCatalogTest {
         .newFastAppend()
         .appendFile(
             DataFiles.builder(table.spec())
-                .withPath(directory.resolve("data-t.parquet").toString())
+                .withPath(table.location() + "/data/data-t.parquet")
                 .withPartitionPath("day_day=2026-11-09/id=7")
                 .withFileSizeInBytes(9)
                 .withRecordCount(9)

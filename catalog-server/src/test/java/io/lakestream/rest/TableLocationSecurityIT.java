@@ -1,6 +1,7 @@
 package io.lakestream.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,11 +29,23 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileMetadata;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestWriter;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
@@ -63,11 +76,13 @@ class TableLocationSecurityIT {
   private static String ownerToken;
   private static String intruderToken;
   private static RESTCatalog owner;
+  private static RESTCatalog intruder;
+  private static Path data;
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   @BeforeAll
   static void start() throws Exception {
-    Path data = temp.resolve("data");
+    data = temp.resolve("data");
     Files.createDirectories(data);
     data = data.toRealPath();
     warehouse = data.resolve("warehouse");
@@ -97,6 +112,11 @@ class TableLocationSecurityIT {
         "owner",
         new HashMap<>(
             Map.of("uri", base, "token", ownerToken, "io-impl", LocalFileIO.class.getName())));
+    intruder = new RESTCatalog();
+    intruder.initialize(
+        "intruder",
+        new HashMap<>(
+            Map.of("uri", base, "token", intruderToken, "io-impl", LocalFileIO.class.getName())));
 
     assertThat(send("POST", "/v1/namespaces", "{\"namespace\":[\"a\"]}", ownerToken).status())
         .isEqualTo(200);
@@ -132,6 +152,9 @@ class TableLocationSecurityIT {
   static void stop() throws Exception {
     if (owner != null) {
       owner.close();
+    }
+    if (intruder != null) {
+      intruder.close();
     }
     if (server != null) {
       server.close();
@@ -459,5 +482,155 @@ class TableLocationSecurityIT {
     // file:/x and file:///x spell the same directory.
     assertThat(Path.of(java.net.URI.create(namespace.path("properties").path("location").asText())))
         .isEqualTo(warehouse.resolve("a"));
+  }
+
+  /**
+   * The intruder commits snapshots to its own table {@code a.thief} whose manifests list {@code
+   * b.t}'s data files, as an Iceberg client writes them (appends, a fast append of {@code b.t}'s
+   * own manifest, a row delta with a delete file in {@code b.t}'s directory): each commit is
+   * refused with a 403 naming the file and {@code b.t}, so no read of {@code a.thief} reaches
+   * {@code b.t}'s rows. A snapshot of files in the table's own directory commits.
+   */
+  @Test
+  void aSnapshotListingAnotherTablesFilesIsRefused() {
+    Table bt = owner.loadTable(TableIdentifier.of("b", "t"));
+    List<DataFile> stolen = new ArrayList<>();
+    for (var snapshot : bt.snapshots()) {
+      snapshot.addedDataFiles(bt.io()).forEach(stolen::add);
+    }
+    assertThat(stolen).isNotEmpty();
+    Schema schema = bt.schema();
+    Table thief = intruder.createTable(TableIdentifier.of("a", "thief"), schema);
+
+    AppendFiles append = thief.newAppend();
+    stolen.forEach(append::appendFile);
+    assertThatThrownBy(append::commit)
+        .isInstanceOf(ForbiddenException.class)
+        .hasMessageContaining(stolen.get(0).location())
+        .hasMessageContaining("b.t");
+
+    // A manifest written by hand into a.thief's own directory, listing b.t's files.
+    ManifestFile manifest;
+    ManifestWriter<DataFile> writer =
+        ManifestFiles.write(
+            thief.spec(), thief.io().newOutputFile(thief.location() + "/metadata/crafted-m0.avro"));
+    try (writer) {
+      stolen.forEach(writer::add);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    manifest = writer.toManifestFile();
+    thief.refresh();
+    assertThatThrownBy(() -> thief.newFastAppend().appendManifest(manifest).commit())
+        .isInstanceOf(ForbiddenException.class)
+        .hasMessageContaining(stolen.get(0).location())
+        .hasMessageContaining("b.t");
+
+    DeleteFile deletes =
+        FileMetadata.deleteFileBuilder(thief.spec())
+            .ofPositionDeletes()
+            .withPath(stolen.get(0).location())
+            .withFileSizeInBytes(stolen.get(0).fileSizeInBytes())
+            .withRecordCount(1)
+            .withFormat(FileFormat.PARQUET)
+            .build();
+    thief.refresh();
+    assertThatThrownBy(() -> thief.newRowDelta().addDeletes(deletes).commit())
+        .isInstanceOf(ForbiddenException.class)
+        .hasMessageContaining(stolen.get(0).location());
+
+    thief.refresh();
+    assertThat(thief.currentSnapshot()).isNull();
+    String own = thief.location() + "/data/own-00001.parquet";
+    thief
+        .newAppend()
+        .appendFile(
+            DataFiles.builder(thief.spec())
+                .withPath(own)
+                .withFileSizeInBytes(100)
+                .withRecordCount(1)
+                .withFormat(FileFormat.PARQUET)
+                .build())
+        .commit();
+    thief.refresh();
+    List<String> files = new ArrayList<>();
+    thief.currentSnapshot().addedDataFiles(thief.io()).forEach(file -> files.add(file.location()));
+    assertThat(files).containsExactly(own);
+    assertThat(rowsOfBt()).isEqualTo(ROWS);
+  }
+
+  /**
+   * {@code b.t}'s metadata with its location changed to one in namespace {@code a}, written into
+   * {@code a}'s directory: its snapshots still name {@code b.t}'s manifest lists.
+   */
+  private static String craftedCopyOfBt(String name) throws IOException {
+    Table bt = owner.loadTable(TableIdentifier.of("b", "t"));
+    String btMetadata =
+        ((org.apache.iceberg.HasTableOperations) bt).operations().current().metadataFileLocation();
+    LocalFileIO io = new LocalFileIO();
+    TableMetadata metadata = TableMetadataParser.read(io, btMetadata);
+    Path directory = warehouse.resolve("a").resolve(name);
+    TableMetadata crafted =
+        TableMetadata.buildFrom(metadata).setLocation("file:" + directory).build();
+    Path file =
+        directory.resolve("metadata").resolve("00009-" + UUID.randomUUID() + ".metadata.json");
+    Files.createDirectories(file.getParent());
+    TableMetadataParser.write(crafted, io.newOutputFile("file:" + file));
+    return "file:" + file;
+  }
+
+  @Test
+  void registerOfMetadataListingAnotherTablesFilesIsRefused() throws Exception {
+    String crafted = craftedCopyOfBt("copied");
+    Answer answer =
+        send(
+            "POST",
+            "/v1/namespaces/a/register",
+            "{\"name\":\"copied\",\"metadata-location\":" + quoted(crafted) + "}",
+            intruderToken);
+    assertThat(answer.status()).as(answer.body()).isEqualTo(403);
+    assertThat(JSON.readTree(answer.body()).path("error").path("message").asText())
+        .contains(warehouse.resolve("b").resolve("t").toString())
+        .contains("b.t");
+    assertThat(send("GET", "/v1/namespaces/a/tables/copied", null, intruderToken).status())
+        .isEqualTo(404);
+  }
+
+  /**
+   * A table whose metadata lists {@code b.t}'s files (as a table committed before the commit-time
+   * checks could, simulated by pointing the catalog at crafted metadata) is dropped with purge:
+   * only its own files go; {@code b.t}'s data files, manifests and metadata stay and it still
+   * reads.
+   */
+  @Test
+  void purgeDeletesOnlyTheTablesOwnFiles() throws Exception {
+    Answer created =
+        send(
+            "POST",
+            "/v1/namespaces/a/tables",
+            "{\"name\":\"purged\",\"schema\":" + SCHEMA + "}",
+            intruderToken);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    String crafted = craftedCopyOfBt("purged");
+    try (java.sql.Connection database =
+            java.sql.DriverManager.getConnection("jdbc:sqlite:" + data.resolve("catalog.db"));
+        java.sql.Statement busy = database.createStatement();
+        java.sql.PreparedStatement update =
+            database.prepareStatement(
+                "UPDATE lakestream_entities SET metadata_location = ?"
+                    + " WHERE namespace = 'a' AND name = 'purged'")) {
+      busy.execute("PRAGMA busy_timeout = 10000");
+      update.setString(1, crafted);
+      assertThat(update.executeUpdate()).isEqualTo(1);
+    }
+    List<Path> committed = committedFilesOfBt();
+    assertThat(committed).isNotEmpty();
+
+    Answer dropped =
+        send("DELETE", "/v1/namespaces/a/tables/purged?purgeRequested=true", null, intruderToken);
+    assertThat(dropped.status()).as(dropped.body()).isEqualTo(204);
+    assertThat(LocalFileIO.toPath(crafted)).doesNotExist();
+    assertThat(committed).allSatisfy(file -> assertThat(file).exists());
+    assertThat(rowsOfBt()).isEqualTo(ROWS);
   }
 }

@@ -38,7 +38,8 @@ class ServerConfigTest {
             Map.entry("catalog.default-warehouse", "default"),
             Map.entry("catalog.warehouse-location", "file:<data-dir>/warehouse"),
             Map.entry("catalog.metadata-cache-entries", "1000"),
-            Map.entry("catalog.idempotency-key-lifetime", "30m"));
+            Map.entry("catalog.idempotency-key-lifetime", "30m"),
+            Map.entry("catalog.confine-table-files", "true"));
   }
 
   @Test

@@ -63,7 +63,10 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
                 // The kit places tables and views at explicit locations under /tmp (and its own
                 // temporary directories there), outside the warehouse: allowed as an operator
                 // would allow a second storage root.
-                "--catalog-allowed-locations", "file:/tmp"),
+                "--catalog-allowed-locations", "file:/tmp",
+                // The kit appends data files at made-up paths (/path/to/data-a.parquet) that lie
+                // in no table's location, which a confined server refuses.
+                "--catalog-confine-table-files", "false"),
             Map.of(),
             Duration.ofSeconds(60));
     KIT_FLAGS.forEach(System::setProperty);
