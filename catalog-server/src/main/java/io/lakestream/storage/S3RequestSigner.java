@@ -185,7 +185,9 @@ public final class S3RequestSigner {
     if (request.headers() != null) {
       for (Map.Entry<String, List<String>> header : request.headers().entrySet()) {
         String name = header.getKey() == null ? "" : header.getKey().toLowerCase(Locale.ROOT);
-        if (name.isEmpty() || header.getValue() == null || header.getValue().contains(null)) {
+        if (name.isEmpty()
+            || header.getValue() == null
+            || header.getValue().stream().anyMatch(java.util.Objects::isNull)) {
           throw new BadRequestException(
               "Cannot sign %s %s: a header without name or value", method, uri);
         }
