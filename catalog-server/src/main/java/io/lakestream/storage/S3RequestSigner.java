@@ -135,20 +135,28 @@ public final class S3RequestSigner {
         SdkHttpRequest.builder().uri(uri).method(SdkHttpMethod.fromValue(method));
     headers.forEach(unsigned::putHeader);
     unsigned.putHeader("x-amz-content-sha256", UNSIGNED_PAYLOAD);
-    SignedRequest signed =
-        signer.sign(
-            sign ->
-                sign.identity(credentials.resolveCredentials())
-                    .request(unsigned.build())
-                    .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
-                    .putProperty(AwsV4HttpSigner.REGION_NAME, region)
-                    .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false)
-                    .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
-                    .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false));
+    SignedRequest signed;
+    try {
+      signed = sign(unsigned.build());
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("Cannot sign %s %s: %s", method, uri, e.getMessage());
+    }
     return ImmutableRemoteSignResponse.builder()
         .uri(signed.request().getUri())
         .headers(signed.request().headers())
         .build();
+  }
+
+  private SignedRequest sign(SdkHttpRequest unsigned) {
+    return signer.sign(
+        sign ->
+            sign.identity(credentials.resolveCredentials())
+                .request(unsigned)
+                .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                .putProperty(AwsV4HttpSigner.REGION_NAME, region)
+                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false)
+                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
+                .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false));
   }
 
   private static String checkedMethod(RemoteSignRequest request) {
