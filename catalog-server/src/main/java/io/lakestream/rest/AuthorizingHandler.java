@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.auth.Authorizer;
 import io.lakestream.auth.Privilege;
+import io.lakestream.storage.S3RequestSigner;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.requests.CommitTransactionRequest;
 import org.apache.iceberg.rest.requests.CreateNamespaceRequest;
+import org.apache.iceberg.rest.requests.RemoteSignRequest;
 import org.apache.iceberg.rest.requests.RenameTableRequest;
 import org.apache.iceberg.rest.requests.UpdateTableRequest;
 
@@ -20,7 +22,9 @@ import org.apache.iceberg.rest.requests.UpdateTableRequest;
  * Checks, before a route runs, that the request's principal holds the privilege the route needs on
  * every namespace it touches: reads need {@link Privilege#READ}, changes {@link Privilege#WRITE}. A
  * rename needs write on both namespaces, a transaction on every table's namespace, and creating a
- * namespace needs write on its parent (the warehouse for a top-level namespace).
+ * namespace needs write on its parent (the warehouse for a top-level namespace). Signing an S3
+ * request ({@link Route#REMOTE_SIGN}) needs read on the table's namespace for a GET or HEAD and
+ * write for anything else, including a body that does not parse (the handler then answers 400).
  */
 public final class AuthorizingHandler implements RestHandler {
   private final RestHandler delegate;
@@ -51,7 +55,8 @@ public final class AuthorizingHandler implements RestHandler {
 
   private void authorize(RestRequest request) {
     if (request.route() != Route.CONFIG && !request.principal().unrestricted()) {
-      Privilege privilege = request.route().mutating() ? Privilege.WRITE : Privilege.READ;
+      Privilege privilege =
+          request.route().mutating() || signsAWrite(request) ? Privilege.WRITE : Privilege.READ;
       String warehouse = request.warehouse() == null ? defaultWarehouse : request.warehouse();
       for (Namespace namespace : scopes(request)) {
         authorizer.check(request.principal(), privilege, warehouse, namespace);
@@ -100,6 +105,14 @@ public final class AuthorizingHandler implements RestHandler {
             namespace == null ? Namespace.empty() : Namespace.of(namespace.split("\u001f", -1)));
       }
     };
+  }
+
+  private boolean signsAWrite(RestRequest request) {
+    if (request.route() != Route.REMOTE_SIGN) {
+      return false;
+    }
+    RemoteSignRequest body = parse(request, RemoteSignRequest.class);
+    return body == null || body.method() == null || !S3RequestSigner.reads(body.method());
   }
 
   private static Namespace parent(Namespace namespace) {

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
+import io.lakestream.storage.WarehouseStorage;
 import io.lakestream.stream.StreamTableProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
@@ -25,14 +27,13 @@ import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.Endpoint;
 import org.apache.iceberg.rest.RESTCatalogProperties.SnapshotMode;
 import org.apache.iceberg.rest.RESTRequest;
-import org.apache.iceberg.rest.credentials.Credential;
-import org.apache.iceberg.rest.credentials.ImmutableCredential;
 import org.apache.iceberg.rest.requests.CommitTransactionRequest;
 import org.apache.iceberg.rest.requests.CreateNamespaceRequest;
 import org.apache.iceberg.rest.requests.CreateTableRequest;
 import org.apache.iceberg.rest.requests.CreateViewRequest;
 import org.apache.iceberg.rest.requests.RegisterTableRequest;
 import org.apache.iceberg.rest.requests.RegisterViewRequest;
+import org.apache.iceberg.rest.requests.RemoteSignRequest;
 import org.apache.iceberg.rest.requests.RenameTableRequest;
 import org.apache.iceberg.rest.requests.ReportMetricsRequest;
 import org.apache.iceberg.rest.requests.UpdateNamespacePropertiesRequest;
@@ -55,18 +56,25 @@ public final class IcebergRestHandlers implements RestHandler {
   private static final int MAX_NAMESPACE_DEPTH = 16;
 
   private final Warehouses warehouses;
+  private final TableStorageAccess storageAccess;
   private final ObjectMapper mapper;
   private final java.time.Duration idempotencyLifetime;
   private final ResponseCache<LoadedTableKey, LoadedTable> loadTableResponses =
       new ResponseCache<>(256);
 
   /**
+   * @param storage each warehouse's storage by name: what clients asking for delegated access get
+   *     ({@link TableStorageAccess})
    * @param idempotencyLifetime advertised in {@code /v1/config} as how long idempotency keys are
    *     honoured
    */
   public IcebergRestHandlers(
-      Warehouses warehouses, ObjectMapper mapper, java.time.Duration idempotencyLifetime) {
+      Warehouses warehouses,
+      Map<String, WarehouseStorage> storage,
+      ObjectMapper mapper,
+      java.time.Duration idempotencyLifetime) {
     this.warehouses = requireNonNull(warehouses, "warehouses is null");
+    this.storageAccess = new TableStorageAccess(storage, warehouses.defaultWarehouse());
     this.mapper = requireNonNull(mapper, "mapper is null");
     this.idempotencyLifetime = requireNonNull(idempotencyLifetime, "idempotencyLifetime is null");
   }
@@ -124,20 +132,24 @@ public final class IcebergRestHandlers implements RestHandler {
             body.stageCreate()
                 ? CatalogHandlers.stageTableCreate(catalog, namespace, body)
                 : CatalogHandlers.createTable(catalog, namespace, body);
-        yield withTableETag(
-            RestResponse.ok(withStorageAccess(response, catalog, request)),
-            response,
-            vends(catalog, request));
+        TableStorageAccess.Access access =
+            storageAccess.forTable(
+                request,
+                TableIdentifier.of(namespace, body.name()),
+                response.tableMetadata().location());
+        yield withTableETag(RestResponse.ok(withStorageAccess(response, access)), response, access);
       }
       case REGISTER_TABLE -> {
         RegisterTableRequest body = body(request, RegisterTableRequest.class);
         validateName(body.name());
         LoadTableResponse response =
             CatalogHandlers.registerTable(catalog, namespace(request), body);
-        yield withTableETag(
-            RestResponse.ok(withStorageAccess(response, catalog, request)),
-            response,
-            vends(catalog, request));
+        TableStorageAccess.Access access =
+            storageAccess.forTable(
+                request,
+                TableIdentifier.of(namespace(request), body.name()),
+                response.tableMetadata().location());
+        yield withTableETag(RestResponse.ok(withStorageAccess(response, access)), response, access);
       }
       case LOAD_TABLE -> loadTable(catalog, request);
       case TABLE_EXISTS -> {
@@ -147,11 +159,12 @@ public final class IcebergRestHandlers implements RestHandler {
       case UPDATE_TABLE -> {
         TableIdentifier identifier = table(request);
         UpdateTableRequest body = body(request, UpdateTableRequest.class);
-        IdempotentHandler.answerOnCommit(committed -> tableResponse(committed, catalog, request));
+        IdempotentHandler.answerOnCommit(
+            committed -> tableResponse(committed, catalog, request, identifier));
         LoadTableResponse response =
             catalog.commitExclusively(
                 identifier, () -> CatalogHandlers.updateTable(catalog, identifier, body));
-        yield tableResponse(response.tableMetadata(), catalog, request);
+        yield tableResponse(response.tableMetadata(), catalog, request, identifier);
       }
       case DROP_TABLE -> {
         boolean purge =
@@ -181,10 +194,21 @@ public final class IcebergRestHandlers implements RestHandler {
                 .currentTableMetadata(identifier)
                 .orElseThrow(
                     () -> new NoSuchTableException("Table does not exist: %s", identifier));
-        ImmutableLoadCredentialsResponse.Builder credentials =
-            ImmutableLoadCredentialsResponse.builder();
-        credential(catalog, metadata.location()).ifPresent(credentials::addCredentials);
-        yield RestResponse.ok(credentials.build());
+        yield RestResponse.ok(
+            ImmutableLoadCredentialsResponse.builder()
+                .addAllCredentials(storageAccess.credentials(request, metadata.location()))
+                .build());
+      }
+      case REMOTE_SIGN -> {
+        TableIdentifier identifier = table(request);
+        RemoteSignRequest body = body(request, RemoteSignRequest.class);
+        TableMetadata metadata =
+            catalog
+                .currentTableMetadata(identifier)
+                .orElseThrow(
+                    () -> new NoSuchTableException("Table does not exist: %s", identifier));
+        yield RestResponse.ok(storageAccess.sign(request, metadata, body))
+            .withHeader("Cache-Control", "no-store");
       }
       case COMMIT_TRANSACTION -> {
         CommitTransactionRequest body = body(request, CommitTransactionRequest.class);
@@ -270,14 +294,17 @@ public final class IcebergRestHandlers implements RestHandler {
     }
     WarehouseCatalog catalog = warehouses.catalog(request.warehouse());
     SnapshotMode mode = snapshotMode(request);
-    if (vends(catalog, request) || !catalog.checksFilesLocally()) {
+    if (request.header("X-Iceberg-Access-Delegation").isPresent()
+        || !catalog.checksFilesLocally()) {
       return Optional.empty();
     }
     return catalog
         .currentMetadataLocationWithoutWaiting(table(request))
         .filter(catalog::metadataFileExists)
         .flatMap(
-            location -> loadTableResponses.getIfPresent(new LoadedTableKey(location, mode, false)))
+            location ->
+                loadTableResponses.getIfPresent(
+                    new LoadedTableKey(location, mode, TableStorageAccess.Access.NONE)))
         .map(loaded -> loadTableAnswer(request, loaded));
   }
 
@@ -291,7 +318,13 @@ public final class IcebergRestHandlers implements RestHandler {
         catalog
             .currentTableMetadata(identifier)
             .orElseThrow(() -> new NoSuchTableException("Table does not exist: %s", identifier));
-    return loadTableAnswer(request, loadedTable(catalog, metadata, mode, vends(catalog, request)));
+    return loadTableAnswer(
+        request,
+        loadedTable(
+            catalog,
+            metadata,
+            mode,
+            storageAccess.forTable(request, identifier, metadata.location())));
   }
 
   private static RestResponse loadTableAnswer(RestRequest request, LoadedTable loaded) {
@@ -319,16 +352,19 @@ public final class IcebergRestHandlers implements RestHandler {
 
   /**
    * The loadTable answer for committed metadata (read from its file, or parsed from the bytes a
-   * commit wrote to it), serialized once per metadata file, snapshot mode and vending.
+   * commit wrote to it), serialized once per metadata file, snapshot mode and storage access.
    */
   private LoadedTable loadedTable(
-      WarehouseCatalog catalog, TableMetadata metadata, SnapshotMode mode, boolean vended) {
+      WarehouseCatalog catalog,
+      TableMetadata metadata,
+      SnapshotMode mode,
+      TableStorageAccess.Access access) {
     String location = metadata.metadataFileLocation();
     return loadTableResponses.get(
-        new LoadedTableKey(location, mode, vended),
+        new LoadedTableKey(location, mode, access),
         () -> {
           Optional<byte[]> json =
-              mode == SnapshotMode.ALL && !vended
+              mode == SnapshotMode.ALL && access.isEmpty()
                   ? catalog.cachedTableJson(location)
                   : Optional.empty();
           if (json.isPresent()) {
@@ -343,13 +379,9 @@ public final class IcebergRestHandlers implements RestHandler {
                   : metadata;
           LoadTableResponse.Builder response =
               LoadTableResponse.builder().withTableMetadata(served);
-          if (vended) {
-            response.addAllConfig(catalog.clientStorageConfig());
-            credential(catalog, served.location()).ifPresent(response::addCredential);
-          }
-          return new LoadedTable(
-              etag(vended ? location + "#vended-credentials" : location, mode),
-              serialize(response.build()));
+          response.addAllConfig(access.config());
+          access.credentials().forEach(response::addCredential);
+          return new LoadedTable(etag(location + access.tag(), mode), serialize(response.build()));
         });
   }
 
@@ -373,44 +405,29 @@ public final class IcebergRestHandlers implements RestHandler {
     }
   }
 
-  /** What a loadTable answer depends on besides the warehouse's fixed storage settings. */
-  private record LoadedTableKey(String metadataLocation, SnapshotMode mode, boolean vended) {}
+  /**
+   * What a loadTable answer depends on: the metadata file, the snapshot mode and the storage access
+   * handed out (whose signer endpoint names the table, so two names of one file differ).
+   */
+  private record LoadedTableKey(
+      String metadataLocation, SnapshotMode mode, TableStorageAccess.Access access) {}
 
   /** A serialized loadTable answer and its ETag. */
   private record LoadedTable(String etag, byte[] body) {}
 
-  private static boolean wantsVendedCredentials(RestRequest request) {
-    return request
-        .header("X-Iceberg-Access-Delegation")
-        .map(value -> value.contains("vended-credentials"))
-        .orElse(false);
-  }
-
-  /** The storage credential for files under a table location, if the warehouse vends any. */
-  private static Optional<Credential> credential(WarehouseCatalog catalog, String tableLocation) {
-    if (catalog.clientStorageConfig().isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        ImmutableCredential.builder()
-            .prefix(tableLocation)
-            .config(catalog.clientStorageConfig())
-            .build());
-  }
-
-  /** Adds file-access settings to a table response when the client asked for vended credentials. */
+  /** Adds the storage access for this request to a table response. */
   private static LoadTableResponse withStorageAccess(
-      LoadTableResponse response, WarehouseCatalog catalog, RestRequest request) {
-    if (!wantsVendedCredentials(request) || catalog.clientStorageConfig().isEmpty()) {
+      LoadTableResponse response, TableStorageAccess.Access access) {
+    if (access.isEmpty()) {
       return response;
     }
-    LoadTableResponse.Builder vended =
+    LoadTableResponse.Builder delegated =
         LoadTableResponse.builder()
             .withTableMetadata(response.tableMetadata())
             .addAllConfig(response.config())
-            .addAllConfig(catalog.clientStorageConfig());
-    credential(catalog, response.tableMetadata().location()).ifPresent(vended::addCredential);
-    return vended.build();
+            .addAllConfig(access.config());
+    access.credentials().forEach(delegated::addCredential);
+    return delegated.build();
   }
 
   private byte[] serialize(Object response) {
@@ -427,31 +444,33 @@ public final class IcebergRestHandlers implements RestHandler {
    * commit find it when they refresh.
    */
   private RestResponse tableResponse(
-      TableMetadata committed, WarehouseCatalog catalog, RestRequest request) {
-    LoadedTable loaded = loadedTable(catalog, committed, SnapshotMode.ALL, vends(catalog, request));
+      TableMetadata committed,
+      WarehouseCatalog catalog,
+      RestRequest request,
+      TableIdentifier identifier) {
+    LoadedTable loaded =
+        loadedTable(
+            catalog,
+            committed,
+            SnapshotMode.ALL,
+            storageAccess.forTable(request, identifier, committed.location()));
     return new RestResponse(200, loaded.body(), java.util.Map.of("ETag", loaded.etag()));
-  }
-
-  /** Whether a table answer to this request carries vended storage credentials. */
-  private static boolean vends(WarehouseCatalog catalog, RestRequest request) {
-    return wantsVendedCredentials(request) && !catalog.clientStorageConfig().isEmpty();
   }
 
   /**
    * Names a table answer as loadTable names the same content: by its metadata file location, with
-   * or without vended credentials (which change the body), all snapshots.
+   * with the storage access it carries (which changes the body), all snapshots.
    */
   private static RestResponse withTableETag(
-      RestResponse response, LoadTableResponse table, boolean vended) {
+      RestResponse response, LoadTableResponse table, TableStorageAccess.Access access) {
     String location = table.metadataLocation();
     String content = location == null ? "staged:" + table.tableMetadata().uuid() : location;
-    return response.withHeader(
-        "ETag", etag(vended ? content + "#vended-credentials" : content, SnapshotMode.ALL));
+    return response.withHeader("ETag", etag(content + access.tag(), SnapshotMode.ALL));
   }
 
   /**
    * The entity tag of a loaded table: a digest of what names its content (the metadata file
-   * location, immutable, and whether credentials are vended) and of the snapshot mode.
+   * location, immutable, and the storage access handed out) and of the snapshot mode.
    */
   static String etag(String location, SnapshotMode mode) {
     try {

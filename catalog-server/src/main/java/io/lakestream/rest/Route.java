@@ -28,6 +28,11 @@ public enum Route {
   RENAME_TABLE(Endpoint.V1_RENAME_TABLE),
   REPORT_METRICS(Endpoint.V1_REPORT_METRICS),
   TABLE_CREDENTIALS(Endpoint.V1_TABLE_CREDENTIALS),
+  /**
+   * Signs one S3 request inside the table's locations (remote signing): a POST that changes nothing
+   * in the catalog, authorized as a read or a write by the method of the request it signs.
+   */
+  REMOTE_SIGN(Endpoint.V1_TABLE_REMOTE_SIGN),
   COMMIT_TRANSACTION(Endpoint.V1_COMMIT_TRANSACTION),
   LIST_VIEWS(Endpoint.V1_LIST_VIEWS),
   CREATE_VIEW(Endpoint.V1_CREATE_VIEW),
@@ -56,7 +61,8 @@ public enum Route {
     this.endpoint = endpoint;
     this.iceberg = iceberg;
     this.method = endpoint.httpMethod().toUpperCase(Locale.ROOT);
-    // REPORT_METRICS cannot be named in its own constructor; mutating() excludes it.
+    // REPORT_METRICS and REMOTE_SIGN cannot be named in their own constructors; mutating()
+    // excludes them.
     this.mutating = method.equals("POST") || method.equals("DELETE");
     // "/v1/{prefix}/namespaces/{namespace}" -> [namespaces, {namespace}]: the version and the
     // optional prefix are matched by the router.
@@ -80,9 +86,12 @@ public enum Route {
     return iceberg;
   }
 
-  /** Whether the route changes the catalog (and so honours idempotency keys). */
+  /**
+   * Whether the route changes the catalog (and so honours idempotency keys, and needs write on its
+   * namespace). {@link #REMOTE_SIGN} does not: it needs read or write by what it signs.
+   */
   public boolean mutating() {
-    return mutating && this != REPORT_METRICS;
+    return mutating && this != REPORT_METRICS && this != REMOTE_SIGN;
   }
 
   /** The route's label in the server's metrics: its name in lower case. */

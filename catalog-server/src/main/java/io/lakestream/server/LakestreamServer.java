@@ -144,6 +144,7 @@ public final class LakestreamServer implements AutoCloseable {
       locations.put(extra.getKey(), extra.getValue());
     }
     Map<String, WarehouseCatalog> catalogs = new LinkedHashMap<>();
+    Map<String, WarehouseStorage> storages = new LinkedHashMap<>();
     for (Map.Entry<String, String> entry : locations.entrySet()) {
       String location = store.ensureWarehouse(entry.getKey(), entry.getValue());
       if (!location.equals(entry.getValue())) {
@@ -166,6 +167,7 @@ public final class LakestreamServer implements AutoCloseable {
                 + e.getMessage(),
             e);
       }
+      storages.put(entry.getKey(), storage);
       catalogs.put(
           entry.getKey(),
           new WarehouseCatalog(
@@ -217,7 +219,8 @@ public final class LakestreamServer implements AutoCloseable {
         new AuthorizingHandler(
             new IdempotentHandler(
                 new TieringStatusHandler(
-                    new IcebergRestHandlers(warehouses, mapper, config.idempotencyKeyLifetime()),
+                    new IcebergRestHandlers(
+                        warehouses, storages, mapper, config.idempotencyKeyLifetime()),
                     warehouses,
                     () -> Optional.ofNullable(tieringStatus),
                     tieringOffReason()),

@@ -16,6 +16,9 @@ import java.util.Map;
  * @param warehouses warehouses beyond the default one, by name, each with its location
  * @param allowedLocations locations besides each warehouse's own under which tables, views and
  *     namespaces may be placed; empty: a warehouse's tables stay under its location
+ * @param s3VendStaticCredentials whether clients that ask for vended credentials get the configured
+ *     S3 keys themselves (which reach everything the keys reach) instead of remote signing scoped
+ *     to the table's location
  */
 public record StorageConfig(
     Map<String, String> warehouses,
@@ -24,7 +27,8 @@ public record StorageConfig(
     String s3Region,
     String s3AccessKeyId,
     String s3SecretAccessKey,
-    boolean s3PathStyleAccess) {
+    boolean s3PathStyleAccess,
+    boolean s3VendStaticCredentials) {
 
   public static final ConfigKey<String> WAREHOUSES =
       ConfigKey.derivedString(
@@ -51,6 +55,13 @@ public record StorageConfig(
           "s3.path-style-access",
           false,
           "Address buckets by path (MinIO and most S3-compatible servers need true)");
+  public static final ConfigKey<Boolean> S3_VEND_STATIC_CREDENTIALS =
+      ConfigKey.bool(
+          "s3.vend-static-credentials",
+          false,
+          "Hand the configured S3 keys themselves to clients that ask for vended credentials"
+              + " (unscoped: they reach all the keys reach); off: such clients get remote signing"
+              + " confined to the table's location");
 
   public static final List<ConfigKey<?>> KEYS =
       List.of(
@@ -60,7 +71,8 @@ public record StorageConfig(
           S3_REGION,
           S3_ACCESS_KEY_ID,
           S3_SECRET_ACCESS_KEY,
-          S3_PATH_STYLE_ACCESS);
+          S3_PATH_STYLE_ACCESS,
+          S3_VEND_STATIC_CREDENTIALS);
 
   public StorageConfig {
     warehouses = Map.copyOf(warehouses);
@@ -76,7 +88,8 @@ public record StorageConfig(
         configuration.get(S3_REGION),
         configuration.get(S3_ACCESS_KEY_ID),
         configuration.get(S3_SECRET_ACCESS_KEY),
-        configuration.get(S3_PATH_STYLE_ACCESS));
+        configuration.get(S3_PATH_STYLE_ACCESS),
+        configuration.get(S3_VEND_STATIC_CREDENTIALS));
   }
 
   private static List<String> parseAllowedLocations(String text) {
@@ -140,6 +153,8 @@ public record StorageConfig(
         + s3Region
         + ", s3PathStyleAccess="
         + s3PathStyleAccess
+        + ", s3VendStaticCredentials="
+        + s3VendStaticCredentials
         + "]";
   }
 }

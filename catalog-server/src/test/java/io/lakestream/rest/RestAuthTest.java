@@ -141,6 +141,14 @@ class RestAuthTest {
             "POST",
             "/v1/namespaces/db/register-view",
             "{\"name\":\"rv\",\"metadata-location\":\"file:/nonexistent/v1.metadata.json\"}"));
+    // The warehouse is local: an authorized sign request is a 400, never a 401 or 403.
+    CALLS.put(
+        Route.REMOTE_SIGN,
+        new Call(
+            "POST",
+            "/v1/namespaces/db/tables/t/sign",
+            "{\"region\":\"us-east-1\",\"method\":\"GET\","
+                + "\"uri\":\"http://127.0.0.1:9/lake/db/t/a.parquet\",\"headers\":{}}"));
     CALLS.put(Route.TABLE_TIERING, new Call("GET", "/v1/namespaces/db/tables/t/tiering", null));
     CALLS.put(Route.DROP_NAMESPACE, new Call("DELETE", "/v1/namespaces/db%1Fchild", null));
   }

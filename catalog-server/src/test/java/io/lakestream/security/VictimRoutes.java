@@ -107,6 +107,9 @@ final class VictimRoutes {
                   + "\"destination\":{\"namespace\":[\"a\"],\"name\":\"moved\"}}";
           case REGISTER_VIEW ->
               "{\"name\":\"copy\",\"metadata-location\":\"" + viewMetadataLocation + "\"}";
+          case REMOTE_SIGN ->
+              "{\"region\":\"us-east-1\",\"method\":\"GET\","
+                  + "\"uri\":\"http://127.0.0.1:9/lake/b/t/data/a.parquet\",\"headers\":{}}";
         };
     String query =
         switch (route) {

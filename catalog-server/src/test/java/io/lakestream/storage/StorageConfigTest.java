@@ -25,7 +25,8 @@ class StorageConfigTest {
             Map.entry("s3.region", "us-east-1"),
             Map.entry("s3.access-key-id", "(none)"),
             Map.entry("s3.secret-access-key", "(none)"),
-            Map.entry("s3.path-style-access", "false"));
+            Map.entry("s3.path-style-access", "false"),
+            Map.entry("s3.vend-static-credentials", "false"));
   }
 
   @Test
