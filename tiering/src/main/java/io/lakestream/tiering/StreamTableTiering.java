@@ -7,6 +7,7 @@ import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.scan.LogRangePlanner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -200,42 +201,10 @@ public final class StreamTableTiering {
               + " later");
     }
 
-    List<LogRange> ranges = new ArrayList<>();
     Map<String, Map<Integer, Long>> next = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long tiered = from.offset(partition, bucket);
-        long highWatermark = stream.latestOffset(partition, bucket);
-        if (highWatermark > tiered) {
-          long earliest = stream.earliestOffset(partition, bucket);
-          if (earliest > tiered) {
-            LOG.warn(
-                "Bucket {} of partition '{}' of {}: offsets {} to {} were deleted from the log"
-                    + " before they were tiered; tiering continues from {}",
-                bucket,
-                partition,
-                path,
-                tiered,
-                earliest,
-                earliest);
-          }
-          ranges.add(new LogRange(partition, bucket, Math.max(tiered, earliest), highWatermark));
-        } else if (highWatermark < tiered) {
-          LOG.warn(
-              "Bucket {} of partition '{}' of {}: high watermark {} is below the tiered offset {}",
-              bucket,
-              partition,
-              path,
-              highWatermark,
-              tiered);
-        }
-        long offset = Math.max(tiered, highWatermark);
-        if (offset > 0) {
-          next.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    ranges.removeIf(range -> range.from() >= range.to());
+    List<LogRange> ranges =
+        LogRangePlanner.plan(
+            path, stream, from, LogRangePlanner.WhenGone.CONTINUE_FROM_LOG_START, next);
     if (ranges.isEmpty()) {
       return new TieringRound(path, TieringRound.Outcome.UP_TO_DATE, 0, 0, -1, from);
     }
