@@ -7,6 +7,7 @@ import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.lake.LakeTierer;
 import io.lakestream.scan.LogRangePlanner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -69,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safe; rounds of different tables may run concurrently. Two rounds of one table may too
  * (in different processes, say): at most one of them commits.
  */
-public final class StreamTableTiering {
+public final class StreamTableTiering implements LakeTierer {
   private static final Logger LOG = LoggerFactory.getLogger(StreamTableTiering.class);
   private static final Duration POLL = Duration.ofMillis(200);
 

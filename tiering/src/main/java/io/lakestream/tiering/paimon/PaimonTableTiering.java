@@ -6,6 +6,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.lake.LakeTierer;
 import io.lakestream.scan.LogRangePlanner;
 import io.lakestream.tiering.LakeCatalog;
 import io.lakestream.tiering.LakeFormat;
@@ -88,7 +89,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread safe; rounds of different tables may run concurrently.
  */
-public final class PaimonTableTiering {
+public final class PaimonTableTiering implements LakeTierer {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonTableTiering.class);
 
   private final LakeCatalog lake;
