@@ -37,13 +37,12 @@ import io.lakestream.stream.CatalogTableResolver;
 import io.lakestream.stream.StreamAdmin;
 import io.lakestream.stream.StreamTableProperties;
 import io.lakestream.tiering.IcebergLakeCatalog;
-import io.lakestream.tiering.StreamTableTiering;
+import io.lakestream.tiering.LakeTierers;
 import io.lakestream.tiering.TieredOffsets;
 import io.lakestream.tiering.TieredOffsetsStore;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.tiering.TieringStatusReader;
-import io.lakestream.tiering.paimon.PaimonTableTiering;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -350,7 +349,7 @@ public final class LakestreamServer implements AutoCloseable {
     tiering =
         new TieringService(
             lake,
-            new StreamTableTiering(
+            LakeTierers.standard(
                 lake,
                 tieringConnection,
                 TieringHook.NONE,
@@ -358,12 +357,6 @@ public final class LakestreamServer implements AutoCloseable {
                 config.tiering().maxRowsPerRound(),
                 config.tiering().dataFileWriter(),
                 tieredOffsets),
-            new PaimonTableTiering(
-                lake,
-                tieringConnection,
-                TieringHook.NONE,
-                config.tiering().readTimeout(),
-                config.tiering().maxRowsPerRound()),
             config.tiering(),
             Clock.systemUTC());
     tieringStatus =

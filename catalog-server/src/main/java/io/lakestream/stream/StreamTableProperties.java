@@ -3,11 +3,11 @@ package io.lakestream.stream;
 import io.lakestream.client.PartitionField;
 import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.lake.LakeTableValidators;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.MergeEngines;
 import io.lakestream.tiering.LakeFormat;
 import io.lakestream.tiering.TieringConfig;
-import io.lakestream.tiering.paimon.PaimonTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -209,7 +209,7 @@ public final class StreamTableProperties {
    */
   public static void validateCommit(TableMetadata base, TableMetadata updated) {
     if (base != null && updated.properties().containsKey(KIND)) {
-      checkPaimonSnapshots(base, updated);
+      checkLakeSnapshots(base, updated);
     }
     if (base != null
         && base.currentSchemaId() == updated.currentSchemaId()
@@ -252,17 +252,10 @@ public final class StreamTableProperties {
           before == null ? base.properties().get(LakeFormat.PROPERTY) : before.value(),
           format.value());
     }
-    if (format == LakeFormat.PAIMON) {
-      if (base != null && base.currentSchemaId() != updated.currentSchemaId()) {
-        throw new BadRequestException(
-            "The schema of a table with %s=paimon cannot change yet", LakeFormat.PROPERTY);
-      }
-      try {
-        PaimonTables.check(updated.schema(), updated.spec().fields());
-      } catch (IllegalArgumentException e) {
-        throw new BadRequestException(
-            "Invalid table for %s=paimon: %s", LakeFormat.PROPERTY, e.getMessage());
-      }
+    try {
+      LakeTableValidators.of(format.value()).checkTable(base, updated);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("%s", e.getMessage());
     }
     if (PRIMARY_KEY.equals(updated.properties().get(KIND))) {
       for (org.apache.iceberg.PartitionField field : updated.spec().fields()) {
@@ -277,23 +270,20 @@ public final class StreamTableProperties {
   }
 
   /**
-   * The snapshots of a table tiered into Paimon are Paimon's (tiering points the catalog entry at
-   * the Iceberg metadata Paimon writes); an Iceberg writer's snapshot would be dropped at the next
-   * round, so it is refused.
+   * The snapshots a commit adds must be ones the table's lake format allows: those of a table
+   * tiered into Paimon are Paimon's (tiering points the catalog entry at the Iceberg metadata
+   * Paimon writes), so an Iceberg writer's snapshot, which would be dropped at the next round, is
+   * refused.
    */
-  private static void checkPaimonSnapshots(TableMetadata base, TableMetadata updated) {
-    if (baseFormat(base) != LakeFormat.PAIMON) {
+  private static void checkLakeSnapshots(TableMetadata base, TableMetadata updated) {
+    LakeFormat format = baseFormat(base);
+    if (format == null) {
       return;
     }
-    String paimonTables = "/paimon/" + PaimonTables.DATABASE + ".db/";
-    for (org.apache.iceberg.Snapshot snapshot : updated.snapshots()) {
-      if (base.snapshot(snapshot.snapshotId()) == null
-          && (snapshot.manifestListLocation() == null
-              || !snapshot.manifestListLocation().contains(paimonTables))) {
-        throw new BadRequestException(
-            "Table %s tiers into Paimon (%s=paimon): only tiering commits its snapshots",
-            updated.location(), LakeFormat.PROPERTY);
-      }
+    try {
+      LakeTableValidators.of(format.value()).checkSnapshots(base, updated);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException("%s", e.getMessage());
     }
   }
 

@@ -7,6 +7,8 @@ import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.lake.LakeTierer;
+import io.lakestream.scan.LogRangePlanner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -68,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safe; rounds of different tables may run concurrently. Two rounds of one table may too
  * (in different processes, say): at most one of them commits.
  */
-public final class StreamTableTiering {
+public final class StreamTableTiering implements LakeTierer {
   private static final Logger LOG = LoggerFactory.getLogger(StreamTableTiering.class);
   private static final Duration POLL = Duration.ofMillis(200);
 
@@ -200,42 +202,10 @@ public final class StreamTableTiering {
               + " later");
     }
 
-    List<LogRange> ranges = new ArrayList<>();
     Map<String, Map<Integer, Long>> next = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long tiered = from.offset(partition, bucket);
-        long highWatermark = stream.latestOffset(partition, bucket);
-        if (highWatermark > tiered) {
-          long earliest = stream.earliestOffset(partition, bucket);
-          if (earliest > tiered) {
-            LOG.warn(
-                "Bucket {} of partition '{}' of {}: offsets {} to {} were deleted from the log"
-                    + " before they were tiered; tiering continues from {}",
-                bucket,
-                partition,
-                path,
-                tiered,
-                earliest,
-                earliest);
-          }
-          ranges.add(new LogRange(partition, bucket, Math.max(tiered, earliest), highWatermark));
-        } else if (highWatermark < tiered) {
-          LOG.warn(
-              "Bucket {} of partition '{}' of {}: high watermark {} is below the tiered offset {}",
-              bucket,
-              partition,
-              path,
-              highWatermark,
-              tiered);
-        }
-        long offset = Math.max(tiered, highWatermark);
-        if (offset > 0) {
-          next.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    ranges.removeIf(range -> range.from() >= range.to());
+    List<LogRange> ranges =
+        LogRangePlanner.plan(
+            path, stream, from, LogRangePlanner.WhenGone.CONTINUE_FROM_LOG_START, next);
     if (ranges.isEmpty()) {
       return new TieringRound(path, TieringRound.Outcome.UP_TO_DATE, 0, 0, -1, from);
     }

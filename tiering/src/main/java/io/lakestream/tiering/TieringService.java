@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeTierer;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -22,13 +23,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs tiering rounds for every streaming table of a catalog on a schedule, each into its {@link
- * LakeFormat} ({@link StreamTableTiering} for Iceberg, {@link
- * io.lakestream.tiering.paimon.PaimonTableTiering} for Paimon): each table every {@link
- * TieringConfig#INTERVAL_PROPERTY} (default 30 s, at least 1 s), its first round one interval after
- * the service finds it. The interval runs from the start of one round to the start of the next, so
- * rounds that take a while do not stretch it, and a round that takes longer than the interval is
- * followed by the next one at once. Tables are found by listing the catalog every {@link
- * TieringConfig#discoveryInterval()}; a dropped table stops being tiered at the next listing.
+ * LakeFormat} with that format's {@link LakeTierer}, picked from a registry keyed by format ({@link
+ * LakeTierers#standard}): each table every {@link TieringConfig#INTERVAL_PROPERTY} (default 30 s,
+ * at least 1 s), its first round one interval after the service finds it. The interval runs from
+ * the start of one round to the start of the next, so rounds that take a while do not stretch it,
+ * and a round that takes longer than the interval is followed by the next one at once. Tables are
+ * found by listing the catalog every {@link TieringConfig#discoveryInterval()}; a dropped table
+ * stops being tiered at the next listing.
  *
  * <p>{@link #tick()} does the work that is due: a listing, then the due rounds, one after another.
  * {@link #start()} calls it every {@value #TICK_MILLIS} ms on the service's own thread, so a slow
@@ -73,8 +74,7 @@ public final class TieringService implements AutoCloseable {
   }
 
   private final LakeCatalog lake;
-  private final StreamTableTiering tiering;
-  private final io.lakestream.tiering.paimon.PaimonTableTiering paimon;
+  private final Map<LakeFormat, LakeTierer> tierers;
   // The lake format of each table, from its properties at the last listing.
   private final Map<TablePath, LakeFormat> formats = new ConcurrentHashMap<>();
   // Tables whose lake format property is invalid: their rounds fail with this message.
@@ -101,22 +101,26 @@ public final class TieringService implements AutoCloseable {
 
   public TieringService(
       LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
-    this(lake, tiering, null, config, clock);
+    this(
+        lake,
+        Map.of(LakeFormat.ICEBERG, requireNonNull(tiering, "tiering is null")),
+        config,
+        clock);
   }
 
   /**
-   * @param paimon runs the rounds of tables whose {@link LakeFormat} is {@link LakeFormat#PAIMON};
-   *     when null, their rounds fail with a message saying so
+   * @param tierers the tierer of each lake format ({@link LakeTierers#standard}); it must have
+   *     {@link LakeFormat#ICEBERG}'s. Rounds of tables whose format has none fail with a message
+   *     saying so
    */
   public TieringService(
-      LakeCatalog lake,
-      StreamTableTiering tiering,
-      io.lakestream.tiering.paimon.PaimonTableTiering paimon,
-      TieringConfig config,
-      Clock clock) {
+      LakeCatalog lake, Map<LakeFormat, LakeTierer> tierers, TieringConfig config, Clock clock) {
     this.lake = requireNonNull(lake, "lake is null");
-    this.tiering = requireNonNull(tiering, "tiering is null");
-    this.paimon = paimon;
+    this.tierers = Map.copyOf(tierers);
+    if (!this.tierers.containsKey(LakeFormat.ICEBERG)) {
+      throw new IllegalArgumentException(
+          "tierers has no tierer for " + LakeFormat.ICEBERG.value() + ": " + tierers.keySet());
+    }
     this.config = requireNonNull(config, "config is null");
     this.clock = requireNonNull(clock, "clock is null");
     this.orphans = new OrphanFiles(lake, config.orphanFileAge(), clock);
@@ -229,13 +233,13 @@ public final class TieringService implements AutoCloseable {
     if (formatError != null) {
       throw new TieringException("Table " + path + ": " + formatError);
     }
-    if (formats.getOrDefault(path, LakeFormat.ICEBERG) == LakeFormat.ICEBERG) {
-      return tiering.tierOnce(path);
+    LakeFormat format = formats.getOrDefault(path, LakeFormat.ICEBERG);
+    LakeTierer tierer = tierers.get(format);
+    if (tierer == null) {
+      throw new TieringException(
+          "Table " + path + " tiers into " + format.value() + ", which is not set up here");
     }
-    if (paimon == null) {
-      throw new TieringException("Table " + path + " tiers into Paimon, which is not set up here");
-    }
-    return paimon.tierOnce(path);
+    return tierer.tierOnce(path);
   }
 
   private void sweepOrphans() {

@@ -6,6 +6,8 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.lake.LakeTierer;
+import io.lakestream.scan.LogRangePlanner;
 import io.lakestream.tiering.LakeCatalog;
 import io.lakestream.tiering.LakeFormat;
 import io.lakestream.tiering.LakeRecords;
@@ -17,7 +19,6 @@ import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringRound;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -88,7 +89,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread safe; rounds of different tables may run concurrently.
  */
-public final class PaimonTableTiering {
+public final class PaimonTableTiering implements LakeTierer {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonTableTiering.class);
 
   private final LakeCatalog lake;
@@ -654,37 +655,8 @@ public final class PaimonTableTiering {
         io.lakestream.client.Table stream,
         TieredOffsets from,
         Map<String, Map<Integer, Long>> next) {
-      List<LogRange> ranges = new ArrayList<>();
-      for (String partition : stream.partitions()) {
-        for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-          long tiered = from.offset(partition, bucket);
-          long highWatermark = stream.latestOffset(partition, bucket);
-          long start = tiered;
-          if (highWatermark > tiered) {
-            long earliest = stream.earliestOffset(partition, bucket);
-            if (earliest > tiered) {
-              LOG.warn(
-                  "Bucket {} of partition '{}' of {}: offsets {} to {} were deleted from the log"
-                      + " before they were tiered; tiering continues from {}",
-                  bucket,
-                  partition,
-                  path,
-                  tiered,
-                  earliest,
-                  earliest);
-              start = earliest;
-            }
-            if (start < highWatermark) {
-              ranges.add(new LogRange(partition, bucket, start, highWatermark));
-            }
-          }
-          long offset = Math.max(tiered, highWatermark);
-          if (offset > 0) {
-            next.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-          }
-        }
-      }
-      return ranges;
+      return LogRangePlanner.plan(
+          path, stream, from, LogRangePlanner.WhenGone.CONTINUE_FROM_LOG_START, next);
     }
   }
 }

@@ -3,15 +3,13 @@ package io.lakestream.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
-import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
 import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.tiering.LakeCatalog;
 import io.lakestream.tiering.TieredOffsets;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -80,39 +78,8 @@ public final class UnionScanPlanner {
               throw new IllegalArgumentException(
                   "Table " + path + " is a " + stream.kind() + " table, not a streaming table");
         };
-    List<LogRange> ranges = new ArrayList<>();
-    // Every bucket's offsets in one go: one round trip to the server instead of two per bucket.
-    Map<TableBucket, io.lakestream.client.Table.BucketOffsets> bucketOffsets =
-        stream.offsets(stream.partitions());
-    for (Map.Entry<TableBucket, io.lakestream.client.Table.BucketOffsets> entry :
-        bucketOffsets.entrySet()) {
-      String partition = entry.getKey().partition();
-      int bucket = entry.getKey().bucket();
-      long from = offsets.offset(partition, bucket);
-      long highWatermark = entry.getValue().latest();
-      if (highWatermark <= from) {
-        continue;
-      }
-      long earliest = entry.getValue().earliest();
-      if (earliest > from) {
-        throw new LogRangeGoneException(
-            "Cannot read "
-                + path
-                + ": bucket "
-                + bucket
-                + (partition.isEmpty() ? "" : " of partition '" + partition + "'")
-                + " starts at offset "
-                + earliest
-                + " but its lake snapshot holds rows only below "
-                + from
-                + "; offsets "
-                + from
-                + " to "
-                + earliest
-                + " were deleted before they were tiered");
-      }
-      ranges.add(new LogRange(partition, bucket, from, highWatermark));
-    }
+    List<LogRange> ranges =
+        LogRangePlanner.plan(path, stream, offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
     OptionalLong snapshotId =
         snapshot == null ? OptionalLong.empty() : OptionalLong.of(snapshot.snapshotId());
     return new Planned(new UnionScanPlan(path, primaryKey, snapshotId, ranges), table, stream);
