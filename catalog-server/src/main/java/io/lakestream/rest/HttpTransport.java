@@ -27,7 +27,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -257,7 +256,6 @@ final class HttpTransport implements AutoCloseable {
                         .addLast(
                             new HttpServerCodec(
                                 MAX_INITIAL_LINE_BYTES, MAX_HEADER_BYTES, 64 * 1024, false))
-                        .addLast(new HttpServerExpectContinueHandler())
                         .addLast(connection);
                   }
                 })
@@ -457,6 +455,8 @@ final class HttpTransport implements AutoCloseable {
       if (verdict != null) {
         if (verdict.refusal() != null) {
           refuseHead(context, request, verdict.refusal());
+        } else {
+          continueIfExpected(context, request);
         }
         return;
       }
@@ -488,6 +488,8 @@ final class HttpTransport implements AutoCloseable {
       }
       if (verdict.refusal() != null && head == request) {
         refuseHead(context, request, verdict.refusal());
+      } else if (head == request) {
+        continueIfExpected(context, request);
       }
       while (!screening && !held.isEmpty()) {
         Object message = held.poll();
@@ -498,6 +500,20 @@ final class HttpTransport implements AutoCloseable {
         }
       }
       updateReading(context);
+    }
+
+    /**
+     * Invites the body of a request whose head passed screening, when its client waits for that
+     * ({@code Expect: 100-continue}): only now, so that a request refused on its head (401, 413)
+     * gets its refusal instead of an invitation to send a body that would be dropped.
+     */
+    private void continueIfExpected(ChannelHandlerContext context, HttpRequest request) {
+      if (HttpUtil.is100ContinueExpected(request)) {
+        HttpUtil.set100ContinueExpected(request, false);
+        context.writeAndFlush(
+            new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+      }
     }
 
     private Verdict screenWithoutWaiting(Call headOnly) {

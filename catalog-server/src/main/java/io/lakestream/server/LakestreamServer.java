@@ -290,7 +290,8 @@ public final class LakestreamServer implements AutoCloseable {
             config.stream().maxInFlightBytes(),
             config.stream().requestTimeout(),
             config.stream().maxConnections(),
-            config.stream().maxConnectionsPerAddress());
+            config.stream().maxConnectionsPerAddress(),
+            config.stream().maxBufferedRequestBytes());
     try {
       rpc.start(config.bindAddress(), config.rpcPort());
     } catch (Exception e) { // Netty rethrows bind failures unchecked

@@ -113,6 +113,39 @@ class HttpFrontDoorIT {
   }
 
   @Test
+  void expectContinueIsAnsweredOnlyAfterTheTokenIsChecked() throws Exception {
+    String expect = "Expect: 100-continue\r\n\r\n";
+    try (Socket socket = connect("127.0.0.22")) {
+      socket.setSoTimeout(5000);
+      byte[] head = head("POST", "/v1/namespaces", null, 1000);
+      String withExpect = new String(head, 0, head.length - 2, StandardCharsets.UTF_8) + expect;
+      socket.getOutputStream().write(withExpect.getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().flush();
+      // The body is not sent: a client that expects 100 waits for it (or for a refusal).
+      RawResponse refused = RawResponse.read(socket.getInputStream());
+      assertThat(refused.status()).as(refused.body()).isEqualTo(401);
+      assertThat(refused.body()).contains("NotAuthorizedException");
+    }
+    // With a valid token: 100 Continue, and the request is then served.
+    try (Socket socket = connect("127.0.0.22")) {
+      socket.setSoTimeout(5000);
+      byte[] body =
+          "{\"namespace\":[\"expect_continue\"],\"properties\":{}}"
+              .getBytes(StandardCharsets.UTF_8);
+      byte[] head = head("POST", "/v1/namespaces", admin, body.length);
+      String withExpect = new String(head, 0, head.length - 2, StandardCharsets.UTF_8) + expect;
+      socket.getOutputStream().write(withExpect.getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().flush();
+      RawResponse interim = RawResponse.read(socket.getInputStream());
+      assertThat(interim.status()).as(interim.body()).isEqualTo(100);
+      socket.getOutputStream().write(body);
+      socket.getOutputStream().flush();
+      RawResponse created = RawResponse.read(socket.getInputStream());
+      assertThat(created.status()).as(created.body()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void aDeclaredBodyOverTheLimitGets413WithoutBeingSent() throws Exception {
     for (String token : new String[] {null, admin}) {
       try (Socket socket = connect("127.0.0.20")) {

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RpcFrontDoorIT {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
   private static final int PER_ADDRESS = 8;
+  private static final long BUFFERED_BUDGET = 16L << 20;
 
   @TempDir static Path temp;
   private static ServerProcess server;
@@ -50,6 +52,7 @@ class RpcFrontDoorIT {
                 "--rpc-port", Integer.toString(rpcPort),
                 "--flight-port", Integer.toString(ServerProcess.freePort()),
                 "--rpc-request-timeout", "2s",
+                "--rpc-max-buffered-request-bytes", Long.toString(BUFFERED_BUDGET),
                 "--rpc-max-connections-per-address", Integer.toString(PER_ADDRESS)),
             Map.of("LAKESTREAM_HEAP", "256m"),
             Duration.ofSeconds(90));
@@ -75,6 +78,58 @@ class RpcFrontDoorIT {
       assertClosedWithin(truncated, REQUEST_TIMEOUT.plusSeconds(3));
     }
     assertClientWorks("after_partial_frames");
+  }
+
+  @Test
+  void partlySentLargeFramesOfAllConnectionsStayWithinTheBudget() throws Exception {
+    int connections = 24;
+    int part = (2 << 20) - 1000; // 8 such parts fit the budget, the 9th does not
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < connections; i++) {
+        sockets.add(connect("127.0.0." + (70 + i % 4)));
+      }
+      // Each declares a 32 MiB PRODUCE frame (allowed: under rpc.max-request-size) and sends part.
+      for (int i = 0; i < connections; i++) {
+        ByteBuffer frame = ByteBuffer.allocate(part);
+        frame.putInt(32 << 20).putShort((short) 2).putShort((short) 1).putInt(1000 + i);
+        try {
+          sockets.get(i).getOutputStream().write(frame.array());
+          sockets.get(i).getOutputStream().flush();
+        } catch (IOException e) {
+          // closed by the server; its answer is read below
+        }
+      }
+      int refused = 0;
+      for (int i = 0; i < connections; i++) {
+        Socket socket = sockets.get(i);
+        socket.setSoTimeout((int) REQUEST_TIMEOUT.plusSeconds(5).toMillis());
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        int length;
+        try {
+          length = in.readInt();
+        } catch (java.io.EOFException | java.net.SocketException e) {
+          continue; // held within the budget until the request timeout closed it
+        }
+        assertThat(length).isPositive();
+        assertThat(in.readInt()).as("request id").isEqualTo(1000 + i);
+        ErrorCode error = ErrorCode.forCode(in.readShort());
+        String message = new String(in.readNBytes(in.readShort()), StandardCharsets.UTF_8);
+        assertThat(error).as(message).isEqualTo(ErrorCode.SERVER_BUSY);
+        assertThat(message).contains("rpc.max-buffered-request-bytes");
+        assertThat(in.read()).as("nothing follows the refusal").isEqualTo(-1);
+        refused++;
+      }
+      // At most 8 of the 24 fit; more may once the request timeout frees earlier ones.
+      assertThat(refused).as("connections refused for want of budget").isGreaterThanOrEqualTo(8);
+      assertClientWorks("after_buffered_frames");
+    } finally {
+      for (Socket socket : sockets) {
+        socket.close();
+      }
+    }
+    assertThat(server.process().isAlive()).isTrue();
+    assertClientWorks("after_buffered_frames_closed");
   }
 
   @Test

@@ -18,6 +18,8 @@ import java.util.List;
  *     connection is closed
  * @param maxConnections open RPC connections of all clients together; further ones are closed
  * @param maxConnectionsPerAddress open RPC connections from one client address
+ * @param maxBufferedRequestBytes bytes of partly received RPC frames that all connections may hold
+ *     together (at most a quarter of the heap is used, whatever the value)
  */
 public record StreamStoreConfig(
     LogConfig log,
@@ -26,7 +28,8 @@ public record StreamStoreConfig(
     long maxInFlightBytes,
     Duration requestTimeout,
     int maxConnections,
-    int maxConnectionsPerAddress) {
+    int maxConnectionsPerAddress,
+    long maxBufferedRequestBytes) {
   public static final ConfigKey<FlushMode> FLUSH_MODE =
       ConfigKey.choice(
           "log.flush-mode",
@@ -74,6 +77,13 @@ public record StreamStoreConfig(
           1,
           1_000_000,
           "Open RPC connections from one client address; further ones are closed at once");
+  public static final ConfigKey<Long> MAX_BUFFERED_REQUEST_BYTES =
+      ConfigKey.bytes(
+          "rpc.max-buffered-request-bytes",
+          256L << 20,
+          "Heap that the partly received request frames of all RPC connections may hold together"
+              + " (at most a quarter of the heap, whatever the setting); a connection whose frame"
+              + " would exceed it is answered SERVER_BUSY and closed");
 
   public static final ConfigKey<Long> KV_BLOCK_CACHE =
       ConfigKey.bytes(
@@ -119,6 +129,7 @@ public record StreamStoreConfig(
           REQUEST_TIMEOUT,
           MAX_CONNECTIONS,
           MAX_CONNECTIONS_PER_ADDRESS,
+          MAX_BUFFERED_REQUEST_BYTES,
           KV_BLOCK_CACHE,
           KV_ROW_CACHE,
           KV_WRITE_BUFFER,
@@ -135,6 +146,9 @@ public record StreamStoreConfig(
     long retentionBytes = configuration.get(RETENTION_BYTES);
     if (configuration.get(REQUEST_TIMEOUT).isZero()) {
       throw new ConfigException("Invalid rpc.request-timeout: it must be longer than 0");
+    }
+    if (configuration.get(MAX_BUFFERED_REQUEST_BYTES) <= 0) {
+      throw new ConfigException("Invalid rpc.max-buffered-request-bytes: it must be above 0");
     }
     return new StreamStoreConfig(
         new LogConfig(
@@ -155,6 +169,7 @@ public record StreamStoreConfig(
         configuration.get(MAX_IN_FLIGHT_BYTES),
         configuration.get(REQUEST_TIMEOUT),
         configuration.get(MAX_CONNECTIONS),
-        configuration.get(MAX_CONNECTIONS_PER_ADDRESS));
+        configuration.get(MAX_CONNECTIONS_PER_ADDRESS),
+        configuration.get(MAX_BUFFERED_REQUEST_BYTES));
   }
 }

@@ -29,6 +29,7 @@ class StreamStoreConfigTest {
             Map.entry("rpc.request-timeout", "30s"),
             Map.entry("rpc.max-connections", "4096"),
             Map.entry("rpc.max-connections-per-address", "1024"),
+            Map.entry("rpc.max-buffered-request-bytes", "256mb"),
             Map.entry("kv.block-cache", "512mb"),
             Map.entry("kv.row-cache", "512mb"),
             Map.entry("kv.write-buffer", "64mb"),
@@ -43,6 +44,7 @@ class StreamStoreConfigTest {
     assertThat(defaults.requestTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(defaults.maxConnections()).isEqualTo(4096);
     assertThat(defaults.maxConnectionsPerAddress()).isEqualTo(1024);
+    assertThat(defaults.maxBufferedRequestBytes()).isEqualTo(256L << 20);
     StreamStoreConfig set =
         StreamStoreConfig.from(
             Configuration.builder(StreamStoreConfig.KEYS)
@@ -51,11 +53,13 @@ class StreamStoreConfigTest {
                     Map.of(
                         "rpc.request-timeout", "2s",
                         "rpc.max-connections", "10",
-                        "rpc.max-connections-per-address", "3"))
+                        "rpc.max-connections-per-address", "3",
+                        "rpc.max-buffered-request-bytes", "8mb"))
                 .build());
     assertThat(set.requestTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(set.maxConnections()).isEqualTo(10);
     assertThat(set.maxConnectionsPerAddress()).isEqualTo(3);
+    assertThat(set.maxBufferedRequestBytes()).isEqualTo(8L << 20);
   }
 
   @Test

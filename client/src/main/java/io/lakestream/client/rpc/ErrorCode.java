@@ -49,7 +49,13 @@ public enum ErrorCode {
    * batch is checked completely before it is stored); the message names the table, partition,
    * bucket and offset. Reading past it needs an operator.
    */
-  CORRUPT_BATCH(25, false);
+  CORRUPT_BATCH(25, false),
+  /**
+   * The server holds its limit of partly received request bytes of all connections together ({@code
+   * rpc.max-buffered-request-bytes}); it drops the request and closes the connection. The same
+   * request may succeed later on a new connection.
+   */
+  SERVER_BUSY(26, true);
 
   private final short code;
   private final boolean retriable;

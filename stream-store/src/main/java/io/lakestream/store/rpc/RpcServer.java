@@ -22,6 +22,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.AbstractReferenceCounted;
+import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,6 +60,13 @@ import org.slf4j.LoggerFactory;
  * connection between frames may stay idle (clients keep theirs open). Connections beyond {@code
  * maxConnections} in all or {@code maxConnectionsPerAddress} from one client address are closed as
  * soon as they are accepted.
+ *
+ * <p>The bytes of frames still arriving, on all connections together, stay within {@code
+ * maxBufferedRequestBytes} (and at most a quarter of the heap): a connection whose partial frame
+ * would take the total over it is answered {@link ErrorCode#SERVER_BUSY} (with the frame's request
+ * id once its header has arrived), its partial frame is dropped, the server sends nothing more on
+ * it, and it is closed once the client closes it or within the request timeout, its further bytes
+ * read and dropped meanwhile (so the client reads the answer rather than a connection reset).
  */
 public final class RpcServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RpcServer.class);
@@ -71,6 +79,9 @@ public final class RpcServer implements AutoCloseable {
   private final long requestTimeoutNanos;
   private final int maxConnections;
   private final int maxConnectionsPerAddress;
+  private final long maxBufferedRequestBytes;
+  // Bytes of partly received frames that all connections' decoders hold together.
+  private final AtomicLong bufferedRequestBytes = new AtomicLong();
   private final AtomicInteger openConnections = new AtomicInteger();
   private final Map<InetAddress, Integer> connectionsPerAddress = new ConcurrentHashMap<>();
   private final EventLoopGroup boss = new NioEventLoopGroup(1);
@@ -90,9 +101,7 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /**
-   * @param requestTimeout how long a started frame may take to arrive whole
-   * @param maxConnections open connections of all clients together
-   * @param maxConnectionsPerAddress open connections from one client address
+   * A server without a bound on the bytes of partly received frames beyond a quarter of the heap.
    */
   public RpcServer(
       RequestHandler handler,
@@ -101,6 +110,37 @@ public final class RpcServer implements AutoCloseable {
       Duration requestTimeout,
       int maxConnections,
       int maxConnectionsPerAddress) {
+    this(
+        handler,
+        maxRequestBytes,
+        maxInFlightBytes,
+        requestTimeout,
+        maxConnections,
+        maxConnectionsPerAddress,
+        Long.MAX_VALUE);
+  }
+
+  /**
+   * @param requestTimeout how long a started frame may take to arrive whole
+   * @param maxConnections open connections of all clients together
+   * @param maxConnectionsPerAddress open connections from one client address
+   * @param maxBufferedRequestBytes bytes of partly received frames that all connections may hold
+   *     together; at most a quarter of the heap is used, whatever the value
+   */
+  public RpcServer(
+      RequestHandler handler,
+      int maxRequestBytes,
+      long maxInFlightBytes,
+      Duration requestTimeout,
+      int maxConnections,
+      int maxConnectionsPerAddress,
+      long maxBufferedRequestBytes) {
+    if (maxBufferedRequestBytes <= 0) {
+      throw new IllegalArgumentException(
+          "maxBufferedRequestBytes is not positive: " + maxBufferedRequestBytes);
+    }
+    this.maxBufferedRequestBytes =
+        Math.min(maxBufferedRequestBytes, Runtime.getRuntime().maxMemory() / 4);
     this.handler = requireNonNull(handler, "handler is null");
     this.maxRequestBytes = maxRequestBytes;
     this.maxInFlightBytes = maxInFlightBytes;
@@ -193,12 +233,17 @@ public final class RpcServer implements AutoCloseable {
   }
 
   /**
-   * The frame decoder, timing each frame from its first byte: a connection whose frame is not whole
-   * within the request timeout is closed. Touched on the connection's event loop only.
+   * The frame decoder, timing each frame from its first byte (a connection whose frame is not whole
+   * within the request timeout is closed) and charging the bytes of its partial frame to the shared
+   * budget of {@code maxBufferedRequestBytes}. Touched on the connection's event loop only.
    */
   private final class TimedFrameDecoder extends LengthFieldBasedFrameDecoder {
     private long partialSince = -1;
     private boolean armed;
+    // What this connection's partial frame holds of the shared budget.
+    private long charged;
+    // Refused for want of budget: what arrives from now on is dropped.
+    private boolean refused;
 
     TimedFrameDecoder() {
       super(maxRequestBytes, 0, 4, 0, 4);
@@ -206,8 +251,22 @@ public final class RpcServer implements AutoCloseable {
 
     @Override
     public void channelRead(ChannelHandlerContext context, Object message) throws Exception {
+      if (refused) {
+        ReferenceCountUtil.release(message);
+        return;
+      }
       super.channelRead(context, message);
-      if (!internalBuffer().isReadable()) {
+      if (!context.channel().isActive() || refused) {
+        return;
+      }
+      ByteBuf partial = internalBuffer();
+      long held = partial.readableBytes();
+      long total = bufferedRequestBytes.addAndGet(held - charged);
+      charged = held;
+      if (held > 0 && total > maxBufferedRequestBytes) {
+        refuse(context, partial, total);
+      }
+      if (!partial.isReadable() && !refused) {
         partialSince = -1;
       } else if (partialSince < 0) {
         partialSince = System.nanoTime();
@@ -215,6 +274,49 @@ public final class RpcServer implements AutoCloseable {
           arm(context, requestTimeoutNanos);
         }
       }
+    }
+
+    /** Answers SERVER_BUSY, drops the partial frame and stops sending on the connection. */
+    private void refuse(ChannelHandlerContext context, ByteBuf partial, long total) {
+      int requestId =
+          partial.readableBytes() >= Wire.REQUEST_HEADER
+              ? partial.getInt(partial.readerIndex() + 8)
+              : 0;
+      LOG.debug(
+          "Refused a request frame from {}: partly received frames of all connections hold {}"
+              + " bytes, over the limit of {}",
+          context.channel().remoteAddress(),
+          total,
+          maxBufferedRequestBytes);
+      partial.skipBytes(partial.readableBytes());
+      release();
+      refused = true;
+      context
+          .writeAndFlush(
+              errorFrame(
+                  requestId,
+                  ErrorCode.SERVER_BUSY,
+                  "The server holds "
+                      + maxBufferedRequestBytes
+                      + " bytes of partly received requests, its limit"
+                      + " (rpc.max-buffered-request-bytes); retry later"))
+          .addListener(
+              written -> {
+                if (context.channel() instanceof SocketChannel socket && socket.isActive()) {
+                  socket.shutdownOutput();
+                }
+              });
+    }
+
+    private void release() {
+      bufferedRequestBytes.addAndGet(-charged);
+      charged = 0;
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext context) throws Exception {
+      release();
+      super.handlerRemoved0(context);
     }
 
     private void arm(ChannelHandlerContext context, long delayNanos) {
@@ -227,7 +329,7 @@ public final class RpcServer implements AutoCloseable {
       if (partialSince < 0 || !context.channel().isActive()) {
         return;
       }
-      if (!context.channel().config().isAutoRead()) {
+      if (!refused && !context.channel().config().isAutoRead()) {
         // Not read because of this server's own backpressure: the client is not late.
         partialSince = System.nanoTime();
         arm(context, requestTimeoutNanos);
@@ -387,15 +489,7 @@ public final class RpcServer implements AutoCloseable {
 
     private void reply(
         ChannelHandlerContext context, int requestId, ErrorCode error, String message, long size) {
-      byte[] text = (message == null ? error.name() : message).getBytes(StandardCharsets.UTF_8);
-      int length = Math.min(text.length, Short.MAX_VALUE);
-      ByteBuf out = Unpooled.buffer(Wire.RESPONSE_HEADER + 2 + length);
-      out.writeInt(Wire.RESPONSE_HEADER - 4 + 2 + length);
-      out.writeInt(requestId);
-      out.writeShort(error.code());
-      out.writeShort(length);
-      out.writeBytes(text, 0, length);
-      send(context, out, size);
+      send(context, errorFrame(requestId, error, message), size);
     }
 
     private void send(ChannelHandlerContext context, ByteBuf out, long size) {
@@ -424,6 +518,19 @@ public final class RpcServer implements AutoCloseable {
       }
       context.close();
     }
+  }
+
+  /** A response frame carrying an error and its message. */
+  private static ByteBuf errorFrame(int requestId, ErrorCode error, String message) {
+    byte[] text = (message == null ? error.name() : message).getBytes(StandardCharsets.UTF_8);
+    int length = Math.min(text.length, Short.MAX_VALUE);
+    ByteBuf out = Unpooled.buffer(Wire.RESPONSE_HEADER + 2 + length);
+    out.writeInt(Wire.RESPONSE_HEADER - 4 + 2 + length);
+    out.writeInt(requestId);
+    out.writeShort(error.code());
+    out.writeShort(length);
+    out.writeBytes(text, 0, length);
+    return out;
   }
 
   /**
