@@ -43,9 +43,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * answering afterwards.
  *
  * <p>And through the Flight SQL JDBC driver, on queries that would run for hours in the engine (a
- * huge cross join, a recursive common table expression without end): {@code Statement.cancel()},
- * {@code setQueryTimeout} and closing the connection each stop the query on the server within about
- * a second, as the server's count of running queries ({@code /metrics}) shows.
+ * huge cross join, a recursive common table expression without end): {@code Statement.cancel()} and
+ * {@code setQueryTimeout} each stop the query on the server within about a second, as the server's
+ * count of running queries ({@code /metrics}) shows. Clients that go away (a closed connection, a
+ * killed process) are tested against the packaged server: {@link FlightSqlDisconnectIT}.
  */
 class FlightSqlCancelTest {
   // Hundreds of batches: the stream is still running when the test cancels after the first.

@@ -2,15 +2,20 @@ package io.lakestream.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.grpc.netty.NettyServerBuilder;
 import io.lakestream.client.Connection;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.arrow.flight.FlightServer;
 import org.apache.arrow.flight.Location;
 import org.apache.arrow.memory.BufferAllocator;
@@ -47,15 +52,38 @@ public final class FlightSqlServer implements AutoCloseable {
   private final LakestreamFlightSqlProducer producer;
   private final FlightServer server;
 
+  private final Network network;
+
   private FlightSqlServer(
       BufferAllocator allocator,
       RunningQueries running,
       LakestreamFlightSqlProducer producer,
-      FlightServer server) {
+      FlightServer server,
+      Network network) {
     this.allocator = allocator;
     this.running = running;
     this.producer = producer;
     this.server = server;
+    this.network = network;
+  }
+
+  /**
+   * The endpoint's own Netty threads: gRPC takes them when it is given its listening channel (the
+   * one {@link ClientConnections} watches connections with), and leaves them to their owner to
+   * stop.
+   */
+  private record Network(EventLoopGroup boss, EventLoopGroup workers) implements AutoCloseable {
+    Network() {
+      this(
+          new NioEventLoopGroup(1, new DefaultThreadFactory("flight-sql-accept", true)),
+          new NioEventLoopGroup(0, new DefaultThreadFactory("flight-sql-network", true)));
+    }
+
+    @Override
+    public void close() {
+      boss.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+    }
   }
 
   /**
@@ -67,6 +95,8 @@ public final class FlightSqlServer implements AutoCloseable {
       Options options, LakestreamTables tables, Connection streams, FlightSqlAccess access)
       throws IOException {
     BufferAllocator allocator = new RootAllocator();
+    ClientConnections connections = new ClientConnections();
+    Network network = new Network();
     RunningQueries running =
         new RunningQueries(
             options.config().queryTimeout(), options.config().maxConcurrentQueriesPerPrincipal());
@@ -102,7 +132,16 @@ public final class FlightSqlServer implements AutoCloseable {
                       ? Location.forGrpcTls(options.host(), options.port())
                       : Location.forGrpcInsecure(options.host(), options.port()),
                   producer)
-              .middleware(IngestHeaders.KEY, IngestHeaders.FACTORY);
+              .middleware(IngestHeaders.KEY, IngestHeaders.FACTORY)
+              .transportHint(
+                  "grpc.builderConsumer",
+                  (Consumer<NettyServerBuilder>)
+                      netty ->
+                          netty
+                              .channelFactory(connections::serverChannel)
+                              .bossEventLoopGroup(network.boss())
+                              .workerEventLoopGroup(network.workers())
+                              .intercept(connections.interceptor()));
       if (tls.isPresent()) {
         builder.useTls(tls.get().certificateChain().toFile(), tls.get().privateKey().toFile());
       }
@@ -110,9 +149,10 @@ public final class FlightSqlServer implements AutoCloseable {
         builder.headerAuthenticator(new TokenAuthenticator(access));
       }
       FlightServer server = builder.build().start();
-      return new FlightSqlServer(allocator, running, producer, server);
+      return new FlightSqlServer(allocator, running, producer, server, network);
     } catch (IOException | RuntimeException e) {
       running.close();
+      network.close();
       allocator.close();
       throw e;
     }
@@ -154,6 +194,7 @@ public final class FlightSqlServer implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     producer.close();
+    network.close();
     try {
       allocator.close();
     } catch (IllegalStateException e) {

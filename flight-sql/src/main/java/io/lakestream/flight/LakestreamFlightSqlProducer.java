@@ -347,9 +347,12 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightDescriptor descriptor,
       BooleanSupplier callGone) {
     expireResults();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
     QueryResult result = engine.execute(sql, parameters, principal, callGone);
-    // The call that started the query ends now; the one that fetches its result is watched then.
-    result.follow(() -> false);
+    // The call that started the query ends now, and the one that fetches its result is watched
+    // then; until that call comes, the client's connection is: a client that went away (closed,
+    // killed, its channel shut down) never fetches the result, which is dropped then.
+    result.follow(connection::gone);
     ByteString handle = newHandle();
     PendingResult pending = new PendingResult(result, principal, clock.instant());
     results.put(handle, pending);
@@ -380,7 +383,10 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       ArrowReader reader = result.reader();
       listener.start(reader.getVectorSchemaRoot());
       while (!result.cancelled() && reader.loadNextBatch()) {
-        BackpressureStrategy.WaitResult ready = awaitReady(listener);
+        BackpressureStrategy.WaitResult ready = awaitReady(listener, result);
+        if (ready == BackpressureStrategy.WaitResult.OTHER) {
+          break; // stopped while the client did not read: reported below
+        }
         if (ready != BackpressureStrategy.WaitResult.READY) {
           ended.run();
           listener.error(
@@ -405,18 +411,21 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
 
   /**
    * Whether the Flight call being served on this thread is gone: the client cancelled it, its
-   * deadline passed or its connection closed. gRPC marks the call's context cancelled at once, on
-   * its own thread, while Flight's {@code isCancelled} waits for the call's executor, which runs
-   * the query.
+   * deadline passed or its connection closed, or the client shut its channel down (see {@link
+   * ClientConnections}: gRPC lets the call go on then). gRPC marks the call's context cancelled at
+   * once, on its own thread, while Flight's {@code isCancelled} waits for the call's executor,
+   * which runs the query.
    */
   private static BooleanSupplier callGone(CallContext context) {
     io.grpc.Context call = io.grpc.Context.current();
-    return () -> call.isCancelled() || context.isCancelled();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
+    return () -> call.isCancelled() || connection.gone() || context.isCancelled();
   }
 
   private static BooleanSupplier callGone(ServerStreamListener listener) {
     io.grpc.Context call = io.grpc.Context.current();
-    return () -> call.isCancelled() || listener.isCancelled();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
+    return () -> call.isCancelled() || connection.gone() || listener.isCancelled();
   }
 
   /**
@@ -424,13 +433,20 @@ final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
    * which is also the thread that would deliver an on-ready callback, so a callback-based wait
    * ({@code CallbackBackpressureStrategy}) would only return at its timeout once the client's
    * window fills (any result of more than a few tens of kilobytes).
+   *
+   * @return {@code OTHER} when the query was stopped meanwhile (its client went away, it was
+   *     cancelled or ran out of time)
    */
-  private BackpressureStrategy.WaitResult awaitReady(ServerStreamListener listener) {
+  private BackpressureStrategy.WaitResult awaitReady(
+      ServerStreamListener listener, QueryResult result) {
     long deadline = System.nanoTime() + resultTimeout.toNanos();
     long pause = 10_000; // 10 microseconds, doubling up to a millisecond
     while (!listener.isReady()) {
       if (listener.isCancelled()) {
         return BackpressureStrategy.WaitResult.CANCELLED;
+      }
+      if (result.cancelled()) {
+        return BackpressureStrategy.WaitResult.OTHER;
       }
       if (System.nanoTime() - deadline > 0) {
         return BackpressureStrategy.WaitResult.TIMEOUT;

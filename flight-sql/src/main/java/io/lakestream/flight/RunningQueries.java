@@ -28,12 +28,15 @@ import org.slf4j.LoggerFactory;
  * <p>Stopping: a watchdog looks at every running query every {@link #CHECK_INTERVAL}. A query is
  * stopped when it has run longer than {@code timeout} (it then fails with a {@link
  * QueryTimeoutException}), or when the Flight call it serves is gone (the client cancelled it, its
- * deadline passed, its connection closed) or it was cancelled through {@link Query#cancel} (it then
- * fails with a {@link QueryCancelledException}). Stopping interrupts the DuckDB statement the query
- * is executing ({@link Query#executing}) and keeps interrupting it at each check until the query is
- * released, so that a statement started just after an interrupt is stopped too; the query's own
+ * deadline passed, its connection closed, the client shut its channel down: see {@link
+ * ClientConnections}) or it was cancelled through {@link Query#cancel} (it then fails with a {@link
+ * QueryCancelledException}). Stopping interrupts the DuckDB statement the query is executing
+ * ({@link Query#executing}) and its connection (which also stops a streamed result between its
+ * batches, see {@link DuckDbInterrupt}), and keeps interrupting them at each check until the query
+ * is released, so that a statement started just after an interrupt is stopped too; the query's own
  * steps also check {@link Query#checkRunning} between statements. So a query stops within about
- * {@link #CHECK_INTERVAL} of its reason, whatever DuckDB is computing.
+ * {@link #CHECK_INTERVAL} of its reason, whatever DuckDB is computing, whether the client waits for
+ * its first batch or a later one.
  *
  * <p>Thread safe.
  */
@@ -162,6 +165,7 @@ final class RunningQueries implements AutoCloseable {
     private final String principal;
     private final long deadline;
     private final List<Statement> executing = new ArrayList<>();
+    private final List<java.sql.Connection> connections = new ArrayList<>();
     private BooleanSupplier callGone;
     private Stop stop;
     private boolean released;
@@ -188,16 +192,26 @@ final class RunningQueries implements AutoCloseable {
      */
     void executing(Statement statement) {
       requireNonNull(statement, "statement is null");
+      java.sql.Connection connection;
+      try {
+        connection = statement.getConnection();
+      } catch (SQLException e) {
+        connection = null; // closed: nothing of it will run
+      }
       boolean stopped;
       synchronized (this) {
         if (released) {
           return;
         }
         executing.add(statement);
+        if (connection != null && !connections.contains(connection)) {
+          connections.add(connection);
+        }
         stopped = stop != null;
       }
       if (stopped) {
         interrupt(statement);
+        interruptConnections();
       }
     }
 
@@ -305,7 +319,20 @@ final class RunningQueries implements AutoCloseable {
       }
       // Interrupting a closed statement, or one that is not executing, does nothing.
       statements.forEach(RunningQueries::interrupt);
+      interruptConnections();
       action.run();
+    }
+
+    /**
+     * Interrupts the connections of the query's statements: what stops a streamed result between
+     * its batches, which the statements' own cancel does not (see {@link DuckDbInterrupt}). Holds
+     * the query's lock meanwhile, so that no interrupt lands after the query was released, when its
+     * connection may already serve another query.
+     */
+    private synchronized void interruptConnections() {
+      if (!released) {
+        connections.forEach(DuckDbInterrupt::interrupt);
+      }
     }
 
     /** Releases the query: it no longer counts, and nothing interrupts its statements any more. */
@@ -317,6 +344,7 @@ final class RunningQueries implements AutoCloseable {
         }
         released = true;
         executing.clear();
+        connections.clear();
       }
       release(this);
     }
