@@ -359,7 +359,8 @@ public final class LakestreamServer implements AutoCloseable {
                 tieringConnection,
                 TieringHook.NONE,
                 config.tiering().readTimeout(),
-                config.tiering().maxRowsPerRound()),
+                config.tiering().maxRowsPerRound(),
+                tieredOffsets),
             config.tiering(),
             Clock.systemUTC());
     tieringStatus =
