@@ -150,7 +150,12 @@ public final class IcebergRestHandlers implements RestHandler {
         IdempotentHandler.answerOnCommit(committed -> tableResponse(committed, catalog, request));
         LoadTableResponse response =
             catalog.commitExclusively(
-                identifier, () -> CatalogHandlers.updateTable(catalog, identifier, body));
+                identifier,
+                () -> {
+                  CommitUpdateChecks.check(
+                      identifier, () -> catalog.currentTableMetadata(identifier), body.updates());
+                  return CatalogHandlers.updateTable(catalog, identifier, body);
+                });
         yield tableResponse(response.tableMetadata(), catalog, request);
       }
       case DROP_TABLE -> {
@@ -191,6 +196,10 @@ public final class IcebergRestHandlers implements RestHandler {
         for (UpdateTableRequest change : body.tableChanges()) {
           if (change.identifier() != null) {
             validateIdentifier(change.identifier());
+            CommitUpdateChecks.check(
+                change.identifier(),
+                () -> catalog.currentTableMetadata(change.identifier()),
+                change.updates());
           }
         }
         IdempotentHandler.answerOnCommit(committed -> RestResponse.noContent());
