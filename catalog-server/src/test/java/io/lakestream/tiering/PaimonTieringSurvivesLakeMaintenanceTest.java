@@ -234,6 +234,13 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
 
     foreignInsert(path, 5000, 5005, expected);
     expireAllButLatest(path);
+    // A round with nothing to tier points the entry at the foreign snapshot, which carries the
+    // offsets it was committed on (else union reads would read every log from 0 again).
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+    TieredOffsets entryOffsets =
+        TieredOffsets.committedIn(((HasTableOperations) entry(path)).operations().current());
+    assertThat(entryOffsets).isNotEqualTo(TieredOffsets.NONE);
+    assertThat(entryOffsets).isEqualTo(store.load(uuid(path)).orElseThrow().offsets());
 
     append(path, 1000, 1050, expected);
     TieringRound round = tiering.tierOnce(path);

@@ -136,8 +136,8 @@ public final class PaimonTableTiering {
       throw new IllegalArgumentException("maxRowsPerRound must be positive: " + maxRowsPerRound);
     }
     this.maxRowsPerRound = maxRowsPerRound;
-    this.entries = new PaimonCatalogEntry(lake);
     this.offsetsStore = requireNonNull(offsetsStore, "offsetsStore is null");
+    this.entries = new PaimonCatalogEntry(lake, offsetsStore);
   }
 
   /**
