@@ -163,7 +163,12 @@ public final class IcebergRestHandlers implements RestHandler {
             committed -> tableResponse(committed, catalog, request, identifier));
         LoadTableResponse response =
             catalog.commitExclusively(
-                identifier, () -> CatalogHandlers.updateTable(catalog, identifier, body));
+                identifier,
+                () -> {
+                  CommitUpdateChecks.check(
+                      identifier, () -> catalog.currentTableMetadata(identifier), body.updates());
+                  return CatalogHandlers.updateTable(catalog, identifier, body);
+                });
         yield tableResponse(response.tableMetadata(), catalog, request, identifier);
       }
       case DROP_TABLE -> {
@@ -215,6 +220,10 @@ public final class IcebergRestHandlers implements RestHandler {
         for (UpdateTableRequest change : body.tableChanges()) {
           if (change.identifier() != null) {
             validateIdentifier(change.identifier());
+            CommitUpdateChecks.check(
+                change.identifier(),
+                () -> catalog.currentTableMetadata(change.identifier()),
+                change.updates());
           }
         }
         IdempotentHandler.answerOnCommit(committed -> RestResponse.noContent());

@@ -769,6 +769,92 @@ class RestCatalogTest {
     assertThat(catalog.listTables(namespace)).hasSize(5);
   }
 
+  /**
+   * Every commit update that names a spec, sort order, schema or snapshot by id, naming one the
+   * table does not have: a 400 whose message names the update, the id and the table (Iceberg's
+   * builder alone answered some of them with a NullPointerException's text, e.g. "Cannot read field
+   * "fields" because "spec" is null"), or, for removals of what is not there, the same success as
+   * Iceberg's reference server; never a 5xx, and nothing committed by a refused one.
+   */
+  @Test
+  void aCommitNamingAMissingIdIsRefusedNamingTheId() throws Exception {
+    Namespace namespace = Namespace.of("missing_ids");
+    catalog.createNamespace(namespace, new HashMap<>());
+    TableIdentifier identifier = TableIdentifier.of(namespace, "t");
+    Table table =
+        catalog.createTable(
+            identifier, SCHEMA, PartitionSpec.builderFor(SCHEMA).identity("category").build());
+    table.newAppend().appendFile(dataFile(table, "category=books/a.parquet", "books")).commit();
+    long snapshotId = catalog.loadTable(identifier).currentSnapshot().snapshotId();
+    String path = "/v1/namespaces/missing_ids/tables/t";
+    String stats = table.location() + "/metadata/stats.puffin";
+
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put(
+        "{\"action\":\"set-default-spec\",\"spec-id\":7}",
+        "Cannot set the default partition spec of missing_ids.t: it has no partition spec 7");
+    refused.put(
+        "{\"action\":\"set-default-sort-order\",\"sort-order-id\":7}",
+        "Cannot set the default sort order of missing_ids.t: it has no sort order 7");
+    refused.put(
+        "{\"action\":\"set-current-schema\",\"schema-id\":7}",
+        "Cannot set the current schema of missing_ids.t: it has no schema 7");
+    refused.put(
+        "{\"action\":\"set-snapshot-ref\",\"ref-name\":\"b1\",\"type\":\"branch\","
+            + "\"snapshot-id\":424242}",
+        "Cannot set ref b1 of missing_ids.t: it has no snapshot 424242");
+    refused.put(
+        "{\"action\":\"set-statistics\",\"snapshot-id\":424242,\"statistics\":"
+            + "{\"snapshot-id\":424242,\"statistics-path\":\""
+            + stats
+            + "\",\"file-size-in-bytes\":1,\"file-footer-size-in-bytes\":1,"
+            + "\"blob-metadata\":[]}}",
+        "Cannot set statistics of missing_ids.t: it has no snapshot 424242");
+    refused.put(
+        "{\"action\":\"set-partition-statistics\",\"partition-statistics\":"
+            + "{\"snapshot-id\":424242,\"statistics-path\":\""
+            + stats
+            + "\",\"file-size-in-bytes\":1}}",
+        "Cannot set partition statistics of missing_ids.t: it has no snapshot 424242");
+    org.assertj.core.api.SoftAssertions soft = new org.assertj.core.api.SoftAssertions();
+    for (Map.Entry<String, String> update : refused.entrySet()) {
+      HttpResponse<String> response =
+          post(path, "{\"requirements\":[],\"updates\":[" + update.getKey() + "]}");
+      soft.assertThat(response.statusCode())
+          .as(update.getKey() + ": " + response.body())
+          .isEqualTo(400);
+      soft.assertThat(response.body()).as(update.getKey()).contains(update.getValue());
+      soft.assertThat(response.body()).as(update.getKey()).doesNotContain("NullPointerException");
+    }
+    // Removing what is not there is a no-op, as in Iceberg's reference server.
+    for (String update :
+        List.of(
+            "{\"action\":\"remove-snapshots\",\"snapshot-ids\":[424242]}",
+            "{\"action\":\"remove-statistics\",\"snapshot-id\":424242}",
+            "{\"action\":\"remove-partition-statistics\",\"snapshot-id\":424242}",
+            "{\"action\":\"remove-snapshot-ref\",\"ref-name\":\"nope\"}")) {
+      HttpResponse<String> response =
+          post(path, "{\"requirements\":[],\"updates\":[" + update + "]}");
+      soft.assertThat(response.statusCode()).as(update + ": " + response.body()).isLessThan(500);
+      if (response.statusCode() == 400) {
+        soft.assertThat(response.body()).as(update).contains("424242");
+      }
+    }
+    // A set-default-spec naming a spec the same commit adds is not refused.
+    HttpResponse<String> addAndSet =
+        post(
+            path,
+            "{\"requirements\":[],\"updates\":[{\"action\":\"add-spec\",\"spec\":"
+                + "{\"spec-id\":0,\"fields\":[]}},{\"action\":\"set-default-spec\",\"spec-id\":-1}]}");
+    soft.assertThat(addAndSet.statusCode()).as(addAndSet.body()).isEqualTo(200);
+    soft.assertAll();
+    Table after = catalog.loadTable(identifier);
+    assertThat(after.currentSnapshot().snapshotId()).isEqualTo(snapshotId);
+    assertThat(after.refs()).doesNotContainKey("b1");
+    assertThat(after.statisticsFiles()).isEmpty();
+    assertThat(after.spec().isUnpartitioned()).isTrue();
+  }
+
   @Test
   void badInputGetsClearClientErrors() throws Exception {
     assertError(post("/v1/namespaces", "{not json"), 400, "BadRequestException");

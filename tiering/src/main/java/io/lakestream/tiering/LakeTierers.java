@@ -21,7 +21,7 @@ public final class LakeTierers {
    * reading the log through {@code connection} and committing into the tables of {@code lake}.
    *
    * @param dataFileWriter how Iceberg tiering writes log tables' data files
-   * @param offsetsStore the catalog's own record of tiered offsets (Iceberg tiering)
+   * @param offsetsStore the catalog's own record of tiered offsets (both formats)
    */
   public static Map<LakeFormat, LakeTierer> standard(
       LakeCatalog lake,
@@ -38,7 +38,8 @@ public final class LakeTierers {
             lake, connection, hook, readTimeout, maxRowsPerRound, dataFileWriter, offsetsStore));
     tierers.put(
         LakeFormat.PAIMON,
-        new PaimonTableTiering(lake, connection, hook, readTimeout, maxRowsPerRound));
+        new PaimonTableTiering(
+            lake, connection, hook, readTimeout, maxRowsPerRound, offsetsStore));
     return tierers;
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lakestream.client.TablePath;
 import io.lakestream.tiering.LakeCatalog;
 import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.tiering.TieredOffsetsStore;
 import io.lakestream.tiering.TieringException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
@@ -48,7 +50,12 @@ import org.slf4j.LoggerFactory;
  * the offsets of its Paimon snapshot, so that the tiering status, log retention and union reads
  * find the table's offsets in the entry as they do for Iceberg-tiered tables. For a primary-key
  * table a snapshot that appended rows does not get them: its Iceberg view is the state of the last
- * full compaction, not of its offsets (a round's compaction snapshot, or an empty append, does).
+ * full compaction, not of its offsets (a round's compaction snapshot, or an empty append, does). A
+ * snapshot another engine committed to the Paimon table has no offsets of its own; it gets those of
+ * the state it was committed on ({@link PaimonStartOffsets}: the newest snapshot with offsets, the
+ * Paimon tag, else the catalog's record), since another engine's commit moves no log offset.
+ * Without that, once another engine expired the Paimon snapshots with offsets the entry had none,
+ * and union reads read every log from its start again.
  *
  * <p>A sync changes the entry through a compare-and-swap of its metadata; when another commit to
  * the entry wins, it reloads and tries again (a few times). It is idempotent: an entry that already
@@ -60,9 +67,11 @@ final class PaimonCatalogEntry {
   private static final int ATTEMPTS = 4;
 
   private final LakeCatalog lake;
+  private final TieredOffsetsStore offsetsStore;
 
-  PaimonCatalogEntry(LakeCatalog lake) {
+  PaimonCatalogEntry(LakeCatalog lake, TieredOffsetsStore offsetsStore) {
     this.lake = requireNonNull(lake, "lake is null");
+    this.offsetsStore = requireNonNull(offsetsStore, "offsetsStore is null");
   }
 
   /**
@@ -105,12 +114,17 @@ final class PaimonCatalogEntry {
         && paimonSnapshot.deltaRecordCount() > 0) {
       offsets = null; // its new rows are not compacted yet, so Iceberg readers do not see them
     }
+    boolean inherits = offsets == null && !hasOffsets(paimonSnapshot);
     for (int attempt = 1; ; attempt++) {
       TableOperations operations = ((HasTableOperations) lake.loadTable(path)).operations();
       TableMetadata base = operations.current();
       Snapshot entryCurrent = base.currentSnapshot();
       if (entryCurrent != null && entryCurrent.sequenceNumber() >= current.sequenceNumber()) {
         return; // in sync, or a later sync won
+      }
+      if (inherits) {
+        offsets = inheritedOffsets(path, table, primaryKey, latest, base.uuid());
+        inherits = false;
       }
       TableMetadata updated = updated(path, base, generated, offsets);
       try {
@@ -123,6 +137,40 @@ final class PaimonCatalogEntry {
         }
         LOG.debug("Pointing {} at Paimon snapshot {} lost a race; again", path, latest, e);
       }
+    }
+  }
+
+  private static boolean hasOffsets(org.apache.paimon.Snapshot snapshot) {
+    return snapshot.properties() != null
+        && snapshot.properties().containsKey(TieredOffsets.SUMMARY_KEY);
+  }
+
+  /**
+   * The offsets JSON of the state a snapshot without offsets was committed on, or null when there
+   * are none to be had (or they would claim rows Iceberg readers do not see: a primary-key append
+   * whose compaction a crash lost).
+   */
+  private String inheritedOffsets(
+      TablePath path, FileStoreTable table, boolean primaryKey, long latest, String uuid) {
+    Optional<org.apache.paimon.Snapshot> tiered = PaimonStartOffsets.tieredSnapshot(table, latest);
+    if (tiered.isPresent()) {
+      org.apache.paimon.Snapshot snapshot = tiered.get();
+      if (primaryKey
+          && snapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT
+          && snapshot.deltaRecordCount() > 0) {
+        return null;
+      }
+      return snapshot.properties().get(TieredOffsets.SUMMARY_KEY);
+    }
+    try {
+      return offsetsStore
+          .load(uuid)
+          .filter(entry -> entry.snapshotId() <= latest)
+          .map(entry -> entry.offsets().toJson())
+          .orElse(null);
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot read the catalog's record of {}'s tiered offsets", path, e);
+      return null;
     }
   }
 

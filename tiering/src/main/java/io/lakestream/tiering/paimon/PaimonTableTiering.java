@@ -14,6 +14,7 @@ import io.lakestream.tiering.LakeRecords;
 import io.lakestream.tiering.LogRangeReader;
 import io.lakestream.tiering.PrimaryKeyChanges;
 import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.tiering.TieredOffsetsStore;
 import io.lakestream.tiering.TieringException;
 import io.lakestream.tiering.TieringHook;
 import io.lakestream.tiering.TieringRound;
@@ -57,7 +58,11 @@ import org.slf4j.LoggerFactory;
  * ({@code ManifestCommittable.addProperty(}{@value TieredOffsets#SUMMARY_KEY}{@code )}, read back
  * with {@code Snapshot.properties()}); a round starts from those of the newest Paimon snapshot that
  * has them. Paimon puts a commit's properties on every snapshot the commit makes (the append and,
- * for a primary-key table, the compaction).
+ * for a primary-key table, the compaction). Each commit also moves the Paimon tag {@value
+ * TieredOffsets#TAG} to its snapshot and then records its offsets in the catalog's {@link
+ * TieredOffsetsStore}, so that another engine expiring the Paimon snapshots cannot make a round
+ * start again from 0; {@link PaimonStartOffsets} says which of them a round starts from (the
+ * table's when it has them, the record only when the table lost them) and when it refuses to start.
  *
  * <p><b>Exactly once.</b> Every commit of a table's rounds uses the same Paimon commit user, {@code
  * lakestream-tiering-<Iceberg table uuid>}, and the commit identifier one above that of the user's
@@ -98,18 +103,32 @@ public final class PaimonTableTiering implements LakeTierer {
   private final Duration readTimeout;
   private final long maxRowsPerRound;
   private final PaimonCatalogEntry entries;
+  private final TieredOffsetsStore offsetsStore;
 
-  /**
-   * @param readTimeout how long a round may take to read its ranges before it fails
-   * @param maxRowsPerRound log rows after which a round stops reading (at a batch boundary) and
-   *     commits what it has
-   */
+  /** A tiering that keeps no record of the offsets beside the Paimon table. */
   public PaimonTableTiering(
       LakeCatalog lake,
       Connection connection,
       TieringHook hook,
       Duration readTimeout,
       long maxRowsPerRound) {
+    this(lake, connection, hook, readTimeout, maxRowsPerRound, TieredOffsetsStore.NONE);
+  }
+
+  /**
+   * @param readTimeout how long a round may take to read its ranges before it fails
+   * @param maxRowsPerRound log rows after which a round stops reading (at a batch boundary) and
+   *     commits what it has
+   * @param offsetsStore where every commit's offsets are recorded too, and where a round finds them
+   *     when the Paimon table lost them ({@link PaimonStartOffsets})
+   */
+  public PaimonTableTiering(
+      LakeCatalog lake,
+      Connection connection,
+      TieringHook hook,
+      Duration readTimeout,
+      long maxRowsPerRound,
+      TieredOffsetsStore offsetsStore) {
     this.lake = requireNonNull(lake, "lake is null");
     this.connection = requireNonNull(connection, "connection is null");
     this.hook = requireNonNull(hook, "hook is null");
@@ -118,13 +137,15 @@ public final class PaimonTableTiering implements LakeTierer {
       throw new IllegalArgumentException("maxRowsPerRound must be positive: " + maxRowsPerRound);
     }
     this.maxRowsPerRound = maxRowsPerRound;
-    this.entries = new PaimonCatalogEntry(lake);
+    this.offsetsStore = requireNonNull(offsetsStore, "offsetsStore is null");
+    this.entries = new PaimonCatalogEntry(lake, offsetsStore);
   }
 
   /**
    * A round's written and not yet committed files.
    *
    * @param table the Paimon table, as the round opened it
+   * @param tableUuid the catalog entry's table uuid
    * @param from the offsets the round started from
    * @param to the offsets the round's rows reach
    * @param identifier the Paimon commit identifier of the round
@@ -133,6 +154,7 @@ public final class PaimonTableTiering implements LakeTierer {
   public record PreparedRound(
       TablePath path,
       FileStoreTable table,
+      String tableUuid,
       String commitUser,
       long identifier,
       TieredOffsets from,
@@ -142,6 +164,7 @@ public final class PaimonTableTiering implements LakeTierer {
     public PreparedRound {
       requireNonNull(path, "path is null");
       requireNonNull(table, "table is null");
+      requireNonNull(tableUuid, "tableUuid is null");
       requireNonNull(commitUser, "commitUser is null");
       requireNonNull(from, "from is null");
       requireNonNull(to, "to is null");
@@ -174,7 +197,13 @@ public final class PaimonTableTiering implements LakeTierer {
     Optional<PreparedRound> prepared = prepare(path, opened);
     if (prepared.isEmpty()) {
       return new TieringRound(
-          path, TieringRound.Outcome.UP_TO_DATE, 0, 0, -1, offsetsOf(opened.table()));
+          path,
+          TieringRound.Outcome.UP_TO_DATE,
+          0,
+          0,
+          -1,
+          PaimonStartOffsets.resolve(
+              path, opened.entry().uuid().toString(), opened.table(), offsetsStore, false));
     }
     PreparedRound round = prepared.get();
     try {
@@ -377,7 +406,8 @@ public final class PaimonTableTiering implements LakeTierer {
 
   private Optional<PreparedRound> prepare(TablePath path, Opened opened) {
     FileStoreTable table = opened.table();
-    TieredOffsets from = offsetsOf(table);
+    String uuid = opened.entry().uuid().toString();
+    TieredOffsets from = PaimonStartOffsets.resolve(path, uuid, table, offsetsStore, true);
     String commitUser = commitUser(opened.entry());
     long identifier =
         table
@@ -476,7 +506,15 @@ public final class PaimonTableTiering implements LakeTierer {
         });
     return Optional.of(
         new PreparedRound(
-            path, table, commitUser, identifier, from, TieredOffsets.of(next), messages, read[0]));
+            path,
+            table,
+            uuid,
+            commitUser,
+            identifier,
+            from,
+            TieredOffsets.of(next),
+            messages,
+            read[0]));
   }
 
   /**
@@ -493,7 +531,8 @@ public final class PaimonTableTiering implements LakeTierer {
     TablePath path = round.path();
     FileStoreTable table = round.table();
     SnapshotManager snapshots = table.snapshotManager();
-    TieredOffsets current = offsetsOf(table);
+    TieredOffsets current =
+        PaimonStartOffsets.resolve(path, round.tableUuid(), table, offsetsStore, false);
     if (!current.equals(round.from()) || identifierTaken(round)) {
       LOG.info(
           "Another round committed {} first (offsets {} instead of {})",
@@ -541,9 +580,21 @@ public final class PaimonTableTiering implements LakeTierer {
     if (committed == 0) {
       LOG.info("Identifier {} of {} was committed before", round.identifier(), path);
       entries.sync(path, table, isPrimaryKey(table));
-      return new TieringRound(path, TieringRound.Outcome.LOST_RACE, 0, 0, -1, offsetsOf(table));
+      return new TieringRound(
+          path,
+          TieringRound.Outcome.LOST_RACE,
+          0,
+          0,
+          -1,
+          PaimonStartOffsets.resolve(path, round.tableUuid(), table, offsetsStore, false));
     }
     Long snapshotId = snapshots.latestSnapshotIdFromFileSystem();
+    // The round's own last snapshot (a foreign commit may have come right after it).
+    committedSnapshot(round)
+        .ifPresent(
+            snapshot ->
+                PaimonStartOffsets.recordCommit(
+                    path, round.tableUuid(), table, snapshot.id(), round.to(), offsetsStore));
     entries.sync(path, table, isPrimaryKey(table));
     LOG.debug("Tiered {} rows of {} into Paimon: {}", round.rows(), path, round.to());
     return new TieringRound(

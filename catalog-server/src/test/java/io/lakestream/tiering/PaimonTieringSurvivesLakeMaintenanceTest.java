@@ -1,0 +1,350 @@
+package io.lakestream.tiering;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.tiering.paimon.PaimonTableTiering;
+import io.lakestream.tiering.paimon.PaimonTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.options.ExpireConfig;
+import org.apache.paimon.options.Options;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.StreamTableWrite;
+import org.apache.paimon.table.sink.StreamWriteBuilder;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tiered offsets of a Paimon-tiered table survive another engine's maintenance of the Paimon table,
+ * as they do for Iceberg-tiered tables ({@link TieringSurvivesLakeMaintenanceTest}): rows are
+ * tiered, another engine commits rows of its own (a snapshot without {@value
+ * TieredOffsets#SUMMARY_KEY}) and expires every snapshot but that one, as Paimon's {@code
+ * expire_snapshots} procedures do. The next round must tier only the new log rows. Before the
+ * Paimon tag and the catalog's record, the offsets lived only in the snapshot properties and the
+ * round after the expiry started again from offset 0 (every row tiered twice).
+ */
+class PaimonTieringSurvivesLakeMaintenanceTest {
+  private static final Schema SCHEMA =
+      new Schema(
+          Types.NestedField.required(1, "id", Types.LongType.get()),
+          Types.NestedField.optional(2, "value", Types.LongType.get()));
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir static Path data;
+  private static EmbeddedLakestream lakestream;
+  private static RESTCatalog catalog;
+  private static LakeCatalog lake;
+  private static TieredOffsetsStore store;
+  private static HttpClient http;
+
+  @BeforeAll
+  static void start() {
+    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
+    catalog = lakestream.catalog();
+    catalog.createNamespace(Namespace.of("pmaint"), new HashMap<>());
+    lake = IcebergLakeCatalog.of(catalog);
+    store = lakestream.server().tieredOffsets().orElseThrow();
+    http = HttpClient.newHttpClient();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    http.close();
+    lakestream.close();
+  }
+
+  /** A Paimon-tiered log table the server's service leaves alone (its round is an hour away). */
+  private static TablePath create(String name) {
+    catalog.createTable(
+        TableIdentifier.of("pmaint", name),
+        SCHEMA,
+        PartitionSpec.unpartitioned(),
+        Map.of(
+            "lakestream.kind",
+            "log",
+            "lakestream.buckets",
+            "2",
+            "lakestream.lake-format",
+            "paimon",
+            TieringConfig.INTERVAL_PROPERTY,
+            "1h"));
+    return TablePath.of("pmaint." + name);
+  }
+
+  private static Table entry(TablePath path) {
+    return catalog.loadTable(TableIdentifier.of("pmaint", path.name()));
+  }
+
+  private static String uuid(TablePath path) {
+    return ((HasTableOperations) entry(path)).operations().current().uuid();
+  }
+
+  private static PaimonTableTiering tiering() {
+    return new PaimonTableTiering(
+        lake,
+        lakestream.connection(),
+        TieringHook.NONE,
+        Duration.ofMinutes(1),
+        StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+        store);
+  }
+
+  private static FileStoreTable paimonTable(TablePath path) {
+    Options options = new Options();
+    options.set("warehouse", PaimonTables.warehouse(entry(path).location()));
+    try (Catalog paimon = CatalogFactory.createCatalog(PaimonTables.context(options))) {
+      return (FileStoreTable)
+          paimon.getTable(Identifier.create(PaimonTables.DATABASE, path.name()));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void append(TablePath path, long from, long to, Map<Long, Long> expected) {
+    try (AppendWriter writer =
+        lakestream.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
+      for (long id = from; id < to; id++) {
+        writer.append(id, id * 7);
+        expected.put(id, id * 7);
+      }
+      writer.flush();
+    }
+  }
+
+  /** The Paimon table's rows by id, through Paimon's reader; fails on an id read twice. */
+  private static Map<Long, Long> readPaimon(TablePath path) {
+    FileStoreTable table = paimonTable(path);
+    ReadBuilder read = table.newReadBuilder();
+    Map<Long, Long> rows = new TreeMap<>();
+    try (RecordReader<InternalRow> reader =
+        read.newRead().createReader(read.newScan().plan().splits())) {
+      reader.forEachRemaining(
+          row -> {
+            long id = row.getLong(0);
+            assertThat(rows.containsKey(id)).as("id %s read twice", id).isFalse();
+            rows.put(id, row.isNullAt(1) ? null : row.getLong(1));
+          });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return rows;
+  }
+
+  /** The number of rows of the Paimon table; -1 while tiering has not created it. */
+  private static int paimonRows(TablePath path) {
+    try {
+      return readPaimon(path).size();
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof Catalog.TableNotExistException) {
+        return -1;
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * What another engine writing the Paimon table does: commits rows of its own, as its own commit
+   * user, with no {@value TieredOffsets#SUMMARY_KEY}.
+   */
+  private static void foreignInsert(TablePath path, long from, long to, Map<Long, Long> expected)
+      throws Exception {
+    FileStoreTable table = paimonTable(path);
+    StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("another-engine");
+    List<CommitMessage> messages;
+    try (StreamTableWrite write = builder.newWrite()) {
+      for (long id = from; id < to; id++) {
+        write.write(GenericRow.of(id, -id));
+        expected.put(id, -id);
+      }
+      messages = write.prepareCommit(true, 1);
+    }
+    try (TableCommitImpl commit = (TableCommitImpl) builder.newCommit()) {
+      commit.commit(1, messages);
+    }
+  }
+
+  /** Expires every Paimon snapshot but the latest, as Paimon's expire procedures can. */
+  private static void expireAllButLatest(TablePath path) {
+    FileStoreTable table = paimonTable(path);
+    table
+        .newExpireSnapshots()
+        .config(
+            ExpireConfig.builder()
+                .snapshotRetainMin(1)
+                .snapshotRetainMax(1)
+                .snapshotTimeRetain(Duration.ZERO)
+                .build())
+        .expire();
+    FileStoreTable expired = paimonTable(path);
+    assertThat(expired.snapshotManager().earliestSnapshotId())
+        .isEqualTo(expired.snapshotManager().latestSnapshotId());
+    // No snapshot with offsets is left: offsets kept only in snapshots would start from 0.
+    assertThat(PaimonTableTiering.offsetsOf(expired)).isEqualTo(TieredOffsets.NONE);
+  }
+
+  @Test
+  void expiringEveryTieredSnapshotAfterAForeignCommitLosesNoOffsets() throws Exception {
+    TablePath path = create("expired");
+    PaimonTableTiering tiering = tiering();
+    Map<Long, Long> expected = new TreeMap<>();
+    append(path, 0, 1000, expected);
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(readPaimon(path)).isEqualTo(expected);
+    FileStoreTable tiered = paimonTable(path);
+    assertThat(tiered.tagManager().tagExists(TieredOffsets.TAG)).isTrue();
+    assertThat(store.load(uuid(path)).orElseThrow().offsets())
+        .isEqualTo(PaimonTableTiering.offsetsOf(tiered));
+
+    foreignInsert(path, 5000, 5005, expected);
+    expireAllButLatest(path);
+    // A round with nothing to tier points the entry at the foreign snapshot, which carries the
+    // offsets it was committed on (else union reads would read every log from 0 again).
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+    TieredOffsets entryOffsets =
+        TieredOffsets.committedIn(((HasTableOperations) entry(path)).operations().current());
+    assertThat(entryOffsets).isNotEqualTo(TieredOffsets.NONE);
+    assertThat(entryOffsets).isEqualTo(store.load(uuid(path)).orElseThrow().offsets());
+
+    append(path, 1000, 1050, expected);
+    TieringRound round = tiering.tierOnce(path);
+    assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(round.rows()).isEqualTo(50);
+    Map<Long, Long> rows = readPaimon(path);
+    assertThat(rows).hasSize(1000 + 5 + 50);
+    assertThat(rows).isEqualTo(expected);
+
+    // The tag and the record follow the commit.
+    FileStoreTable after = paimonTable(path);
+    long latest = after.snapshotManager().latestSnapshotId();
+    assertThat(after.tagManager().getOrThrow(TieredOffsets.TAG).id()).isEqualTo(latest);
+    assertThat(store.load(uuid(path)).orElseThrow().snapshotId()).isEqualTo(latest);
+    assertThat(store.load(uuid(path)).orElseThrow().offsets())
+        .isEqualTo(PaimonTableTiering.offsetsOf(after));
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+  }
+
+  @Test
+  void theCatalogsRecordCoversATagDroppedBeforeTheExpiry() throws Exception {
+    TablePath path = create("untagged");
+    PaimonTableTiering tiering = tiering();
+    Map<Long, Long> expected = new TreeMap<>();
+    append(path, 0, 1000, expected);
+    assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+
+    foreignInsert(path, 5000, 5005, expected);
+    paimonTable(path).deleteTag(TieredOffsets.TAG);
+    expireAllButLatest(path);
+    assertThat(paimonTable(path).tagManager().tagExists(TieredOffsets.TAG)).isFalse();
+
+    append(path, 1000, 1050, expected);
+    TieringRound round = tiering.tierOnce(path);
+    assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(round.rows()).isEqualTo(50);
+    assertThat(readPaimon(path)).hasSize(1000 + 5 + 50).isEqualTo(expected);
+    // The commit put the offsets and the tag back into the Paimon table.
+    assertThat(paimonTable(path).tagManager().tagExists(TieredOffsets.TAG)).isTrue();
+    TieredOffsets offsets = PaimonTableTiering.offsetsOf(paimonTable(path));
+    assertThat(offsets.partitions().get("").values().stream().mapToLong(Long::longValue).sum())
+        .isEqualTo(1050);
+    assertThat(store.load(uuid(path)).orElseThrow().offsets()).isEqualTo(offsets);
+  }
+
+  @Test
+  void withTheTagAndTheRecordGoneTieringRefusesAndTheStatusSaysFailed() throws Exception {
+    TablePath path = create("lost");
+    Map<Long, Long> expected = new TreeMap<>();
+    append(path, 0, 1000, expected);
+    // Let the server's own service tier it, every second from now on.
+    entry(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
+    await(
+        "the service to tier 1000 rows",
+        () -> paimonRows(path) == 1000 && status("lost").path("lag-rows").asLong() == 0);
+    assertThat(store.load(uuid(path))).isPresent();
+
+    foreignInsert(path, 5000, 5005, expected);
+    paimonTable(path).deleteTag(TieredOffsets.TAG);
+    expireAllButLatest(path);
+    store.remove(uuid(path));
+    append(path, 1000, 1050, expected);
+
+    await("the status to say failed", () -> status("lost").path("state").asText().equals("failed"));
+    JsonNode status = status("lost");
+    assertThat(status.path("last-error").asText())
+        .contains("refuses to start again from offset 0")
+        .contains("pmaint.lost");
+    // Nothing was tiered a second time.
+    Map<Long, Long> rows = readPaimon(path);
+    assertThat(rows).hasSize(1000 + 5);
+    assertThat(rows.keySet()).doesNotContain(1000L);
+  }
+
+  private static JsonNode status(String table) {
+    try {
+      HttpResponse<String> response =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          "http://127.0.0.1:"
+                              + lakestream.server().httpPort()
+                              + "/v1/namespaces/pmaint/tables/"
+                              + table
+                              + "/tiering"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void await(String what, BooleanSupplier done) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("Timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+    }
+  }
+}
