@@ -146,7 +146,7 @@ final class KvService {
     try {
       log = logs.tablet(table.tableId(), request.partition(), request.bucket());
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+      throw RpcErrors.of(e);
     }
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
     EncodedRows encoded = direct ? encoded(request, input.schemaId(), root, kv) : null;
@@ -323,8 +323,7 @@ final class KvService {
     } catch (IllegalArgumentException e) {
       throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
     } catch (IOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot read " + table.displayName());
     }
   }
 
@@ -421,8 +420,7 @@ final class KvService {
       try {
         open = new OpenScan(tabletKey, kv.snapshotScan(), new AtomicLong());
       } catch (IOException e) {
-        throw new RpcException(
-            ErrorCode.STORAGE_ERROR, "Cannot scan " + table.displayName() + ": " + e.getMessage());
+        throw RpcErrors.of(e, "Cannot scan " + table.displayName());
       }
       do {
         scanId = scanIds.nextLong() & Long.MAX_VALUE;
