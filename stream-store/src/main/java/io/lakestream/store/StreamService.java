@@ -3,6 +3,7 @@ package io.lakestream.store;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.arrow.BatchStatistics;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
@@ -217,7 +218,7 @@ public final class StreamService implements RequestHandler {
   private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
-    if (!table.kind().equals("log")) {
+    if (!TableKind.LOG.is(table.kind())) {
       throw new RpcException(
           ErrorCode.NOT_A_LOG_TABLE,
           "Table "
