@@ -20,6 +20,7 @@ import io.lakestream.store.kv.KvBuckets;
 import io.lakestream.store.kv.KvBuckets.EncodedRows;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.kv.KvScan;
+import io.lakestream.store.kv.KvSnapshotScans;
 import io.lakestream.store.kv.KvTablet;
 import io.lakestream.store.kv.MergeEngines;
 import io.lakestream.store.kv.Mutation;
@@ -57,13 +58,7 @@ final class KvService {
   private final KvManager kvs;
   private final KvBuckets buckets;
   private final BufferAllocator allocator = new RootAllocator();
-  private final Map<Long, OpenScan> scans = new ConcurrentHashMap<>();
-  private final SecureRandom scanIds = new SecureRandom();
-
-  /** A snapshot scan between pages; closed when done or after a minute without a page. */
-  private record OpenScan(String tabletKey, KvScan scan, AtomicLong lastUsed) {}
-
-  private static final long SCAN_IDLE_MILLIS = 60_000;
+  private final KvSnapshotScans scans = new KvSnapshotScans();
 
   KvService(LogManager logs, KvManager kvs) {
     this.logs = requireNonNull(logs, "logs is null");
@@ -401,10 +396,9 @@ final class KvService {
 
   /** SCAN_KV: the next page of a snapshot scan, starting one when the request has no scan id. */
   ByteBuffer scan(StreamTable table, ScanKvRequest request) {
-    closeIdleScans();
+    scans.closeIdle();
     String tabletKey = table.tableId() + "/" + request.partition() + "/" + request.bucket();
     long scanId = request.scanId();
-    OpenScan open;
     if (scanId == 0) {
       LogTablet log =
           logs.existingTablet(table.tableId(), request.partition(), request.bucket())
@@ -417,59 +411,34 @@ final class KvService {
                               + " has no partition "
                               + request.partition()));
       KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+      KvScan scan;
       try {
-        open = new OpenScan(tabletKey, kv.snapshotScan(), new AtomicLong());
+        scan = kv.snapshotScan();
       } catch (IOException e) {
         throw RpcErrors.of(e, "Cannot scan " + table.displayName());
       }
-      do {
-        scanId = scanIds.nextLong() & Long.MAX_VALUE;
-      } while (scanId == 0 || scans.putIfAbsent(scanId, open) != null);
-    } else {
-      open = scans.get(scanId);
-      if (open == null || !open.tabletKey().equals(tabletKey)) {
-        throw new RpcException(
-            ErrorCode.UNKNOWN_SCAN,
-            "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
-      }
+      scanId = scans.register(tabletKey, scan);
     }
-    open.lastUsed().set(System.currentTimeMillis());
     int maxRows = Math.max(1, Math.min(request.maxRows(), 100_000));
-    List<Object[]> rows = new ArrayList<>();
-    boolean done;
-    synchronized (open) {
-      try {
-        while (rows.size() < maxRows && open.scan().hasNext()) {
-          rows.add(open.scan().next());
-        }
-        done = !open.scan().hasNext();
-      } catch (IllegalStateException e) {
-        scans.remove(scanId);
-        throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
-      }
+    KvSnapshotScans.Page page;
+    try {
+      page = scans.next(scanId, tabletKey, maxRows);
+    } catch (IllegalStateException e) {
+      throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
     }
-    if (done) {
-      scans.remove(scanId);
-      open.scan().close();
+    if (page == null) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_SCAN,
+          "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
     }
     Schema schema = rowSchema(table, table.currentSchemaId());
     return new ScanKvResponse(
-            scanId, open.scan().offset(), table.currentSchemaId(), done, encodeRows(schema, rows))
+            scanId,
+            page.offset(),
+            table.currentSchemaId(),
+            page.done(),
+            encodeRows(schema, page.rows()))
         .encode();
-  }
-
-  private void closeIdleScans() {
-    long now = System.currentTimeMillis();
-    scans
-        .entrySet()
-        .removeIf(
-            entry -> {
-              if (now - entry.getValue().lastUsed().get() < SCAN_IDLE_MILLIS) {
-                return false;
-              }
-              entry.getValue().scan().close();
-              return true;
-            });
   }
 
   /** Drops the state of a table. */
