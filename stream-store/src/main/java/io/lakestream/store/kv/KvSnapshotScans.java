@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The snapshot scans that are open between pages, by an unguessable positive id. A scan is closed
- * when its last page is read, or by {@link #closeIdle} after {@link #IDLE_MILLIS} without a page.
- * A scan id is valid only with the bucket it was opened on. Thread safe; pages of one scan are read
+ * when its last page is read, or by {@link #closeIdle} after {@link #IDLE_MILLIS} without a page. A
+ * scan id is valid only with the bucket it was opened on. Thread safe; pages of one scan are read
  * one at a time.
  */
 public final class KvSnapshotScans {
@@ -39,7 +39,8 @@ public final class KvSnapshotScans {
 
   /** Keeps {@code scan} open under a new id for the bucket named by {@code tabletKey}. */
   public long register(String tabletKey, KvScan scan) {
-    OpenScan open = new OpenScan(
+    OpenScan open =
+        new OpenScan(
             requireNonNull(tabletKey, "tabletKey is null"),
             requireNonNull(scan, "scan is null"),
             new AtomicLong());
