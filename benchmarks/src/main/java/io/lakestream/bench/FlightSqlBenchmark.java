@@ -3,6 +3,8 @@ package io.lakestream.bench;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.trino.tpch.TpchColumn;
@@ -159,9 +161,9 @@ final class FlightSqlBenchmark implements Benchmark {
               new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
               PartitionSpec.unpartitioned(),
               Map.of(
-                  "lakestream.kind", "log",
-                  "lakestream.buckets", "2",
-                  "lakestream.tiering.interval", "1s"));
+                  LakestreamProperties.KIND, TableKind.LOG.value(),
+                  LakestreamProperties.BUCKETS, "2",
+                  LakestreamProperties.TIERING_INTERVAL, "1s"));
           long[] nextId = {0};
           samples =
               context.iterate(
@@ -313,7 +315,7 @@ final class FlightSqlBenchmark implements Benchmark {
       catalog
           .loadTable(TableIdentifier.of("tpch", table.getTableName()))
           .updateProperties()
-          .set("lakestream.tiering.interval", "1h")
+          .set(LakestreamProperties.TIERING_INTERVAL, "1h")
           .commit();
     }
     // The service sees the new interval at its next discovery (every second) and re-times the
@@ -392,9 +394,9 @@ final class FlightSqlBenchmark implements Benchmark {
         new Schema(fields),
         PartitionSpec.unpartitioned(),
         Map.of(
-            "lakestream.kind", "log",
-            "lakestream.buckets", "2",
-            "lakestream.tiering.interval", "1s"));
+            LakestreamProperties.KIND, TableKind.LOG.value(),
+            LakestreamProperties.BUCKETS, "2",
+            LakestreamProperties.TIERING_INTERVAL, "1s"));
     try (Statement statement = baseline.createStatement()) {
       statement.execute(ddl.append(')').toString());
     }

@@ -3,10 +3,12 @@ package io.lakestream.bench;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.ChangeType;
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.Lookuper;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
@@ -514,9 +516,9 @@ final class KeyedStateBenchmark implements Benchmark {
             .withPartitionSpec(PartitionSpec.unpartitioned())
             .withProperties(
                 Map.of(
-                    "lakestream.kind",
-                    "primary-key",
-                    "lakestream.buckets",
+                    LakestreamProperties.KIND,
+                    TableKind.PRIMARY_KEY.value(),
+                    LakestreamProperties.BUCKETS,
                     "1",
                     TieringConfig.INTERVAL_PROPERTY,
                     TIERING_INTERVAL))

@@ -3,9 +3,11 @@ package io.lakestream.bench;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.client.arrow.BatchFilter;
@@ -292,10 +294,10 @@ final class LogAppendScanBenchmark implements Benchmark {
 
     Table create(String name) {
       Map<String, String> tableProperties = new HashMap<>();
-      tableProperties.put("lakestream.kind", "log");
-      tableProperties.put("lakestream.buckets", "1");
+      tableProperties.put(LakestreamProperties.KIND, TableKind.LOG.value());
+      tableProperties.put(LakestreamProperties.BUCKETS, "1");
       // Tiering has its own benchmark: no round of it competes with this one's scans.
-      tableProperties.put("lakestream.tiering.interval", "1h");
+      tableProperties.put(LakestreamProperties.TIERING_INTERVAL, "1h");
       catalog
           .buildTable(identifier(name), W1_SCHEMA)
           .withPartitionSpec(PartitionSpec.unpartitioned())

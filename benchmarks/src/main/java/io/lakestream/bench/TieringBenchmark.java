@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.Table;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import java.io.IOException;
@@ -336,9 +338,12 @@ final class TieringBenchmark implements Benchmark {
         .withPartitionSpec(PartitionSpec.unpartitioned())
         .withProperties(
             Map.of(
-                "lakestream.kind", "log",
-                "lakestream.buckets", "1",
-                "lakestream.tiering.interval", interval))
+                LakestreamProperties.KIND,
+                TableKind.LOG.value(),
+                LakestreamProperties.BUCKETS,
+                "1",
+                LakestreamProperties.TIERING_INTERVAL,
+                interval))
         .create();
   }
 
@@ -378,7 +383,7 @@ final class TieringBenchmark implements Benchmark {
     catalog
         .loadTable(TableIdentifier.of("bench", name))
         .updateProperties()
-        .set("lakestream.tiering.interval", INTERVAL.toSeconds() + "s")
+        .set(LakestreamProperties.TIERING_INTERVAL, INTERVAL.toSeconds() + "s")
         .commit();
     long deadline = start + TIERING_DEADLINE.toNanos();
     JsonNode status;

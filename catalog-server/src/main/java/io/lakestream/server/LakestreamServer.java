@@ -27,11 +27,12 @@ import io.lakestream.rest.RestHandler;
 import io.lakestream.rest.RestRouter;
 import io.lakestream.rest.TieringStatusHandler;
 import io.lakestream.storage.WarehouseStorage;
+import io.lakestream.store.ArrowBatchProjector;
+import io.lakestream.store.RetentionFloor;
 import io.lakestream.store.StreamService;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.LogManager;
 import io.lakestream.store.rpc.RpcServer;
-import io.lakestream.stream.ArrowBatchProjector;
 import io.lakestream.stream.CatalogStreamAccess;
 import io.lakestream.stream.CatalogTableResolver;
 import io.lakestream.stream.StreamAdmin;
@@ -193,7 +194,7 @@ public final class LakestreamServer implements AutoCloseable {
           "Cannot open the stream store under " + config.dataDirectory() + ": " + e.getMessage(),
           e);
     }
-    logs.retentionFloor(this::retentionFloor);
+    logs.retentionFloor(new RetentionFloor(kvs, this::tieredOffset));
     logs.onPartitionExpired(
         (tableId, partition) -> {
           try {
@@ -526,25 +527,24 @@ public final class LakestreamServer implements AutoCloseable {
   }
 
   /**
-   * Where retention must stop in a bucket's log: at the newest state checkpoint of a primary-key
-   * table, and, while tiering runs, at the offset the table is tiered to (all of it for a table not
-   * looked up since the start, whose tiered offsets are not known yet).
+   * How far a bucket is tiered, for the store's {@link RetentionFloor}: not at all while tiering is
+   * off or for a table that is not a stream table, 0 (hold everything) for a table not looked up
+   * since the start, whose tiered offsets are not known yet.
    */
-  private long retentionFloor(String tableId, String partition, int bucket) throws IOException {
-    long floor = kvs.retentionFloor(tableId, partition, bucket);
+  private long tieredOffset(String tableId, String partition, int bucket) {
     CatalogTableResolver tables = resolver;
     if (tiering == null || tables == null) {
-      return floor;
+      return RetentionFloor.TieredOffsetSource.NOT_TIERED;
     }
     Optional<org.apache.iceberg.TableMetadata> metadata = tables.metadataById(tableId);
     if (metadata.isEmpty()) {
       return 0;
     }
     if (metadata.get().properties().get(StreamTableProperties.KIND) == null) {
-      return floor;
+      return RetentionFloor.TieredOffsetSource.NOT_TIERED;
     }
     try {
-      return Math.min(floor, TieredOffsets.committedIn(metadata.get()).offset(partition, bucket));
+      return TieredOffsets.committedIn(metadata.get()).offset(partition, bucket);
     } catch (IllegalArgumentException e) {
       return 0;
     }

@@ -1,7 +1,9 @@
 package io.lakestream.stream;
 
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.PartitionField;
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.lake.LakeTableValidators;
 import io.lakestream.store.kv.KvSchema;
@@ -24,12 +26,12 @@ import org.apache.iceberg.exceptions.BadRequestException;
  * write failure).
  */
 public final class StreamTableProperties {
-  public static final String KIND = "lakestream.kind";
-  public static final String BUCKETS = "lakestream.buckets";
-  public static final String BUCKET_KEY = "lakestream.bucket-key";
+  public static final String KIND = LakestreamProperties.KIND;
+  public static final String BUCKETS = LakestreamProperties.BUCKETS;
+  public static final String BUCKET_KEY = LakestreamProperties.BUCKET_KEY;
 
-  public static final String LOG = "log";
-  public static final String PRIMARY_KEY = "primary-key";
+  public static final String LOG = TableKind.LOG.value();
+  public static final String PRIMARY_KEY = TableKind.PRIMARY_KEY.value();
   private static final Set<String> KINDS = Set.of(LOG, PRIMARY_KEY);
   public static final int MAX_BUCKETS = 1024;
 
@@ -42,7 +44,7 @@ public final class StreamTableProperties {
     String kind = properties.get(KIND);
     if (kind == null) {
       for (String key : properties.keySet()) {
-        if (key.startsWith("lakestream.")) {
+        if (key.startsWith(LakestreamProperties.PREFIX)) {
           throw new BadRequestException("Property %s needs %s=log or primary-key", key, KIND);
         }
       }
@@ -103,7 +105,7 @@ public final class StreamTableProperties {
     validate(properties, schema);
     for (Map.Entry<String, String> property : properties.entrySet()) {
       String key = property.getKey();
-      if (key.startsWith("lakestream.")
+      if (key.startsWith(LakestreamProperties.PREFIX)
           && !KNOWN.contains(key)
           && !key.startsWith(MergeEngines.FIELDS_PREFIX)) {
         throw new BadRequestException(
@@ -324,7 +326,7 @@ public final class StreamTableProperties {
     Map<String, String> stream = new TreeMap<>();
     properties.forEach(
         (key, value) -> {
-          if (key.startsWith("lakestream.")) {
+          if (key.startsWith(LakestreamProperties.PREFIX)) {
             stream.put(key, value);
           }
         });

@@ -74,7 +74,7 @@ public final class LogScanner implements AutoCloseable {
     this.table = requireNonNull(table, "table is null");
     this.allocator = allocator == null ? new RootAllocator() : allocator;
     this.columns =
-        columns.isEmpty() || !table.kind().equals("primary-key")
+        columns.isEmpty() || !TableKind.PRIMARY_KEY.is(table.kind())
             ? List.copyOf(columns)
             : java.util.stream.Stream.concat(
                     columns.stream(),

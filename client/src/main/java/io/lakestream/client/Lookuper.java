@@ -49,7 +49,7 @@ public final class Lookuper {
 
   Lookuper(Table table) {
     this.table = requireNonNull(table, "table is null");
-    if (!table.kind().equals("primary-key")) {
+    if (!TableKind.PRIMARY_KEY.is(table.kind())) {
       throw new IllegalStateException(
           "Table " + table.path() + " is a " + table.kind() + " table, not a primary-key table");
     }

@@ -137,7 +137,7 @@ public final class Table {
   }
 
   public AppendWriter newAppendWriter(WriterOptions options) {
-    if (!kind().equals("log")) {
+    if (!TableKind.LOG.is(kind())) {
       throw new IllegalStateException(
           "Table " + path + " is a " + kind() + " table, not a log table");
     }
@@ -227,7 +227,7 @@ public final class Table {
    */
   public Schema rowSchema(int schemaId) {
     Schema schema = arrowSchema(schemaId);
-    if (!kind().equals("primary-key")) {
+    if (!TableKind.PRIMARY_KEY.is(kind())) {
       return schema;
     }
     return new Schema(schema.getFields().subList(0, schema.getFields().size() - 1));

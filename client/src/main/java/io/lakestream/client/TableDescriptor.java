@@ -21,9 +21,9 @@ import org.apache.iceberg.Schema;
  */
 public record TableDescriptor(
     String schemaJson, String partitionSpecJson, Map<String, String> properties) {
-  public static final String KIND = "lakestream.kind";
-  public static final String BUCKETS = "lakestream.buckets";
-  public static final String BUCKET_KEY = "lakestream.bucket-key";
+  public static final String KIND = LakestreamProperties.KIND;
+  public static final String BUCKETS = LakestreamProperties.BUCKETS;
+  public static final String BUCKET_KEY = LakestreamProperties.BUCKET_KEY;
 
   public TableDescriptor {
     requireNonNull(schemaJson, "schemaJson is null");
@@ -49,7 +49,7 @@ public record TableDescriptor(
   /** An unpartitioned log table of a schema given as Iceberg JSON. */
   public static TableDescriptor logTable(String schemaJson, int buckets) {
     return new TableDescriptor(
-        schemaJson, "", Map.of(KIND, "log", BUCKETS, Integer.toString(buckets)));
+        schemaJson, "", Map.of(KIND, TableKind.LOG.value(), BUCKETS, Integer.toString(buckets)));
   }
 
   /** Rows go to buckets by the hash of these columns instead of round-robin. */

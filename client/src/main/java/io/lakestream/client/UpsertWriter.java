@@ -31,7 +31,7 @@ public final class UpsertWriter implements AutoCloseable {
 
   UpsertWriter(Table table, WriterOptions options, List<String> targetColumns) {
     this.table = requireNonNull(table, "table is null");
-    if (!table.kind().equals("primary-key")) {
+    if (!TableKind.PRIMARY_KEY.is(table.kind())) {
       throw new IllegalStateException(
           "Table " + table.path() + " is a " + table.kind() + " table, not a primary-key table");
     }

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.ByteString;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TableDescriptor;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.rpc.RpcException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -176,7 +177,7 @@ final class FlightIngest {
           .toRuntimeException();
     }
     String kind = table.properties().get(LakestreamTables.KIND);
-    if ("primary-key".equals(kind)) {
+    if (TableKind.PRIMARY_KEY.is(kind)) {
       throw CallStatus.UNIMPLEMENTED
           .withDescription(
               "Table "
@@ -185,7 +186,7 @@ final class FlightIngest {
                   + " upserts through the Java client's UpsertWriter")
           .toRuntimeException();
     }
-    if (!"log".equals(kind)) {
+    if (!TableKind.LOG.is(kind)) {
       throw CallStatus.UNIMPLEMENTED
           .withDescription(
               "Table "
@@ -486,7 +487,7 @@ final class FlightIngest {
   private void createLogTable(Target target, Schema sent, Map<String, String> options) {
     org.apache.iceberg.Schema schema = icebergSchema(sent, target);
     Map<String, String> properties = new LinkedHashMap<>();
-    properties.put(TableDescriptor.KIND, "log");
+    properties.put(TableDescriptor.KIND, TableKind.LOG.value());
     for (String option : List.of(BUCKETS_OPTION, BUCKET_KEY_OPTION)) {
       String value = options.get(option);
       if (value != null) {

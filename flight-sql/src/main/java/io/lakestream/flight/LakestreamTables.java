@@ -2,6 +2,8 @@ package io.lakestream.flight;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.tiering.IcebergLakeCatalog;
 import io.lakestream.tiering.LakeCatalog;
@@ -24,9 +26,10 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
  */
 public final class LakestreamTables {
   /** The table property that marks a streaming table and its kind. */
-  static final String KIND = "lakestream.kind";
+  static final String KIND = LakestreamProperties.KIND;
 
-  private static final Set<String> STREAM_KINDS = Set.of("log", "primary-key");
+  private static final Set<String> STREAM_KINDS =
+      Set.of(TableKind.LOG.value(), TableKind.PRIMARY_KEY.value());
 
   private final Map<String, Catalog> warehouses;
   private final String defaultWarehouse;

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TableDescriptor;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.arrow.ArrowValues;
@@ -141,8 +142,9 @@ final class SqlWrites {
     Map<String, String> properties = new HashMap<>(create.properties());
     boolean keyed = !create.schema().identifierFieldIds().isEmpty();
     String kind =
-        properties.computeIfAbsent(LakestreamTables.KIND, k -> keyed ? "primary-key" : "log");
-    if (kind.equals("primary-key") != keyed) {
+        properties.computeIfAbsent(
+            LakestreamTables.KIND, k -> (keyed ? TableKind.PRIMARY_KEY : TableKind.LOG).value());
+    if (TableKind.PRIMARY_KEY.is(kind) != keyed) {
       throw new InvalidQueryException(
           keyed
               ? "A table with a PRIMARY KEY is a primary-key table, not lakestream.kind=" + kind
@@ -248,7 +250,7 @@ final class SqlWrites {
     List<Object[]> rows = read(select.toString(), List.of(), principal, columns);
     try {
       io.lakestream.client.Table stream = streams.table(path(warehouse, identifier));
-      if ("primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+      if (TableKind.PRIMARY_KEY.is(table.properties().get(LakestreamTables.KIND))) {
         try (UpsertWriter writer = stream.newUpsertWriter()) {
           rows.forEach(writer::upsert);
           writer.flush();
@@ -318,7 +320,7 @@ final class SqlWrites {
   private Table keyedTable(
       String warehouse, TableIdentifier identifier, TableReference name, String statement) {
     Table table = streamTable(warehouse, identifier, name);
-    if (!"primary-key".equals(table.properties().get(LakestreamTables.KIND))) {
+    if (!TableKind.PRIMARY_KEY.is(table.properties().get(LakestreamTables.KIND))) {
       throw new InvalidQueryException(
           statement + " needs a primary-key table; " + name + " is an append-only log table");
     }

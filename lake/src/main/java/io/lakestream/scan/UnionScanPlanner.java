@@ -3,6 +3,7 @@ package io.lakestream.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
 import io.lakestream.client.scan.UnionScanPlan;
@@ -71,13 +72,16 @@ public final class UnionScanPlanner {
     TieredOffsets offsets = TieredOffsets.committedIn(metadata);
     io.lakestream.client.Table stream = connection.table(path);
     boolean primaryKey =
-        switch (stream.kind()) {
-          case "log" -> false;
-          case "primary-key" -> true;
-          default ->
-              throw new IllegalArgumentException(
-                  "Table " + path + " is a " + stream.kind() + " table, not a streaming table");
-        };
+        TableKind.fromValue(stream.kind())
+                .orElseThrow(
+                    () ->
+                        new IllegalArgumentException(
+                            "Table "
+                                + path
+                                + " is a "
+                                + stream.kind()
+                                + " table, not a streaming table"))
+            == TableKind.PRIMARY_KEY;
     List<LogRange> ranges =
         LogRangePlanner.plan(path, stream, offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
     OptionalLong snapshotId =

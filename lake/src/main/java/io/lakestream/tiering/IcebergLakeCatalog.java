@@ -2,6 +2,8 @@ package io.lakestream.tiering;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,8 +23,9 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
  * (nested ones too) and loads each table to read its properties.
  */
 public final class IcebergLakeCatalog implements LakeCatalog {
-  private static final String KIND = "lakestream.kind";
-  private static final java.util.Set<String> STREAM_KINDS = java.util.Set.of("log", "primary-key");
+  private static final String KIND = LakestreamProperties.KIND;
+  private static final java.util.Set<String> STREAM_KINDS =
+      java.util.Set.of(TableKind.LOG.value(), TableKind.PRIMARY_KEY.value());
 
   private final Map<String, Catalog> catalogs;
 

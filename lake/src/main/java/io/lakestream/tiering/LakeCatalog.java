@@ -1,5 +1,6 @@
 package io.lakestream.tiering;
 
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TablePath;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public interface LakeCatalog {
 
     /** The table's {@code lakestream.kind}: {@code log} or {@code primary-key}. */
     public String kind() {
-      return properties.get("lakestream.kind");
+      return properties.get(LakestreamProperties.KIND);
     }
   }
 

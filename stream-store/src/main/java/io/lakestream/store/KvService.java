@@ -2,16 +2,9 @@ package io.lakestream.store;
 
 import static java.util.Objects.requireNonNull;
 
-import io.lakestream.client.ChangeType;
 import io.lakestream.client.Partitioning;
-import io.lakestream.client.RowBatch;
-import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.ArrowValues;
-import io.lakestream.client.arrow.BatchStatistics;
-import io.lakestream.client.arrow.ByteSink;
-import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
-import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.LookupRequest;
@@ -22,12 +15,12 @@ import io.lakestream.client.rpc.Messages.ScanKvRequest;
 import io.lakestream.client.rpc.Messages.ScanKvResponse;
 import io.lakestream.client.rpc.RowValues;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.store.kv.DeleteNotSupportedException;
 import io.lakestream.store.kv.InvalidMutationException;
-import io.lakestream.store.kv.KvChange;
+import io.lakestream.store.kv.KvBuckets;
+import io.lakestream.store.kv.KvBuckets.EncodedRows;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.kv.KvScan;
-import io.lakestream.store.kv.KvSchema;
+import io.lakestream.store.kv.KvSnapshotScans;
 import io.lakestream.store.kv.KvTablet;
 import io.lakestream.store.kv.MergeEngines;
 import io.lakestream.store.kv.Mutation;
@@ -39,47 +32,36 @@ import io.lakestream.store.log.LogTablet;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The write and lookup paths of primary-key tables, on top of the {@link KvManager} and the {@link
- * LogManager}: a PUT_KV request's rows are merged with the bucket's state into a changelog, the
- * changelog is appended to the bucket's log (it is the write-ahead log), and once it is durable the
- * state moves into RocksDB, where lookups read it.
- *
- * <p>Per bucket, preparing the changelog and appending it happen under the tablet's lock, so the
- * changelog's offsets are the ones the state was prepared for; acknowledgements come in log order.
+ * The PUT_KV, LOOKUP, PREFIX_LOOKUP and SCAN_KV requests of primary-key tables: decodes a request's
+ * rows and keys, calls the store ({@link KvBuckets} for the write protocol and recovery, {@link
+ * KvTablet} for reads) and encodes the response; store failures become wire errors through {@link
+ * RpcErrors}.
  */
 final class KvService {
   private final LogManager logs;
   private final KvManager kvs;
+  private final KvBuckets buckets;
   private final BufferAllocator allocator = new RootAllocator();
-  private final Map<Long, OpenScan> scans = new ConcurrentHashMap<>();
-  private final SecureRandom scanIds = new SecureRandom();
-
-  /** A snapshot scan between pages; closed when done or after a minute without a page. */
-  private record OpenScan(String tabletKey, KvScan scan, AtomicLong lastUsed) {}
-
-  private static final long SCAN_IDLE_MILLIS = 60_000;
+  private final KvSnapshotScans scans = new KvSnapshotScans();
 
   KvService(LogManager logs, KvManager kvs) {
     this.logs = requireNonNull(logs, "logs is null");
     this.kvs = requireNonNull(kvs, "kvs is null");
+    this.buckets = new KvBuckets(kvs);
   }
 
   /** Parsed row schemas by table id and schema id; a schema id never changes meaning. */
@@ -109,116 +91,12 @@ final class KvService {
 
   private KvTablet tablet(StreamTable table, String partition, int bucket, LogTablet log) {
     try {
-      return kvs.tablet(
-          table.tableId(),
-          partition,
-          bucket,
-          directory -> {
-            KvTablet tablet =
-                KvTablet.open(
-                    directory,
-                    KvSchema.create(table.schemas(), table.currentSchemaId(), table.bucketKey()),
-                    MergeEngines.create(
-                        table.schemas().get(table.currentSchemaId()), table.properties()),
-                    kvs.config(),
-                    kvs.clock(),
-                    kvs.memory(),
-                    kvs.rowCache());
-            try {
-              replay(table, partition, bucket, tablet, log);
-            } catch (IOException | RuntimeException e) {
-              tablet.close();
-              throw e;
-            }
-            return tablet;
-          });
+      return buckets.tablet(table, partition, bucket, log, schemaId -> rowSchema(table, schemaId));
     } catch (UncheckedIOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR,
-          "Cannot open the state of " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot open the state of " + table.displayName());
+    } catch (InvalidBatchFormatException e) {
+      throw RpcErrors.of(e);
     }
-  }
-
-  /** Applies the durable changelog after the tablet's applied offset. */
-  private void replay(
-      StreamTable table, String partition, int bucket, KvTablet tablet, LogTablet log)
-      throws IOException {
-    long offset = Math.max(tablet.appliedOffset(), log.logStartOffset());
-    Schema current = rowSchema(table, table.currentSchemaId());
-    while (offset < log.highWatermark()) {
-      ByteBuffer bytes = log.read(offset, 8 << 20);
-      if (!bytes.hasRemaining()) {
-        break;
-      }
-      while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
-        int size = LogBatch.LOG_OVERHEAD + bytes.getInt(bytes.position() + LogBatch.LENGTH);
-        LogBatch batch = LogBatch.wrap(bytes.slice(bytes.position(), size));
-        bytes.position(bytes.position() + size);
-        if (batch.nextOffset() <= offset || batch.baseOffset() >= log.highWatermark()) {
-          continue;
-        }
-        Schema written = ArrowValues.withChangeType(rowSchema(table, batch.schemaId()));
-        try (VectorSchemaRoot root = decodeStored(table, partition, bucket, batch, written)) {
-          int[] columns = currentColumns(current, written);
-          int typeColumn = written.getFields().size() - 1;
-          List<ChangeType> types = new ArrayList<>(root.getRowCount());
-          List<Object[]> rows = new ArrayList<>(root.getRowCount());
-          for (int row = 0; row < root.getRowCount(); row++) {
-            Object[] values = new Object[columns.length];
-            for (int i = 0; i < columns.length; i++) {
-              values[i] =
-                  columns[i] < 0
-                      ? null
-                      : ArrowValues.get(root.getFieldVectors().get(columns[i]), row);
-            }
-            types.add(
-                ChangeType.fromCode(
-                    (Byte) ArrowValues.get(root.getFieldVectors().get(typeColumn), row)));
-            rows.add(values);
-          }
-          tablet.replay(batch.baseOffset(), types, rows);
-        }
-        offset = batch.nextOffset();
-      }
-    }
-  }
-
-  /** A changelog batch read back from the log; damage (on disk) is named by its offset. */
-  private VectorSchemaRoot decodeStored(
-      StreamTable table, String partition, int bucket, LogBatch batch, Schema written) {
-    try {
-      if (!batch.isValid()) {
-        throw new InvalidBatchFormatException("it fails its CRC-32C check");
-      }
-      return ArrowBatchCodec.decode(BatchPayload.message(batch.payload()), written, allocator);
-    } catch (InvalidBatchFormatException | IllegalArgumentException e) {
-      throw new RpcException(
-          ErrorCode.CORRUPT_BATCH,
-          "Corrupt changelog batch at offset "
-              + batch.baseOffset()
-              + " of bucket "
-              + bucket
-              + (partition.isEmpty() ? "" : " of partition " + partition)
-              + " of "
-              + table.displayName()
-              + ": "
-              + e.getMessage());
-    }
-  }
-
-  /** Per column of the current schema, its position in a batch's schema (by name), or -1. */
-  private static int[] currentColumns(Schema current, Schema written) {
-    int[] columns = new int[current.getFields().size()];
-    for (int i = 0; i < columns.length; i++) {
-      columns[i] = -1;
-      String name = current.getFields().get(i).getName();
-      for (int j = 0; j < written.getFields().size() - 1; j++) {
-        if (written.getFields().get(j).getName().equals(name)) {
-          columns[i] = j;
-        }
-      }
-    }
-    return columns;
   }
 
   CompletableFuture<ByteBuffer> put(StreamTable table, PutKvRequest request) {
@@ -261,82 +139,31 @@ final class KvService {
     try {
       log = logs.tablet(table.tableId(), request.partition(), request.bucket());
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+      throw RpcErrors.of(e);
     }
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
-    Encoded encoded = direct ? encoded(request, input.schemaId(), root, kv) : null;
+    EncodedRows encoded = direct ? encoded(request, input.schemaId(), root, kv) : null;
     if (direct && encoded == null) {
       mutations = mutations(table, request, input, schema, root);
     }
-    AppendResult result;
-    synchronized (kv) {
-      try {
-        AppendResult earlier = log.earlierAppendOf(input.writerId(), input.writerSequence());
-        if (earlier != null) {
-          result = earlier;
-        } else {
-          long base = log.logEndOffset();
-          List<KvChange> changes =
-              encoded == null
-                  ? kv.prepare(base, mutations)
-                  : kv.prepareEncoded(base, encoded.keys(), encoded.values());
-          if (changes.isEmpty()) {
-            result = log.appendNothing(input.writerId(), input.writerSequence());
-          } else {
-            try {
-              result = log.append(changelog(schema, kv, changes, input));
-            } catch (IOException | RuntimeException e) {
-              kv.abort(base);
-              throw e;
-            }
-            if (result.baseOffset() != base) {
-              kv.abort(base);
-              throw new IllegalStateException(
-                  "Changelog landed at " + result.baseOffset() + ", prepared for " + base);
-            }
-          }
-        }
-      } catch (DeleteNotSupportedException e) {
-        throw new RpcException(ErrorCode.DELETE_NOT_SUPPORTED, e.getMessage());
-      } catch (InvalidMutationException e) {
-        throw new RpcException(ErrorCode.INVALID_MUTATION, e.getMessage());
-      } catch (InvalidBatchException e) {
-        throw new RpcException(
-            e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
-            e.getMessage());
-      } catch (IOException | UncheckedIOException e) {
-        throw new RpcException(
-            ErrorCode.STORAGE_ERROR,
-            "Cannot write to " + table.displayName() + ": " + e.getMessage());
-      }
+    CompletableFuture<AppendResult> written;
+    try {
+      written = buckets.write(kv, log, input, schema, mutations, encoded);
+    } catch (InvalidMutationException | InvalidBatchException e) {
+      throw RpcErrors.of(e);
+    } catch (IOException | UncheckedIOException e) {
+      throw RpcErrors.of(e, "Cannot write to " + table.displayName());
     }
-    AppendResult appended = result;
-    return appended
-        .durable()
-        .handle(
-            (ignored, error) -> {
-              if (error != null) {
-                throw new CompletionException(
-                    new RpcException(
-                        ErrorCode.STORAGE_ERROR,
-                        "Cannot make the changelog durable: " + error.getMessage()));
-              }
-              try {
-                kv.markDurable(appended.lastOffset() + 1);
-              } catch (IOException e) {
-                throw new CompletionException(
-                    new RpcException(
-                        ErrorCode.STORAGE_ERROR,
-                        "Cannot apply the changelog to the state: " + e.getMessage()));
-              }
-              return new ProduceResponse(
-                      appended.baseOffset(), appended.lastOffset(), appended.duplicate())
-                  .encode();
-            });
+    return written.handle(
+        (appended, error) -> {
+          if (error != null) {
+            throw RpcErrors.failure(error);
+          }
+          return new ProduceResponse(
+                  appended.baseOffset(), appended.lastOffset(), appended.duplicate())
+              .encode();
+        });
   }
-
-  /** Whole-row upserts and deletes as keys and values (null: a delete), for the direct path. */
-  private record Encoded(List<byte[]> keys, byte[][] values) {}
 
   /**
    * Whether a request may take the direct path, judged before any state is opened: a table whose
@@ -380,7 +207,7 @@ final class KvService {
    * the tablet cannot take them so (its schema is not the request's, its engine not last-row, a
    * column type {@link RowCodec#writesArrow} does not take).
    */
-  private static Encoded encoded(
+  private static EncodedRows encoded(
       PutKvRequest request, int schemaId, VectorSchemaRoot root, KvTablet kv) {
     RowCodec codec = kv.rowCodec();
     if (!kv.replacesWholeRows() || kv.schema().schemaId() != schemaId || !codec.writesArrow()) {
@@ -402,7 +229,7 @@ final class KvService {
         values[row] = null;
       }
     }
-    return new Encoded(keys, values);
+    return new EncodedRows(keys, values);
   }
 
   private List<Mutation> mutations(
@@ -459,72 +286,6 @@ final class KvService {
     return mutations;
   }
 
-  /** The changelog as one log batch with the request's writer id and sequence. */
-  private LogBatch changelog(Schema schema, KvTablet kv, List<KvChange> changes, LogBatch input) {
-    Schema changelogSchema = ArrowValues.withChangeType(schema);
-    Compression compression = Compression.values()[input.attributes() & 0x7];
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(changelogSchema, allocator)) {
-      if (!writeEncoded(kv.rowCodec(), changes, root)) {
-        RowBatch rows = new RowBatch(changelogSchema, changes.size());
-        int columns = schema.getFields().size();
-        for (KvChange change : changes) {
-          Object[] values = new Object[columns + 1];
-          System.arraycopy(change.row(), 0, values, 0, columns);
-          values[columns] = change.type().code();
-          rows.add(values);
-        }
-        rows.writeTo(root);
-      }
-      byte[] statistics = BatchStatistics.compute(root).serialize();
-      ByteSink out =
-          new ByteSink(
-              LogBatch.HEADER_SIZE + 4 + statistics.length + ArrowBatchCodec.estimatedSize(root));
-      out.skip(LogBatch.HEADER_SIZE);
-      out.writeInt(statistics.length);
-      out.write(statistics, 0, statistics.length);
-      ArrowBatchCodec.encode(root, compression, out);
-      return LogBatch.createInPlace(
-          out.buffer(),
-          changes.size(),
-          input.schemaId(),
-          input.writerId(),
-          input.writerSequence(),
-          input.attributes());
-    }
-  }
-
-  /**
-   * Fills an empty changelog root straight from the changes' encoded rows, copying strings as
-   * bytes; false (root untouched) if some change has no encoded row or the schema has a column type
-   * the direct path does not write.
-   */
-  private static boolean writeEncoded(
-      RowCodec codec, List<KvChange> changes, VectorSchemaRoot root) {
-    if (!codec.writesArrow()) {
-      return false;
-    }
-    for (KvChange change : changes) {
-      if (change.value() == null || !codec.isCurrent(change.value())) {
-        return false;
-      }
-    }
-    int count = changes.size();
-    List<FieldVector> vectors = root.getFieldVectors();
-    List<byte[]> values = new ArrayList<>(count);
-    for (KvChange change : changes) {
-      values.add(change.value());
-    }
-    codec.writeTo(values, vectors);
-    TinyIntVector types = (TinyIntVector) vectors.get(vectors.size() - 1);
-    types.allocateNew(count);
-    for (int row = 0; row < count; row++) {
-      types.set(row, changes.get(row).type().code());
-    }
-    types.setValueCount(count);
-    root.setRowCount(count);
-    return true;
-  }
-
   /** LOOKUP and PREFIX_LOOKUP: the durable rows of keys, or of a bucket-key prefix. */
   ByteBuffer lookup(StreamTable table, LookupRequest request, boolean prefix) {
     Schema schema = rowSchema(table, table.currentSchemaId());
@@ -555,8 +316,7 @@ final class KvService {
     } catch (IllegalArgumentException e) {
       throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
     } catch (IOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot read " + table.displayName());
     }
   }
 
@@ -634,10 +394,9 @@ final class KvService {
 
   /** SCAN_KV: the next page of a snapshot scan, starting one when the request has no scan id. */
   ByteBuffer scan(StreamTable table, ScanKvRequest request) {
-    closeIdleScans();
+    scans.closeIdle();
     String tabletKey = table.tableId() + "/" + request.partition() + "/" + request.bucket();
     long scanId = request.scanId();
-    OpenScan open;
     if (scanId == 0) {
       LogTablet log =
           logs.existingTablet(table.tableId(), request.partition(), request.bucket())
@@ -650,60 +409,34 @@ final class KvService {
                               + " has no partition "
                               + request.partition()));
       KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+      KvScan scan;
       try {
-        open = new OpenScan(tabletKey, kv.snapshotScan(), new AtomicLong());
+        scan = kv.snapshotScan();
       } catch (IOException e) {
-        throw new RpcException(
-            ErrorCode.STORAGE_ERROR, "Cannot scan " + table.displayName() + ": " + e.getMessage());
+        throw RpcErrors.of(e, "Cannot scan " + table.displayName());
       }
-      do {
-        scanId = scanIds.nextLong() & Long.MAX_VALUE;
-      } while (scanId == 0 || scans.putIfAbsent(scanId, open) != null);
-    } else {
-      open = scans.get(scanId);
-      if (open == null || !open.tabletKey().equals(tabletKey)) {
-        throw new RpcException(
-            ErrorCode.UNKNOWN_SCAN,
-            "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
-      }
+      scanId = scans.register(tabletKey, scan);
     }
-    open.lastUsed().set(System.currentTimeMillis());
     int maxRows = Math.max(1, Math.min(request.maxRows(), 100_000));
-    List<Object[]> rows = new ArrayList<>();
-    boolean done;
-    synchronized (open) {
-      try {
-        while (rows.size() < maxRows && open.scan().hasNext()) {
-          rows.add(open.scan().next());
-        }
-        done = !open.scan().hasNext();
-      } catch (IllegalStateException e) {
-        scans.remove(scanId);
-        throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
-      }
+    KvSnapshotScans.Page page;
+    try {
+      page = scans.next(scanId, tabletKey, maxRows);
+    } catch (IllegalStateException e) {
+      throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
     }
-    if (done) {
-      scans.remove(scanId);
-      open.scan().close();
+    if (page == null) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_SCAN,
+          "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
     }
     Schema schema = rowSchema(table, table.currentSchemaId());
     return new ScanKvResponse(
-            scanId, open.scan().offset(), table.currentSchemaId(), done, encodeRows(schema, rows))
+            scanId,
+            page.offset(),
+            table.currentSchemaId(),
+            page.done(),
+            encodeRows(schema, page.rows()))
         .encode();
-  }
-
-  private void closeIdleScans() {
-    long now = System.currentTimeMillis();
-    scans
-        .entrySet()
-        .removeIf(
-            entry -> {
-              if (now - entry.getValue().lastUsed().get() < SCAN_IDLE_MILLIS) {
-                return false;
-              }
-              entry.getValue().scan().close();
-              return true;
-            });
   }
 
   /** Drops the state of a table. */

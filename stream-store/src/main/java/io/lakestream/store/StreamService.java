@@ -3,6 +3,7 @@ package io.lakestream.store;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.arrow.BatchStatistics;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
@@ -126,10 +127,10 @@ public final class StreamService implements RequestHandler {
     } catch (RpcException e) {
       return CompletableFuture.failedFuture(e);
     } catch (java.nio.BufferUnderflowException e) {
-      return CompletableFuture.failedFuture(
-          new RpcException(ErrorCode.INVALID_REQUEST, "Truncated " + key + " request body"));
+      return CompletableFuture.failedFuture(RpcErrors.of(e, "Truncated " + key + " request body"));
     } catch (IllegalArgumentException e) {
       // A request field out of range that a decoder or a check below it refused by its contract.
+      // Not RpcErrors.of: an InvalidMutationException reaching here stays INVALID_REQUEST.
       return CompletableFuture.failedFuture(
           new RpcException(
               ErrorCode.INVALID_REQUEST, "Invalid " + key + " request: " + e.getMessage()));
@@ -217,7 +218,7 @@ public final class StreamService implements RequestHandler {
   private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
-    if (!table.kind().equals("log")) {
+    if (!TableKind.LOG.is(table.kind())) {
       throw new RpcException(
           ErrorCode.NOT_A_LOG_TABLE,
           "Table "
@@ -253,26 +254,17 @@ public final class StreamService implements RequestHandler {
     AppendResult result;
     try {
       result = logs.tablet(table.tableId(), request.partition(), request.bucket()).append(batch);
-    } catch (InvalidBatchException e) {
-      throw new RpcException(
-          e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
-          e.getMessage());
-    } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+    } catch (InvalidBatchException | IllegalArgumentException e) {
+      throw RpcErrors.of(e);
     } catch (IOException | UncheckedIOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR,
-          "Cannot append to " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot append to " + table.displayName());
     }
     return result
         .durable()
         .handle(
             (ignored, error) -> {
               if (error != null) {
-                throw new CompletionException(
-                    new RpcException(
-                        ErrorCode.STORAGE_ERROR,
-                        "Cannot make the batch durable: " + error.getMessage()));
+                throw new CompletionException(RpcErrors.notDurable("batch", error));
               }
               return new ProduceResponse(
                       result.baseOffset(), result.lastOffset(), result.duplicate())
@@ -410,7 +402,7 @@ public final class StreamService implements RequestHandler {
     try {
       tablet = logs.existingTablet(table.tableId(), partition, bucket);
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+      throw RpcErrors.of(e);
     }
     return tablet.orElseThrow(
         () ->
@@ -446,17 +438,10 @@ public final class StreamService implements RequestHandler {
     try {
       return tablet.slice(request.offset(), request.maxBytes());
     } catch (OffsetOutOfRangeException e) {
-      throw new RpcException(
-          ErrorCode.OFFSET_OUT_OF_RANGE,
-          "Cannot fetch bucket "
-              + request.bucket()
-              + " of "
-              + table.displayName()
-              + ": "
-              + e.getMessage());
+      throw RpcErrors.of(
+          e, "Cannot fetch bucket " + request.bucket() + " of " + table.displayName());
     } catch (UncheckedIOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR, "Cannot read " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot read " + table.displayName());
     }
   }
 
@@ -482,22 +467,18 @@ public final class StreamService implements RequestHandler {
           } catch (RuntimeException e) {
             batches.build().release();
             if (e instanceof UncheckedIOException) {
-              throw new RpcException(
-                  ErrorCode.STORAGE_ERROR,
-                  "Cannot read " + table.displayName() + ": " + e.getMessage());
+              throw RpcErrors.of(e, "Cannot read " + table.displayName());
             }
             if (e instanceof InvalidBatchFormatException) {
-              throw new RpcException(
-                  ErrorCode.CORRUPT_BATCH,
+              throw RpcErrors.of(
+                  e,
                   "Cannot read bucket "
                       + request.bucket()
                       + (request.partition().isEmpty()
                           ? ""
                           : " of partition " + request.partition())
                       + " of "
-                      + table.displayName()
-                      + ": "
-                      + e.getMessage());
+                      + table.displayName());
             }
             throw e;
           }
@@ -536,9 +517,7 @@ public final class StreamService implements RequestHandler {
               table.isPartitioned() ? logs.partitions(table.tableId()) : List.of(""))
           .encode();
     } catch (IOException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR,
-          "Cannot list the partitions of " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "Cannot list the partitions of " + table.displayName());
     }
   }
 

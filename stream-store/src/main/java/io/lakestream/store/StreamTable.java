@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.PartitionField;
 import io.lakestream.client.Partitioning;
+import io.lakestream.client.TableKind;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -62,7 +63,7 @@ public record StreamTable(
   }
 
   public boolean isPrimaryKeyTable() {
-    return kind.equals("primary-key");
+    return TableKind.PRIMARY_KEY.is(kind);
   }
 
   public boolean isPartitioned() {

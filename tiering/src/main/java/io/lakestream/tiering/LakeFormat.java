@@ -1,5 +1,6 @@
 package io.lakestream.tiering;
 
+import io.lakestream.client.LakestreamProperties;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -23,7 +24,7 @@ public enum LakeFormat {
   PAIMON;
 
   /** The table property that selects the format. */
-  public static final String PROPERTY = "lakestream.lake-format";
+  public static final String PROPERTY = LakestreamProperties.LAKE_FORMAT;
 
   /** The property's value for this format. */
   public String value() {

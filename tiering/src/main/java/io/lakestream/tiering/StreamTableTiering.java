@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
 import io.lakestream.client.TableBucket;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.scan.LogRange;
@@ -185,13 +186,16 @@ public final class StreamTableTiering implements LakeTierer {
     TieredOffsets from = begin.from();
     io.lakestream.client.Table stream = connection.table(path);
     boolean primaryKey =
-        switch (stream.kind()) {
-          case "log" -> false;
-          case "primary-key" -> true;
-          default ->
-              throw new TieringException(
-                  "Table " + path + " is a " + stream.kind() + " table, not a streaming table");
-        };
+        TableKind.fromValue(stream.kind())
+                .orElseThrow(
+                    () ->
+                        new TieringException(
+                            "Table "
+                                + path
+                                + " is a "
+                                + stream.kind()
+                                + " table, not a streaming table"))
+            == TableKind.PRIMARY_KEY;
     if (primaryKey && start.formatVersion() < 2) {
       throw new TieringException(
           "Table "

@@ -1,5 +1,6 @@
 package io.lakestream.tiering;
 
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public record TieringConfig(
           DATA_FILE_WRITER);
 
   /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
-  public static final String INTERVAL_PROPERTY = "lakestream.tiering.interval";
+  public static final String INTERVAL_PROPERTY = LakestreamProperties.TIERING_INTERVAL;
 
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(30);
   public static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
@@ -161,7 +162,7 @@ public record TieringConfig(
    * primary-key table is compacted ({@link PrimaryKeyCompaction}).
    */
   public static final String COMPACTION_DELETE_FILES_PROPERTY =
-      "lakestream.tiering.compaction.delete-files";
+      LakestreamProperties.TIERING_COMPACTION_DELETE_FILES;
 
   public static final int DEFAULT_COMPACTION_DELETE_FILES = 10;
 
@@ -199,7 +200,7 @@ public record TieringConfig(
    * before the table is checked.
    */
   public static final String COMPACTION_SMALL_FILES_PROPERTY =
-      "lakestream.tiering.compaction.small-files";
+      LakestreamProperties.TIERING_COMPACTION_SMALL_FILES;
 
   public static final int DEFAULT_COMPACTION_SMALL_FILES = 32;
 

@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
@@ -32,7 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TieringStatusReader {
   private static final Logger LOG = LoggerFactory.getLogger(TieringStatusReader.class);
-  private static final Set<String> STREAM_KINDS = Set.of("log", "primary-key");
+  private static final Set<String> STREAM_KINDS =
+      Set.of(TableKind.LOG.value(), TableKind.PRIMARY_KEY.value());
 
   private final LakeCatalog lake;
   private final Connection connection;
@@ -70,7 +73,7 @@ public final class TieringStatusReader {
    */
   public TieringStatus status(TablePath path) {
     Table table = lake.loadTable(path);
-    String kind = table.properties().get("lakestream.kind");
+    String kind = table.properties().get(LakestreamProperties.KIND);
     if (kind == null || !STREAM_KINDS.contains(kind)) {
       throw new IllegalArgumentException(
           "Table " + path + " is not a streaming table (no lakestream.kind): it is not tiered");

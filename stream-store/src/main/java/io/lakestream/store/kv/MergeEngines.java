@@ -2,6 +2,7 @@ package io.lakestream.store.kv;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.LakestreamProperties;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -28,9 +29,9 @@ import org.apache.iceberg.types.Types;
  * </ul>
  */
 public final class MergeEngines {
-  public static final String MERGE_ENGINE = "lakestream.merge-engine";
-  public static final String VERSION_COLUMN = "lakestream.merge-engine.version-column";
-  public static final String FIELDS_PREFIX = "lakestream.fields.";
+  public static final String MERGE_ENGINE = LakestreamProperties.MERGE_ENGINE;
+  public static final String VERSION_COLUMN = LakestreamProperties.MERGE_ENGINE_VERSION_COLUMN;
+  public static final String FIELDS_PREFIX = LakestreamProperties.FIELDS_PREFIX;
   public static final String AGGREGATE_FUNCTION = "aggregate-function";
   public static final String LISTAGG_DELIMITER = "listagg-delimiter";
 

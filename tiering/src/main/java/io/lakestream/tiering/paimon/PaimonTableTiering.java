@@ -3,7 +3,9 @@ package io.lakestream.tiering.paimon;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableBucket;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
 import io.lakestream.lake.LakeTierer;
@@ -224,13 +226,11 @@ public final class PaimonTableTiering implements LakeTierer {
       throw new TieringException(
           "Table " + path + " does not tier into Paimon (" + LakeFormat.PROPERTY + ")");
     }
-    String kind = metadata.properties().get("lakestream.kind");
     boolean primaryKey =
-        switch (kind == null ? "" : kind) {
-          case "log" -> false;
-          case "primary-key" -> true;
-          default -> throw new TieringException("Table " + path + " is not a streaming table");
-        };
+        TableKind.fromValue(metadata.properties().get(LakestreamProperties.KIND))
+                .orElseThrow(
+                    () -> new TieringException("Table " + path + " is not a streaming table"))
+            == TableKind.PRIMARY_KEY;
     FileStoreTable table = PaimonTables.open(path.name(), metadata, primaryKey);
     restoreIcebergMetadata(path, table, commitUser(entry));
     entries.sync(path, table, primaryKey);

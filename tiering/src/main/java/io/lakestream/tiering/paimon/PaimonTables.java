@@ -1,5 +1,6 @@
 package io.lakestream.tiering.paimon;
 
+import io.lakestream.client.LakestreamProperties;
 import io.lakestream.tiering.TieringException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,7 +135,8 @@ public final class PaimonTables {
           primaryKeys.add(column.name());
         }
       }
-      options.put("bucket", metadata.properties().getOrDefault("lakestream.buckets", "1").trim());
+      options.put(
+          "bucket", metadata.properties().getOrDefault(LakestreamProperties.BUCKETS, "1").trim());
       options.put("merge-engine", "deduplicate");
     } else {
       options.put("bucket", "-1");

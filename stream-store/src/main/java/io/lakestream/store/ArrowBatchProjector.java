@@ -1,4 +1,4 @@
-package io.lakestream.stream;
+package io.lakestream.store;
 
 import io.lakestream.client.arrow.ArrowBatchCodec;
 import io.lakestream.client.arrow.BatchFilter;
@@ -8,8 +8,6 @@ import io.lakestream.client.arrow.ProjectionPlan;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.store.BatchProjector;
-import io.lakestream.store.StreamTable;
 import io.lakestream.store.log.LogSlice;
 import io.lakestream.store.rpc.ResponseBody;
 import java.io.IOException;

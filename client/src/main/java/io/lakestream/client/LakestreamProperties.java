@@ -1,0 +1,44 @@
+package io.lakestream.client;
+
+/**
+ * The names of the {@code lakestream.*} table properties, declared once. What each value may be is
+ * checked by the catalog when a table is created or changed.
+ */
+public final class LakestreamProperties {
+  /** The prefix of every Lakestream table property. */
+  public static final String PREFIX = "lakestream.";
+
+  /** The table's {@link TableKind}; without it a table is a plain Iceberg table. */
+  public static final String KIND = "lakestream.kind";
+
+  /** How many buckets the table's stream has. */
+  public static final String BUCKETS = "lakestream.buckets";
+
+  /** Comma-separated columns whose hash picks a row's bucket (round-robin without). */
+  public static final String BUCKET_KEY = "lakestream.bucket-key";
+
+  /** The merge engine of a primary-key table. */
+  public static final String MERGE_ENGINE = "lakestream.merge-engine";
+
+  /** The version column of a primary-key table with the versioned merge engine. */
+  public static final String MERGE_ENGINE_VERSION_COLUMN = "lakestream.merge-engine.version-column";
+
+  /** The prefix of per-column properties ({@code lakestream.fields.<column>.<option>}). */
+  public static final String FIELDS_PREFIX = "lakestream.fields.";
+
+  /** How often the table is tiered into the lake. */
+  public static final String TIERING_INTERVAL = "lakestream.tiering.interval";
+
+  /** After how many delete files a tiered primary-key table is compacted. */
+  public static final String TIERING_COMPACTION_DELETE_FILES =
+      "lakestream.tiering.compaction.delete-files";
+
+  /** After how many small files a tiered table is compacted. */
+  public static final String TIERING_COMPACTION_SMALL_FILES =
+      "lakestream.tiering.compaction.small-files";
+
+  /** The lake format the table is tiered into. */
+  public static final String LAKE_FORMAT = "lakestream.lake-format";
+
+  private LakestreamProperties() {}
+}
