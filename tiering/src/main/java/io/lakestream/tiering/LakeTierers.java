@@ -38,8 +38,7 @@ public final class LakeTierers {
             lake, connection, hook, readTimeout, maxRowsPerRound, dataFileWriter, offsetsStore));
     tierers.put(
         LakeFormat.PAIMON,
-        new PaimonTableTiering(
-            lake, connection, hook, readTimeout, maxRowsPerRound, offsetsStore));
+        new PaimonTableTiering(lake, connection, hook, readTimeout, maxRowsPerRound, offsetsStore));
     return tierers;
   }
 }
