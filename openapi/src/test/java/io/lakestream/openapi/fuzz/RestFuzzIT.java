@@ -114,7 +114,7 @@ class RestFuzzIT {
       for (int i = 0; i < 2; i++) {
         DataFile file =
             DataFiles.builder(table.spec())
-                .withPath(locationRoot + "/data-" + i + ".parquet")
+                .withPath(table.location() + "/data/data-" + i + ".parquet")
                 .withFileSizeInBytes(100)
                 .withRecordCount(1)
                 .withPartitionPath("category=c" + i)
