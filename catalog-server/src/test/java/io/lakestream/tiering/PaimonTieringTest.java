@@ -10,6 +10,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeTierer;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import io.lakestream.testing.EmbeddedLakestream;
@@ -768,6 +769,23 @@ class PaimonTieringTest {
     assertLogRows(readIceberg(log), written);
     assertPrimaryKeyRows(readPaimon(keyed, false), model);
     assertPrimaryKeyRows(readIceberg(keyed), model);
+  }
+
+  @Test
+  void theStandardRegistryFindsPaimonsTiererOnTheClassPath() {
+    // tiering does not depend on lake-paimon: Paimon's tierer comes from its LakeTiererFactory.
+    Map<LakeFormat, LakeTierer> tierers =
+        LakeTierers.standard(
+            lake,
+            connection,
+            TieringHook.NONE,
+            Duration.ofMinutes(1),
+            1_000,
+            DataFileWriter.DUCKDB,
+            TieredOffsetsStore.NONE);
+    assertThat(tierers.keySet()).containsExactlyInAnyOrder(LakeFormat.ICEBERG, LakeFormat.PAIMON);
+    assertThat(tierers.get(LakeFormat.ICEBERG)).isInstanceOf(StreamTableTiering.class);
+    assertThat(tierers.get(LakeFormat.PAIMON)).isInstanceOf(PaimonTableTiering.class);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -13,9 +13,11 @@
  *       registry keyed by format).
  * </ul>
  *
+ * <p>A format in a module of its own (Paimon's, in {@code lake-paimon}, so that readers of Iceberg
+ * tables never load Paimon) also registers a {@link io.lakestream.lake.LakeTiererFactory}, through
+ * which the tiering module builds its tierer without depending on it.
+ *
  * <p>Not split out yet (the tierers still do them inside a round): a table creator, a data writer
- * and a reader of committed offsets per format; and the Paimon implementation still lives in the
- * tiering module, to move into a {@code lake-paimon} module so that readers of Iceberg tables never
- * load Paimon.
+ * and a reader of committed offsets per format.
  */
 package io.lakestream.lake;

@@ -13,7 +13,7 @@ class LakeTableValidatorsTest {
 
   @Test
   void aFormatWithoutAValidatorIsADeploymentErrorNamingTheKnownOnes() {
-    // lake's own tests do not see the tiering module, so Paimon's validator is absent here.
+    // lake's own tests do not see the lake-paimon module, so Paimon's validator is absent here.
     assertThatThrownBy(() -> LakeTableValidators.of("paimon"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("'paimon'")

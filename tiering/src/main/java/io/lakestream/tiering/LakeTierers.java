@@ -2,13 +2,14 @@ package io.lakestream.tiering;
 
 import io.lakestream.client.Connection;
 import io.lakestream.lake.LakeTierer;
-import io.lakestream.tiering.paimon.PaimonTableTiering;
+import io.lakestream.lake.LakeTiererFactory;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.ServiceLoader;
 
 /**
- * The tierers of the lake formats this module implements, keyed by {@link LakeFormat}: the registry
+ * The tierers of the lake formats on the class path, keyed by {@link LakeFormat}: the registry
  * {@link TieringService} picks each table's tierer from, by the table's {@value
  * LakeFormat#PROPERTY}. Callers (the server, a tiering job) build it here and never name a format's
  * classes.
@@ -17,11 +18,15 @@ public final class LakeTierers {
   private LakeTierers() {}
 
   /**
-   * Iceberg's ({@link StreamTableTiering}) and Paimon's ({@link PaimonTableTiering}) tierers, each
-   * reading the log through {@code connection} and committing into the tables of {@code lake}.
+   * Iceberg's tierer ({@link StreamTableTiering}, this module's) and that of every other format
+   * whose {@link LakeTiererFactory} is on the class path (Paimon's, in the {@code lake-paimon}
+   * module), each reading the log through {@code connection} and committing into the tables of
+   * {@code lake}.
    *
    * @param dataFileWriter how Iceberg tiering writes log tables' data files
-   * @param offsetsStore the catalog's own record of tiered offsets (both formats)
+   * @param offsetsStore the catalog's own record of tiered offsets (every format)
+   * @throws IllegalStateException when two factories on the class path are for the same format, or
+   *     one is for Iceberg (a deployment error)
    */
   public static Map<LakeFormat, LakeTierer> standard(
       LakeCatalog lake,
@@ -36,9 +41,24 @@ public final class LakeTierers {
         LakeFormat.ICEBERG,
         new StreamTableTiering(
             lake, connection, hook, readTimeout, maxRowsPerRound, dataFileWriter, offsetsStore));
-    tierers.put(
-        LakeFormat.PAIMON,
-        new PaimonTableTiering(lake, connection, hook, readTimeout, maxRowsPerRound, offsetsStore));
+    LakeTiererFactory.Settings settings =
+        new LakeTiererFactory.Settings(
+            lake, connection, hook, readTimeout, maxRowsPerRound, offsetsStore);
+    Map<LakeFormat, LakeTiererFactory> factories = new EnumMap<>(LakeFormat.class);
+    for (LakeTiererFactory factory :
+        ServiceLoader.load(LakeTiererFactory.class, LakeTiererFactory.class.getClassLoader())) {
+      LakeTiererFactory before = factories.putIfAbsent(factory.format(), factory);
+      if (before != null || factory.format() == LakeFormat.ICEBERG) {
+        throw new IllegalStateException(
+            "Two tierers for lake format '"
+                + factory.format().value()
+                + "': "
+                + (before == null ? StreamTableTiering.class : before.getClass()).getName()
+                + " and "
+                + factory.getClass().getName());
+      }
+      tierers.put(factory.format(), factory.create(settings));
+    }
     return tierers;
   }
 }

@@ -8,9 +8,9 @@ import org.apache.iceberg.DataFile;
  * Called by a round between writing its data files and committing them: the moment a crash is most
  * interesting. Tests throw from here to stand for a crash; an exception fails the round exactly as
  * a failure of the commit would (the round's files are deleted, nothing is committed). Called on
- * the round's thread; must not keep the list. Rounds into Paimon ({@link
- * io.lakestream.tiering.paimon.PaimonTableTiering}) call it with an empty list: their files are
- * Paimon's, not Iceberg data files.
+ * the round's thread; must not keep the list. Rounds into Paimon (the lake-paimon module's {@code
+ * PaimonTableTiering}) call it with an empty list: their files are Paimon's, not Iceberg data
+ * files.
  */
 @FunctionalInterface
 public interface TieringHook {
