@@ -6,8 +6,6 @@ import io.lakestream.client.arrow.BatchStatistics;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.arrow.ProjectionPlan;
 import io.lakestream.client.batch.LogBatch;
-import io.lakestream.client.rpc.ErrorCode;
-import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.log.LogSlice;
 import io.lakestream.store.rpc.ResponseBody;
 import java.io.IOException;
@@ -56,14 +54,13 @@ public final class ArrowBatchProjector implements BatchProjector {
           filter.hasRemaining() ? BatchFilter.parse(filter.duplicate()) : BatchFilter.MATCH_ALL;
       batchFilter.validate(current);
     } catch (IllegalArgumentException | InvalidBatchFormatException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid filter: " + e.getMessage());
+      throw new InvalidRequestException("Invalid filter: " + e.getMessage());
     }
     List<Field> fields = current.getFields();
     String[] names = new String[projection.length];
     for (int i = 0; i < projection.length; i++) {
       if (projection[i] < 0 || projection[i] >= fields.size()) {
-        throw new RpcException(
-            ErrorCode.INVALID_REQUEST,
+        throw new InvalidRequestException(
             "Projection column "
                 + projection[i]
                 + " is not in "
@@ -249,8 +246,7 @@ public final class ArrowBatchProjector implements BatchProjector {
         key -> {
           String json = table.arrowSchemas().get(schemaId);
           if (json == null) {
-            throw new RpcException(
-                ErrorCode.SCHEMA_MISMATCH,
+            throw new SchemaMismatchException(
                 "Table " + table.displayName() + " has no schema " + schemaId);
           }
           try {

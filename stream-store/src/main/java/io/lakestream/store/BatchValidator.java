@@ -8,8 +8,7 @@ import io.lakestream.client.arrow.ColumnStats;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
-import io.lakestream.client.rpc.ErrorCode;
-import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.log.InvalidBatchException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -38,10 +37,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *       batch holding a matching row.
  * </ul>
  *
- * Anything else is refused with {@link ErrorCode#INVALID_BATCH} (or {@link
- * ErrorCode#INVALID_REQUEST} for a request that is not even a batch) and a message naming the table
- * and the problem. The check decodes the batch once into {@code allocator}; the caller gets the
- * decoded rows and owns them. Thread-safe: it keeps no state.
+ * Anything else is refused with an {@link InvalidBatchException} (wire code {@code INVALID_BATCH},
+ * see {@link RpcErrors}) and a message naming the table and the problem. The check decodes the
+ * batch once into {@code allocator}; the caller gets the decoded rows and owns them. Thread-safe:
+ * it keeps no state.
  */
 final class BatchValidator {
   private static final int KNOWN_ATTRIBUTES = 0x7;
@@ -61,7 +60,7 @@ final class BatchValidator {
    *
    * @param maxBatchBytes the largest batch the log takes ({@code log.max-batch-bytes})
    * @return the batch, over {@code bytes}
-   * @throws RpcException with {@link ErrorCode#INVALID_BATCH} naming the problem
+   * @throws InvalidBatchException naming the problem
    */
   static LogBatch checkHeader(StreamTable table, ByteBuffer bytes, int maxBatchBytes) {
     requireNonNull(table, "table is null");
@@ -133,7 +132,9 @@ final class BatchValidator {
    * @param statisticsRequired whether the batch must carry statistics (log appends, which filters
    *     read); without, an empty statistics section is allowed, and any present is checked
    * @return the batch's rows, owned by the caller, who must close them
-   * @throws RpcException with {@link ErrorCode#INVALID_BATCH} naming the problem
+   * @throws io.lakestream.client.rpc.RpcException with {@code STORAGE_ERROR} if there is no memory
+   *     to decode the batch
+   * @throws InvalidBatchException naming the problem
    */
   static VectorSchemaRoot checkPayload(
       StreamTable table,
@@ -185,9 +186,7 @@ final class BatchValidator {
     } catch (InvalidBatchFormatException | IllegalArgumentException e) {
       throw invalid(table, "its rows are unreadable: " + e.getMessage());
     } catch (OutOfMemoryException e) {
-      throw new RpcException(
-          ErrorCode.STORAGE_ERROR,
-          "No memory to check a batch for " + table.displayName() + ": " + e.getMessage());
+      throw RpcErrors.of(e, "No memory to check a batch for " + table.displayName());
     }
     try {
       if (root.getRowCount() != batch.recordCount()) {
@@ -232,8 +231,7 @@ final class BatchValidator {
     }
   }
 
-  private static RpcException invalid(StreamTable table, String problem) {
-    return new RpcException(
-        ErrorCode.INVALID_BATCH, "Refused a batch for " + table.displayName() + ": " + problem);
+  private static InvalidBatchException invalid(StreamTable table, String problem) {
+    return new InvalidBatchException("Refused a batch for " + table.displayName() + ": " + problem);
   }
 }

@@ -6,7 +6,6 @@ import io.lakestream.client.Partitioning;
 import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.LogBatch;
-import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.LookupRequest;
 import io.lakestream.client.rpc.Messages.LookupResponse;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
@@ -14,13 +13,13 @@ import io.lakestream.client.rpc.Messages.PutKvRequest;
 import io.lakestream.client.rpc.Messages.ScanKvRequest;
 import io.lakestream.client.rpc.Messages.ScanKvResponse;
 import io.lakestream.client.rpc.RowValues;
-import io.lakestream.client.rpc.RpcException;
 import io.lakestream.store.kv.InvalidMutationException;
 import io.lakestream.store.kv.KvBuckets;
 import io.lakestream.store.kv.KvBuckets.EncodedRows;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.kv.KvScan;
 import io.lakestream.store.kv.KvSnapshotScans;
+import io.lakestream.store.kv.KvTableDefinition;
 import io.lakestream.store.kv.KvTablet;
 import io.lakestream.store.kv.MergeEngines;
 import io.lakestream.store.kv.Mutation;
@@ -71,8 +70,8 @@ final class KvService {
   Schema rowSchema(StreamTable table, int schemaId) {
     String json = table.arrowSchemas().get(schemaId);
     if (json == null) {
-      throw new RpcException(
-          ErrorCode.SCHEMA_MISMATCH, "Table " + table.displayName() + " has no schema " + schemaId);
+      throw new SchemaMismatchException(
+          "Table " + table.displayName() + " has no schema " + schemaId);
     }
     if (rowSchemas.size() > 10_000) {
       rowSchemas.clear();
@@ -91,7 +90,18 @@ final class KvService {
 
   private KvTablet tablet(StreamTable table, String partition, int bucket, LogTablet log) {
     try {
-      return buckets.tablet(table, partition, bucket, log, schemaId -> rowSchema(table, schemaId));
+      return buckets.tablet(
+          new KvTableDefinition(
+              table.tableId(),
+              table.displayName(),
+              table.schemas(),
+              table.currentSchemaId(),
+              table.bucketKey(),
+              table.properties()),
+          partition,
+          bucket,
+          log,
+          schemaId -> rowSchema(table, schemaId));
     } catch (UncheckedIOException e) {
       throw RpcErrors.of(e, "Cannot open the state of " + table.displayName());
     } catch (InvalidBatchFormatException e) {
@@ -103,8 +113,7 @@ final class KvService {
     LogBatch input =
         BatchValidator.checkHeader(table, request.batch(), logs.config().maxBatchBytes());
     if (input.schemaId() != table.currentSchemaId()) {
-      throw new RpcException(
-          ErrorCode.SCHEMA_MISMATCH,
+      throw new SchemaMismatchException(
           "Rows of "
               + table.displayName()
               + " must have the current schema "
@@ -128,8 +137,7 @@ final class KvService {
       VectorSchemaRoot root) {
     ByteBuffer ops = request.ops();
     if (ops.remaining() != root.getRowCount()) {
-      throw new RpcException(
-          ErrorCode.INVALID_REQUEST,
+      throw new InvalidRequestException(
           root.getRowCount() + " rows came with " + ops.remaining() + " operations");
     }
     // Rows the direct path cannot take are checked (and refused) before any state is opened.
@@ -242,7 +250,7 @@ final class KvService {
     try {
       rows = ArrowValues.rows(root, schema.getFields().size());
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_BATCH, "Unreadable rows: " + e.getMessage());
+      throw new InvalidBatchException("Unreadable rows: " + e.getMessage());
     }
     return mutations(table, request, input, rows);
   }
@@ -260,11 +268,10 @@ final class KvService {
         try {
           partition = partitioning.partitionOf(row);
         } catch (IllegalArgumentException e) {
-          throw new RpcException(ErrorCode.INVALID_MUTATION, e.getMessage());
+          throw new InvalidMutationException(e.getMessage());
         }
         if (!partition.equals(request.partition())) {
-          throw new RpcException(
-              ErrorCode.INVALID_MUTATION,
+          throw new InvalidMutationException(
               "Row " + i + " belongs to partition " + partition + ", not " + request.partition());
         }
       }
@@ -276,11 +283,10 @@ final class KvService {
                       ? Mutation.upsert(row)
                       : Mutation.partialUpdate(row, request.targetColumns());
               case PutKvRequest.DELETE -> Mutation.delete(row);
-              default ->
-                  throw new RpcException(ErrorCode.INVALID_REQUEST, "Unknown operation " + op);
+              default -> throw new InvalidRequestException("Unknown operation " + op);
             });
       } catch (IllegalArgumentException e) {
-        throw new RpcException(ErrorCode.INVALID_MUTATION, "Row " + i + ": " + e.getMessage());
+        throw new InvalidMutationException("Row " + i + ": " + e.getMessage());
       }
     }
     return mutations;
@@ -294,8 +300,7 @@ final class KvService {
         logs.existingTablet(table.tableId(), request.partition(), request.bucket())
             .orElseThrow(
                 () ->
-                    new RpcException(
-                        ErrorCode.UNKNOWN_PARTITION,
+                    new UnknownPartitionException(
                         "Table "
                             + table.displayName()
                             + " has no partition "
@@ -304,7 +309,7 @@ final class KvService {
     try {
       if (prefix) {
         if (keys.size() != 1) {
-          throw new RpcException(ErrorCode.INVALID_REQUEST, "A prefix lookup takes one prefix");
+          throw new InvalidRequestException("A prefix lookup takes one prefix");
         }
         List<Object[]> found = kv.prefixLookup(keys.get(0));
         byte[] flags = new byte[found.size()];
@@ -314,7 +319,7 @@ final class KvService {
       }
       return lookupResponse(table, schema, kv, kv.lookupValues(keys));
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
+      throw new InvalidMutationException("Invalid key: " + e.getMessage());
     } catch (IOException e) {
       throw RpcErrors.of(e, "Cannot read " + table.displayName());
     }
@@ -336,7 +341,7 @@ final class KvService {
     try {
       values = kv.lookupValuesInMemory(keys);
     } catch (IllegalArgumentException e) {
-      throw new RpcException(ErrorCode.INVALID_MUTATION, "Invalid key: " + e.getMessage());
+      throw new InvalidMutationException("Invalid key: " + e.getMessage());
     }
     return values == null ? null : lookupResponse(table, schema, kv, values);
   }
@@ -351,7 +356,7 @@ final class KvService {
     try {
       return RowValues.decode(request.keys(), keyTypes);
     } catch (RuntimeException e) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, "Malformed keys: " + e.getMessage());
+      throw new InvalidRequestException("Malformed keys: " + e.getMessage());
     }
   }
 
@@ -402,8 +407,7 @@ final class KvService {
           logs.existingTablet(table.tableId(), request.partition(), request.bucket())
               .orElseThrow(
                   () ->
-                      new RpcException(
-                          ErrorCode.UNKNOWN_PARTITION,
+                      new UnknownPartitionException(
                           "Table "
                               + table.displayName()
                               + " has no partition "
@@ -422,11 +426,10 @@ final class KvService {
     try {
       page = scans.next(scanId, tabletKey, maxRows);
     } catch (IllegalStateException e) {
-      throw new RpcException(ErrorCode.UNKNOWN_SCAN, "The scan was closed: " + e.getMessage());
+      throw new UnknownScanException("The scan was closed: " + e.getMessage());
     }
     if (page == null) {
-      throw new RpcException(
-          ErrorCode.UNKNOWN_SCAN,
+      throw new UnknownScanException(
           "No snapshot scan " + scanId + " of " + table.displayName() + " is open");
     }
     Schema schema = rowSchema(table, table.currentSchemaId());

@@ -1,5 +1,6 @@
 package io.lakestream.store;
 
+import io.lakestream.client.TableKind;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
@@ -11,19 +12,35 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.util.concurrent.CompletionException;
+import org.apache.arrow.memory.OutOfMemoryException;
 
 /**
  * The one mapping from the stream store's exceptions to the stream RPC's {@link ErrorCode}s, as
- * {@code RestErrors} is for REST and {@code FlightErrors} for Flight. The services catch what the
- * store throws and turn it into a wire error here; checks of a request's own fields at the boundary
- * (unknown table, bucket, partition or schema, a table of the wrong kind) name their code where the
- * check is made.
+ * {@code RestErrors} is for REST and {@code FlightErrors} for Flight. The services throw a {@link
+ * StreamRequestException} when a check of a request at the boundary refuses it (unknown table,
+ * bucket, partition, schema or scan, a table of the wrong kind, a malformed field), catch what the
+ * store throws, and turn both into a wire error here. Only the RPC server's frame layer names codes
+ * of its own, for errors of the framing itself (a frame too short or too large, an unknown API key,
+ * the server busy, an internal error).
  *
  * <table>
  *   <caption>Exceptions and their wire codes</caption>
  *   <tr><th>exception</th><th>code</th><th>message</th></tr>
  *   <tr><td>{@link RpcException}</td><td>its own</td><td>its own</td></tr>
  *   <tr><td>{@link CompletionException}</td><td>that of its cause</td><td></td></tr>
+ *   <tr><td>{@link UnsupportedVersionException}</td><td>{@code UNSUPPORTED_VERSION}</td>
+ *       <td>raw</td></tr>
+ *   <tr><td>{@link NotAuthenticatedException}</td><td>{@code NOT_AUTHENTICATED}</td>
+ *       <td>raw</td></tr>
+ *   <tr><td>{@link InvalidRequestException}</td><td>{@code INVALID_REQUEST}</td><td>raw</td></tr>
+ *   <tr><td>{@link UnknownTableException}</td><td>{@code UNKNOWN_TABLE}</td><td>raw</td></tr>
+ *   <tr><td>{@link UnknownPartitionException}</td><td>{@code UNKNOWN_PARTITION}</td>
+ *       <td>raw</td></tr>
+ *   <tr><td>{@link UnknownBucketException}</td><td>{@code UNKNOWN_BUCKET}</td><td>raw</td></tr>
+ *   <tr><td>{@link UnknownScanException}</td><td>{@code UNKNOWN_SCAN}</td><td>raw</td></tr>
+ *   <tr><td>{@link WrongTableKindException}</td><td>{@code NOT_A_LOG_TABLE} when a log table is
+ *       required, else {@code NOT_A_PRIMARY_KEY_TABLE}</td><td>raw</td></tr>
+ *   <tr><td>{@link SchemaMismatchException}</td><td>{@code SCHEMA_MISMATCH}</td><td>raw</td></tr>
  *   <tr><td>{@link DeleteNotSupportedException}</td><td>{@code DELETE_NOT_SUPPORTED}</td>
  *       <td>raw</td></tr>
  *   <tr><td>{@link InvalidMutationException}</td><td>{@code INVALID_MUTATION}</td><td>raw</td></tr>
@@ -35,6 +52,8 @@ import java.util.concurrent.CompletionException;
  *       {@link BatchValidator})</td><td>{@code CORRUPT_BATCH}</td><td>with context</td></tr>
  *   <tr><td>{@link IOException}, {@link UncheckedIOException}</td><td>{@code STORAGE_ERROR}</td>
  *       <td>with context</td></tr>
+ *   <tr><td>Arrow's {@link OutOfMemoryException} (no memory to decode a batch)</td>
+ *       <td>{@code STORAGE_ERROR}</td><td>with context</td></tr>
  *   <tr><td>{@link BufferUnderflowException} (a truncated request)</td>
  *       <td>{@code INVALID_REQUEST}</td><td>the context alone</td></tr>
  *   <tr><td>{@link IllegalArgumentException} (a request field a check refused)</td>
@@ -74,6 +93,23 @@ public final class RpcErrors {
       case RpcException rpc -> rpc;
       case CompletionException completion when completion.getCause() != null ->
           mapped(completion.getCause(), context);
+      case UnsupportedVersionException e ->
+          new RpcException(ErrorCode.UNSUPPORTED_VERSION, e.getMessage());
+      case NotAuthenticatedException e ->
+          new RpcException(ErrorCode.NOT_AUTHENTICATED, e.getMessage());
+      case InvalidRequestException e -> new RpcException(ErrorCode.INVALID_REQUEST, e.getMessage());
+      case UnknownTableException e -> new RpcException(ErrorCode.UNKNOWN_TABLE, e.getMessage());
+      case UnknownPartitionException e ->
+          new RpcException(ErrorCode.UNKNOWN_PARTITION, e.getMessage());
+      case UnknownBucketException e -> new RpcException(ErrorCode.UNKNOWN_BUCKET, e.getMessage());
+      case UnknownScanException e -> new RpcException(ErrorCode.UNKNOWN_SCAN, e.getMessage());
+      case WrongTableKindException e ->
+          new RpcException(
+              e.required() == TableKind.LOG
+                  ? ErrorCode.NOT_A_LOG_TABLE
+                  : ErrorCode.NOT_A_PRIMARY_KEY_TABLE,
+              e.getMessage());
+      case SchemaMismatchException e -> new RpcException(ErrorCode.SCHEMA_MISMATCH, e.getMessage());
       case DeleteNotSupportedException e ->
           new RpcException(ErrorCode.DELETE_NOT_SUPPORTED, e.getMessage());
       case InvalidMutationException e ->
@@ -88,6 +124,8 @@ public final class RpcErrors {
           new RpcException(ErrorCode.CORRUPT_BATCH, withContext(context, e));
       case IOException e -> new RpcException(ErrorCode.STORAGE_ERROR, withContext(context, e));
       case UncheckedIOException e ->
+          new RpcException(ErrorCode.STORAGE_ERROR, withContext(context, e));
+      case OutOfMemoryException e ->
           new RpcException(ErrorCode.STORAGE_ERROR, withContext(context, e));
       case BufferUnderflowException e ->
           new RpcException(

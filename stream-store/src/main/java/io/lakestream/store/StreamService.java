@@ -9,7 +9,6 @@ import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ApiKey;
-import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages;
 import io.lakestream.client.rpc.Messages.AuthenticateRequest;
 import io.lakestream.client.rpc.Messages.AuthenticateResponse;
@@ -26,6 +25,7 @@ import io.lakestream.client.rpc.Messages.ProduceRequest;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.Messages.PutKvRequest;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.store.kv.InvalidMutationException;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.AppendResult;
 import io.lakestream.store.log.InvalidBatchException;
@@ -89,15 +89,13 @@ public final class StreamService implements RequestHandler {
       Session session, ApiKey key, short version, ByteBuffer body) {
     try {
       if (version > key.latestVersion() || version < 0) {
-        throw new RpcException(
-            ErrorCode.UNSUPPORTED_VERSION,
+        throw new UnsupportedVersionException(
             key + " version " + version + " is not supported (latest " + key.latestVersion() + ")");
       }
       if (key != ApiKey.AUTHENTICATE
           && access.authenticationRequired()
           && session.principal() == null) {
-        throw new RpcException(
-            ErrorCode.NOT_AUTHENTICATED, "Authenticate with a bearer token before " + key);
+        throw new NotAuthenticatedException("Authenticate with a bearer token before " + key);
       }
       return switch (key) {
         case AUTHENTICATE -> bytes(authenticate(session, AuthenticateRequest.decode(body)));
@@ -124,16 +122,20 @@ public final class StreamService implements RequestHandler {
             CompletableFuture.completedFuture(
                 ResponseBody.of(admin.handle(session.principal(), key, body)));
       };
-    } catch (RpcException e) {
-      return CompletableFuture.failedFuture(e);
+    } catch (RpcException
+        | StreamRequestException
+        | InvalidBatchException
+        | InvalidMutationException e) {
+      // Refused by a check of this request: its table, bucket, batch or rows (the store's own
+      // refusals are mapped where the store is called, with what was being done).
+      return CompletableFuture.failedFuture(RpcErrors.of(e));
     } catch (java.nio.BufferUnderflowException e) {
       return CompletableFuture.failedFuture(RpcErrors.of(e, "Truncated " + key + " request body"));
     } catch (IllegalArgumentException e) {
       // A request field out of range that a decoder or a check below it refused by its contract.
-      // Not RpcErrors.of: an InvalidMutationException reaching here stays INVALID_REQUEST.
       return CompletableFuture.failedFuture(
-          new RpcException(
-              ErrorCode.INVALID_REQUEST, "Invalid " + key + " request: " + e.getMessage()));
+          RpcErrors.of(
+              new InvalidRequestException("Invalid " + key + " request: " + e.getMessage(), e)));
     }
   }
 
@@ -156,8 +158,7 @@ public final class StreamService implements RequestHandler {
             .resolve(request.warehouse(), request.namespace(), request.table())
             .orElseThrow(
                 () ->
-                    new RpcException(
-                        ErrorCode.UNKNOWN_TABLE,
+                    new UnknownTableException(
                         "No stream table "
                             + String.join(".", request.namespace())
                             + "."
@@ -180,8 +181,7 @@ public final class StreamService implements RequestHandler {
   private StreamTable table(String tableId) {
     return tables
         .resolveById(tableId)
-        .orElseThrow(
-            () -> new RpcException(ErrorCode.UNKNOWN_TABLE, "No stream table with id " + tableId));
+        .orElseThrow(() -> new UnknownTableException("No stream table with id " + tableId));
   }
 
   private StreamTable table(String tableId, String partition, int bucket) {
@@ -192,20 +192,17 @@ public final class StreamService implements RequestHandler {
 
   private static void checkBucket(StreamTable table, String partition, int bucket) {
     if (table.isPartitioned() && partition.isEmpty()) {
-      throw new RpcException(
-          ErrorCode.INVALID_REQUEST,
+      throw new InvalidRequestException(
           "Table "
               + table.displayName()
               + " is partitioned: name the partition (request version 1 or later)");
     }
     if (!table.isPartitioned() && !partition.isEmpty()) {
-      throw new RpcException(
-          ErrorCode.UNKNOWN_PARTITION,
+      throw new UnknownPartitionException(
           "Table " + table.displayName() + " is not partitioned; it has no partition " + partition);
     }
     if (bucket < 0 || bucket >= table.buckets()) {
-      throw new RpcException(
-          ErrorCode.UNKNOWN_BUCKET,
+      throw new UnknownBucketException(
           "Table "
               + table.displayName()
               + " has buckets 0.."
@@ -219,8 +216,8 @@ public final class StreamService implements RequestHandler {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
     if (!TableKind.LOG.is(table.kind())) {
-      throw new RpcException(
-          ErrorCode.NOT_A_LOG_TABLE,
+      throw new WrongTableKindException(
+          TableKind.LOG,
           "Table "
               + table.displayName()
               + " is a "
@@ -235,8 +232,7 @@ public final class StreamService implements RequestHandler {
       table = tables.resolveFresh(table.tableId()).orElse(table);
     }
     if (!table.schemaIds().contains(batch.schemaId())) {
-      throw new RpcException(
-          ErrorCode.SCHEMA_MISMATCH,
+      throw new SchemaMismatchException(
           "Table "
               + table.displayName()
               + " has no schema "
@@ -276,8 +272,8 @@ public final class StreamService implements RequestHandler {
   private Schema arrowSchema(StreamTable table, int schemaId) {
     String json = table.arrowSchemas().get(schemaId);
     if (json == null) {
-      throw new RpcException(
-          ErrorCode.SCHEMA_MISMATCH, "Table " + table.displayName() + " has no schema " + schemaId);
+      throw new SchemaMismatchException(
+          "Table " + table.displayName() + " has no schema " + schemaId);
     }
     if (arrowSchemas.size() > MAX_CACHED_SCHEMAS) {
       arrowSchemas.clear();
@@ -296,8 +292,8 @@ public final class StreamService implements RequestHandler {
 
   private StreamTable primaryKeyTable(StreamTable table) {
     if (!table.isPrimaryKeyTable()) {
-      throw new RpcException(
-          ErrorCode.NOT_A_PRIMARY_KEY_TABLE,
+      throw new WrongTableKindException(
+          TableKind.PRIMARY_KEY,
           "Table "
               + table.displayName()
               + " is a "
@@ -355,8 +351,13 @@ public final class StreamService implements RequestHandler {
     if (table == null || !open && !session.mayRead(table.tableId())) {
       return null;
     }
-    checkBucket(table, request.partition(), request.bucket());
-    ByteBuffer response = kv.lookupInMemory(primaryKeyTable(table), request);
+    ByteBuffer response;
+    try {
+      checkBucket(table, request.partition(), request.bucket());
+      response = kv.lookupInMemory(primaryKeyTable(table), request);
+    } catch (StreamRequestException | InvalidMutationException e) {
+      throw RpcErrors.of(e);
+    }
     return response == null ? null : ResponseBody.of(response);
   }
 
@@ -364,8 +365,7 @@ public final class StreamService implements RequestHandler {
   private static void checkPartition(StreamTable table, LogBatch batch, String partition) {
     Partitioning partitioning = table.partitioning().get(batch.schemaId());
     if (partitioning == null) {
-      throw new RpcException(
-          ErrorCode.SCHEMA_MISMATCH,
+      throw new SchemaMismatchException(
           "Schema "
               + batch.schemaId()
               + " of "
@@ -377,16 +377,14 @@ public final class StreamService implements RequestHandler {
       actual =
           partitioning.partitionOf(BatchStatistics.parse(BatchPayload.statistics(batch.payload())));
     } catch (IllegalArgumentException e) {
-      throw new RpcException(
-          ErrorCode.INVALID_BATCH,
+      throw new InvalidBatchException(
           "Cannot place the batch in a partition of "
               + table.displayName()
               + ": "
               + e.getMessage());
     }
     if (!actual.equals(partition)) {
-      throw new RpcException(
-          ErrorCode.INVALID_BATCH,
+      throw new InvalidBatchException(
           "The batch's rows belong to partition "
               + actual
               + " of "
@@ -406,8 +404,7 @@ public final class StreamService implements RequestHandler {
     }
     return tablet.orElseThrow(
         () ->
-            new RpcException(
-                ErrorCode.UNKNOWN_PARTITION,
+            new UnknownPartitionException(
                 "Table "
                     + table.displayName()
                     + " has no partition "
@@ -419,8 +416,7 @@ public final class StreamService implements RequestHandler {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, false);
     if (request.maxBytes() <= 0) {
-      throw new RpcException(
-          ErrorCode.INVALID_REQUEST, "maxBytes must be positive: " + request.maxBytes());
+      throw new InvalidRequestException("maxBytes must be positive: " + request.maxBytes());
     }
     LogTablet tablet = existingTablet(table, request.partition(), request.bucket());
     LogSlice first = slice(table, tablet, request);
@@ -431,7 +427,14 @@ public final class StreamService implements RequestHandler {
     return tablet
         .awaitDataAfter(request.offset())
         .completeOnTimeout(null, wait, TimeUnit.MILLISECONDS)
-        .thenApply(ignored -> respond(table, tablet, request, slice(table, tablet, request)));
+        .thenApply(
+            ignored -> {
+              try {
+                return respond(table, tablet, request, slice(table, tablet, request));
+              } catch (StreamRequestException e) {
+                throw RpcErrors.of(e);
+              }
+            });
   }
 
   private LogSlice slice(StreamTable table, LogTablet tablet, FetchRequest request) {
@@ -501,7 +504,7 @@ public final class StreamService implements RequestHandler {
       }
     }
     if (batches.size() > Integer.MAX_VALUE - 64) {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, "Fetch response too large");
+      throw new InvalidRequestException("Fetch response too large");
     }
     ByteBuffer prefix =
         FetchResponse.encodePrefix(
@@ -533,7 +536,7 @@ public final class StreamService implements RequestHandler {
     } else if (request.spec() >= 0) {
       offset = tablet.offsetForTimestamp(request.spec());
     } else {
-      throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid offset spec " + request.spec());
+      throw new InvalidRequestException("Invalid offset spec " + request.spec());
     }
     return new ListOffsetsResponse(offset).encode();
   }

@@ -12,7 +12,6 @@ import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
 import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
-import io.lakestream.store.StreamTable;
 import io.lakestream.store.log.AppendResult;
 import io.lakestream.store.log.LogTablet;
 import java.io.IOException;
@@ -79,7 +78,7 @@ public final class KvBuckets {
    *     offset, bucket, partition and table
    */
   public KvTablet tablet(
-      StreamTable table,
+      KvTableDefinition table,
       String partition,
       int bucket,
       LogTablet log,
@@ -111,7 +110,7 @@ public final class KvBuckets {
 
   /** Applies the durable changelog after the tablet's applied offset. */
   private void replay(
-      StreamTable table,
+      KvTableDefinition table,
       String partition,
       int bucket,
       KvTablet tablet,
@@ -160,7 +159,7 @@ public final class KvBuckets {
 
   /** A changelog batch read back from the log; damage (on disk) is named by its offset. */
   private VectorSchemaRoot decodeStored(
-      StreamTable table, String partition, int bucket, LogBatch batch, Schema written) {
+      KvTableDefinition table, String partition, int bucket, LogBatch batch, Schema written) {
     try {
       if (!batch.isValid()) {
         throw new InvalidBatchFormatException("it fails its CRC-32C check");
