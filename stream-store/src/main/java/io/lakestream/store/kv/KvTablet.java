@@ -4,13 +4,10 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.ChangeType;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,34 +15,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.rocksdb.BlockBasedTableConfig;
-import org.rocksdb.BloomFilter;
-import org.rocksdb.Checkpoint;
-import org.rocksdb.CompressionType;
-import org.rocksdb.FlushOptions;
-import org.rocksdb.InfoLogLevel;
-import org.rocksdb.Options;
-import org.rocksdb.ReadOptions;
-import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 
 /**
- * The state of one bucket of a primary-key table: the rows by key in RocksDB, materialised from the
- * bucket's changelog.
+ * The state of one bucket of a primary-key table: the rows by key in RocksDB (its {@link KvStore}),
+ * materialised from the bucket's changelog.
  *
  * <p><b>Write path.</b> The changelog in the log is the write-ahead log; RocksDB's own WAL is off.
  * A write goes:
  *
  * <ol>
  *   <li>{@link #prepare} merges the mutations with the current state (durable state overlaid with
- *       earlier prepared changes) through the table's {@link MergeEngine}, returns the exact
- *       changelog and buffers the resulting rows at the log offsets the caller says the changelog
- *       will take;
+ *       earlier prepared changes) through the table's {@link MergeEngine} (the {@link
+ *       ChangelogPreparer} does this step), returns the exact changelog and buffers the resulting
+ *       rows at the log offsets the caller says the changelog will take;
  *   <li>the caller appends the changelog to the log;
  *   <li>once the log is durable up to some offset, {@link #markDurable} moves the buffered changes
  *       below it into RocksDB in one atomic write; if the append failed, {@link #abort} discards
@@ -75,15 +59,6 @@ import org.rocksdb.WriteOptions;
  * {@link #close()} waits for running calls and releases every native handle.
  */
 public final class KvTablet implements AutoCloseable {
-  static {
-    RocksDB.loadLibrary();
-  }
-
-  private static final byte[] APPLIED_OFFSET_KEY = new byte[0];
-
-  /** The smallest key a row can have: any key longer than {@link #APPLIED_OFFSET_KEY}. */
-  private static final byte[] FIRST_ROW_KEY = new byte[1];
-
   /** Directories of the tablets open in this process: opening one rebuilds its database. */
   private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
 
@@ -98,20 +73,14 @@ public final class KvTablet implements AutoCloseable {
   private final KvConfig config;
   private final Clock clock;
 
-  private final KvMemory memory;
-  private final boolean ownsMemory;
-  private final BloomFilter bloomFilter;
-  private final Options options;
-  private final WriteOptions writeOptions;
-  private final RocksDB db;
+  private final KvStore store;
 
   private final ReentrantLock writeLock = new ReentrantLock();
-  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private final Set<KvScan> scans = ConcurrentHashMap.newKeySet();
   private final PreWriteBuffer buffer = new PreWriteBuffer();
   private final RowCache.Rows cached;
+  private final ChangelogPreparer preparer;
   private volatile long appliedOffset;
-  private volatile boolean closed;
   private long nextOffset;
   private long bytesSinceCheckpoint;
   private long lastCheckpointMillis;
@@ -134,46 +103,11 @@ public final class KvTablet implements AutoCloseable {
     this.engine = engine;
     this.config = config;
     this.clock = clock;
-    this.ownsMemory = sharedMemory == null;
-    this.memory = ownsMemory ? new KvMemory(config) : sharedMemory;
-    this.bloomFilter = new BloomFilter(10, false);
-    this.options =
-        new Options()
-            .setCreateIfMissing(true)
-            .setTableFormatConfig(
-                new BlockBasedTableConfig()
-                    .setBlockCache(memory.blockCache())
-                    .setFilterPolicy(bloomFilter)
-                    .setWholeKeyFiltering(true)
-                    .setCacheIndexAndFilterBlocks(true)
-                    .setPinL0FilterAndIndexBlocksInCache(true))
-            .setWriteBufferSize(config.writeBufferBytes())
-            .setWriteBufferManager(memory.writeBuffers())
-            .setMaxWriteBufferNumber(3)
-            .setCompressionType(CompressionType.LZ4_COMPRESSION)
-            .setAvoidFlushDuringShutdown(true)
-            .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
-            .setKeepLogFileNum(2);
-    this.writeOptions = new WriteOptions().setDisableWAL(true);
-    RocksDB opened;
-    try {
-      opened = RocksDB.open(options, dbDirectory.toString());
-    } catch (RocksDBException e) {
-      releaseOptions();
-      throw new IOException("Cannot open the KV store in " + dbDirectory, e);
-    }
-    this.db = opened;
-    boolean empty;
-    try (RocksIterator iterator = db.newIterator()) {
-      this.appliedOffset = readOffset(db.get(APPLIED_OFFSET_KEY));
-      iterator.seek(FIRST_ROW_KEY);
-      empty = !iterator.isValid();
-      iterator.status();
-    } catch (RocksDBException e) {
-      close();
-      throw new IOException("Cannot read the applied offset in " + dbDirectory, e);
-    }
-    this.cached = rowCache.newRows(empty);
+    this.store = new KvStore(directory, dbDirectory, config, sharedMemory);
+    this.appliedOffset = store.appliedOffsetAtOpen();
+    this.cached = rowCache.newRows(store.emptyAtOpen());
+    this.preparer =
+        new ChangelogPreparer(schema, keys, rows, engine, buffer, cached, this::multiGet);
     this.nextOffset = appliedOffset;
     this.lastCheckpointMillis = clock.millis();
   }
@@ -278,14 +212,7 @@ public final class KvTablet implements AutoCloseable {
     writeLock.lock();
     try {
       checkPrepareOffset(baseOffset);
-      List<Mutation> canonical = new ArrayList<>(mutations.size());
-      List<byte[]> mutationKeys = new ArrayList<>(mutations.size());
-      for (int i = 0; i < mutations.size(); i++) {
-        Mutation mutation = canonical(i, mutations.get(i));
-        canonical.add(mutation);
-        mutationKeys.add(keys.encodeRow(mutation.row()));
-      }
-      return prepareLocked(baseOffset, mutationKeys, canonical, null);
+      return prepared(baseOffset, preparer.prepare(baseOffset, mutations));
     } finally {
       writeLock.unlock();
     }
@@ -329,10 +256,15 @@ public final class KvTablet implements AutoCloseable {
     writeLock.lock();
     try {
       checkPrepareOffset(baseOffset);
-      return prepareLocked(baseOffset, encodedKeys, null, values);
+      return prepared(baseOffset, preparer.prepareEncoded(baseOffset, encodedKeys, values));
     } finally {
       writeLock.unlock();
     }
+  }
+
+  private List<KvChange> prepared(long baseOffset, List<KvChange> changes) {
+    nextOffset = baseOffset + changes.size();
+    return changes;
   }
 
   private void checkPrepareOffset(long baseOffset) {
@@ -345,213 +277,6 @@ public final class KvTablet implements AutoCloseable {
               + nextOffset
               + " are already prepared or durable");
     }
-  }
-
-  /**
-   * The core of {@link #prepare} (canonical mutations, values null) and {@link #prepareEncoded}
-   * (mutations null); under the write lock.
-   */
-  private List<KvChange> prepareLocked(
-      long baseOffset, List<byte[]> mutationKeys, List<Mutation> canonical, byte[][] values)
-      throws IOException {
-    BytesKey[] wrappedKeys = new BytesKey[mutationKeys.size()];
-    for (int i = 0; i < wrappedKeys.length; i++) {
-      wrappedKeys[i] = new BytesKey(mutationKeys.get(i));
-    }
-    // With a complete cache, every key's row is the buffer's or the cache's; else those of the
-    // keys in neither are read first, in one multi-get.
-    Map<BytesKey, Current> read = cached.complete() ? null : readUncached(wrappedKeys);
-    List<KvChange> changes = new ArrayList<>();
-    // Each change goes into the buffer at once, so that a later mutation of its key sees it; if a
-    // mutation is refused, the changes of this call are taken out again.
-    try {
-      for (int i = 0; i < mutationKeys.size(); i++) {
-        BytesKey key = wrappedKeys[i];
-        Current before = currentRow(key, read);
-        Object[] after;
-        byte[] afterValue;
-        boolean unchanged;
-        Mutation mutation = canonical == null ? null : canonical.get(i);
-        if (mutation == null || replacesWholeRow(mutation)) {
-          // The row before matters only for the changelog: compare encodings, decode nothing.
-          if (mutation == null) {
-            after = null;
-            afterValue = values[i];
-          } else {
-            after = mutation.kind() == Mutation.Kind.DELETE ? null : mutation.row();
-            afterValue = after == null ? null : rows.encode(after);
-          }
-          unchanged =
-              before == null
-                  ? afterValue == null
-                  : afterValue != null && Arrays.equals(before.value(rows), afterValue);
-        } else {
-          Object[] beforeRow = before == null ? null : before.row(rows);
-          after =
-              mutation.kind() == Mutation.Kind.DELETE
-                  ? engine.delete(beforeRow, mutation)
-                  : engine.upsert(beforeRow, mutation);
-          unchanged =
-              beforeRow == null
-                  ? after == null
-                  : after != null && Arrays.deepEquals(beforeRow, after);
-          afterValue = unchanged || after == null ? null : rows.encode(after);
-        }
-        if (unchanged) {
-          continue;
-        }
-        if (before == null) {
-          changes.add(new KvChange(ChangeType.INSERT, after, afterValue, rows));
-        } else if (afterValue == null) {
-          changes.add(new KvChange(ChangeType.DELETE, before.row, before.value(rows), rows));
-        } else {
-          changes.add(new KvChange(ChangeType.UPDATE_BEFORE, before.row, before.value(rows), rows));
-          changes.add(new KvChange(ChangeType.UPDATE_AFTER, after, afterValue, rows));
-        }
-        buffer.add(
-            new PreWriteBuffer.Entry(baseOffset + changes.size() - 1, key, after, afterValue));
-      }
-    } catch (RuntimeException e) {
-      buffer.truncateFrom(baseOffset);
-      throw e;
-    }
-    nextOffset = baseOffset + changes.size();
-    return changes;
-  }
-
-  private Mutation canonical(int index, Mutation mutation) {
-    requireNonNull(mutation, "mutation is null");
-    Object[] row;
-    try {
-      row = schema.canonicalRow(mutation.row());
-    } catch (IllegalArgumentException e) {
-      throw new InvalidMutationException("Mutation " + index + " refused: " + e.getMessage(), e);
-    }
-    if (!mutation.isPartial()) {
-      return new Mutation(mutation.kind(), row, null);
-    }
-    int[] targets = Arrays.stream(mutation.targetColumns()).sorted().distinct().toArray();
-    for (int target : targets) {
-      if (target < 0 || target >= schema.columnCount()) {
-        throw new InvalidMutationException(
-            "Mutation "
-                + index
-                + " refused: a partial update names unknown column position "
-                + target
-                + "; the schema has "
-                + schema.columnCount()
-                + " columns");
-      }
-    }
-    for (int key : schema.primaryKey()) {
-      if (Arrays.binarySearch(targets, key) < 0) {
-        throw new InvalidMutationException(
-            "Mutation "
-                + index
-                + " refused: a partial update must write primary-key column '"
-                + schema.column(key).name()
-                + "'");
-      }
-    }
-    return new Mutation(mutation.kind(), row, targets);
-  }
-
-  /**
-   * Whether a mutation's result is independent of the key's row before: a whole-row upsert or a
-   * delete under the last-row engine.
-   */
-  private boolean replacesWholeRow(Mutation mutation) {
-    return engine instanceof LastRowMergeEngine
-        && (mutation.kind() == Mutation.Kind.DELETE || !mutation.isPartial());
-  }
-
-  /**
-   * A key's current row, known as values, as its stored value, or both; each is derived from the
-   * other on first use. Only the tablet's write path uses one, under the write lock.
-   */
-  private static final class Current {
-    private Object[] row;
-    private byte[] value;
-
-    Current(Object[] row, byte[] value) {
-      this.row = row;
-      this.value = value;
-    }
-
-    Object[] row(RowCodec codec) {
-      if (row == null) {
-        row = codec.decode(value);
-      }
-      return row;
-    }
-
-    /** The value under the current schema (re-encoded if it was stored under an older one). */
-    byte[] value(RowCodec codec) {
-      if (value == null || !codec.isCurrent(value)) {
-        value = codec.encode(row(codec));
-      }
-      return value;
-    }
-  }
-
-  /** In the rows {@link #readUncached} read: the key has no row. */
-  private static final Current NO_ROW = new Current(null, null);
-
-  /**
-   * A key's current row, or null for none: its buffered state, else the one read from RocksDB for
-   * this call ({@code read}, null when the cache is complete), else the row cache's.
-   */
-  private Current currentRow(BytesKey key, Map<BytesKey, Current> read) {
-    PreWriteBuffer.Entry entry = buffer.get(key);
-    if (entry != null) {
-      return entry.value == null ? null : new Current(entry.row, entry.value);
-    }
-    if (read != null) {
-      Current current = read.get(key);
-      if (current != null) {
-        return current == NO_ROW ? null : current;
-      }
-    }
-    byte[] value = cached.get(key);
-    if (value == null && !cached.complete()) {
-      throw new IllegalStateException("The row before a change was neither cached nor read");
-    }
-    return value == null ? null : new Current(null, value);
-  }
-
-  /**
-   * The rows of the keys not buffered (NO_ROW for none): from the row cache, else read from RocksDB
-   * in one multi-get (and then cached).
-   */
-  private Map<BytesKey, Current> readUncached(BytesKey[] mutationKeys) throws IOException {
-    Map<BytesKey, Current> read = HashMap.newHashMap(mutationKeys.length);
-    Map<BytesKey, byte[]> unbuffered = LinkedHashMap.newLinkedHashMap(mutationKeys.length);
-    for (BytesKey wrapped : mutationKeys) {
-      if (read.containsKey(wrapped)
-          || unbuffered.containsKey(wrapped)
-          || buffer.get(wrapped) != null) {
-        continue;
-      }
-      byte[] value = cached.get(wrapped);
-      if (value != null) {
-        read.put(wrapped, new Current(null, value));
-      } else {
-        unbuffered.put(wrapped, wrapped.bytes());
-      }
-    }
-    if (!unbuffered.isEmpty()) {
-      List<byte[]> values = multiGet(new ArrayList<>(unbuffered.values()));
-      int i = 0;
-      for (BytesKey key : unbuffered.keySet()) {
-        byte[] value = values.get(i++);
-        if (value != null) {
-          // Read under the write lock, so no durable change of the key can race with it.
-          cached.put(key, value);
-        }
-        read.put(key, value == null ? NO_ROW : new Current(null, value));
-      }
-    }
-    return read;
   }
 
   /**
@@ -588,8 +313,7 @@ public final class KvTablet implements AutoCloseable {
             bytes += changedKeys[position].length + value.length;
           }
         }
-        batch.put(APPLIED_OFFSET_KEY, encodeOffset(logEndOffset));
-        db.write(writeOptions, batch);
+        store.write(batch, logEndOffset);
       } catch (RocksDBException e) {
         throw new IOException("Cannot apply changes below offset " + logEndOffset, e);
       }
@@ -692,8 +416,7 @@ public final class KvTablet implements AutoCloseable {
           }
         }
         long end = baseOffset + types.size();
-        batch.put(APPLIED_OFFSET_KEY, encodeOffset(end));
-        db.write(writeOptions, batch);
+        store.write(batch, end);
         changed.forEach(cached::apply);
         appliedOffset = end;
         nextOffset = Math.max(nextOffset, appliedOffset);
@@ -709,15 +432,7 @@ public final class KvTablet implements AutoCloseable {
 
   /** Bytes held by the memtable RocksDB writes into now (not those being flushed). */
   long activeMemtableBytes() throws IOException {
-    lifecycle.readLock().lock();
-    try {
-      ensureOpen();
-      return db.getLongProperty("rocksdb.cur-size-active-mem-table");
-    } catch (RocksDBException e) {
-      throw new IOException("Cannot read the memtable size", e);
-    } finally {
-      lifecycle.readLock().unlock();
-    }
+    return store.activeMemtableBytes();
   }
 
   /**
@@ -728,16 +443,9 @@ public final class KvTablet implements AutoCloseable {
    */
   public Object[] lookup(Object[] keyValues) throws IOException {
     byte[] key = keys.encodeKey(keyValues);
-    lifecycle.readLock().lock();
-    try {
-      ensureOpen();
-      byte[] value = cachedOrStored(new BytesKey(key));
-      return value == null ? null : rows.decode(value);
-    } catch (RocksDBException e) {
-      throw new IOException("Cannot look up a key", e);
-    } finally {
-      lifecycle.readLock().unlock();
-    }
+    store.ensureOpen();
+    byte[] value = cachedOrStored(new BytesKey(key));
+    return value == null ? null : rows.decode(value);
   }
 
   /**
@@ -789,7 +497,7 @@ public final class KvTablet implements AutoCloseable {
    * @throws IllegalArgumentException for a key that does not fit the primary key
    */
   public List<byte[]> lookupValuesInMemory(List<Object[]> keyValues) {
-    if (closed) {
+    if (store.isClosed()) {
       return null;
     }
     List<byte[]> result = new ArrayList<>(keyValues.size());
@@ -800,7 +508,7 @@ public final class KvTablet implements AutoCloseable {
       }
       result.add(value);
     }
-    return closed ? null : result;
+    return store.isClosed() ? null : result;
   }
 
   /**
@@ -808,12 +516,12 @@ public final class KvTablet implements AutoCloseable {
    * which leave the cache alone (a value read here could be overtaken by a change before it was
    * cached).
    */
-  private byte[] cachedOrStored(BytesKey key) throws RocksDBException {
+  private byte[] cachedOrStored(BytesKey key) throws IOException {
     byte[] value = cached.get(key);
     if (value != null || cached.complete()) {
       return value;
     }
-    return db.get(key.bytes());
+    return store.get(key.bytes());
   }
 
   /**
@@ -824,26 +532,11 @@ public final class KvTablet implements AutoCloseable {
    */
   public List<Object[]> prefixLookup(Object[] bucketKeyValues) throws IOException {
     byte[] prefix = keys.encodeBucketKeyPrefix(bucketKeyValues);
-    lifecycle.readLock().lock();
-    try (RocksIterator iterator = openIterator()) {
-      List<Object[]> result = new ArrayList<>();
-      for (iterator.seek(prefix); iterator.isValid(); iterator.next()) {
-        byte[] key = iterator.key();
-        if (key.length < prefix.length
-            || !Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length)) {
-          break;
-        }
-        result.add(rows.decode(iterator.value()));
-      }
-      return result;
-    } finally {
-      lifecycle.readLock().unlock();
+    List<Object[]> result = new ArrayList<>();
+    for (byte[] value : store.valuesWithPrefix(prefix)) {
+      result.add(rows.decode(value));
     }
-  }
-
-  private RocksIterator openIterator() {
-    ensureOpen();
-    return db.newIterator();
+    return result;
   }
 
   /**
@@ -851,26 +544,7 @@ public final class KvTablet implements AutoCloseable {
    * snapshot. The caller must close the scan.
    */
   public KvScan snapshotScan() throws IOException {
-    lifecycle.readLock().lock();
-    try {
-      ensureOpen();
-      Snapshot snapshot = db.getSnapshot();
-      ReadOptions readOptions = new ReadOptions().setSnapshot(snapshot);
-      long offset;
-      try {
-        offset = readOffset(db.get(readOptions, APPLIED_OFFSET_KEY));
-      } catch (RocksDBException e) {
-        readOptions.close();
-        db.releaseSnapshot(snapshot);
-        throw new IOException("Cannot read the applied offset", e);
-      }
-      KvScan scan =
-          new KvScan(this, db, snapshot, readOptions, db.newIterator(readOptions), rows, offset);
-      scans.add(scan);
-      return scan;
-    } finally {
-      lifecycle.readLock().unlock();
-    }
+    return store.snapshotScan(this, rows, scans::add);
   }
 
   void forget(KvScan scan) {
@@ -887,18 +561,12 @@ public final class KvTablet implements AutoCloseable {
   public long checkpoint() throws IOException {
     writeLock.lock();
     try {
-      ensureOpen();
+      store.ensureOpen();
       long offset = appliedOffset;
       Path target = KvCheckpoints.path(checkpoints, offset);
       if (!KvCheckpoints.isComplete(target)) {
         KvCheckpoints.deleteRecursively(target);
-        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
-            Checkpoint checkpoint = Checkpoint.create(db)) {
-          db.flush(flush);
-          checkpoint.createCheckpoint(target.toString());
-        } catch (RocksDBException e) {
-          throw new IOException("Cannot write a checkpoint to " + target, e);
-        }
+        store.checkpoint(target);
         KvCheckpoints.markComplete(target);
         KvCheckpoints.retainNewest(checkpoints, KEPT_CHECKPOINTS);
       }
@@ -926,64 +594,31 @@ public final class KvTablet implements AutoCloseable {
   }
 
   private List<byte[]> multiGet(List<byte[]> encoded) throws IOException {
-    lifecycle.readLock().lock();
-    try {
-      ensureOpen();
-      return db.multiGetAsList(encoded);
-    } catch (RocksDBException e) {
-      throw new IOException("Cannot look up " + encoded.size() + " keys", e);
-    } finally {
-      lifecycle.readLock().unlock();
-    }
+    return store.multiGet(encoded);
   }
 
   private void ensureOpen() {
-    if (closed) {
-      throw new IllegalStateException("KV tablet is closed: " + directory);
-    }
-  }
-
-  private static byte[] encodeOffset(long offset) {
-    return ByteBuffer.allocate(Long.BYTES).putLong(offset).array();
-  }
-
-  private static long readOffset(byte[] value) {
-    return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+    store.ensureOpen();
   }
 
   /** Closes open scans and releases every native handle; prepared changes are dropped. */
   @Override
   public void close() {
     writeLock.lock();
-    lifecycle.writeLock().lock();
     try {
-      if (closed) {
-        return;
+      boolean closedNow =
+          store.close(
+              () -> {
+                cached.clear();
+                for (KvScan scan : List.copyOf(scans)) {
+                  scan.close();
+                }
+              });
+      if (closedNow) {
+        OPEN_DIRECTORIES.remove(directory);
       }
-      closed = true;
-      if (cached != null) {
-        cached.clear();
-      }
-      for (KvScan scan : List.copyOf(scans)) {
-        scan.close();
-      }
-      if (db != null) {
-        db.close();
-      }
-      releaseOptions();
-      OPEN_DIRECTORIES.remove(directory);
     } finally {
-      lifecycle.writeLock().unlock();
       writeLock.unlock();
-    }
-  }
-
-  private void releaseOptions() {
-    writeOptions.close();
-    options.close();
-    bloomFilter.close();
-    if (ownsMemory) {
-      memory.close();
     }
   }
 }
