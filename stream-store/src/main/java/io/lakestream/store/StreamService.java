@@ -2,11 +2,7 @@ package io.lakestream.store;
 
 import static java.util.Objects.requireNonNull;
 
-import io.lakestream.client.Partitioning;
-import io.lakestream.client.TableKind;
-import io.lakestream.client.arrow.BatchStatistics;
 import io.lakestream.client.arrow.InvalidBatchFormatException;
-import io.lakestream.client.batch.BatchPayload;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ApiKey;
 import io.lakestream.client.rpc.Messages;
@@ -50,9 +46,11 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
- * The stream RPC's requests on top of the {@link LogManager}: validates every request at the
- * boundary (table, bucket, schema id, batch integrity, access) and maps storage failures to the one
- * set of wire error codes.
+ * The stream RPC's requests on top of the {@link LogManager} (and, through {@link KvService}, the
+ * primary-key state): decodes a request, checks it at the boundary (access, {@link RequestChecks}
+ * for its table, partition and bucket, {@link BatchValidator} for its batch), calls the store and
+ * encodes the response. Refusals and store failures become wire errors through {@link RpcErrors}
+ * only.
  */
 public final class StreamService implements RequestHandler {
   private static final int MAX_WAIT_MILLIS = 30_000;
@@ -88,10 +86,7 @@ public final class StreamService implements RequestHandler {
   public CompletableFuture<ResponseBody> handle(
       Session session, ApiKey key, short version, ByteBuffer body) {
     try {
-      if (version > key.latestVersion() || version < 0) {
-        throw new UnsupportedVersionException(
-            key + " version " + version + " is not supported (latest " + key.latestVersion() + ")");
-      }
+      RequestChecks.checkVersion(key, version);
       if (key != ApiKey.AUTHENTICATE
           && access.authenticationRequired()
           && session.principal() == null) {
@@ -186,44 +181,14 @@ public final class StreamService implements RequestHandler {
 
   private StreamTable table(String tableId, String partition, int bucket) {
     StreamTable table = table(tableId);
-    checkBucket(table, partition, bucket);
+    RequestChecks.checkBucket(table, partition, bucket);
     return table;
-  }
-
-  private static void checkBucket(StreamTable table, String partition, int bucket) {
-    if (table.isPartitioned() && partition.isEmpty()) {
-      throw new InvalidRequestException(
-          "Table "
-              + table.displayName()
-              + " is partitioned: name the partition (request version 1 or later)");
-    }
-    if (!table.isPartitioned() && !partition.isEmpty()) {
-      throw new UnknownPartitionException(
-          "Table " + table.displayName() + " is not partitioned; it has no partition " + partition);
-    }
-    if (bucket < 0 || bucket >= table.buckets()) {
-      throw new UnknownBucketException(
-          "Table "
-              + table.displayName()
-              + " has buckets 0.."
-              + (table.buckets() - 1)
-              + ", not "
-              + bucket);
-    }
   }
 
   private CompletableFuture<ByteBuffer> produce(Session session, ProduceRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, true);
-    if (!TableKind.LOG.is(table.kind())) {
-      throw new WrongTableKindException(
-          TableKind.LOG,
-          "Table "
-              + table.displayName()
-              + " is a "
-              + table.kind()
-              + " table; append needs a log table");
-    }
+    RequestChecks.requireLogTable(table);
     // The request body is this request's own copy of the frame, so the batch may live in it.
     LogBatch batch =
         BatchValidator.checkHeader(table, request.batch(), logs.config().maxBatchBytes());
@@ -245,7 +210,7 @@ public final class StreamService implements RequestHandler {
     BatchValidator.checkPayload(table, batch, arrowSchema(table, batch.schemaId()), true, allocator)
         .close();
     if (table.isPartitioned()) {
-      checkPartition(table, batch, request.partition());
+      RequestChecks.checkPartition(table, batch, request.partition());
     }
     AppendResult result;
     try {
@@ -290,19 +255,6 @@ public final class StreamService implements RequestHandler {
         });
   }
 
-  private StreamTable primaryKeyTable(StreamTable table) {
-    if (!table.isPrimaryKeyTable()) {
-      throw new WrongTableKindException(
-          TableKind.PRIMARY_KEY,
-          "Table "
-              + table.displayName()
-              + " is a "
-              + table.kind()
-              + " table, not a primary-key table");
-    }
-    return table;
-  }
-
   private CompletableFuture<ByteBuffer> putKv(Session session, PutKvRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     if (request.batch().remaining() >= LogBatch.HEADER_SIZE
@@ -311,20 +263,20 @@ public final class StreamService implements RequestHandler {
       table = tables.resolveFresh(table.tableId()).orElse(table);
     }
     access.check(session.principal(), table, true);
-    return kv.put(primaryKeyTable(table), request);
+    return kv.put(RequestChecks.requirePrimaryKeyTable(table), request);
   }
 
   private ByteBuffer scanKv(Session session, Messages.ScanKvRequest request) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, false);
-    return kv.scan(primaryKeyTable(table), request);
+    return kv.scan(RequestChecks.requirePrimaryKeyTable(table), request);
   }
 
   private ByteBuffer lookup(Session session, LookupRequest request, boolean prefix) {
     StreamTable table = table(request.tableId(), request.partition(), request.bucket());
     access.check(session.principal(), table, false);
     session.readChecked(table.tableId());
-    return kv.lookup(primaryKeyTable(table), request, prefix);
+    return kv.lookup(RequestChecks.requirePrimaryKeyTable(table), request, prefix);
   }
 
   /**
@@ -353,45 +305,12 @@ public final class StreamService implements RequestHandler {
     }
     ByteBuffer response;
     try {
-      checkBucket(table, request.partition(), request.bucket());
-      response = kv.lookupInMemory(primaryKeyTable(table), request);
+      RequestChecks.checkBucket(table, request.partition(), request.bucket());
+      response = kv.lookupInMemory(RequestChecks.requirePrimaryKeyTable(table), request);
     } catch (StreamRequestException | InvalidMutationException e) {
       throw RpcErrors.of(e);
     }
     return response == null ? null : ResponseBody.of(response);
-  }
-
-  /** Refuses a batch whose rows do not all belong to the partition it is written to. */
-  private static void checkPartition(StreamTable table, LogBatch batch, String partition) {
-    Partitioning partitioning = table.partitioning().get(batch.schemaId());
-    if (partitioning == null) {
-      throw new SchemaMismatchException(
-          "Schema "
-              + batch.schemaId()
-              + " of "
-              + table.displayName()
-              + " lacks a partition source column; write with the current schema");
-    }
-    String actual;
-    try {
-      actual =
-          partitioning.partitionOf(BatchStatistics.parse(BatchPayload.statistics(batch.payload())));
-    } catch (IllegalArgumentException e) {
-      throw new InvalidBatchException(
-          "Cannot place the batch in a partition of "
-              + table.displayName()
-              + ": "
-              + e.getMessage());
-    }
-    if (!actual.equals(partition)) {
-      throw new InvalidBatchException(
-          "The batch's rows belong to partition "
-              + actual
-              + " of "
-              + table.displayName()
-              + ", not "
-              + partition);
-    }
   }
 
   /** The tablet a read names; reads never create partitions. */

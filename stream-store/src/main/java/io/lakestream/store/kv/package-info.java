@@ -4,8 +4,8 @@
  * from the bucket's changelog, which the log stores as the write-ahead log. Keys and values are
  * encoded by {@link io.lakestream.store.kv.KeyCodec} and {@link io.lakestream.store.kv.RowCodec}.
  *
- * <p>Depends on {@code io.lakestream.store.log} (the changelog) and never on the services in
- * {@code io.lakestream.store}: what it needs of a table comes as a {@link
+ * <p>Depends on {@code io.lakestream.store.log} (the changelog) and never on the services in {@code
+ * io.lakestream.store}: what it needs of a table comes as a {@link
  * io.lakestream.store.kv.KvTableDefinition}, and its refusals are its own exceptions ({@link
  * io.lakestream.store.kv.InvalidMutationException}), which the services map to wire codes.
  */
