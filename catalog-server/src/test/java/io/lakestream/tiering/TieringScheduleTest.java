@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.nio.file.Path;
 import java.time.Clock;

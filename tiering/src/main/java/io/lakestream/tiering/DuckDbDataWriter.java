@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.lake.LakeRecords;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,8 +1,12 @@
 package io.lakestream.tiering;
 
 import io.lakestream.client.Connection;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
 import io.lakestream.lake.LakeTiererFactory;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;

@@ -3,6 +3,9 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;

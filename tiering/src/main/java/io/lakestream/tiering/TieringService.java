@@ -3,7 +3,11 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.TieringRound;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;

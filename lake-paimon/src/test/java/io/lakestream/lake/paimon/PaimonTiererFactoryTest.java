@@ -1,9 +1,9 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTiererFactory;
-import io.lakestream.tiering.LakeFormat;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;

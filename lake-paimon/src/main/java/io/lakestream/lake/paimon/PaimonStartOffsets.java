@@ -1,11 +1,11 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
-import io.lakestream.tiering.TieredOffsets;
-import io.lakestream.tiering.TieredOffsetsStore;
-import io.lakestream.tiering.TieringException;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.util.Optional;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.table.FileStoreTable;

@@ -1,4 +1,6 @@
-package io.lakestream.lake;
+package io.lakestream.lake.iceberg;
+
+import io.lakestream.lake.LakeTableValidator;
 
 /**
  * Iceberg, the default lake format: a streaming table's lake table is the catalog's own Iceberg

@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake.offsets;
 
 import static java.util.Objects.requireNonNull;
 
@@ -89,7 +89,7 @@ public final class TieredOffsets {
   }
 
   /** The offsets in a snapshot's summary, which must have them. */
-  static TieredOffsets of(Snapshot snapshot) {
+  public static TieredOffsets of(Snapshot snapshot) {
     return parse(snapshot.summary().get(SUMMARY_KEY));
   }
 

@@ -1,14 +1,14 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static java.util.Objects.requireNonNull;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lakestream.client.TablePath;
-import io.lakestream.tiering.LakeCatalog;
-import io.lakestream.tiering.TieredOffsets;
-import io.lakestream.tiering.TieredOffsetsStore;
-import io.lakestream.tiering.TieringException;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;

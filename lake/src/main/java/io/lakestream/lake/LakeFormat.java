@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake;
 
 import io.lakestream.client.LakestreamProperties;
 import java.util.Arrays;

@@ -1,8 +1,9 @@
-package io.lakestream.tiering;
+package io.lakestream.lake;
 
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
 
 /**
  * What one round did to one table.

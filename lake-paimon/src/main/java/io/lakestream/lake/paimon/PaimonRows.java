@@ -1,4 +1,4 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static java.util.Objects.requireNonNull;
 
@@ -19,7 +19,7 @@ import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.types.RowKind;
 
 /**
- * Turns Iceberg generic records of a table's schema (as {@link io.lakestream.tiering.LakeRecords}
+ * Turns Iceberg generic records of a table's schema (as {@link io.lakestream.lake.LakeRecords}
  * makes them from log rows) into Paimon rows of the table's Paimon schema, which has the same
  * columns in the same order ({@link PaimonTables}). Stateless and thread safe.
  */

@@ -1,7 +1,8 @@
-package io.lakestream.tiering;
+package io.lakestream.lake;
 
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Table;

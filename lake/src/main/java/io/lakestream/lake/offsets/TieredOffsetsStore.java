@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake.offsets;
 
 import static java.util.Objects.requireNonNull;
 

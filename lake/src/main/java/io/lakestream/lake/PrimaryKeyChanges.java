@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake;
 
 import static java.util.Objects.requireNonNull;
 
@@ -83,12 +83,12 @@ public final class PrimaryKeyChanges {
   }
 
   /** The identifier fields' ids, for the equality delete files. */
-  int[] equalityFieldIds() {
+  public int[] equalityFieldIds() {
     return deleteSchema.columns().stream().mapToInt(Types.NestedField::fieldId).toArray();
   }
 
   /** The schema of an equality delete row: the identifier fields only. */
-  Schema deleteSchema() {
+  public Schema deleteSchema() {
     return deleteSchema;
   }
 

@@ -1,4 +1,4 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static java.util.Objects.requireNonNull;
 
@@ -8,18 +8,18 @@ import io.lakestream.client.TableBucket;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
+import io.lakestream.lake.LakeRecords;
 import io.lakestream.lake.LakeTierer;
+import io.lakestream.lake.LogRangeReader;
+import io.lakestream.lake.PrimaryKeyChanges;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import io.lakestream.scan.LogRangePlanner;
-import io.lakestream.tiering.LakeCatalog;
-import io.lakestream.tiering.LakeFormat;
-import io.lakestream.tiering.LakeRecords;
-import io.lakestream.tiering.LogRangeReader;
-import io.lakestream.tiering.PrimaryKeyChanges;
-import io.lakestream.tiering.TieredOffsets;
-import io.lakestream.tiering.TieredOffsetsStore;
-import io.lakestream.tiering.TieringException;
-import io.lakestream.tiering.TieringHook;
-import io.lakestream.tiering.TieringRound;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

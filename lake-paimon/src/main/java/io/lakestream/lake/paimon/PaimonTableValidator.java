@@ -1,7 +1,7 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTableValidator;
-import io.lakestream.tiering.LakeFormat;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 

@@ -1,10 +1,11 @@
-package io.lakestream.tiering;
+package io.lakestream.lake.iceberg;
 
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake;
 
 /** A round cannot tier a table, for a reason its message names. Nothing was committed. */
 public final class TieringException extends RuntimeException {

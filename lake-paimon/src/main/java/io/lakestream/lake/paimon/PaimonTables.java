@@ -1,7 +1,7 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import io.lakestream.client.LakestreamProperties;
-import io.lakestream.tiering.TieringException;
+import io.lakestream.lake.TieringException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.lakestream.tiering;
+package io.lakestream.lake.offsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,9 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.tiering.TieringException;
+import io.lakestream.lake.TieringException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

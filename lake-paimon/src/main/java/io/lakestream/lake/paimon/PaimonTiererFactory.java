@@ -1,8 +1,8 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
 import io.lakestream.lake.LakeTiererFactory;
-import io.lakestream.tiering.LakeFormat;
 
 /**
  * Paimon's tierer ({@link PaimonTableTiering}) for the tiering module's registry of tierers, which

@@ -1,4 +1,4 @@
-package io.lakestream.tiering.paimon;
+package io.lakestream.lake.paimon;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
