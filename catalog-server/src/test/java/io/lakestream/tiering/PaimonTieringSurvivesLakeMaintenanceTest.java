@@ -128,7 +128,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
         lakestream.connection(),
         TieringHook.NONE,
         Duration.ofMinutes(1),
-        StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+        IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
         store);
   }
 

@@ -791,7 +791,7 @@ class PaimonTieringTest {
             DataFileWriter.DUCKDB,
             TieredOffsetsStore.NONE);
     assertThat(tierers.keySet()).containsExactlyInAnyOrder(LakeFormat.ICEBERG, LakeFormat.PAIMON);
-    assertThat(tierers.get(LakeFormat.ICEBERG)).isInstanceOf(StreamTableTiering.class);
+    assertThat(tierers.get(LakeFormat.ICEBERG)).isInstanceOf(IcebergTableTiering.class);
     assertThat(tierers.get(LakeFormat.PAIMON)).isInstanceOf(PaimonTableTiering.class);
   }
 

@@ -90,8 +90,8 @@ class TieringDataFileWriterTest {
     lakestream.close();
   }
 
-  private static StreamTableTiering tiering(DataFileWriter writer) {
-    return new StreamTableTiering(
+  private static IcebergTableTiering tiering(DataFileWriter writer) {
+    return new IcebergTableTiering(
         lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000, writer);
   }
 

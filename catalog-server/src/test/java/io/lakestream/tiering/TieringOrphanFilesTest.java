@@ -134,7 +134,7 @@ class TieringOrphanFilesTest {
   @Test
   void deletesOldUnreferencedTieringFilesAndKeepsReferencedYoungAndForeignOnes() throws Exception {
     TablePath path = create(catalog, "swept", Map.of());
-    StreamTableTiering tiering = new StreamTableTiering(lake, lakestream.connection());
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, lakestream.connection());
     append(lakestream, path, 0, 300);
     TieringRound first = tiering.tierOnce(path);
     assertThat(first.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
@@ -148,8 +148,8 @@ class TieringOrphanFilesTest {
     // killed process leaves behind.
     append(lakestream, path, 300, 400);
     Map<Path, byte[]> abandoned = new LinkedHashMap<>();
-    StreamTableTiering dying =
-        new StreamTableTiering(
+    IcebergTableTiering dying =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             (table1, files) -> {

@@ -55,7 +55,7 @@ class TieringRoundLimitTest {
   private static EmbeddedLakestream lakestream;
   private static RESTCatalog catalog;
   private static Connection connection;
-  private static StreamTableTiering tiering;
+  private static IcebergTableTiering tiering;
 
   @BeforeAll
   static void start() {
@@ -64,7 +64,7 @@ class TieringRoundLimitTest {
     connection = lakestream.connection();
     catalog.createNamespace(Namespace.of("lim"), new HashMap<>());
     tiering =
-        new StreamTableTiering(
+        new IcebergTableTiering(
             IcebergLakeCatalog.of(catalog),
             connection,
             TieringHook.NONE,

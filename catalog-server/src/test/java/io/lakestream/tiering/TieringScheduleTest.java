@@ -132,12 +132,12 @@ class TieringScheduleTest {
     try (TieringService service =
         new TieringService(
             lake,
-            new StreamTableTiering(
+            new IcebergTableTiering(
                 lake,
                 lakestream.connection(),
                 hook,
                 Duration.ofMinutes(1),
-                StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
+                IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
             TieringConfig.defaults(),
             clock)) {
       runRounds(service, clock, hook, path);
@@ -250,7 +250,7 @@ class TieringScheduleTest {
     try (TieringService service =
         new TieringService(
             lake,
-            new StreamTableTiering(lake, lakestream.connection()),
+            new IcebergTableTiering(lake, lakestream.connection()),
             TieringConfig.defaults(),
             clock)) {
       for (int round = 0; round < 3; round++) {

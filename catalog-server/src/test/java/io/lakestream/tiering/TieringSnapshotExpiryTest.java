@@ -106,7 +106,7 @@ class TieringSnapshotExpiryTest {
   @Test
   void logTableRoundsExpireOldSnapshotsAndStillTierEachRowOnce() {
     TablePath path = create("log", "log", Map.of());
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, Long> expected = new TreeMap<>();
     for (int round = 0; round < 5; round++) {
       try (AppendWriter writer =
@@ -127,7 +127,7 @@ class TieringSnapshotExpiryTest {
   void primaryKeyTablesKeepTheirOffsetsWhenTheTieringSnapshotsBeforeACompactionExpire() {
     TablePath path =
         create("pk", "primary-key", Map.of(TieringConfig.COMPACTION_DELETE_FILES_PROPERTY, "1"));
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, Long> expected = new TreeMap<>();
     java.util.Random random = new java.util.Random(5);
     for (int round = 0; round < 6; round++) {

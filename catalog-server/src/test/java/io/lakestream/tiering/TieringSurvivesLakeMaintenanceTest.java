@@ -218,13 +218,13 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void expiringEverySnapshotButTheCurrentOneAfterForeignChangesLosesNoOffsets() {
     TablePath path = create("expired");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
+    IcebergTableTiering tiering =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             TieringHook.NONE,
             Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
             DataFileWriter.DUCKDB,
             store);
     Map<Long, Long> expected = new TreeMap<>();
@@ -258,13 +258,13 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void theCatalogsRecordCoversATagDroppedBeforeTheExpiry() {
     TablePath path = create("untagged");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
+    IcebergTableTiering tiering =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             TieringHook.NONE,
             Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
             DataFileWriter.DUCKDB,
             store);
     Map<Long, Long> expected = new TreeMap<>();

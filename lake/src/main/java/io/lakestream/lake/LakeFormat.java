@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  *
  * <ul>
  *   <li>{@link #ICEBERG} (the default): tiering commits Iceberg data (and delete) files into the
- *       table's own Iceberg metadata (the tiering module's {@code StreamTableTiering});
+ *       table's own Iceberg metadata (the tiering module's {@code IcebergTableTiering});
  *   <li>{@link #PAIMON}: tiering commits into an Apache Paimon table under the table's location and
  *       points the catalog entry at the Iceberg metadata Paimon generates (the lake-paimon module's
  *       {@code PaimonTableTiering}).

@@ -104,7 +104,7 @@ public final class TieringService implements AutoCloseable {
   private volatile String lastTickError;
 
   public TieringService(
-      LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
+      LakeCatalog lake, IcebergTableTiering tiering, TieringConfig config, Clock clock) {
     this(
         lake,
         Map.of(LakeFormat.ICEBERG, requireNonNull(tiering, "tiering is null")),
