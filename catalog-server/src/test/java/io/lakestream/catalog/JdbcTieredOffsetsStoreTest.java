@@ -3,9 +3,9 @@ package io.lakestream.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import io.lakestream.testing.TestingPostgres;
-import io.lakestream.tiering.TieredOffsets;
-import io.lakestream.tiering.TieredOffsetsStore;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.paimon.PaimonTableTiering;
+import io.lakestream.lake.paimon.PaimonTables;
 import io.lakestream.tiering.TieringCrashHarness.AppendLoad;
 import io.lakestream.tiering.TieringCrashHarness.Context;
 import io.lakestream.tiering.TieringCrashHarness.CrashTable;
@@ -11,8 +14,6 @@ import io.lakestream.tiering.TieringCrashHarness.KillLine;
 import io.lakestream.tiering.TieringCrashHarness.LoadWriter;
 import io.lakestream.tiering.TieringCrashHarness.ServerLives;
 import io.lakestream.tiering.TieringCrashHarness.UpsertLoad;
-import io.lakestream.tiering.paimon.PaimonTableTiering;
-import io.lakestream.tiering.paimon.PaimonTables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,9 +7,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
+import io.lakestream.lake.paimon.PaimonTableTiering;
+import io.lakestream.lake.paimon.PaimonTables;
 import io.lakestream.testing.EmbeddedLakestream;
-import io.lakestream.tiering.paimon.PaimonTableTiering;
-import io.lakestream.tiering.paimon.PaimonTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -122,7 +128,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
         lakestream.connection(),
         TieringHook.NONE,
         Duration.ofMinutes(1),
-        StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+        IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
         store);
   }
 

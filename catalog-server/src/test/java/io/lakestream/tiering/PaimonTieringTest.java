@@ -10,12 +10,19 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
+import io.lakestream.lake.paimon.PaimonTableTiering;
+import io.lakestream.lake.paimon.PaimonTables;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
 import io.lakestream.testing.EmbeddedLakestream;
-import io.lakestream.tiering.paimon.PaimonTableTiering;
-import io.lakestream.tiering.paimon.PaimonTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -784,7 +791,7 @@ class PaimonTieringTest {
             DataFileWriter.DUCKDB,
             TieredOffsetsStore.NONE);
     assertThat(tierers.keySet()).containsExactlyInAnyOrder(LakeFormat.ICEBERG, LakeFormat.PAIMON);
-    assertThat(tierers.get(LakeFormat.ICEBERG)).isInstanceOf(StreamTableTiering.class);
+    assertThat(tierers.get(LakeFormat.ICEBERG)).isInstanceOf(IcebergTableTiering.class);
     assertThat(tierers.get(LakeFormat.PAIMON)).isInstanceOf(PaimonTableTiering.class);
   }
 

@@ -63,7 +63,7 @@ class TieringCrashConsistencyIT {
             20,
             2,
             100,
-            List.of(StreamTableTiering.class.getName()),
+            List.of(IcebergTableTiering.class.getName()),
             List.of(),
             Duration.ZERO,
             false),

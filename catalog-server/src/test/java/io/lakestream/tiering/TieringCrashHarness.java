@@ -10,6 +10,7 @@ import io.lakestream.client.StateSnapshot;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.ServerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;

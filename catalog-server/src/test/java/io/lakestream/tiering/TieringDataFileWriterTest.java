@@ -6,6 +6,10 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -86,8 +90,8 @@ class TieringDataFileWriterTest {
     lakestream.close();
   }
 
-  private static StreamTableTiering tiering(DataFileWriter writer) {
-    return new StreamTableTiering(
+  private static IcebergTableTiering tiering(DataFileWriter writer) {
+    return new IcebergTableTiering(
         lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000, writer);
   }
 

@@ -7,6 +7,10 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -109,7 +113,7 @@ class TieringLogCompactionTest {
 
   /** Appends ids {@code [from, from + count)} in both regions and tiers them in one round. */
   private static void appendAndTier(
-      TablePath path, StreamTableTiering tiering, long from, int count, Map<Long, String> model) {
+      TablePath path, IcebergTableTiering tiering, long from, int count, Map<Long, String> model) {
     try (AppendWriter writer =
         connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(16))) {
       for (long id = from; id < from + count; id++) {
@@ -127,7 +131,7 @@ class TieringLogCompactionTest {
   void smallFilesOfEachPartitionAreRewrittenIntoOneAndLaterRoundsGoOn() {
     TablePath path =
         create("events", PartitionSpec.builderFor(SCHEMA).identity("region").build(), "6");
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, String> model = new TreeMap<>();
     long next = 0;
     boolean compacted = false;
@@ -165,7 +169,7 @@ class TieringLogCompactionTest {
   @Test
   void tablesBelowTheirThresholdKeepTheirFiles() {
     TablePath path = create("quiet", PartitionSpec.unpartitioned(), "100");
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, String> model = new TreeMap<>();
     for (int round = 0; round < 4; round++) {
       appendAndTier(path, tiering, round * 10L, 10, model);

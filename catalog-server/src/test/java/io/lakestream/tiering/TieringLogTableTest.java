@@ -7,6 +7,10 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -167,7 +171,7 @@ class TieringLogTableTest {
   @Test
   void roundsTierEachRowExactlyOnceAndRecordTheOffsets() {
     TablePath path = create("events", PartitionSpec.unpartitioned());
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
     assertThat(lakeTable(path).currentSnapshot()).isNull();
 
@@ -208,7 +212,7 @@ class TieringLogTableTest {
   void aPartitionedTableTiersIntoTheSpecsPartitions() {
     TablePath path = create("clicks", PARTITIONED);
     append(path, 0, 1_200);
-    TieringRound round = new StreamTableTiering(lake, connection).tierOnce(path);
+    TieringRound round = new IcebergTableTiering(lake, connection).tierOnce(path);
     assertThat(round.rows()).isEqualTo(1_200);
 
     Table table = lakeTable(path);
@@ -254,12 +258,12 @@ class TieringLogTableTest {
   void aTiererThatLosesTheRaceCommitsNothingAndDeletesItsFiles() {
     TablePath path = create("raced", PartitionSpec.unpartitioned());
     append(path, 0, 300);
-    StreamTableTiering winner = new StreamTableTiering(lake, connection);
+    IcebergTableTiering winner = new IcebergTableTiering(lake, connection);
     AtomicReference<List<DataFile>> loserFiles = new AtomicReference<>();
     AtomicReference<TieringRound> winnerRound = new AtomicReference<>();
     // The loser has read the range and written its files when the winner commits the same range.
-    StreamTableTiering loser =
-        new StreamTableTiering(
+    IcebergTableTiering loser =
+        new IcebergTableTiering(
             lake,
             connection,
             (table, files) -> {
@@ -284,8 +288,8 @@ class TieringLogTableTest {
   @Test
   void tierersRacingWhileRowsArriveCommitEveryRowOnce() throws Exception {
     TablePath path = create("contended", PartitionSpec.unpartitioned());
-    StreamTableTiering first = new StreamTableTiering(lake, connection);
-    StreamTableTiering second = new StreamTableTiering(lake, connection);
+    IcebergTableTiering first = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering second = new IcebergTableTiering(lake, connection);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     List<TieringRound> rounds = new ArrayList<>();
     try {
@@ -316,8 +320,8 @@ class TieringLogTableTest {
     TablePath path = create("crashy", PARTITIONED);
     append(path, 0, 400);
     AtomicReference<List<DataFile>> written = new AtomicReference<>();
-    StreamTableTiering crashing =
-        new StreamTableTiering(
+    IcebergTableTiering crashing =
+        new IcebergTableTiering(
             lake,
             connection,
             (table, files) -> {
@@ -335,7 +339,7 @@ class TieringLogTableTest {
             file -> assertThat(table.io().newInputFile(file.location()).exists()).isFalse());
 
     append(path, 400, 500);
-    TieringRound round = new StreamTableTiering(lake, connection).tierOnce(path);
+    TieringRound round = new IcebergTableTiering(lake, connection).tierOnce(path);
     assertThat(round.rows()).isEqualTo(500);
     Map<Long, Record> rows = readLake(path);
     assertThat(rows.keySet()).containsExactlyElementsOf(range(0, 500));

@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -131,7 +134,7 @@ class TieringOrphanFilesTest {
   @Test
   void deletesOldUnreferencedTieringFilesAndKeepsReferencedYoungAndForeignOnes() throws Exception {
     TablePath path = create(catalog, "swept", Map.of());
-    StreamTableTiering tiering = new StreamTableTiering(lake, lakestream.connection());
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, lakestream.connection());
     append(lakestream, path, 0, 300);
     TieringRound first = tiering.tierOnce(path);
     assertThat(first.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
@@ -145,8 +148,8 @@ class TieringOrphanFilesTest {
     // killed process leaves behind.
     append(lakestream, path, 300, 400);
     Map<Path, byte[]> abandoned = new LinkedHashMap<>();
-    StreamTableTiering dying =
-        new StreamTableTiering(
+    IcebergTableTiering dying =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             (table1, files) -> {

@@ -7,6 +7,10 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -190,7 +194,7 @@ class TieringPrimaryKeyTableTest {
   void eachRoundLeavesTheLakeTableEqualToTheCurrentState() {
     TablePath path = create("state", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(7, false);
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
 
     model.change(path, 300, 150);
     TieringRound first = tiering.tierOnce(path);
@@ -219,7 +223,7 @@ class TieringPrimaryKeyTableTest {
   void aRoundFoldsAtMostItsChangeLimitAndTheNextGoesOn() {
     TablePath path = create("limited", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(11, false);
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     // Over 300k changelog rows: each key's first upsert is one row, later upserts two, deletes one.
     model.change(path, 250_000, 50_000, 8192);
     long written =
@@ -227,7 +231,7 @@ class TieringPrimaryKeyTableTest {
             .flatMap(buckets -> buckets.values().stream())
             .mapToLong(Long::longValue)
             .sum();
-    assertThat(written).isGreaterThan(StreamTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND);
+    assertThat(written).isGreaterThan(IcebergTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND);
 
     TieringRound first = tiering.tierOnce(path);
     assertThat(first.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
@@ -238,7 +242,7 @@ class TieringPrimaryKeyTableTest {
             .sum();
     // It stops at the first batch boundary at or past the limit.
     assertThat(firstRound)
-        .isGreaterThanOrEqualTo(StreamTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND)
+        .isGreaterThanOrEqualTo(IcebergTableTiering.PRIMARY_KEY_MAX_CHANGES_PER_ROUND)
         .isLessThan(written);
 
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
@@ -251,7 +255,7 @@ class TieringPrimaryKeyTableTest {
   void partitionedTablesPutDeletesInTheirRowsPartitions() {
     TablePath path = create("regions", BY_REGION, Map.of());
     Model model = new Model(11, true);
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     for (int round = 0; round < 4; round++) {
       model.change(path, 250, 60);
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
@@ -273,7 +277,7 @@ class TieringPrimaryKeyTableTest {
             BY_REGION,
             Map.of(TieringConfig.COMPACTION_DELETE_FILES_PROPERTY, "4", "format-version", "2"));
     Model model = new Model(13, true);
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     boolean compacted = false;
     for (int round = 0; round < 8; round++) {
       model.change(path, 200, 40);
@@ -298,7 +302,7 @@ class TieringPrimaryKeyTableTest {
   void aFailedRoundDeletesItsDataAndDeleteFiles() throws IOException {
     TablePath path = create("failing", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(17, false);
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     model.change(path, 200, 50);
     tiering.tierOnce(path);
     String location = lakeTable(path).location() + "/data";
@@ -307,8 +311,8 @@ class TieringPrimaryKeyTableTest {
     Set<Path> before = files(dataDirectory);
 
     model.change(path, 200, 50);
-    StreamTableTiering crashing =
-        new StreamTableTiering(
+    IcebergTableTiering crashing =
+        new IcebergTableTiering(
             lake,
             connection,
             (table, files) -> {

@@ -7,6 +7,10 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -51,7 +55,7 @@ class TieringRoundLimitTest {
   private static EmbeddedLakestream lakestream;
   private static RESTCatalog catalog;
   private static Connection connection;
-  private static StreamTableTiering tiering;
+  private static IcebergTableTiering tiering;
 
   @BeforeAll
   static void start() {
@@ -60,7 +64,7 @@ class TieringRoundLimitTest {
     connection = lakestream.connection();
     catalog.createNamespace(Namespace.of("lim"), new HashMap<>());
     tiering =
-        new StreamTableTiering(
+        new IcebergTableTiering(
             IcebergLakeCatalog.of(catalog),
             connection,
             TieringHook.NONE,

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -129,12 +132,12 @@ class TieringScheduleTest {
     try (TieringService service =
         new TieringService(
             lake,
-            new StreamTableTiering(
+            new IcebergTableTiering(
                 lake,
                 lakestream.connection(),
                 hook,
                 Duration.ofMinutes(1),
-                StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
+                IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
             TieringConfig.defaults(),
             clock)) {
       runRounds(service, clock, hook, path);
@@ -247,7 +250,7 @@ class TieringScheduleTest {
     try (TieringService service =
         new TieringService(
             lake,
-            new StreamTableTiering(lake, lakestream.connection()),
+            new IcebergTableTiering(lake, lakestream.connection()),
             TieringConfig.defaults(),
             clock)) {
       for (int round = 0; round < 3; round++) {

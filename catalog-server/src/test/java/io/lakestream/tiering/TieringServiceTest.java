@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;

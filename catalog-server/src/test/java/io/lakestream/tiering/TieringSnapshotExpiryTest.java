@@ -7,6 +7,10 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -102,7 +106,7 @@ class TieringSnapshotExpiryTest {
   @Test
   void logTableRoundsExpireOldSnapshotsAndStillTierEachRowOnce() {
     TablePath path = create("log", "log", Map.of());
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, Long> expected = new TreeMap<>();
     for (int round = 0; round < 5; round++) {
       try (AppendWriter writer =
@@ -123,7 +127,7 @@ class TieringSnapshotExpiryTest {
   void primaryKeyTablesKeepTheirOffsetsWhenTheTieringSnapshotsBeforeACompactionExpire() {
     TablePath path =
         create("pk", "primary-key", Map.of(TieringConfig.COMPACTION_DELETE_FILES_PROPERTY, "1"));
-    StreamTableTiering tiering = new StreamTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
     Map<Long, Long> expected = new TreeMap<>();
     java.util.Random random = new java.util.Random(5);
     for (int round = 0; round < 6; round++) {

@@ -7,6 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -212,13 +218,13 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void expiringEverySnapshotButTheCurrentOneAfterForeignChangesLosesNoOffsets() {
     TablePath path = create("expired");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
+    IcebergTableTiering tiering =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             TieringHook.NONE,
             Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
             DataFileWriter.DUCKDB,
             store);
     Map<Long, Long> expected = new TreeMap<>();
@@ -252,13 +258,13 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void theCatalogsRecordCoversATagDroppedBeforeTheExpiry() {
     TablePath path = create("untagged");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
+    IcebergTableTiering tiering =
+        new IcebergTableTiering(
             lake,
             lakestream.connection(),
             TieringHook.NONE,
             Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
             DataFileWriter.DUCKDB,
             store);
     Map<Long, Long> expected = new TreeMap<>();

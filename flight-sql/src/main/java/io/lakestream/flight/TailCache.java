@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
-import io.lakestream.tiering.LogRangeReader;
+import io.lakestream.lake.LogRangeReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -3,10 +3,7 @@ package io.lakestream.lake;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
-import io.lakestream.tiering.LakeCatalog;
-import io.lakestream.tiering.LakeFormat;
-import io.lakestream.tiering.TieredOffsetsStore;
-import io.lakestream.tiering.TieringHook;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.time.Duration;
 
 /**

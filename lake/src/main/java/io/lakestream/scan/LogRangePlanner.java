@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
-import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -3,12 +3,12 @@ package io.lakestream.scan;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.Connection;
-import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
 import io.lakestream.client.scan.UnionScanPlan;
-import io.lakestream.tiering.LakeCatalog;
-import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.StreamTableKinds;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.OptionalLong;
@@ -72,16 +72,7 @@ public final class UnionScanPlanner {
     TieredOffsets offsets = TieredOffsets.committedIn(metadata);
     io.lakestream.client.Table stream = connection.table(path);
     boolean primaryKey =
-        TableKind.fromValue(stream.kind())
-                .orElseThrow(
-                    () ->
-                        new IllegalArgumentException(
-                            "Table "
-                                + path
-                                + " is a "
-                                + stream.kind()
-                                + " table, not a streaming table"))
-            == TableKind.PRIMARY_KEY;
+        StreamTableKinds.isPrimaryKey(path, stream.kind(), IllegalArgumentException::new);
     List<LogRange> ranges =
         LogRangePlanner.plan(path, stream, offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
     OptionalLong snapshotId =

@@ -7,8 +7,8 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.scan.UnionScanPlan;
-import io.lakestream.tiering.LakeRecords;
-import io.lakestream.tiering.LogRangeReader;
+import io.lakestream.lake.LakeRecords;
+import io.lakestream.lake.LogRangeReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -52,7 +52,7 @@ public final class UnionScanReader {
    * Reads every row of the plan into {@code rows}.
    *
    * @return the number of rows handed over
-   * @throws io.lakestream.tiering.TieringException when the log ranges cannot be read in time
+   * @throws io.lakestream.lake.TieringException when the log ranges cannot be read in time
    */
   public long read(UnionScanPlanner.Planned planned, Consumer<Record> rows) {
     UnionScanPlan plan = planned.plan();

@@ -11,7 +11,7 @@
  *
  * <ul>
  *   <li>S is the lake table's current snapshot; {@code from} is the bucket's tiered offset in S
- *       ({@link io.lakestream.tiering.TieredOffsets#committedIn}: the offsets of the newest
+ *       ({@link io.lakestream.lake.offsets.TieredOffsets#committedIn}: the offsets of the newest
  *       snapshot in S's ancestry that has them; 0, the log start, for a bucket never tiered);
  *   <li>{@code to} is the bucket's high watermark, read <em>after</em> S was loaded. A row
  *       acknowledged before planning lies below its bucket's high watermark, so it is in S (below
@@ -34,6 +34,6 @@
  * </ul>
  *
  * <p>Tiering commits against the same contract: every snapshot it commits records, in its summary,
- * the offsets it contains ({@link io.lakestream.tiering.TieredOffsets}).
+ * the offsets it contains ({@link io.lakestream.lake.offsets.TieredOffsets}).
  */
 package io.lakestream.scan;

@@ -3,6 +3,7 @@ package io.lakestream.lake;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.lake.iceberg.IcebergTableValidator;
 import org.junit.jupiter.api.Test;
 
 class LakeTableValidatorsTest {

@@ -7,7 +7,7 @@ import io.lakestream.client.Table.BucketOffsets;
 import io.lakestream.client.TableBucket;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.scan.LogRange;
-import io.lakestream.tiering.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.arrow.IcebergArrowSchemas;
+import io.lakestream.lake.LakeRecords;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,8 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -31,18 +30,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.util.TransferPair;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
@@ -52,13 +45,11 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PropertyUtil;
 import org.duckdb.DuckDBConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,12 +79,6 @@ final class DuckDbDataWriter implements AutoCloseable {
   /** At most this many files are open at once; adding to another partition closes the oldest. */
   private static final int MAX_OPEN_FILES = 4;
 
-  /** The ZSTD level of data files whose table names none: ZSTD's and Iceberg's usual level. */
-  static final int DEFAULT_ZSTD_LEVEL = 3;
-
-  /** Batches waiting for DuckDB per open file. */
-  private static final int QUEUE_BATCHES = 8;
-
   private static final long WAIT_MILLIS = 100;
 
   private static final AtomicLong STREAMS = new AtomicLong();
@@ -106,6 +91,7 @@ final class DuckDbDataWriter implements AutoCloseable {
   private final long rollBytes;
   private final String copyOptions;
   private final BufferAllocator allocator = new RootAllocator();
+  private final ArrowRowCopier copier;
   private final ExecutorService copies =
       Executors.newCachedThreadPool(
           runnable -> {
@@ -154,7 +140,8 @@ final class DuckDbDataWriter implements AutoCloseable {
     }
     this.arrowSchema = new org.apache.arrow.vector.types.pojo.Schema(fields);
     this.rollBytes = LakeFiles.targetFileSize(table);
-    this.copyOptions = copyOptions(table, columns);
+    this.copyOptions = DuckDbParquetOptions.copyOptions(table, columns);
+    this.copier = new ArrowRowCopier(arrowSchema, allocator);
   }
 
   /**
@@ -195,7 +182,7 @@ final class DuckDbDataWriter implements AutoCloseable {
       file = startFile(partitionKey);
       open.put(partition, file);
     }
-    VectorSchemaRoot rows = copy(vectors, first, end);
+    VectorSchemaRoot rows = copier.copy(vectors, first, end);
     file.put(rows);
     if (file.bytes >= rollBytes) {
       open.remove(partition).finish();
@@ -288,7 +275,7 @@ final class DuckDbDataWriter implements AutoCloseable {
     } else {
       target = Files.createTempFile("lakestream-tiering-", ".parquet");
     }
-    OpenFile file = new OpenFile(new BatchQueue(allocator, arrowSchema));
+    OpenFile file = new OpenFile(new ArrowBatchQueue(allocator, arrowSchema));
     String name = "lakestream_tiering_" + STREAMS.incrementAndGet();
     ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator);
     Data.exportArrayStream(allocator, file.queue, stream);
@@ -395,147 +382,13 @@ final class DuckDbDataWriter implements AutoCloseable {
     }
   }
 
-  private static String copyOptions(Table table, List<Types.NestedField> columns) {
-    StringBuilder ids = new StringBuilder("{");
-    for (Types.NestedField column : columns) {
-      if (ids.length() > 1) {
-        ids.append(", ");
-      }
-      ids.append('\'')
-          .append(column.name().replace("'", "''"))
-          .append("': ")
-          .append(column.fieldId());
-    }
-    ids.append('}');
-    String compression = compression(table);
-    return "(FORMAT parquet, COMPRESSION "
-        + compression
-        + (compression.equals("zstd") ? ", COMPRESSION_LEVEL " + zstdLevel(table.properties()) : "")
-        + ", FIELD_IDS "
-        + ids
-        + ", ROW_GROUP_SIZE_BYTES "
-        + PropertyUtil.propertyAsLong(
-            table.properties(),
-            TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES,
-            TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT)
-        + ")";
-  }
-
-  /**
-   * The ZSTD level of a table's data files: its {@code write.parquet.compression-level} when that
-   * is a level ZSTD has (1 to 22), else {@value #DEFAULT_ZSTD_LEVEL}, as Iceberg's own writers do.
-   * A lower level encodes faster (level 1 about a third faster than 3 on poorly compressible
-   * strings) for somewhat larger files.
-   */
-  static int zstdLevel(Map<String, String> tableProperties) {
-    String level = tableProperties.get(TableProperties.PARQUET_COMPRESSION_LEVEL);
-    if (level == null) {
-      return DEFAULT_ZSTD_LEVEL;
-    }
-    try {
-      int parsed = Integer.parseInt(level.trim());
-      return parsed >= 1 && parsed <= 22 ? parsed : DEFAULT_ZSTD_LEVEL;
-    } catch (NumberFormatException e) {
-      return DEFAULT_ZSTD_LEVEL;
-    }
-  }
-
-  /** The table's Parquet codec as DuckDB names it; ZSTD for one DuckDB does not write. */
-  private static String compression(Table table) {
-    String codec =
-        table
-            .properties()
-            .getOrDefault(
-                TableProperties.PARQUET_COMPRESSION, TableProperties.PARQUET_COMPRESSION_DEFAULT)
-            .toLowerCase(Locale.ROOT);
-    return switch (codec) {
-      case "uncompressed", "snappy", "gzip", "zstd", "lz4", "brotli" -> codec;
-      case "lz4_raw" -> "lz4";
-      default -> "zstd";
-    };
-  }
-
-  /**
-   * A copy of rows {@code [first, end)} of the vectors, in this writer's memory and schema: named
-   * as the table's columns, nulls where a vector is missing.
-   */
-  private VectorSchemaRoot copy(FieldVector[] vectors, int first, int end) {
-    int rows = end - first;
-    List<FieldVector> copies = new ArrayList<>(vectors.length);
-    try {
-      for (int i = 0; i < vectors.length; i++) {
-        Field field = arrowSchema.getFields().get(i);
-        FieldVector source = vectors[i];
-        if (source == null) {
-          FieldVector nulls = field.createVector(allocator);
-          nulls.allocateNew();
-          nulls.setValueCount(rows);
-          copies.add(nulls);
-          continue;
-        }
-        if (source.getAllocator().getRoot() == allocator.getRoot()) {
-          // Same memory: the rows' buffers change owner (a part of a batch is sliced off).
-          TransferPair move = source.getTransferPair(field, allocator);
-          if (first == 0 && end == source.getValueCount()) {
-            move.transfer();
-          } else {
-            move.splitAndTransfer(first, rows);
-          }
-          copies.add((FieldVector) move.getTo());
-          continue;
-        }
-        FieldVector slice = source;
-        TransferPair split = null;
-        if (first != 0 || end != source.getValueCount()) {
-          split = source.getTransferPair(source.getAllocator());
-          split.splitAndTransfer(first, rows);
-          slice = (FieldVector) split.getTo();
-        }
-        try {
-          copies.add(copyBuffers(slice, field, rows));
-        } finally {
-          if (split != null) {
-            slice.close();
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      copies.forEach(FieldVector::close);
-      throw e;
-    }
-    VectorSchemaRoot root = new VectorSchemaRoot(arrowSchema.getFields(), copies, rows);
-    return root;
-  }
-
-  /** A vector in this writer's allocator holding the same buffers' bytes. */
-  private FieldVector copyBuffers(FieldVector source, Field field, int rows) {
-    FieldVector target = field.createVector(allocator);
-    List<ArrowBuf> buffers = source.getFieldBuffers();
-    List<ArrowBuf> copied = new ArrayList<>(buffers.size());
-    try {
-      for (ArrowBuf buffer : buffers) {
-        long length = buffer.readableBytes();
-        ArrowBuf copy = allocator.buffer(Math.max(length, 1));
-        copy.setBytes(0, buffer, 0, length);
-        copy.writerIndex(length);
-        copied.add(copy);
-      }
-      target.loadFieldBuffers(
-          new org.apache.arrow.vector.ipc.message.ArrowFieldNode(rows, source.getNullCount()),
-          copied);
-    } finally {
-      copied.forEach(ArrowBuf::close); // the vector holds its own references now
-    }
-    return target;
-  }
-
   /** A file being written: the queue DuckDB reads its batches from, and the copy's outcome. */
   private final class OpenFile {
-    private final BatchQueue queue;
+    private final ArrowBatchQueue queue;
     private CompletableFuture<DataFile> done;
     private long bytes;
 
-    OpenFile(BatchQueue queue) {
+    OpenFile(ArrowBatchQueue queue) {
       this.queue = queue;
     }
 
@@ -547,7 +400,7 @@ final class DuckDbDataWriter implements AutoCloseable {
       bytes += size;
       while (true) {
         try {
-          if (queue.batches.offer(rows, WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+          if (queue.offer(rows, WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
             return;
           }
         } catch (InterruptedException e) {
@@ -580,95 +433,6 @@ final class DuckDbDataWriter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return e;
-    }
-  }
-
-  /**
-   * The Arrow stream DuckDB reads one file's batches from: blocks until the round hands over a
-   * batch or ends the file.
-   */
-  private static final class BatchQueue extends ArrowReader {
-    private static final VectorSchemaRoot END = new VectorSchemaRoot(List.of(), List.of(), 0);
-    private static final VectorSchemaRoot FAILED = new VectorSchemaRoot(List.of(), List.of(), 0);
-
-    private final org.apache.arrow.vector.types.pojo.Schema schema;
-    private final BlockingQueue<VectorSchemaRoot> batches =
-        new ArrayBlockingQueue<>(QUEUE_BATCHES + 1);
-    private volatile boolean ended;
-
-    BatchQueue(BufferAllocator allocator, org.apache.arrow.vector.types.pojo.Schema schema) {
-      super(allocator);
-      this.schema = schema;
-    }
-
-    void end() throws IOException {
-      if (ended) {
-        return;
-      }
-      ended = true;
-      try {
-        batches.put(END);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("Interrupted ending a data file", e);
-      }
-    }
-
-    void fail() {
-      ended = true;
-      drain();
-      batches.offer(FAILED);
-    }
-
-    /** Frees the batches nobody will read. */
-    void drain() {
-      List<VectorSchemaRoot> left = new ArrayList<>();
-      batches.drainTo(left);
-      for (VectorSchemaRoot root : left) {
-        if (root == END || root == FAILED) {
-          batches.offer(root);
-        } else {
-          root.close();
-        }
-      }
-    }
-
-    @Override
-    public boolean loadNextBatch() throws IOException {
-      VectorSchemaRoot next;
-      try {
-        next = batches.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("Interrupted waiting for rows", e);
-      }
-      if (next == END) {
-        return false;
-      }
-      if (next == FAILED) {
-        batches.offer(FAILED);
-        throw new IOException("The tiering round failed");
-      }
-      try (next;
-          ArrowRecordBatch batch = new VectorUnloader(next).getRecordBatch()) {
-        new VectorLoader(getVectorSchemaRoot()).load(batch);
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-      drain();
-    }
-
-    @Override
-    protected org.apache.arrow.vector.types.pojo.Schema readSchema() {
-      return schema;
     }
   }
 }

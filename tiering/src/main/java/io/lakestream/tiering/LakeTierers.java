@@ -1,8 +1,12 @@
 package io.lakestream.tiering;
 
 import io.lakestream.client.Connection;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
 import io.lakestream.lake.LakeTiererFactory;
+import io.lakestream.lake.TieringHook;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -18,7 +22,7 @@ public final class LakeTierers {
   private LakeTierers() {}
 
   /**
-   * Iceberg's tierer ({@link StreamTableTiering}, this module's) and that of every other format
+   * Iceberg's tierer ({@link IcebergTableTiering}, this module's) and that of every other format
    * whose {@link LakeTiererFactory} is on the class path (Paimon's, in the {@code lake-paimon}
    * module), each reading the log through {@code connection} and committing into the tables of
    * {@code lake}.
@@ -39,7 +43,7 @@ public final class LakeTierers {
     Map<LakeFormat, LakeTierer> tierers = new EnumMap<>(LakeFormat.class);
     tierers.put(
         LakeFormat.ICEBERG,
-        new StreamTableTiering(
+        new IcebergTableTiering(
             lake, connection, hook, readTimeout, maxRowsPerRound, dataFileWriter, offsetsStore));
     LakeTiererFactory.Settings settings =
         new LakeTiererFactory.Settings(
@@ -53,7 +57,7 @@ public final class LakeTierers {
             "Two tierers for lake format '"
                 + factory.format().value()
                 + "': "
-                + (before == null ? StreamTableTiering.class : before.getClass()).getName()
+                + (before == null ? IcebergTableTiering.class : before.getClass()).getName()
                 + " and "
                 + factory.getClass().getName());
       }

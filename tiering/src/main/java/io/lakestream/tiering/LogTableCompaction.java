@@ -1,6 +1,7 @@
 package io.lakestream.tiering;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.time.Clock;
 import java.time.Duration;
 import org.apache.iceberg.HasTableOperations;

@@ -1,8 +1,10 @@
 package io.lakestream.tiering;
 
-import static java.util.Objects.requireNonNull;
-
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.CommittedOffsetsReader;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.lake.offsets.TieredOffsetsStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
@@ -36,18 +38,6 @@ import org.slf4j.LoggerFactory;
 final class StartOffsets {
   private static final Logger LOG = LoggerFactory.getLogger(StartOffsets.class);
 
-  /**
-   * @param from the offsets the round reads from
-   * @param inTable the offsets the table's committed state holds, which its commit must still find
-   *     ({@link ExpectingOffsets}); {@link TieredOffsets#NONE} when the round starts from the store
-   */
-  record Start(TieredOffsets from, TieredOffsets inTable) {
-    Start {
-      requireNonNull(from, "from is null");
-      requireNonNull(inTable, "inTable is null");
-    }
-  }
-
   private StartOffsets() {}
 
   /**
@@ -57,7 +47,7 @@ final class StartOffsets {
    *     its offsets
    * @throws IllegalArgumentException when the table's offsets summary is not valid
    */
-  static Start resolve(
+  static CommittedOffsetsReader.Start resolve(
       TablePath path,
       TableMetadata metadata,
       FileIO io,
@@ -69,7 +59,7 @@ final class StartOffsets {
       if (reconcile) {
         reconcile(path, metadata.uuid(), tiered.get(), offsets, store);
       }
-      return new Start(offsets, offsets);
+      return CommittedOffsetsReader.Start.inLake(offsets);
     }
     Optional<TieredOffsetsStore.Entry> entry = store.load(metadata.uuid());
     Snapshot current = metadata.currentSnapshot();
@@ -100,7 +90,7 @@ final class StartOffsets {
           TieredOffsets.TAG,
           recorded.snapshotId(),
           recorded.offsets());
-      return new Start(recorded.offsets(), TieredOffsets.NONE);
+      return new CommittedOffsetsReader.Start(recorded.offsets(), TieredOffsets.NONE);
     }
     if (current != null && holdsTieringFiles(current, io)) {
       throw new TieringException(
@@ -113,7 +103,7 @@ final class StartOffsets {
               + " is gone and the catalog has no record of its offsets. Tiering refuses to start"
               + " again from offset 0, which would tier every row a second time");
     }
-    return new Start(TieredOffsets.NONE, TieredOffsets.NONE);
+    return new CommittedOffsetsReader.Start(TieredOffsets.NONE, TieredOffsets.NONE);
   }
 
   private static void reconcile(

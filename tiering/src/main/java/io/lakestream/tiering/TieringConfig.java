@@ -54,7 +54,7 @@ public record TieringConfig(
   public static final ConfigKey<Integer> MAX_ROWS_PER_ROUND =
       ConfigKey.integer(
           "tiering.max-rows-per-round",
-          (int) StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+          (int) IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
           1,
           Integer.MAX_VALUE,
           "Log rows after which a tiering round stops reading and commits what it has; the next"

@@ -3,7 +3,11 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.LakeCatalog;
+import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
+import io.lakestream.lake.TieringException;
+import io.lakestream.lake.TieringRound;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -100,7 +104,7 @@ public final class TieringService implements AutoCloseable {
   private volatile String lastTickError;
 
   public TieringService(
-      LakeCatalog lake, StreamTableTiering tiering, TieringConfig config, Clock clock) {
+      LakeCatalog lake, IcebergTableTiering tiering, TieringConfig config, Clock clock) {
     this(
         lake,
         Map.of(LakeFormat.ICEBERG, requireNonNull(tiering, "tiering is null")),

@@ -3,6 +3,7 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.TieringRound;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

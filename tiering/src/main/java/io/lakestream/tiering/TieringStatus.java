@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

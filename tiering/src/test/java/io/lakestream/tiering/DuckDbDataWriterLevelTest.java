@@ -9,14 +9,17 @@ import org.junit.jupiter.api.Test;
 class DuckDbDataWriterLevelTest {
   @Test
   void aTableWithoutALevelGetsZstdsUsualLevel() {
-    assertThat(DuckDbDataWriter.zstdLevel(Map.of())).isEqualTo(3);
+    assertThat(DuckDbParquetOptions.zstdLevel(Map.of())).isEqualTo(3);
   }
 
   @Test
   void aTablesOwnLevelIsHonoured() {
-    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, " 1 ")))
+    assertThat(
+            DuckDbParquetOptions.zstdLevel(
+                Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, " 1 ")))
         .isEqualTo(1);
-    assertThat(DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "22")))
+    assertThat(
+            DuckDbParquetOptions.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, "22")))
         .isEqualTo(22);
   }
 
@@ -24,7 +27,8 @@ class DuckDbDataWriterLevelTest {
   void levelsZstdDoesNotHaveFallBackToTheDefault() {
     for (String level : new String[] {"0", "23", "-5", "fast", ""}) {
       assertThat(
-              DuckDbDataWriter.zstdLevel(Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, level)))
+              DuckDbParquetOptions.zstdLevel(
+                  Map.of(TableProperties.PARQUET_COMPRESSION_LEVEL, level)))
           .as(level)
           .isEqualTo(3);
     }

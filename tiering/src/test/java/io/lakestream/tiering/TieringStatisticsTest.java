@@ -3,6 +3,8 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.TablePath;
+import io.lakestream.lake.TieringRound;
+import io.lakestream.lake.offsets.TieredOffsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;

@@ -1,7 +1,0 @@
-/**
- * Tiering into Apache Paimon tables ({@code lakestream.lake-format=paimon}): {@link
- * io.lakestream.tiering.paimon.PaimonTableTiering} runs a round, {@link
- * io.lakestream.tiering.paimon.PaimonTables} lays out and creates the Paimon table, and the catalog
- * entry follows Paimon's generated Iceberg metadata.
- */
-package io.lakestream.tiering.paimon;
