@@ -5,8 +5,11 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.Connection;
 import io.lakestream.server.LakestreamServer;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -37,6 +40,7 @@ public final class LakestreamExtension
     implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
   private final Map<String, String> settings;
   private final String catalogCredential;
+  private final List<String> namespaces;
   private Path dataDir;
   private LakestreamServer server;
   private RESTCatalog catalog;
@@ -45,6 +49,7 @@ public final class LakestreamExtension
   private LakestreamExtension(Builder builder) {
     this.settings = Map.copyOf(builder.settings);
     this.catalogCredential = builder.catalogCredential;
+    this.namespaces = List.copyOf(builder.namespaces);
   }
 
   public static Builder builder() {
@@ -57,6 +62,9 @@ public final class LakestreamExtension
         TestDirectories.create("lakestream-" + context.getRequiredTestClass().getSimpleName());
     server = EmbeddedLakestream.startServer(dataDir, settings);
     catalog = RestCatalogs.open(base(), catalogCredential);
+    for (String namespace : namespaces) {
+      catalog.createNamespace(Namespace.of(namespace), new HashMap<>());
+    }
   }
 
   @Override
@@ -140,6 +148,7 @@ public final class LakestreamExtension
   public static final class Builder {
     private final Map<String, String> settings = new HashMap<>();
     private String catalogCredential;
+    private final List<String> namespaces = new ArrayList<>();
 
     private Builder() {}
 
@@ -162,6 +171,12 @@ public final class LakestreamExtension
     /** The {@code client:secret} the extension's catalog client signs in with. */
     public Builder catalogCredential(String credential) {
       this.catalogCredential = requireNonNull(credential, "credential is null");
+      return this;
+    }
+
+    /** Namespaces the extension's catalog client creates once the server is up. */
+    public Builder namespaces(String... names) {
+      namespaces.addAll(List.of(names));
       return this;
     }
 
