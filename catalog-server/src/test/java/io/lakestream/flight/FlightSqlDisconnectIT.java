@@ -65,9 +65,8 @@ class FlightSqlDisconnectIT {
   @RegisterExtension
   static final PackagedServerExtension SERVER =
       PackagedServerExtension.builder()
+          .withoutTiering()
           .flags(
-              "--tiering-enabled",
-              "false",
               // What a test leaves running must not outlive it by much (see afterEach).
               "--flight-query-timeout",
               "30s",

@@ -41,10 +41,12 @@ class FlightSqlQueryLimitsIT {
   @RegisterExtension
   static final PackagedServerExtension SERVER =
       PackagedServerExtension.builder()
+          .withoutTiering()
           .flags(
-              "--tiering-enabled", "false",
-              "--flight-query-timeout", QUERY_TIMEOUT.toSeconds() + "s",
-              "--flight-max-concurrent-queries-per-principal", "2")
+              "--flight-query-timeout",
+              QUERY_TIMEOUT.toSeconds() + "s",
+              "--flight-max-concurrent-queries-per-principal",
+              "2")
           .startTimeout(Duration.ofMinutes(2))
           .build();
 

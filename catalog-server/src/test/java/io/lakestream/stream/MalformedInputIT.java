@@ -85,10 +85,7 @@ class MalformedInputIT {
 
   @RegisterExtension
   static final PackagedServerExtension SERVER =
-      PackagedServerExtension.builder()
-          .flags("--tiering-enabled", "false")
-          .startTimeout(START_TIMEOUT)
-          .build();
+      PackagedServerExtension.builder().withoutTiering().startTimeout(START_TIMEOUT).build();
 
   private static int rpcPort;
   private static RESTCatalog catalog;

@@ -109,11 +109,8 @@ class RpcFrameFuzzIT {
   @RegisterExtension
   static final PackagedServerExtension SERVER =
       PackagedServerExtension.builder()
-          .flags(
-              "--tiering-enabled",
-              "false",
-              "--rpc-request-timeout",
-              REQUEST_TIMEOUT.toSeconds() + "s")
+          .withoutTiering()
+          .flags("--rpc-request-timeout", REQUEST_TIMEOUT.toSeconds() + "s")
           .build();
 
   private static int rpcPort;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <pre>{@code
  * @RegisterExtension
  * static final PackagedServerExtension SERVER =
- *     PackagedServerExtension.builder().flags("--tiering-enabled", "false").build();
+ *     PackagedServerExtension.builder().withoutTiering().build();
  * }</pre>
  *
  * <p>The server is ready before the class's {@code @BeforeAll} methods and stopped (SIGKILL if
@@ -125,6 +125,11 @@ public final class PackagedServerExtension implements BeforeAllCallback, AfterAl
     public Builder flags(String... more) {
       flags.addAll(List.of(more));
       return this;
+    }
+
+    /** {@code --tiering-enabled false}: no tiering service in the server. */
+    public Builder withoutTiering() {
+      return flags("--tiering-enabled", "false");
     }
 
     /** An environment variable of the launcher, such as {@code LAKESTREAM_HEAP}. */
