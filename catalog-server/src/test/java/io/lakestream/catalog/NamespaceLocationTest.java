@@ -2,10 +2,10 @@ package io.lakestream.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.LocalWarehouse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -32,21 +32,12 @@ class NamespaceLocationTest {
 
   @BeforeEach
   void open() throws IOException {
-    store = JdbcMetadataStore.open("jdbc:sqlite:" + directory.resolve("catalog.db"), null, null, 2);
+    store = LocalWarehouse.openStore(directory);
     // With a trailing slash, as a file URI of a directory comes; the catalog strips it.
     String location = Files.createDirectories(directory.resolve("warehouse")).toUri().toString();
     assertThat(location).endsWith("/");
     warehouse = location.substring(0, location.length() - 1);
-    catalog =
-        new WarehouseCatalog(
-            "main",
-            location,
-            store,
-            new LocalFileIO(),
-            new MetadataCache(16),
-            Map.of(),
-            CommitValidator.NONE,
-            List.of());
+    catalog = LocalWarehouse.catalog(location, store, 16);
   }
 
   @AfterEach

@@ -2,8 +2,8 @@ package io.lakestream.catalog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.LocalWarehouse;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -27,17 +27,8 @@ class RegisterTableTest {
 
   @BeforeEach
   void open() {
-    store = JdbcMetadataStore.open("jdbc:sqlite:" + directory.resolve("catalog.db"), null, null, 2);
-    catalog =
-        new WarehouseCatalog(
-            "main",
-            directory.toUri().toString(),
-            store,
-            new LocalFileIO(),
-            new MetadataCache(16),
-            Map.of(),
-            CommitValidator.NONE,
-            List.of());
+    store = LocalWarehouse.openStore(directory);
+    catalog = LocalWarehouse.catalog(directory.toUri().toString(), store, 16);
     catalog.createNamespace(Namespace.of("geo"), Map.of());
   }
 

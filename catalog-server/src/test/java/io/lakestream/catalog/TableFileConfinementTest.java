@@ -3,6 +3,7 @@ package io.lakestream.catalog;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.testing.LocalWarehouse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,17 +41,8 @@ class TableFileConfinementTest {
 
   @BeforeEach
   void open() {
-    store = JdbcMetadataStore.open("jdbc:sqlite:" + directory.resolve("catalog.db"), null, null, 2);
-    catalog =
-        new WarehouseCatalog(
-            "main",
-            directory.resolve("warehouse").toUri().toString(),
-            store,
-            new LocalFileIO(),
-            new MetadataCache(64),
-            Map.of(),
-            CommitValidator.NONE,
-            List.of());
+    store = LocalWarehouse.openStore(directory);
+    catalog = LocalWarehouse.catalog(directory.resolve("warehouse").toUri().toString(), store, 64);
     catalog.createNamespace(Namespace.of("a"), Map.of());
     catalog.createNamespace(Namespace.of("b"), Map.of());
   }

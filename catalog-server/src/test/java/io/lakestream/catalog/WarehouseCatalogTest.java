@@ -3,6 +3,7 @@ package io.lakestream.catalog;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lakestream.testing.LocalWarehouse;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,17 +36,8 @@ class WarehouseCatalogTest {
 
   @BeforeEach
   void open() {
-    store = JdbcMetadataStore.open("jdbc:sqlite:" + directory.resolve("catalog.db"), null, null, 2);
-    catalog =
-        new WarehouseCatalog(
-            "main",
-            directory.toUri().toString(),
-            store,
-            new LocalFileIO(),
-            new MetadataCache(16),
-            Map.of(),
-            CommitValidator.NONE,
-            java.util.List.of());
+    store = LocalWarehouse.openStore(directory);
+    catalog = LocalWarehouse.catalog(directory.toUri().toString(), store, 16);
   }
 
   @AfterEach

@@ -3,13 +3,9 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
-import io.lakestream.testing.CatalogTokens;
-import java.nio.file.Path;
+import io.lakestream.testing.LakestreamExtension;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +38,7 @@ import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With {@code auth.mode=oauth2}, ingest over Flight needs an authenticated principal with a write
@@ -50,7 +46,15 @@ import org.junit.jupiter.api.io.TempDir;
  * nothing.
  */
 class FlightIngestAuthTest {
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder()
+          .oauth2(
+              "writer:w-secret,analyst:a-secret",
+              "writer:write:default,analyst:read:default.secure")
+          .catalogCredential("writer:w-secret")
+          .build();
+
   private static LakestreamServer server;
   private static String base;
   private static BufferAllocator allocator;
@@ -58,35 +62,10 @@ class FlightIngestAuthTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "rpc.port", "0",
-                            "flight.port", "0",
-                            "auth.mode", "oauth2",
-                            "auth.clients", "writer:w-secret,analyst:a-secret",
-                            "auth.grants", "writer:write:default,analyst:read:default.secure"))
-                    .build()));
-    base = "http://127.0.0.1:" + server.httpPort();
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      catalog.initialize(
-          "lakestream",
-          new HashMap<>(
-              Map.of(
-                  "uri",
-                  base,
-                  "credential",
-                  "writer:w-secret",
-                  "oauth2-server-uri",
-                  base + "/v1/oauth/tokens",
-                  "io-impl",
-                  LocalFileIO.class.getName())));
+    server = LAKESTREAM.server();
+    base = LAKESTREAM.base();
+    {
+      RESTCatalog catalog = LAKESTREAM.catalog();
       catalog.createNamespace(Namespace.of("secure"), new HashMap<>());
       catalog.createTable(
           TableIdentifier.of("secure", "events"),
@@ -104,7 +83,6 @@ class FlightIngestAuthTest {
   static void stop() throws Exception {
     flight.close();
     allocator.close();
-    server.close();
   }
 
   private static void put(long first, int count, CallOption... options) {
@@ -121,10 +99,7 @@ class FlightIngestAuthTest {
 
   private static long stored() throws Exception {
     try (Connection connection =
-        Connection.open(
-            "127.0.0.1",
-            server.rpcPort(),
-            CatalogTokens.clientCredentials(base, "writer", "w-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"))) {
       return IngestRows.stored(connection, "secure.events");
     }
   }
@@ -174,8 +149,7 @@ class FlightIngestAuthTest {
     // The writer ingests with a basic-to-bearer handshake, a catalog token, and through ADBC.
     put(0, 100, flight.authenticateBasicToken("writer", "w-secret").orElseThrow());
     FlightCallHeaders bearer = new FlightCallHeaders();
-    bearer.insert(
-        "authorization", "Bearer " + CatalogTokens.clientCredentials(base, "writer", "w-secret"));
+    bearer.insert("authorization", "Bearer " + LAKESTREAM.token("writer", "w-secret"));
     put(100, 100, new HeaderCallOption(bearer));
     try (AdbcDatabase database = adbc("writer", "w-secret");
         AdbcConnection adbc = database.connect();
@@ -186,9 +160,7 @@ class FlightIngestAuthTest {
     }
     // The token cookie alone authenticates too; a forged one does not.
     FlightCallHeaders cookie = new FlightCallHeaders();
-    cookie.insert(
-        "cookie",
-        "other=1; lakestream-token=" + CatalogTokens.clientCredentials(base, "writer", "w-secret"));
+    cookie.insert("cookie", "other=1; lakestream-token=" + LAKESTREAM.token("writer", "w-secret"));
     put(250, 10, new HeaderCallOption(cookie));
     FlightCallHeaders forged = new FlightCallHeaders();
     forged.insert("cookie", "lakestream-token=forged.token.value");
@@ -201,10 +173,7 @@ class FlightIngestAuthTest {
         .hasMessageContaining("Cookie lakestream-token");
     assertThat(stored()).isEqualTo(260);
     try (Connection connection =
-        Connection.open(
-            "127.0.0.1",
-            server.rpcPort(),
-            CatalogTokens.clientCredentials(base, "writer", "w-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"))) {
       Map<Long, Object[]> rows = new TreeMap<>();
       for (IngestRows.Stored row : IngestRows.scanAll(connection, "secure.events")) {
         assertThat(rows.put((Long) row.values()[0], row.values())).isNull();

@@ -2,10 +2,8 @@ package io.lakestream.flight;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
-import io.lakestream.testing.ServerProcess;
-import java.nio.charset.StandardCharsets;
+import io.lakestream.testing.PackagedServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -14,15 +12,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightRuntimeException;
-import org.apache.arrow.flight.HeaderCallOption;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.SyncPutListener;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -45,9 +39,7 @@ class FlightIngestCrashIT {
   @TempDir Path temp;
 
   private static CallOption key(String key) {
-    FlightCallHeaders headers = new FlightCallHeaders();
-    headers.insert("lakestream-idempotency-key", key);
-    return new HeaderCallOption(headers);
+    return IngestRows.idempotencyKey(key);
   }
 
   /** Sends batches {@code first..first+batches-1}; returns the server's answer. */
@@ -62,16 +54,7 @@ class FlightIngestCrashIT {
         IngestRows.fill(root, (long) batch * BATCH_ROWS, BATCH_ROWS);
         stream.putNext();
       }
-      stream.completed();
-      stream.getResult();
-      try (PutResult result = listener.read()) {
-        ArrowBuf metadata = result.getApplicationMetadata();
-        byte[] bytes = new byte[(int) metadata.readableBytes()];
-        metadata.getBytes(0, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-      } finally {
-        listener.close();
-      }
+      return IngestRows.finishPut(stream, listener);
     }
   }
 
@@ -91,24 +74,10 @@ class FlightIngestCrashIT {
 
   @Test
   void acknowledgedIngestSurvivesSigkillAndACutOffIngestRetriesExactlyOnce() throws Exception {
-    Path data = temp.resolve("data");
-    Path logs = temp.resolve("logs");
-    int httpPort = ServerProcess.freePort();
-    int rpcPort = ServerProcess.freePort();
-    int flightPort = ServerProcess.freePort();
-    List<String> flags =
-        List.of(
-            "--data-dir", data.toString(),
-            "--http-port", Integer.toString(httpPort),
-            "--rpc-port", Integer.toString(rpcPort),
-            "--flight-port", Integer.toString(flightPort));
-    ServerProcess server =
-        ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
+    PackagedServer server = PackagedServer.start(temp, START_TIMEOUT);
+    int rpcPort = server.rpcPort();
     try (BufferAllocator allocator = new RootAllocator()) {
-      try (RESTCatalog catalog = new RESTCatalog()) {
-        catalog.initialize(
-            "lakestream",
-            new HashMap<>(Map.of("uri", server.baseUri(), "io-impl", LocalFileIO.class.getName())));
+      try (RESTCatalog catalog = server.openCatalog()) {
         catalog.createNamespace(Namespace.of("crash"), new HashMap<>());
         catalog.createTable(
             TableIdentifier.of("crash", "events"),
@@ -116,7 +85,7 @@ class FlightIngestCrashIT {
             PartitionSpec.unpartitioned(),
             new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "3")));
       }
-      Location location = Location.forGrpcInsecure("127.0.0.1", flightPort);
+      Location location = Location.forGrpcInsecure("127.0.0.1", server.flightPort());
 
       // 1. Acknowledged, then SIGKILL right after the acknowledgement.
       try (FlightClient flight = FlightClient.builder(allocator, location).build()) {
@@ -125,7 +94,7 @@ class FlightIngestCrashIT {
                 "{\"rows\":20000,\"appendedRows\":20000,\"duplicateRows\":0,\"batches\":10}");
       }
       server.kill();
-      server = ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
+      server.restart();
       assertExactly(rpcPort, 20_000);
 
       // 2. The same call again after the restart: the rebuilt writer state recognises every batch.
@@ -161,7 +130,7 @@ class FlightIngestCrashIT {
         }
         assertThat(failed).as("the cut-off call is not acknowledged").isTrue();
       }
-      server = ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
+      server.restart();
       try (FlightClient flight = FlightClient.builder(allocator, location).build()) {
         String answer = put(flight, allocator, 10, 10, key("second"));
         assertThat(answer).startsWith("{\"rows\":20000,");

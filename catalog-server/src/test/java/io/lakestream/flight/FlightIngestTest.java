@@ -31,23 +31,19 @@ import org.apache.arrow.adbc.core.BulkIngestMode;
 import org.apache.arrow.adbc.driver.flightsql.FlightSqlConnectionProperties;
 import org.apache.arrow.adbc.driver.flightsql.FlightSqlDriver;
 import org.apache.arrow.flight.CallOption;
-import org.apache.arrow.flight.FlightCallHeaders;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightDescriptor;
 import org.apache.arrow.flight.FlightInfo;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.arrow.flight.FlightStatusCode;
 import org.apache.arrow.flight.FlightStream;
-import org.apache.arrow.flight.HeaderCallOption;
 import org.apache.arrow.flight.Location;
-import org.apache.arrow.flight.PutResult;
 import org.apache.arrow.flight.SyncPutListener;
 import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableExistsOption;
 import org.apache.arrow.flight.sql.impl.FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -351,9 +347,7 @@ class FlightIngestTest {
   // ---- plain Flight DoPut
 
   private static CallOption key(String key) {
-    FlightCallHeaders headers = new FlightCallHeaders();
-    headers.insert("lakestream-idempotency-key", key);
-    return new HeaderCallOption(headers);
+    return IngestRows.idempotencyKey(key);
   }
 
   /** DoPut of batches to a path; returns the app_metadata of the server's answer. */
@@ -371,16 +365,7 @@ class FlightIngestTest {
         batch.accept(root);
         stream.putNext();
       }
-      stream.completed();
-      stream.getResult();
-      try (PutResult result = listener.read()) {
-        ArrowBuf metadata = result.getApplicationMetadata();
-        byte[] bytes = new byte[(int) metadata.readableBytes()];
-        metadata.getBytes(0, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
-      } finally {
-        listener.close();
-      }
+      return IngestRows.finishPut(stream, listener);
     }
   }
 

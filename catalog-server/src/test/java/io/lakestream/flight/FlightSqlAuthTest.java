@@ -3,16 +3,12 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
-import io.lakestream.testing.CatalogTokens;
-import java.nio.file.Path;
+import io.lakestream.testing.LakestreamExtension;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -27,10 +23,9 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * With {@code auth.mode=oauth2} the Flight SQL endpoint takes the catalog's client credentials
@@ -39,45 +34,26 @@ import org.junit.jupiter.api.io.TempDir;
 class FlightSqlAuthTest {
   private static final int ROWS = 10;
 
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder()
+          .oauth2(
+              "writer:w-secret,analyst:a-secret,outsider:o-secret",
+              "writer:write:default,analyst:read:default.secure,outsider:read:default.other")
+          .catalogCredential("writer:w-secret")
+          .build();
+
   private static LakestreamServer server;
   private static String base;
   private static String url;
 
   @BeforeAll
   static void start() throws Exception {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "rpc.port", "0",
-                            "flight.port", "0",
-                            "auth.mode", "oauth2",
-                            "auth.clients", "writer:w-secret,analyst:a-secret,outsider:o-secret",
-                            "auth.grants",
-                                "writer:write:default,analyst:read:default.secure,"
-                                    + "outsider:read:default.other"))
-                    .build()));
-    base = "http://127.0.0.1:" + server.httpPort();
+    server = LAKESTREAM.server();
+    base = LAKESTREAM.base();
     url = "jdbc:arrow-flight-sql://127.0.0.1:" + server.flightPort() + "?useEncryption=false";
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      catalog.initialize(
-          "lakestream",
-          new HashMap<>(
-              Map.of(
-                  "uri",
-                  base,
-                  "credential",
-                  "writer:w-secret",
-                  "oauth2-server-uri",
-                  base + "/v1/oauth/tokens",
-                  "io-impl",
-                  LocalFileIO.class.getName())));
+    {
+      RESTCatalog catalog = LAKESTREAM.catalog();
       catalog.createNamespace(Namespace.of("secure"), new HashMap<>());
       catalog.createNamespace(Namespace.of("other"), new HashMap<>());
       catalog.createTable(
@@ -87,7 +63,7 @@ class FlightSqlAuthTest {
           new HashMap<>(Map.of("lakestream.kind", "log")));
     }
     try (Connection writer =
-            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+            Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"));
         AppendWriter append =
             writer.table(TablePath.of("secure.events")).newAppendWriter(WriterOptions.defaults())) {
       for (long id = 0; id < ROWS; id++) {
@@ -95,15 +71,6 @@ class FlightSqlAuthTest {
       }
       append.flush();
     }
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
-  private static String token(String client, String secret) throws Exception {
-    return CatalogTokens.clientCredentials(base, client, secret);
   }
 
   private static long count(String connectionUrl) throws SQLException {
@@ -128,7 +95,7 @@ class FlightSqlAuthTest {
 
   @Test
   void catalogTokensWork() throws Exception {
-    assertThat(count(url + "&token=" + token("analyst", "a-secret"))).isEqualTo(ROWS);
+    assertThat(count(url + "&token=" + LAKESTREAM.token("analyst", "a-secret"))).isEqualTo(ROWS);
     assertThatThrownBy(() -> count(url + "&token=forged.token.value"))
         .isInstanceOf(SQLException.class)
         .hasMessageContaining("bearer token");

@@ -2,7 +2,7 @@ package io.lakestream.flight;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.PackagedServerExtension;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,8 +29,8 @@ import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -63,53 +62,31 @@ class FlightSqlDisconnectIT {
    */
   private static final long FAST_ROWS_READ = 8_000_000;
 
-  @TempDir static Path temp;
-  private static ServerProcess server;
-  private static RunningQueriesProbe probe;
-  private static String url;
-  private static int flightPort;
-  private static ExecutorService clients;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder()
+          .withoutTiering()
+          .flags(
+              // What a test leaves running must not outlive it by much (see afterEach).
+              "--flight-query-timeout",
+              "30s",
+              "--flight-max-concurrent-queries-per-principal",
+              "1",
+              // One engine thread: the slow rows of SLOW_AFTER_FAST_ROWS come after the fast ones.
+              "--flight-query-threads",
+              "1")
+          .startTimeout(Duration.ofMinutes(2))
+          // Kept after the run: what the server logged of the queries it stopped.
+          .logDirectory(Path.of("target", "flight-sql-disconnect-it"))
+          .build();
 
-  @BeforeAll
-  static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    flightPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            // Kept after the run: what the server logged of the queries it stopped.
-            Path.of("target", "flight-sql-disconnect-it"),
-            httpPort,
-            List.of(
-                "--data-dir",
-                temp.resolve("data").toString(),
-                "--http-port",
-                Integer.toString(httpPort),
-                "--rpc-port",
-                Integer.toString(ServerProcess.freePort()),
-                "--flight-port",
-                Integer.toString(flightPort),
-                "--tiering-enabled",
-                "false",
-                // What a test leaves running must not outlive it by much (see afterEach).
-                "--flight-query-timeout",
-                "30s",
-                "--flight-max-concurrent-queries-per-principal",
-                "1",
-                // One engine thread: the slow rows of SLOW_AFTER_FAST_ROWS come after the fast
-                // ones.
-                "--flight-query-threads",
-                "1"),
-            Map.of(),
-            Duration.ofMinutes(2));
-    probe = new RunningQueriesProbe(httpPort);
-    url = "jdbc:arrow-flight-sql://127.0.0.1:" + flightPort + "?useEncryption=false";
-    clients = Executors.newCachedThreadPool();
-  }
+  @TempDir static Path temp;
+  private static final RunningQueriesProbe probe = new RunningQueriesProbe(SERVER::httpPort);
+  private static final ExecutorService clients = Executors.newCachedThreadPool();
 
   @AfterAll
   static void stop() throws Exception {
     clients.shutdownNow();
-    server.close();
   }
 
   /** A test that failed leaves its query to the server's timeout, not to the next test. */
@@ -120,7 +97,7 @@ class FlightSqlDisconnectIT {
 
   @Test
   void closingTheJdbcConnectionWhileTheQueryComputesStopsIt() throws Exception {
-    Connection connection = DriverManager.getConnection(url);
+    Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
     Statement statement = connection.createStatement();
     Future<?> query =
         clients.submit(() -> FlightSqlCancelTest.drain(statement, FlightSqlCancelTest.CROSS_JOIN));
@@ -136,7 +113,7 @@ class FlightSqlDisconnectIT {
 
   @Test
   void closingTheJdbcConnectionWhileAFetchWaitsForTheNextBatchStopsTheQuery() throws Exception {
-    Connection connection = DriverManager.getConnection(url);
+    Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
     Statement statement = connection.createStatement();
     Future<?> fetch = fetchUntilSlow(statement);
     clients.submit(() -> closeQuietly(connection));
@@ -149,7 +126,7 @@ class FlightSqlDisconnectIT {
   /** A query slow between its batches stops on cancel without waiting for its next batch. */
   @Test
   void cancellingWhileAFetchWaitsForTheNextBatchStopsTheQuery() throws Exception {
-    try (Connection connection = DriverManager.getConnection(url);
+    try (Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
         Statement statement = connection.createStatement()) {
       Future<?> fetch = fetchUntilSlow(statement);
       statement.cancel();
@@ -193,7 +170,8 @@ class FlightSqlDisconnectIT {
     RootAllocator allocator = new RootAllocator();
     FlightSqlClient client =
         new FlightSqlClient(
-            FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", flightPort))
+            FlightClient.builder(
+                    allocator, Location.forGrpcInsecure("127.0.0.1", SERVER.flightPort()))
                 .build());
     FlightInfo info = client.execute(FlightSqlCancelTest.CROSS_JOIN);
     FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket());
@@ -254,7 +232,7 @@ class FlightSqlDisconnectIT {
                 "-cp",
                 System.getProperty("java.class.path"),
                 DisconnectingClient.class.getName(),
-                Integer.toString(flightPort),
+                Integer.toString(SERVER.flightPort()),
                 mode));
     Process process =
         new ProcessBuilder(command)
@@ -293,7 +271,7 @@ class FlightSqlDisconnectIT {
 
   /** The principal's only query slot is free again: a query runs and answers. */
   private static void assertSamePrincipalRunsAQuery() throws SQLException {
-    try (Connection connection = DriverManager.getConnection(url);
+    try (Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
         Statement statement = connection.createStatement();
         ResultSet result = statement.executeQuery("SELECT 41 + 1 AS answer")) {
       assertThat(result.next()).isTrue();

@@ -1,5 +1,6 @@
 package io.lakestream.flight;
 
+import static io.lakestream.testing.FlightJdbc.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +10,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.testing.FlightJdbc;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.DatabaseMetaData;
@@ -142,10 +144,7 @@ class FlightSqlJdbcTest {
       }
       writer.flush();
     }
-    url =
-        "jdbc:arrow-flight-sql://127.0.0.1:"
-            + lakestream.server().flightPort()
-            + "?useEncryption=false";
+    url = FlightJdbc.url(lakestream.server().flightPort());
   }
 
   /** One row of every type, {@code id} in the lake (0) or written after tiering (1), and nulls. */
@@ -210,23 +209,6 @@ class FlightSqlJdbcTest {
         ResultSet result = statement.executeQuery(sql)) {
       return rows(result);
     }
-  }
-
-  private static List<List<Object>> rows(ResultSet result) throws SQLException {
-    List<List<Object>> rows = new ArrayList<>();
-    int columns = result.getMetaData().getColumnCount();
-    while (result.next()) {
-      List<Object> row = new ArrayList<>();
-      for (int column = 1; column <= columns; column++) {
-        Object value = result.getObject(column);
-        row.add(
-            value instanceof Number number && !(value instanceof Double)
-                ? number.longValue()
-                : value);
-      }
-      rows.add(row);
-    }
-    return rows;
   }
 
   @Test

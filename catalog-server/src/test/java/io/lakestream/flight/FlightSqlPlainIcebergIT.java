@@ -3,10 +3,9 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
+import io.lakestream.testing.PackagedServerExtension;
 import io.lakestream.testing.ServerProcess;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -32,10 +31,9 @@ import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Plain Iceberg tables (no {@code lakestream.kind}: made by Trino, Spark or an Iceberg client)
@@ -49,29 +47,16 @@ class FlightSqlPlainIcebergIT {
           Types.NestedField.optional(2, "name", Types.StringType.get()));
   private static final int ROWS = 250;
 
-  @TempDir static Path temp;
-  private static ServerProcess server;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder().startTimeout(Duration.ofSeconds(60)).build();
+
   private static RESTCatalog catalog;
   private static String url;
 
   @BeforeAll
   static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    int flightPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            temp.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", temp.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(ServerProcess.freePort()),
-                "--flight-port", Integer.toString(flightPort)),
-            Map.of(),
-            Duration.ofSeconds(60));
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream", Map.of("uri", server.baseUri(), "io-impl", LocalFileIO.class.getName()));
+    catalog = SERVER.catalog();
     catalog.createNamespace(Namespace.of("plain"), new HashMap<>());
     // What another engine would do: an Iceberg table without Lakestream's properties, with one
     // data file appended by the Iceberg library itself.
@@ -91,17 +76,7 @@ class FlightSqlPlainIcebergIT {
     table.newAppend().appendFile(writer.toDataFile()).commit();
     catalog.createTable(
         TableIdentifier.of("plain", "empty"), SCHEMA, PartitionSpec.unpartitioned());
-    url = "jdbc:arrow-flight-sql://127.0.0.1:" + flightPort + "?useEncryption=false";
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (server != null) {
-      server.close();
-    }
+    url = SERVER.flightJdbcUrl();
   }
 
   @Test

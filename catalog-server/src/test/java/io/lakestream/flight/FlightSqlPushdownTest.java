@@ -1,5 +1,7 @@
 package io.lakestream.flight;
 
+import static io.lakestream.testing.FlightJdbc.query;
+import static io.lakestream.testing.FlightJdbc.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.AppendWriter;
@@ -8,6 +10,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.testing.FlightJdbc;
 import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -57,10 +60,7 @@ class FlightSqlPushdownTest {
   static void start() {
     lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
     lakestream.catalog().createNamespace(Namespace.of("push"), new HashMap<>());
-    url =
-        "jdbc:arrow-flight-sql://127.0.0.1:"
-            + lakestream.server().flightPort()
-            + "?useEncryption=false";
+    url = FlightJdbc.url(lakestream.server().flightPort());
   }
 
   @AfterAll
@@ -101,31 +101,6 @@ class FlightSqlPushdownTest {
       assertThat(System.nanoTime() - deadline).as("%s rows of %s tiered", rows, name).isNegative();
       LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
     }
-  }
-
-  private static List<List<Object>> query(java.sql.Connection connection, String sql)
-      throws SQLException {
-    try (Statement statement = connection.createStatement();
-        ResultSet result = statement.executeQuery(sql)) {
-      return rows(result);
-    }
-  }
-
-  private static List<List<Object>> rows(ResultSet result) throws SQLException {
-    List<List<Object>> rows = new ArrayList<>();
-    int columns = result.getMetaData().getColumnCount();
-    while (result.next()) {
-      List<Object> row = new ArrayList<>();
-      for (int column = 1; column <= columns; column++) {
-        Object value = result.getObject(column);
-        row.add(
-            value instanceof Number number && !(value instanceof Double)
-                ? number.longValue()
-                : value);
-      }
-      rows.add(row);
-    }
-    return rows;
   }
 
   @Test
@@ -664,68 +639,57 @@ class FlightSqlPushdownTest {
             Types.NestedField.optional(2, "b0", Types.LongType.get())));
     int flushRows = 50;
     AtomicLong acknowledged = new AtomicLong();
-    AtomicBoolean stop = new AtomicBoolean();
-    ExecutorService pool = Executors.newSingleThreadExecutor();
-    Future<?> writing =
-        pool.submit(
-            () -> {
-              try (AppendWriter writer =
-                  lakestream
-                      .connection()
-                      .table(TablePath.of("push.moving"))
-                      .newAppendWriter(WriterOptions.defaults())) {
-                long id = 0;
-                while (!stop.get()) {
-                  for (int i = 0; i < flushRows; i++, id++) {
-                    writer.append(id, id * 3);
-                  }
-                  writer.flush();
-                  acknowledged.set(id);
-                }
+    readWhileWritingAndTiering(
+        "moving",
+        stop -> {
+          try (AppendWriter writer =
+              lakestream
+                  .connection()
+                  .table(TablePath.of("push.moving"))
+                  .newAppendWriter(WriterOptions.defaults())) {
+            long id = 0;
+            while (!stop.get()) {
+              for (int i = 0; i < flushRows; i++, id++) {
+                writer.append(id, id * 3);
               }
-              return null;
-            });
-    try {
-      awaitRowsTiered("moving", 1);
-      Set<Long> snapshots = new HashSet<>();
-      long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
-      int reads = 0;
-      try (java.sql.Connection connection = DriverManager.getConnection(url);
+              writer.flush();
+              acknowledged.set(id);
+            }
+          }
+        },
+        connection -> {
           PreparedStatement statement =
               connection.prepareStatement(
                   "SELECT count(*), count(DISTINCT id), sum(b0) - 3 * sum(id),"
                       + " count(*) FILTER (WHERE id < ?), coalesce(max(id), -1)"
-                      + " FROM push.moving")) {
-        while (reads < 5 || System.nanoTime() < deadline) {
-          long before = acknowledged.get();
-          statement.setLong(1, before);
-          List<Object> row;
-          try (ResultSet result = statement.executeQuery()) {
-            row = rows(result).get(0);
-          }
-          long after = acknowledged.get();
-          long count = (Long) row.get(0);
-          assertThat(row.get(1)).as("no row twice").isEqualTo(count);
-          assertThat(row.get(2)).as("every row whole").isEqualTo(0L);
-          assertThat(row.get(3)).as("every row acknowledged before the query").isEqualTo(before);
-          // The writer has one flush in flight at a time: it may show, nothing after it.
-          assertThat(count).isLessThanOrEqualTo(after + flushRows);
-          assertThat((Long) row.get(4)).isLessThan(after + flushRows);
-          snapshots.add(
-              lakestream
-                  .catalog()
-                  .loadTable(TableIdentifier.of("push", "moving"))
-                  .currentSnapshot()
-                  .snapshotId());
-          reads++;
-        }
-      }
-      assertThat(snapshots).as("tiering committed while the queries ran").hasSizeGreaterThan(2);
-    } finally {
-      stop.set(true);
-      writing.get();
-      pool.shutdown();
-    }
+                      + " FROM push.moving");
+          return new Read() {
+            @Override
+            public void check() throws Exception {
+              long before = acknowledged.get();
+              statement.setLong(1, before);
+              List<Object> row;
+              try (ResultSet result = statement.executeQuery()) {
+                row = rows(result).get(0);
+              }
+              long after = acknowledged.get();
+              long count = (Long) row.get(0);
+              assertThat(row.get(1)).as("no row twice").isEqualTo(count);
+              assertThat(row.get(2)).as("every row whole").isEqualTo(0L);
+              assertThat(row.get(3))
+                  .as("every row acknowledged before the query")
+                  .isEqualTo(before);
+              // The writer has one flush in flight at a time: it may show, nothing after it.
+              assertThat(count).isLessThanOrEqualTo(after + flushRows);
+              assertThat((Long) row.get(4)).isLessThan(after + flushRows);
+            }
+
+            @Override
+            public void close() throws SQLException {
+              statement.close();
+            }
+          };
+        });
   }
 
   @Test
@@ -742,81 +706,119 @@ class FlightSqlPushdownTest {
     // states.get(r): the state after the writer's r-th acknowledged flush (key to value).
     List<Map<Long, Long>> states = new CopyOnWriteArrayList<>();
     states.add(Map.of());
-    AtomicBoolean stop = new AtomicBoolean();
-    ExecutorService pool = Executors.newSingleThreadExecutor();
-    Future<?> writing =
-        pool.submit(
-            () -> {
-              Random random = new Random(7);
-              Map<Long, Long> state = new HashMap<>();
-              try (UpsertWriter writer =
-                  lakestream
-                      .connection()
-                      .table(TablePath.of("push.state"))
-                      .newUpsertWriter(WriterOptions.defaults())) {
-                for (long round = 1; !stop.get(); round++) {
-                  for (int i = 0; i < 20; i++) {
-                    long key = random.nextInt(keys);
-                    if (random.nextInt(5) == 0) {
-                      writer.delete(key);
-                      state.remove(key);
-                    } else {
-                      writer.upsert(key, round);
-                      state.put(key, round);
-                    }
-                  }
-                  writer.flush();
-                  states.add(Map.copyOf(state));
+    readWhileWritingAndTiering(
+        "state",
+        stop -> {
+          Random random = new Random(7);
+          Map<Long, Long> state = new HashMap<>();
+          try (UpsertWriter writer =
+              lakestream
+                  .connection()
+                  .table(TablePath.of("push.state"))
+                  .newUpsertWriter(WriterOptions.defaults())) {
+            for (long round = 1; !stop.get(); round++) {
+              for (int i = 0; i < 20; i++) {
+                long key = random.nextInt(keys);
+                if (random.nextInt(5) == 0) {
+                  writer.delete(key);
+                  state.remove(key);
+                } else {
+                  writer.upsert(key, round);
+                  state.put(key, round);
                 }
               }
+              writer.flush();
+              states.add(Map.copyOf(state));
+            }
+          }
+        },
+        connection ->
+            () -> {
+              int before = states.size() - 1;
+              List<List<Object>> rows = query(connection, "SELECT k, v FROM push.state");
+              int after = states.size() - 1;
+              Map<Long, Long> read = new HashMap<>();
+              for (List<Object> row : rows) {
+                assertThat(read.put((Long) row.get(0), (Long) row.get(1)))
+                    .as("key %s once", row.get(0))
+                    .isNull();
+              }
+              // The flush in flight when the query ended may show in part: wait until it is
+              // acknowledged. Buckets become durable independently, so each key shows its value
+              // (or absence, -1) of some state from the one acknowledged before the query to that
+              // flush.
+              long wait = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+              while (states.size() < after + 2) {
+                assertThat(System.nanoTime() - wait).as("the writer's next flush").isNegative();
+                LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+              }
+              for (long key = 0; key < keys; key++) {
+                Set<Long> allowed = new HashSet<>();
+                for (int r = before; r <= after + 1; r++) {
+                  allowed.add(states.get(r).getOrDefault(key, -1L));
+                }
+                assertThat(read.getOrDefault(key, -1L))
+                    .as("key %s between states %s and %s", key, before, after + 1)
+                    .isIn(allowed);
+              }
+            });
+  }
+
+  /** A writer that runs until {@code stop} is set. */
+  private interface Writing {
+    void run(AtomicBoolean stop) throws Exception;
+  }
+
+  /** Reads of a table through one connection: what one read checks. */
+  private interface Reads {
+    Read on(java.sql.Connection connection) throws SQLException;
+  }
+
+  /** One read and its check; closed before the connection. */
+  private interface Read extends AutoCloseable {
+    void check() throws Exception;
+
+    @Override
+    default void close() throws SQLException {}
+  }
+
+  /**
+   * Runs {@code writing} in the background and, once tiering committed its first rows, checks
+   * {@code reads} over one connection at least five times and for eight seconds; tiering must
+   * commit more than twice meanwhile.
+   */
+  private static void readWhileWritingAndTiering(String name, Writing writing, Reads reads)
+      throws Exception {
+    AtomicBoolean stop = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    Future<?> writer =
+        pool.submit(
+            () -> {
+              writing.run(stop);
               return null;
             });
     try {
-      awaitRowsTiered("state", 1);
+      awaitRowsTiered(name, 1);
       Set<Long> snapshots = new HashSet<>();
       long deadline = System.nanoTime() + Duration.ofSeconds(8).toNanos();
-      int reads = 0;
-      try (java.sql.Connection connection = DriverManager.getConnection(url)) {
-        while (reads < 5 || System.nanoTime() < deadline) {
-          int before = states.size() - 1;
-          List<List<Object>> rows = query(connection, "SELECT k, v FROM push.state");
-          int after = states.size() - 1;
-          Map<Long, Long> read = new HashMap<>();
-          for (List<Object> row : rows) {
-            assertThat(read.put((Long) row.get(0), (Long) row.get(1)))
-                .as("key %s once", row.get(0))
-                .isNull();
-          }
-          // The flush in flight when the query ended may show in part: wait until it is
-          // acknowledged. Buckets become durable independently, so each key shows its value (or
-          // absence, -1) of some state from the one acknowledged before the query to that flush.
-          long wait = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-          while (states.size() < after + 2) {
-            assertThat(System.nanoTime() - wait).as("the writer's next flush").isNegative();
-            LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
-          }
-          for (long key = 0; key < keys; key++) {
-            Set<Long> allowed = new HashSet<>();
-            for (int r = before; r <= after + 1; r++) {
-              allowed.add(states.get(r).getOrDefault(key, -1L));
-            }
-            assertThat(read.getOrDefault(key, -1L))
-                .as("key %s between states %s and %s", key, before, after + 1)
-                .isIn(allowed);
-          }
+      int count = 0;
+      try (java.sql.Connection connection = DriverManager.getConnection(url);
+          Read read = reads.on(connection)) {
+        while (count < 5 || System.nanoTime() < deadline) {
+          read.check();
           snapshots.add(
               lakestream
                   .catalog()
-                  .loadTable(TableIdentifier.of("push", "state"))
+                  .loadTable(TableIdentifier.of("push", name))
                   .currentSnapshot()
                   .snapshotId());
-          reads++;
+          count++;
         }
       }
       assertThat(snapshots).as("tiering committed while the queries ran").hasSizeGreaterThan(2);
     } finally {
       stop.set(true);
-      writing.get();
+      writer.get();
       pool.shutdown();
     }
   }

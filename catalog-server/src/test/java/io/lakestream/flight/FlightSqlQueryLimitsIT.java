@@ -3,8 +3,7 @@ package io.lakestream.flight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.testing.ServerProcess;
-import java.nio.file.Path;
+import io.lakestream.testing.PackagedServerExtension;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -13,7 +12,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.arrow.flight.CallStatus;
@@ -27,9 +25,8 @@ import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Against the packaged server process ({@code bin/lakestream server}): a query running past {@code
@@ -41,46 +38,30 @@ class FlightSqlQueryLimitsIT {
   private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(20);
   private static final Duration STOPPED_WITHIN = Duration.ofMillis(1500);
 
-  @TempDir static Path temp;
-  private static ServerProcess server;
-  private static RunningQueriesProbe probe;
-  private static String url;
-  private static int flightPort;
-  private static ExecutorService clients;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder()
+          .withoutTiering()
+          .flags(
+              "--flight-query-timeout",
+              QUERY_TIMEOUT.toSeconds() + "s",
+              "--flight-max-concurrent-queries-per-principal",
+              "2")
+          .startTimeout(Duration.ofMinutes(2))
+          .build();
 
-  @BeforeAll
-  static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    flightPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            temp.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", temp.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(ServerProcess.freePort()),
-                "--flight-port", Integer.toString(flightPort),
-                "--tiering-enabled", "false",
-                "--flight-query-timeout", QUERY_TIMEOUT.toSeconds() + "s",
-                "--flight-max-concurrent-queries-per-principal", "2"),
-            Map.of(),
-            Duration.ofMinutes(2));
-    probe = new RunningQueriesProbe(httpPort);
-    url = "jdbc:arrow-flight-sql://127.0.0.1:" + flightPort + "?useEncryption=false";
-    clients = Executors.newCachedThreadPool();
-  }
+  private static final RunningQueriesProbe probe = new RunningQueriesProbe(SERVER::httpPort);
+  private static final ExecutorService clients = Executors.newCachedThreadPool();
 
   @AfterAll
   static void stop() throws Exception {
     clients.shutdownNow();
-    server.close();
   }
 
   @Test
   void aQueryPastTheServersTimeoutStopsWithTimedOut() throws Exception {
     long start = System.nanoTime();
-    try (Connection connection = DriverManager.getConnection(url);
+    try (Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
         Statement statement = connection.createStatement()) {
       assertThatThrownBy(() -> FlightSqlCancelTest.drain(statement, FlightSqlCancelTest.CROSS_JOIN))
           .isInstanceOf(SQLException.class)
@@ -97,7 +78,8 @@ class FlightSqlQueryLimitsIT {
     try (BufferAllocator allocator = new RootAllocator();
         FlightSqlClient client =
             new FlightSqlClient(
-                FlightClient.builder(allocator, Location.forGrpcInsecure("127.0.0.1", flightPort))
+                FlightClient.builder(
+                        allocator, Location.forGrpcInsecure("127.0.0.1", SERVER.flightPort()))
                     .build())) {
       // Two started queries whose results wait to be fetched: both count.
       List<FlightInfo> started = new ArrayList<>();
@@ -126,7 +108,7 @@ class FlightSqlQueryLimitsIT {
   }
 
   private static void assertAnswers() throws SQLException {
-    try (Connection connection = DriverManager.getConnection(url);
+    try (Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
         Statement statement = connection.createStatement();
         ResultSet result = statement.executeQuery("SELECT 41 + 1 AS answer")) {
       assertThat(result.next()).isTrue();

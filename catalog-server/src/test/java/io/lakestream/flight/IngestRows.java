@@ -13,6 +13,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.flight.CallOption;
+import org.apache.arrow.flight.FlightCallHeaders;
+import org.apache.arrow.flight.FlightClient;
+import org.apache.arrow.flight.HeaderCallOption;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.SyncPutListener;
+import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -204,5 +211,30 @@ final class IngestRows {
       }
     }
     return rows;
+  }
+
+  /** The call option naming an ingest's idempotency key. */
+  static CallOption idempotencyKey(String key) {
+    FlightCallHeaders headers = new FlightCallHeaders();
+    headers.insert("lakestream-idempotency-key", key);
+    return new HeaderCallOption(headers);
+  }
+
+  /**
+   * Completes a DoPut whose batches are sent and returns the app_metadata of the server's answer;
+   * closes the listener.
+   */
+  static String finishPut(FlightClient.ClientStreamListener stream, SyncPutListener listener)
+      throws Exception {
+    stream.completed();
+    stream.getResult();
+    try (PutResult result = listener.read()) {
+      ArrowBuf metadata = result.getApplicationMetadata();
+      byte[] bytes = new byte[(int) metadata.readableBytes()];
+      metadata.getBytes(0, bytes);
+      return new String(bytes, StandardCharsets.UTF_8);
+    } finally {
+      listener.close();
+    }
   }
 }

@@ -1,11 +1,14 @@
 package io.lakestream.flight;
 
+import static java.util.Objects.requireNonNull;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.function.IntSupplier;
 import java.util.function.LongPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,10 +26,15 @@ final class RunningQueriesProbe {
   }
 
   private final HttpClient http = HttpClient.newHttpClient();
-  private final URI metrics;
+  private final IntSupplier httpPort;
 
   RunningQueriesProbe(int httpPort) {
-    this.metrics = URI.create("http://127.0.0.1:" + httpPort + "/metrics");
+    this(() -> httpPort);
+  }
+
+  /** Asks for the server's HTTP port at each read: the server may start after the probe. */
+  RunningQueriesProbe(IntSupplier httpPort) {
+    this.httpPort = requireNonNull(httpPort, "httpPort is null");
   }
 
   /** Queries admitted and not yet released. */
@@ -40,6 +48,7 @@ final class RunningQueriesProbe {
   }
 
   private long read(Pattern pattern) throws IOException, InterruptedException {
+    URI metrics = URI.create("http://127.0.0.1:" + httpPort.getAsInt() + "/metrics");
     HttpResponse<String> response =
         http.send(
             HttpRequest.newBuilder(metrics).GET().build(), HttpResponse.BodyHandlers.ofString());

@@ -3,29 +3,26 @@ package io.lakestream.rest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.testing.CatalogTokens;
+import io.lakestream.testing.PackagedServerExtension;
+import io.lakestream.testing.RawHttpResponse;
 import io.lakestream.testing.ServerProcess;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The HTTP front door against a real server process with a small heap and OAuth2: clients that send
@@ -39,7 +36,21 @@ class HttpFrontDoorIT {
   private static final int PER_ADDRESS = 16;
   private static final int DECLARED = 16 << 20; // the default http.max-request-size: allowed
 
-  @TempDir static Path temp;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder()
+          .flags(
+              "--auth-mode", "oauth2",
+              "--auth-token-signing-key", "front-door-signing-key-0123456789abcdef",
+              "--auth-clients", "admin:admin-secret,reader:reader-secret,scraper:scraper-secret",
+              "--auth-grants", "admin:admin:*,reader:read:default",
+              "--auth-metrics-principals", "scraper",
+              "--http-request-timeout", "5s",
+              "--http-max-buffered-request-bytes", "32mb",
+              "--http-max-connections-per-address", Integer.toString(PER_ADDRESS))
+          .environment("LAKESTREAM_HEAP", "256m")
+          .build();
+
   private static ServerProcess server;
   private static String admin;
   private static String reader;
@@ -47,36 +58,10 @@ class HttpFrontDoorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            temp.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", temp.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(ServerProcess.freePort()),
-                "--flight-port", Integer.toString(ServerProcess.freePort()),
-                "--auth-mode", "oauth2",
-                "--auth-token-signing-key", "front-door-signing-key-0123456789abcdef",
-                "--auth-clients", "admin:admin-secret,reader:reader-secret,scraper:scraper-secret",
-                "--auth-grants", "admin:admin:*,reader:read:default",
-                "--auth-metrics-principals", "scraper",
-                "--http-request-timeout", "5s",
-                "--http-max-buffered-request-bytes", "32mb",
-                "--http-max-connections-per-address", Integer.toString(PER_ADDRESS)),
-            Map.of("LAKESTREAM_HEAP", "256m"),
-            Duration.ofSeconds(90));
+    server = SERVER.process();
     admin = CatalogTokens.clientCredentials(server.baseUri(), "admin", "admin-secret");
     reader = CatalogTokens.clientCredentials(server.baseUri(), "reader", "reader-secret");
     scraper = CatalogTokens.clientCredentials(server.baseUri(), "scraper", "scraper-secret");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (server != null) {
-      server.close();
-    }
   }
 
   @Test
@@ -92,7 +77,7 @@ class HttpFrontDoorIT {
         out.write(head("POST", "/v1/namespaces", null, DECLARED));
         out.write(megabyte);
         out.flush();
-        RawResponse refused = RawResponse.read(socket.getInputStream());
+        RawHttpResponse refused = RawHttpResponse.read(socket.getInputStream());
         assertThat(refused.status()).as("connection %d: %s", i, refused.body()).isEqualTo(401);
         assertThat(refused.body()).contains("NotAuthorizedException");
         // Go on sending most of the declared body, as the attacker did; the server drops it.
@@ -122,7 +107,7 @@ class HttpFrontDoorIT {
       socket.getOutputStream().write(withExpect.getBytes(StandardCharsets.UTF_8));
       socket.getOutputStream().flush();
       // The body is not sent: a client that expects 100 waits for it (or for a refusal).
-      RawResponse refused = RawResponse.read(socket.getInputStream());
+      RawHttpResponse refused = RawHttpResponse.read(socket.getInputStream());
       assertThat(refused.status()).as(refused.body()).isEqualTo(401);
       assertThat(refused.body()).contains("NotAuthorizedException");
     }
@@ -136,11 +121,11 @@ class HttpFrontDoorIT {
       String withExpect = new String(head, 0, head.length - 2, StandardCharsets.UTF_8) + expect;
       socket.getOutputStream().write(withExpect.getBytes(StandardCharsets.UTF_8));
       socket.getOutputStream().flush();
-      RawResponse interim = RawResponse.read(socket.getInputStream());
+      RawHttpResponse interim = RawHttpResponse.read(socket.getInputStream());
       assertThat(interim.status()).as(interim.body()).isEqualTo(100);
       socket.getOutputStream().write(body);
       socket.getOutputStream().flush();
-      RawResponse created = RawResponse.read(socket.getInputStream());
+      RawHttpResponse created = RawHttpResponse.read(socket.getInputStream());
       assertThat(created.status()).as(created.body()).isEqualTo(200);
     }
   }
@@ -152,7 +137,7 @@ class HttpFrontDoorIT {
         socket.setSoTimeout(1000);
         long started = System.nanoTime();
         socket.getOutputStream().write(head("POST", "/v1/namespaces", token, DECLARED + 1));
-        RawResponse refused = RawResponse.read(socket.getInputStream());
+        RawHttpResponse refused = RawHttpResponse.read(socket.getInputStream());
         assertThat(refused.status()).as(refused.body()).isEqualTo(413);
         assertThat(refused.body()).contains("RequestTooLarge").contains(Long.toString(DECLARED));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(1));
@@ -216,7 +201,7 @@ class HttpFrontDoorIT {
         sockets.add(socket);
         socket.setSoTimeout(5000);
         socket.getOutputStream().write(head("GET", "/health", null, -1));
-        assertThat(RawResponse.read(socket.getInputStream()).status()).isEqualTo(200);
+        assertThat(RawHttpResponse.read(socket.getInputStream()).status()).isEqualTo(200);
       }
       try (Socket extra = connect("127.0.0.30")) {
         extra.setSoTimeout(2000);
@@ -234,7 +219,7 @@ class HttpFrontDoorIT {
       try (Socket other = connect("127.0.0.31")) {
         other.setSoTimeout(5000);
         other.getOutputStream().write(head("GET", "/health", null, -1));
-        assertThat(RawResponse.read(other.getInputStream()).status()).isEqualTo(200);
+        assertThat(RawHttpResponse.read(other.getInputStream()).status()).isEqualTo(200);
       }
       sockets.remove(0).close();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -243,7 +228,7 @@ class HttpFrontDoorIT {
         try (Socket again = connect("127.0.0.30")) {
           again.setSoTimeout(2000);
           again.getOutputStream().write(head("GET", "/health", null, -1));
-          status = RawResponse.read(again.getInputStream()).status();
+          status = RawHttpResponse.read(again.getInputStream()).status();
         } catch (IOException e) {
           status = 0; // the closed connection is not counted off yet
         }
@@ -259,7 +244,7 @@ class HttpFrontDoorIT {
     int connections = 24;
     byte[] part = new byte[3 << 20];
     List<Socket> sockets = new ArrayList<>();
-    List<CompletableFuture<RawResponse>> answers = new ArrayList<>();
+    List<CompletableFuture<RawHttpResponse>> answers = new ArrayList<>();
     try (ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor()) {
       try {
         for (int i = 0; i < connections; i++) {
@@ -272,8 +257,8 @@ class HttpFrontDoorIT {
           socket.getOutputStream().flush();
         }
         int busy = 0;
-        for (CompletableFuture<RawResponse> answer : answers) {
-          RawResponse response = answer.get(30, TimeUnit.SECONDS);
+        for (CompletableFuture<RawHttpResponse> answer : answers) {
+          RawHttpResponse response = answer.get(30, TimeUnit.SECONDS);
           if (response != null && response.status() == 503) {
             assertThat(response.header("retry-after")).isNotNull();
             assertThat(response.body()).contains("http.max-buffered-request-bytes");
@@ -297,7 +282,7 @@ class HttpFrontDoorIT {
       java.util.Arrays.fill(body, (byte) ' ');
       socket.getOutputStream().write(head("POST", "/v1/namespaces", admin, body.length));
       socket.getOutputStream().write(body);
-      RawResponse read = RawResponse.read(socket.getInputStream());
+      RawHttpResponse read = RawHttpResponse.read(socket.getInputStream());
       assertThat(read.status()).as(read.body()).isEqualTo(400);
     }
     try (Socket socket = connect("127.0.0.45")) {
@@ -305,7 +290,7 @@ class HttpFrontDoorIT {
       byte[] body = "{\"namespace\":[\"after_the_flood\"]}".getBytes(StandardCharsets.UTF_8);
       socket.getOutputStream().write(head("POST", "/v1/namespaces", admin, body.length));
       socket.getOutputStream().write(body);
-      RawResponse created = RawResponse.read(socket.getInputStream());
+      RawHttpResponse created = RawHttpResponse.read(socket.getInputStream());
       assertThat(created.status()).as(created.body()).isEqualTo(200);
     }
   }
@@ -313,7 +298,7 @@ class HttpFrontDoorIT {
   @Test
   void metricsNeedAGrant() throws Exception {
     assertThat(get("/metrics", null).status()).isEqualTo(401);
-    RawResponse forbidden = get("/metrics", reader);
+    RawHttpResponse forbidden = get("/metrics", reader);
     assertThat(forbidden.status()).as(forbidden.body()).isEqualTo(403);
     assertThat(forbidden.body()).contains("ForbiddenException").contains("reader");
     assertThat(get("/metrics", admin).status()).isEqualTo(200);
@@ -322,11 +307,11 @@ class HttpFrontDoorIT {
     assertThat(get("/ready", null).status()).isEqualTo(200);
   }
 
-  private static RawResponse get(String path, String token) throws IOException {
+  private static RawHttpResponse get(String path, String token) throws IOException {
     try (Socket socket = connect("127.0.0.50")) {
       socket.setSoTimeout(10_000);
       socket.getOutputStream().write(head("GET", path, token, -1));
-      return RawResponse.read(socket.getInputStream());
+      return RawHttpResponse.read(socket.getInputStream());
     }
   }
 
@@ -381,9 +366,9 @@ class HttpFrontDoorIT {
     }
   }
 
-  private static RawResponse readQuietly(Socket socket) {
+  private static RawHttpResponse readQuietly(Socket socket) {
     try {
-      return RawResponse.read(socket.getInputStream());
+      return RawHttpResponse.read(socket.getInputStream());
     } catch (IOException e) {
       return null;
     }
@@ -396,44 +381,6 @@ class HttpFrontDoorIT {
       } catch (IOException e) {
         // closing anyway
       }
-    }
-  }
-
-  /** One response as read off the wire; header names in lower case. */
-  private record RawResponse(int status, Map<String, String> headers, String body) {
-    String header(String name) {
-      return headers.get(name);
-    }
-
-    static RawResponse read(InputStream in) throws IOException {
-      String statusLine = line(in);
-      if (statusLine == null) {
-        throw new IOException("connection closed before a response");
-      }
-      int status = Integer.parseInt(statusLine.split(" ")[1]);
-      Map<String, String> headers = new java.util.HashMap<>();
-      for (String header = line(in); header != null && !header.isEmpty(); header = line(in)) {
-        int colon = header.indexOf(':');
-        headers.put(
-            header.substring(0, colon).trim().toLowerCase(Locale.ROOT),
-            header.substring(colon + 1).trim());
-      }
-      int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
-      byte[] body = in.readNBytes(length);
-      return new RawResponse(status, headers, new String(body, StandardCharsets.UTF_8));
-    }
-
-    private static String line(InputStream in) throws IOException {
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
-      for (int b = in.read(); b != '\n'; b = in.read()) {
-        if (b < 0) {
-          return line.size() == 0 ? null : line.toString(StandardCharsets.US_ASCII);
-        }
-        if (b != '\r') {
-          line.write(b);
-        }
-      }
-      return line.toString(StandardCharsets.US_ASCII);
     }
   }
 }

@@ -2,14 +2,12 @@ package io.lakestream.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import io.lakestream.testing.RawHttpResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -82,15 +80,15 @@ class HttpTransportLimitsTest {
               + "POST /denied HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789"
               + "GET /never HTTP/1.1\r\nHost: x\r\n\r\n");
       InputStream in = socket.getInputStream();
-      assertThat(Raw.read(in).body()).isEqualTo("/first 0");
-      Raw denied = Raw.read(in);
+      assertThat(RawHttpResponse.read(in).body()).isEqualTo("/first 0");
+      RawHttpResponse denied = RawHttpResponse.read(in);
       assertThat(denied.status()).isEqualTo(401);
       assertThat(denied.header("connection")).isEqualToIgnoringCase("close");
       assertThat(in.read()).as("closed after the refusal").isEqualTo(-1);
     }
     try (Socket socket = connect()) {
       send(socket, "POST /worker HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc");
-      assertThat(Raw.read(socket.getInputStream()).status()).isEqualTo(401);
+      assertThat(RawHttpResponse.read(socket.getInputStream()).status()).isEqualTo(401);
     }
     try (Socket socket = connect()) {
       send(
@@ -98,8 +96,8 @@ class HttpTransportLimitsTest {
           "POST /worker HTTP/1.1\r\nHost: x\r\nAuthorization: yes\r\nContent-Length: 5\r\n\r\n"
               + "hello"
               + "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
-      assertThat(Raw.read(socket.getInputStream()).body()).isEqualTo("/worker 5");
-      assertThat(Raw.read(socket.getInputStream()).body()).isEqualTo("/after 0");
+      assertThat(RawHttpResponse.read(socket.getInputStream()).body()).isEqualTo("/worker 5");
+      assertThat(RawHttpResponse.read(socket.getInputStream()).body()).isEqualTo("/after 0");
     }
     assertThat(screenedOnWorkers).hasValue(2);
   }
@@ -117,12 +115,12 @@ class HttpTransportLimitsTest {
       }
       // Whichever the server reads second does not fit beside the other.
       int refused = firstToAnswer(both, Duration.ofSeconds(5));
-      Raw busy = Raw.read(both[refused].getInputStream());
+      RawHttpResponse busy = RawHttpResponse.read(both[refused].getInputStream());
       assertThat(busy.status()).isEqualTo(503);
       assertThat(busy.header("retry-after")).isEqualTo("1");
       Socket held = both[1 - refused];
       held.getOutputStream().write(new byte[10]);
-      assertThat(Raw.read(held.getInputStream()).body()).isEqualTo("/body " + declared);
+      assertThat(RawHttpResponse.read(held.getInputStream()).body()).isEqualTo("/body " + declared);
     }
     // Answered, refused and abandoned bodies give their bytes back: a 128 KiB body, which needs
     // 192 KiB of the 256 KiB while it grows, fits again after each abandoned one.
@@ -137,7 +135,7 @@ class HttpTransportLimitsTest {
         try (Socket again = connect()) {
           send(again, post("/again", 128 * 1024));
           again.getOutputStream().write(new byte[128 * 1024]);
-          status = Raw.read(again.getInputStream()).status();
+          status = RawHttpResponse.read(again.getInputStream()).status();
           // A 503 while the abandoned connection's close is still on its way.
           assertThat(status).isIn(200, 503);
         }
@@ -155,7 +153,7 @@ class HttpTransportLimitsTest {
     try (Socket socket = connect()) {
       send(socket, "POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
       long started = System.nanoTime();
-      Raw late = Raw.read(socket.getInputStream());
+      RawHttpResponse late = RawHttpResponse.read(socket.getInputStream());
       assertThat(late.status()).isEqualTo(408);
       assertThat(Duration.ofNanos(System.nanoTime() - started))
           .isGreaterThanOrEqualTo(TIMEOUT.minusMillis(100));
@@ -191,43 +189,5 @@ class HttpTransportLimitsTest {
   private static HttpTransport.Answer text(int status, String body) {
     return new HttpTransport.Answer(
         status, Map.of("Content-Type", "text/plain"), body.getBytes(StandardCharsets.UTF_8));
-  }
-
-  private record Raw(int status, Map<String, String> headers, String body) {
-    String header(String name) {
-      return headers.get(name);
-    }
-
-    static Raw read(InputStream in) throws IOException {
-      String statusLine = line(in);
-      if (statusLine == null) {
-        throw new IOException("closed before a response");
-      }
-      Map<String, String> headers = new HashMap<>();
-      for (String header = line(in); header != null && !header.isEmpty(); header = line(in)) {
-        int colon = header.indexOf(':');
-        headers.put(
-            header.substring(0, colon).trim().toLowerCase(Locale.ROOT),
-            header.substring(colon + 1).trim());
-      }
-      byte[] body = in.readNBytes(Integer.parseInt(headers.getOrDefault("content-length", "0")));
-      return new Raw(
-          Integer.parseInt(statusLine.split(" ")[1]),
-          headers,
-          new String(body, StandardCharsets.UTF_8));
-    }
-
-    private static String line(InputStream in) throws IOException {
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
-      for (int b = in.read(); b != '\n'; b = in.read()) {
-        if (b < 0) {
-          return line.size() == 0 ? null : line.toString(StandardCharsets.US_ASCII);
-        }
-        if (b != '\r') {
-          line.write(b);
-        }
-      }
-      return line.toString(StandardCharsets.US_ASCII);
-    }
   }
 }

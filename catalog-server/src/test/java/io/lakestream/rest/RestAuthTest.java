@@ -13,10 +13,10 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.RestCatalogs;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -371,20 +371,7 @@ class RestAuthTest {
   }
 
   private static RESTCatalog connect(String credential) {
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                base,
-                "credential",
-                credential,
-                "oauth2-server-uri",
-                base + "/v1/oauth/tokens",
-                "io-impl",
-                LocalFileIO.class.getName())));
-    return catalog;
+    return RestCatalogs.open(base, credential);
   }
 
   private static String token(String client, String secret) throws Exception {

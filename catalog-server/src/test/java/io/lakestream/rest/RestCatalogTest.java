@@ -6,11 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.luben.zstd.Zstd;
 import io.lakestream.catalog.LocalFileIO;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.LakestreamExtension;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,10 +45,9 @@ import org.apache.iceberg.rest.requests.CommitTransactionRequestParser;
 import org.apache.iceberg.rest.requests.UpdateTableRequest;
 import org.apache.iceberg.types.Types;
 import org.apache.iceberg.view.View;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The table and view lifecycle through Iceberg's own Java {@link RESTCatalog} client against an
@@ -63,7 +60,10 @@ class RestCatalogTest {
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "category", Types.StringType.get()));
 
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder().setting("http.max-request-size", "64kb").build();
+
   private static LakestreamServer server;
   private static RESTCatalog catalog;
   private static HttpClient http;
@@ -71,29 +71,10 @@ class RestCatalogTest {
 
   @BeforeAll
   static void start() {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "flight.port", "0",
-                            "http.max-request-size", "64kb"))
-                    .build()));
-    base = "http://127.0.0.1:" + server.httpPort();
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream", new HashMap<>(Map.of("uri", base, "io-impl", LocalFileIO.class.getName())));
+    server = LAKESTREAM.server();
+    base = LAKESTREAM.base();
+    catalog = LAKESTREAM.catalog();
     http = HttpClient.newHttpClient();
-  }
-
-  @AfterAll
-  static void stop() throws IOException {
-    catalog.close();
-    server.close();
   }
 
   @Test
@@ -107,7 +88,8 @@ class RestCatalogTest {
             SCHEMA,
             PartitionSpec.builderFor(SCHEMA).identity("category").build(),
             new HashMap<>(Map.of("owner", "finance")));
-    assertThat(table.location()).startsWith(data.resolve("warehouse").toUri().toString());
+    assertThat(table.location())
+        .startsWith(LAKESTREAM.dataDir().resolve("warehouse").toUri().toString());
     assertThat(catalog.tableExists(orders)).isTrue();
     assertThat(catalog.listTables(namespace)).containsExactly(orders);
 
@@ -269,7 +251,8 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(never, data.resolve("warehouse/custom/never").toString()),
+                createChange(
+                    never, LAKESTREAM.dataDir().resolve("warehouse/custom/never").toString()),
                 setProperty(existing, table.schema().schemaId() + 1)));
     assertError(failing, 409, "CommitFailedException");
     assertThat(catalog.tableExists(never)).isFalse();
@@ -277,7 +260,8 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(existing, data.resolve("warehouse/custom/again").toString()),
+                createChange(
+                    existing, LAKESTREAM.dataDir().resolve("warehouse/custom/again").toString()),
                 setProperty(existing, table.schema().schemaId())));
     assertError(duplicate, 409, "CommitFailedException");
     assertThat(catalog.loadTable(existing).properties()).doesNotContainKey("committed");
@@ -286,12 +270,14 @@ class RestCatalogTest {
         post(
             "/v1/transactions/commit",
             commitTransaction(
-                createChange(created, data.resolve("warehouse/custom/created").toString()),
+                createChange(
+                    created, LAKESTREAM.dataDir().resolve("warehouse/custom/created").toString()),
                 setProperty(existing, table.schema().schemaId())));
     assertThat(passing.statusCode()).as(passing.body()).isEqualTo(204);
     Table loaded = catalog.loadTable(created);
     assertThat(loaded.schema().asStruct()).isEqualTo(SCHEMA.asStruct());
-    assertThat(loaded.location()).isEqualTo(data.resolve("warehouse/custom/created").toString());
+    assertThat(loaded.location())
+        .isEqualTo(LAKESTREAM.dataDir().resolve("warehouse/custom/created").toString());
     assertThat(loaded.properties()).containsEntry("owner", "transaction");
     assertThat(catalog.loadTable(existing).properties()).containsEntry("committed", "yes");
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
@@ -304,7 +290,7 @@ class RestCatalogTest {
     catalog.createNamespace(namespace, new HashMap<>());
     TableIdentifier outer = TableIdentifier.of(namespace, "outer");
     TableIdentifier inner = TableIdentifier.of(namespace, "inner");
-    String location = data.resolve("warehouse/custom/pair").toString();
+    String location = LAKESTREAM.dataDir().resolve("warehouse/custom/pair").toString();
     HttpResponse<String> overlapping =
         post(
             "/v1/transactions/commit",
@@ -330,7 +316,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("warehouse/custom/stream").toString(),
+                    LAKESTREAM.dataDir().resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.kind", "queue")),
                 setProperty(other, table.schema().schemaId())));
     assertError(
@@ -341,7 +327,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("warehouse/custom/stream").toString(),
+                    LAKESTREAM.dataDir().resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.kind", "log", "lakestream.bucket-key", "missing"))));
     assertError(badKey, 400, "column 'missing' is not in the table schema");
     HttpResponse<String> withoutKind =
@@ -350,7 +336,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("warehouse/custom/stream").toString(),
+                    LAKESTREAM.dataDir().resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.buckets", "4"))));
     assertError(withoutKind, 400, "needs lakestream.kind");
     assertThat(catalog.tableExists(stream)).isFalse();
@@ -362,7 +348,7 @@ class RestCatalogTest {
             commitTransaction(
                 createChange(
                     stream,
-                    data.resolve("warehouse/custom/stream").toString(),
+                    LAKESTREAM.dataDir().resolve("warehouse/custom/stream").toString(),
                     Map.of("lakestream.kind", "log", "lakestream.buckets", "4"))));
     assertThat(good.statusCode()).as(good.body()).isEqualTo(204);
     assertThat(catalog.loadTable(stream).properties()).containsEntry("lakestream.buckets", "4");

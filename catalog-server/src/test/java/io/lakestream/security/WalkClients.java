@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.rpc.ApiKey;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcConnection;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.testing.RestCatalogs;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,7 +23,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -142,20 +141,7 @@ final class WalkClients implements AutoCloseable {
 
   /** An Iceberg REST client with client credentials ({@code id:secret}). */
   RESTCatalog catalog(String credential) {
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                base,
-                "credential",
-                credential,
-                "oauth2-server-uri",
-                base + "/v1/oauth/tokens",
-                "io-impl",
-                LocalFileIO.class.getName())));
-    return catalog;
+    return RestCatalogs.open(base, credential);
   }
 
   // ---- RPC

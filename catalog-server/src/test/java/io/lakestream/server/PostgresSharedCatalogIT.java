@@ -138,18 +138,8 @@ class PostgresSharedCatalogIT {
 
   private ServerProcess launch(TestingPostgres postgres, String name, String warehouse)
       throws Exception {
-    int httpPort = ServerProcess.freePort();
-    return ServerProcess.launch(
-        temp.resolve("logs-" + name),
-        httpPort,
-        List.of(
-            "--data-dir", temp.resolve("data-" + name).toString(),
-            "--http-port", Integer.toString(httpPort),
-            "--rpc-port", Integer.toString(ServerProcess.freePort()),
-            "--flight-port", Integer.toString(ServerProcess.freePort()),
-            "--catalog-database-url", postgres.jdbcUrl("postgres"),
-            "--catalog-database-user", postgres.user(),
-            "--catalog-warehouse-location", warehouse));
+    return postgres.launchServer(
+        temp.resolve("data-" + name), temp.resolve("logs-" + name), warehouse);
   }
 
   /** How many table commits a server answered, by HTTP status, from its Prometheus metrics. */

@@ -3,10 +3,9 @@ package io.lakestream.storage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
 import io.lakestream.testing.CatalogTokens;
+import io.lakestream.testing.EmbeddedLakestream;
 import io.lakestream.testing.S3ProxyProcess;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -35,10 +34,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -62,47 +57,27 @@ class S3RemoteSigningIT {
   @BeforeAll
   static void start() throws Exception {
     s3 = S3ProxyProcess.start(temp.resolve("s3"), Duration.ofSeconds(60));
-    try (S3Client admin =
-        S3Client.builder()
-            .endpointOverride(URI.create(s3.endpoint()))
-            .region(Region.US_EAST_1)
-            .forcePathStyle(true)
-            .httpClient(UrlConnectionHttpClient.create())
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(
-                        S3ProxyProcess.ACCESS_KEY, S3ProxyProcess.SECRET_KEY)))
-            .build()) {
+    try (S3Client admin = s3.client()) {
       admin.createBucket(request -> request.bucket(BUCKET));
     }
     server =
-        LakestreamServer.start(
-            config(
-                "signing",
-                Map.of(
-                    "auth.mode", "oauth2",
-                    "auth.clients", "writer:writer-secret,reader:reader-secret",
-                    "auth.token-signing-key", "test-signing-key-0123456789abcdef-0123",
-                    "auth.grants", "writer:write:lake,reader:read:lake")));
+        startServer(
+            "signing",
+            Map.of(
+                "auth.mode", "oauth2",
+                "auth.clients", "writer:writer-secret,reader:reader-secret",
+                "auth.token-signing-key", "test-signing-key-0123456789abcdef-0123",
+                "auth.grants", "writer:write:lake,reader:read:lake"));
     base = "http://127.0.0.1:" + server.httpPort();
-    vending =
-        LakestreamServer.start(config("vending", Map.of("s3.vend-static-credentials", "true")));
+    vending = startServer("vending", Map.of("s3.vend-static-credentials", "true"));
   }
 
-  private static ServerConfig config(String name, Map<String, String> extra) {
-    Map<String, String> settings = new HashMap<>();
-    settings.put("data-dir", temp.resolve(name).toString());
-    settings.put("http.port", "0");
-    settings.put("flight.port", "0");
-    settings.put("rpc.port", "0");
-    settings.put("catalog.warehouses", "lake=s3://" + BUCKET + "/" + name);
-    settings.put("s3.endpoint", s3.endpoint());
-    settings.put("s3.path-style-access", "true");
-    settings.put("s3.access-key-id", S3ProxyProcess.ACCESS_KEY);
-    settings.put("s3.secret-access-key", S3ProxyProcess.SECRET_KEY);
+  /** A server whose warehouse {@code lake} is {@code s3://BUCKET/name}. */
+  private static LakestreamServer startServer(String name, Map<String, String> extra) {
+    Map<String, String> settings =
+        new HashMap<>(s3.warehouseSettings("s3://" + BUCKET + "/" + name));
     settings.putAll(extra);
-    return ServerConfig.from(
-        Configuration.builder(ServerConfig.allKeys()).layer("test", settings).build());
+    return EmbeddedLakestream.startServer(temp.resolve(name), settings);
   }
 
   @AfterAll

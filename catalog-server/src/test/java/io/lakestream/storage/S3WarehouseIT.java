@@ -2,9 +2,8 @@ package io.lakestream.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.EmbeddedLakestream;
 import io.lakestream.testing.S3ProxyProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,10 +27,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -53,42 +48,11 @@ class S3WarehouseIT {
   @BeforeAll
   static void start() throws Exception {
     s3 = S3ProxyProcess.start(temp.resolve("s3"), Duration.ofSeconds(60));
-    s3Client =
-        S3Client.builder()
-            .endpointOverride(URI.create(s3.endpoint()))
-            .region(Region.US_EAST_1)
-            .forcePathStyle(true)
-            .httpClient(UrlConnectionHttpClient.create())
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(
-                        S3ProxyProcess.ACCESS_KEY, S3ProxyProcess.SECRET_KEY)))
-            .build();
+    s3Client = s3.client();
     s3Client.createBucket(request -> request.bucket(BUCKET));
     server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir",
-                            temp.resolve("data").toString(),
-                            "http.port",
-                            "0",
-                            "flight.port",
-                            "0",
-                            "catalog.warehouses",
-                            "lake=s3://" + BUCKET + "/warehouse",
-                            "s3.endpoint",
-                            s3.endpoint(),
-                            "s3.path-style-access",
-                            "true",
-                            "s3.access-key-id",
-                            S3ProxyProcess.ACCESS_KEY,
-                            "s3.secret-access-key",
-                            S3ProxyProcess.SECRET_KEY))
-                    .build()));
+        EmbeddedLakestream.startServer(
+            temp.resolve("data"), s3.warehouseSettings("s3://" + BUCKET + "/warehouse"));
     base = "http://127.0.0.1:" + server.httpPort();
   }
 

@@ -2,7 +2,6 @@ package io.lakestream.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
@@ -10,7 +9,8 @@ import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.Messages.FetchResponse;
 import io.lakestream.stream.AckTrackingWriter.Ack;
 import io.lakestream.stream.AckTrackingWriter.SentBatch;
-import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.CrashRounds;
+import io.lakestream.testing.PackagedServer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -24,12 +24,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -62,7 +60,6 @@ class LogCrashConsistencyIT {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration WRITER_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(30);
-  private static final int MAX_REPORTED_VIOLATIONS = 40;
 
   @TempDir Path temp;
 
@@ -85,24 +82,13 @@ class LogCrashConsistencyIT {
     Random random = new Random(seed);
     long started = System.nanoTime();
 
-    Path data = temp.resolve("data");
-    Path logs = temp.resolve("logs");
-    int httpPort = ServerProcess.freePort();
-    int rpcPort = ServerProcess.freePort();
-    int flightPort = ServerProcess.freePort();
-    List<String> flags =
-        List.of(
-            "--data-dir", data.toString(),
-            "--http-port", Integer.toString(httpPort),
-            "--rpc-port", Integer.toString(rpcPort),
-            "--flight-port", Integer.toString(flightPort));
-
     List<AckTrackingWriter> writers = new ArrayList<>();
     for (int i = 0; i < WRITERS; i++) {
       writers.add(new AckTrackingWriter(1_000 + i, BUCKETS, random.nextLong()));
     }
     ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
-    ServerProcess server = start(logs, httpPort, flags);
+    PackagedServer server = PackagedServer.start(temp, START_TIMEOUT);
+    int rpcPort = server.rpcPort();
     try {
       createLogTable(server);
       for (int round = 1; round <= ROUNDS; round++) {
@@ -130,10 +116,10 @@ class LogCrashConsistencyIT {
               .as("round %d: %d acknowledgements within 60 s (seed %d)", round, killAfterAcks, seed)
               .isTrue();
           server.kill();
-          awaitAll(running, seed, round);
+          CrashRounds.awaitWriters(running, WRITER_TIMEOUT, "kill", round, seed);
         }
         long restarting = System.nanoTime();
-        server = start(logs, httpPort, flags);
+        server.restart();
         System.out.printf(
             Locale.ROOT,
             "round %d: killed after %d acknowledgements (%d ms), ready again after %d ms; %d"
@@ -159,7 +145,7 @@ class LogCrashConsistencyIT {
       // One more crash with nothing in flight: the rebuilt writer state must still know every
       // writer's last batch, and nothing may change.
       server.kill();
-      server = start(logs, httpPort, flags);
+      server.restart();
       long records;
       try (Connection connection = Connection.open(HOST, rpcPort, null)) {
         Table table = connection.table(TABLE);
@@ -214,21 +200,8 @@ class LogCrashConsistencyIT {
     }
   }
 
-  /**
-   * Starts the server on the fixed ports, relaunching while a port is still held by the process
-   * that was just killed.
-   */
-  private static ServerProcess start(Path logs, int httpPort, List<String> flags)
-      throws IOException, InterruptedException {
-    return ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
-  }
-
-  private static void createLogTable(ServerProcess server) throws IOException {
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      // The Iceberg client probes the properties with containsKey(null): mutable maps only.
-      catalog.initialize(
-          "lakestream",
-          new HashMap<>(Map.of("uri", server.baseUri(), "io-impl", LocalFileIO.class.getName())));
+  private static void createLogTable(PackagedServer server) throws IOException {
+    try (RESTCatalog catalog = server.openCatalog()) {
       catalog.createNamespace(Namespace.of("crash"), new HashMap<>());
       catalog.createTable(
           TableIdentifier.of("crash", "events"),
@@ -236,23 +209,6 @@ class LogCrashConsistencyIT {
           PartitionSpec.unpartitioned(),
           new HashMap<>(
               Map.of("lakestream.kind", "log", "lakestream.buckets", Integer.toString(BUCKETS))));
-    }
-  }
-
-  private static void awaitAll(List<Future<?>> running, long seed, int round)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WRITER_TIMEOUT.toNanos();
-    for (Future<?> writer : running) {
-      try {
-        writer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        throw new AssertionError(
-            "Writer failed in round " + round + " (seed " + seed + "): " + e.getCause(),
-            e.getCause());
-      } catch (TimeoutException e) {
-        throw new AssertionError(
-            "Writer still running " + WRITER_TIMEOUT + " after the kill in round " + round);
-      }
     }
   }
 
@@ -285,18 +241,7 @@ class LogCrashConsistencyIT {
       records += contents.highWatermark();
       check(bucket, contents, acked, inDoubt, violations);
     }
-    if (!violations.isEmpty()) {
-      throw new AssertionError(
-          violations.size()
-              + " violations "
-              + when
-              + " (seed "
-              + seed
-              + "):\n  "
-              + String.join(
-                  "\n  ",
-                  violations.subList(0, Math.min(violations.size(), MAX_REPORTED_VIOLATIONS))));
-    }
+    CrashRounds.assertNoViolations(violations, when, seed);
     return records;
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
@@ -14,9 +13,8 @@ import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.client.arrow.ColumnPredicate;
 import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.rpc.Messages.FetchResponse;
-import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.testing.LakestreamExtension;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,37 +23,19 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rows through the Java client: AppendWriter batches Arrow rows per bucket, LogScanner reads them
  * back, with projection and filter pushdown done by the server, and schema evolution while writing.
  */
 class LogTableClientTest {
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data);
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("app"), new HashMap<>());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder().namespaces("app").build();
 
   private static Table createWide(String name, int buckets) {
     List<Types.NestedField> fields = new ArrayList<>();
@@ -72,16 +52,18 @@ class LogTableClientTest {
     for (int i = 0; i < 5; i++) {
       fields.add(Types.NestedField.optional(id++, "s" + i, Types.StringType.get()));
     }
-    catalog.createTable(
-        TableIdentifier.of("app", name),
-        new Schema(fields),
-        PartitionSpec.unpartitioned(),
-        new HashMap<>(
-            Map.of(
-                "lakestream.kind", "log",
-                "lakestream.buckets", Integer.toString(buckets),
-                "lakestream.bucket-key", "b0")));
-    return connection.table(TablePath.of("app." + name));
+    LAKESTREAM
+        .catalog()
+        .createTable(
+            TableIdentifier.of("app", name),
+            new Schema(fields),
+            PartitionSpec.unpartitioned(),
+            new HashMap<>(
+                Map.of(
+                    "lakestream.kind", "log",
+                    "lakestream.buckets", Integer.toString(buckets),
+                    "lakestream.bucket-key", "b0")));
+    return LAKESTREAM.connection().table(TablePath.of("app." + name));
   }
 
   private static Object[] wideRow(long n) {
@@ -286,24 +268,27 @@ class LogTableClientTest {
 
   @Test
   void aColumnAddedWhileWritingReadsAsNullInOlderBatches() {
-    catalog.createTable(
-        TableIdentifier.of("app", "evolving"),
-        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
-        PartitionSpec.unpartitioned(),
-        new HashMap<>(Map.of("lakestream.kind", "log")));
-    Table before = connection.table(TablePath.of("app.evolving"));
+    LAKESTREAM
+        .catalog()
+        .createTable(
+            TableIdentifier.of("app", "evolving"),
+            new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+            PartitionSpec.unpartitioned(),
+            new HashMap<>(Map.of("lakestream.kind", "log")));
+    Table before = LAKESTREAM.connection().table(TablePath.of("app.evolving"));
     try (LogScanner scanner = before.newScanner()) {
       scanner.subscribe(0, LogScanner.earliest());
       try (AppendWriter writer = before.newAppendWriter()) {
         writer.append(1L);
         writer.append(2L);
       }
-      catalog
+      LAKESTREAM
+          .catalog()
           .loadTable(TableIdentifier.of("app", "evolving"))
           .updateSchema()
           .addColumn("note", Types.StringType.get())
           .commit();
-      Table after = connection.table(TablePath.of("app.evolving"));
+      Table after = LAKESTREAM.connection().table(TablePath.of("app.evolving"));
       assertThat(after.schemaId()).isGreaterThan(before.schemaId());
       try (AppendWriter writer = after.newAppendWriter()) {
         writer.append(3L, "three");

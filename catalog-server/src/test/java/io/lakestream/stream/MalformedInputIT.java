@@ -3,11 +3,9 @@ package io.lakestream.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
-import io.lakestream.client.ScanBatch;
 import io.lakestream.client.StateSnapshot;
 import io.lakestream.client.Table;
 import io.lakestream.client.TableDescriptor;
@@ -24,25 +22,19 @@ import io.lakestream.client.rpc.Messages.FetchResponse;
 import io.lakestream.client.rpc.Messages.ProduceRequest;
 import io.lakestream.client.rpc.Messages.PutKvRequest;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.client.rpc.Wire;
-import io.lakestream.testing.ServerProcess;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
+import io.lakestream.testing.LogScans;
+import io.lakestream.testing.PackagedServerExtension;
+import io.lakestream.testing.RawRpcConnection;
+import io.lakestream.testing.RawRpcConnection.Request;
+import io.lakestream.testing.RecordingRpcProxy;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32C;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -51,10 +43,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * One bad client must not poison a table, against the packaged server process.
@@ -92,42 +83,18 @@ class MalformedInputIT {
               Types.NestedField.optional(3, "qty", Types.IntegerType.get())),
           java.util.Set.of(1));
 
-  @TempDir static Path work;
-  private static ServerProcess server;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder().withoutTiering().startTimeout(START_TIMEOUT).build();
+
   private static int rpcPort;
   private static RESTCatalog catalog;
 
   @BeforeAll
-  static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    rpcPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            work.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", work.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(rpcPort),
-                "--flight-port", Integer.toString(ServerProcess.freePort()),
-                "--tiering-enabled", "false"),
-            Map.of(),
-            START_TIMEOUT);
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(Map.of("uri", server.baseUri(), "io-impl", LocalFileIO.class.getName())));
+  static void start() {
+    rpcPort = SERVER.rpcPort();
+    catalog = SERVER.catalog();
     catalog.createNamespace(Namespace.of("fuzz"), new HashMap<>());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (catalog != null) {
-      catalog.close();
-    }
-    if (server != null) {
-      server.close();
-    }
   }
 
   @Test
@@ -143,16 +110,16 @@ class MalformedInputIT {
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "primary-key", "lakestream.buckets", "1")));
 
-    List<Frame> seeds = recordClientRequests();
-    List<Frame> produces = seeds.stream().filter(f -> f.apiKey == ApiKey.PRODUCE.id()).toList();
-    List<Frame> puts = seeds.stream().filter(f -> f.apiKey == ApiKey.PUT_KV.id()).toList();
+    List<Request> seeds = recordClientRequests();
+    List<Request> produces = seeds.stream().filter(f -> f.apiKey() == ApiKey.PRODUCE.id()).toList();
+    List<Request> puts = seeds.stream().filter(f -> f.apiKey() == ApiKey.PUT_KV.id()).toList();
     assertThat(produces).as("PRODUCE requests the client sent").hasSizeGreaterThanOrEqualTo(3);
     assertThat(puts).as("PUT_KV requests the client sent").hasSizeGreaterThanOrEqualTo(2);
 
     Random random = new Random(SEED);
     Tally tally = new Tally();
     try (Connection direct = Connection.open("127.0.0.1", rpcPort, null);
-        RawRpc rpc = new RawRpc(rpcPort)) {
+        RawRpcConnection rpc = new RawRpcConnection(rpcPort, Duration.ofSeconds(30))) {
       Table events = direct.table(TablePath.of("fuzz.events"));
       fuzz(rpc, events, produces, random, tally);
       // The log still reads completely: every row the client wrote and every acknowledged mutant.
@@ -181,7 +148,7 @@ class MalformedInputIT {
     assertThat(tally.refusedAfterCrc)
         .as("mutants with a recomputed CRC refused by the structural check (%s)", tally)
         .isGreaterThan(20);
-    String log = server.stdout() + server.stderr();
+    String log = SERVER.process().stdout() + SERVER.process().stderr();
     assertThat(log).doesNotContain("Unexpected failure").doesNotContain("Exception in thread");
   }
 
@@ -265,8 +232,8 @@ class MalformedInputIT {
   }
 
   /** Writes rows through the real client, through a proxy that records its requests. */
-  private static List<Frame> recordClientRequests() throws Exception {
-    try (RecordingProxy proxy = new RecordingProxy(rpcPort);
+  private static List<Request> recordClientRequests() throws Exception {
+    try (RecordingRpcProxy proxy = new RecordingRpcProxy(rpcPort);
         Connection connection = Connection.open("127.0.0.1", proxy.port(), null)) {
       Table events = connection.table(TablePath.of("fuzz.events"));
       int id = 0;
@@ -296,28 +263,29 @@ class MalformedInputIT {
           }
         }
       }
-      return List.copyOf(proxy.frames);
+      return proxy.requests();
     }
   }
 
-  private static void fuzz(RawRpc rpc, Table table, List<Frame> seeds, Random random, Tally tally)
+  private static void fuzz(
+      RawRpcConnection rpc, Table table, List<Request> seeds, Random random, Tally tally)
       throws IOException {
     long deadline = System.nanoTime() + FUZZ_TIME_PER_KIND.toNanos();
     int round = 0;
     while (System.nanoTime() < deadline || round < 200) {
-      Frame seed = seeds.get(random.nextInt(seeds.size()));
+      Request seed = seeds.get(random.nextInt(seeds.size()));
       Mutant mutant = mutate(seed, seeds, random);
-      RawRpc.Response response = rpc.call(seed.apiKey, seed.version, mutant.body);
+      RawRpcConnection.Answer response = rpc.call(seed.apiKey(), seed.version(), mutant.body);
       String what = "round " + round + " (seed " + SEED + "): " + mutant.description;
-      assertThat(response.error)
+      assertThat(response.error())
           .as("%s answered %s", what, response.message())
           .isNotEqualTo(ErrorCode.UNKNOWN_SERVER_ERROR);
-      if (response.error == ErrorCode.NONE) {
+      if (response.error() == ErrorCode.NONE) {
         tally.acknowledged++;
         assertThat(mutant.crcStale && !mutant.onlyUnprotected())
             .as("%s was acknowledged although its CRC no longer matched", what)
             .isFalse();
-        if (seed.apiKey == ApiKey.PRODUCE.id()) {
+        if (seed.apiKey() == ApiKey.PRODUCE.id()) {
           checkReadBack(table, mutant, response, what, tally);
         }
       } else {
@@ -332,8 +300,8 @@ class MalformedInputIT {
 
   /** An acknowledged PRODUCE must read back as the bytes that were sent. */
   private static void checkReadBack(
-      Table table, Mutant mutant, RawRpc.Response response, String what, Tally tally) {
-    ByteBuffer body = response.body;
+      Table table, Mutant mutant, RawRpcConnection.Answer response, String what, Tally tally) {
+    ByteBuffer body = ByteBuffer.wrap(response.body());
     long baseOffset = body.getLong();
     long lastOffset = body.getLong();
     boolean duplicate = body.get() != 0;
@@ -361,31 +329,8 @@ class MalformedInputIT {
   }
 
   private static long scanRows(Table table, List<String> columns, BatchFilter filter) {
-    long rows = 0;
     try (LogScanner scanner = table.newScanner(columns, filter)) {
-      long[] ends = new long[table.buckets()];
-      for (int bucket = 0; bucket < table.buckets(); bucket++) {
-        scanner.subscribe(bucket, LogScanner.earliest());
-        ends[bucket] = table.latestOffset(bucket);
-      }
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (true) {
-        boolean done = true;
-        for (int bucket = 0; bucket < ends.length; bucket++) {
-          done &= scanner.position(bucket) >= ends[bucket];
-        }
-        if (done) {
-          return rows;
-        }
-        assertThat(System.nanoTime())
-            .as("scan of %s finished in time", table.path())
-            .isLessThan(deadline);
-        for (ScanBatch batch : scanner.poll(Duration.ofMillis(200))) {
-          try (batch) {
-            rows += batch.rowCount();
-          }
-        }
-      }
+      return LogScans.countToEnd(table, scanner);
     }
   }
 
@@ -405,8 +350,8 @@ class MalformedInputIT {
     }
   }
 
-  private static Mutant mutate(Frame seed, List<Frame> seeds, Random random) {
-    ByteBuffer body = ByteBuffer.wrap(seed.body.clone());
+  private static Mutant mutate(Request seed, List<Request> seeds, Random random) {
+    ByteBuffer body = ByteBuffer.wrap(seed.body().clone());
     int batchStart = batchStart(seed);
     int batchLength = body.limit() - batchStart;
     // Independent writes: the mutants are not retries of the client's batches.
@@ -444,16 +389,16 @@ class MalformedInputIT {
         description = "truncated the batch to " + keep + " of its bytes";
       }
       case 5 -> {
-        Frame other = seeds.get(random.nextInt(seeds.size()));
+        Request other = seeds.get(random.nextInt(seeds.size()));
         int otherStart = batchStart(other);
-        int otherLength = other.body.length - otherStart;
+        int otherLength = other.body().length - otherStart;
         int from =
             LogBatch.HEADER_SIZE + random.nextInt(Math.max(1, otherLength - LogBatch.HEADER_SIZE));
         int to =
             LogBatch.HEADER_SIZE + random.nextInt(Math.max(1, batchLength - LogBatch.HEADER_SIZE));
         int length =
             Math.min(1 + random.nextInt(64), Math.min(otherLength - from, batchLength - to));
-        body.put(batchStart + to, other.body, otherStart + from, Math.max(0, length));
+        body.put(batchStart + to, other.body(), otherStart + from, Math.max(0, length));
         description = "spliced " + length + " bytes of another batch in at batch byte " + to;
       }
       default -> {
@@ -511,14 +456,14 @@ class MalformedInputIT {
   }
 
   /** Where the batch bytes start in a PRODUCE (version 1) or PUT_KV request body. */
-  private static int batchStart(Frame frame) {
-    ByteBuffer body = ByteBuffer.wrap(frame.body);
+  private static int batchStart(Request frame) {
+    ByteBuffer body = ByteBuffer.wrap(frame.body());
     ByteBuffer batch =
-        frame.apiKey == ApiKey.PRODUCE.id()
-            ? ProduceRequest.decode(body, frame.version).batch()
+        frame.apiKey() == ApiKey.PRODUCE.id()
+            ? ProduceRequest.decode(body, frame.version()).batch()
             : PutKvRequest.decode(body).batch();
     // The batch is the last field of both requests.
-    return frame.body.length - batch.remaining();
+    return frame.body().length - batch.remaining();
   }
 
   private static final class Tally {
@@ -537,140 +482,6 @@ class MalformedInputIT {
           + refusedAfterCrc
           + " with a matching CRC), appended rows "
           + appendedRows;
-    }
-  }
-
-  // ---- wire helpers ----
-
-  /** A request frame as the client sent it. */
-  private record Frame(short apiKey, short version, byte[] body) {}
-
-  /** One raw stream RPC connection, one request at a time. */
-  private static final class RawRpc implements AutoCloseable {
-    record Response(ErrorCode error, ByteBuffer body) {
-      String message() {
-        if (error == ErrorCode.NONE) {
-          return "OK";
-        }
-        return Wire.getString(body.duplicate());
-      }
-    }
-
-    private final Socket socket;
-    private final DataInputStream in;
-    private final DataOutputStream out;
-    private int nextId = 1;
-
-    RawRpc(int port) throws IOException {
-      socket = new Socket(InetAddress.getLoopbackAddress(), port);
-      socket.setSoTimeout(30_000);
-      in = new DataInputStream(socket.getInputStream());
-      out = new DataOutputStream(socket.getOutputStream());
-    }
-
-    Response call(short apiKey, short version, ByteBuffer body) throws IOException {
-      int id = nextId++;
-      out.writeInt(8 + body.remaining());
-      out.writeShort(apiKey);
-      out.writeShort(version);
-      out.writeInt(id);
-      out.write(body.array(), body.arrayOffset() + body.position(), body.remaining());
-      out.flush();
-      int length = in.readInt();
-      int responseId = in.readInt();
-      short code = in.readShort();
-      byte[] rest = new byte[length - 6];
-      in.readFully(rest);
-      assertThat(responseId).isEqualTo(id);
-      return new Response(ErrorCode.forCode(code), ByteBuffer.wrap(rest));
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-    }
-  }
-
-  /**
-   * Forwards one client's connections to the server and records the PRODUCE and PUT_KV request
-   * frames that pass.
-   */
-  private static final class RecordingProxy implements AutoCloseable {
-    final List<Frame> frames = new CopyOnWriteArrayList<>();
-    private final ServerSocket listener;
-    private final int target;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-
-    RecordingProxy(int target) throws IOException {
-      this.target = target;
-      this.listener = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
-      Thread.ofPlatform().daemon().name("proxy-accept").start(this::accept);
-    }
-
-    int port() {
-      return listener.getLocalPort();
-    }
-
-    private void accept() {
-      try {
-        while (true) {
-          Socket client = listener.accept();
-          Socket upstream = new Socket(InetAddress.getLoopbackAddress(), target);
-          sockets.add(client);
-          sockets.add(upstream);
-          InputStream fromServer = upstream.getInputStream();
-          OutputStream toClient = client.getOutputStream();
-          InputStream fromClient = client.getInputStream();
-          OutputStream toServer = upstream.getOutputStream();
-          Thread.ofPlatform().daemon().start(() -> quietly(() -> fromServer.transferTo(toClient)));
-          Thread.ofPlatform().daemon().start(() -> quietly(() -> record(fromClient, toServer)));
-        }
-      } catch (IOException e) {
-        // closed
-      }
-    }
-
-    private interface Streams {
-      void run() throws IOException;
-    }
-
-    private static void quietly(Streams streams) {
-      try {
-        streams.run();
-      } catch (IOException e) {
-        // the connection closed
-      }
-    }
-
-    /** Forwards request frames, keeping the PRODUCE and PUT_KV ones. */
-    private void record(InputStream from, OutputStream to) throws IOException {
-      DataInputStream in = new DataInputStream(from);
-      DataOutputStream out = new DataOutputStream(to);
-      while (true) {
-        int length = in.readInt();
-        byte[] frame = new byte[length];
-        in.readFully(frame);
-        ByteBuffer view = ByteBuffer.wrap(frame);
-        short apiKey = view.getShort();
-        short version = view.getShort();
-        view.getInt();
-        if (apiKey == ApiKey.PRODUCE.id() || apiKey == ApiKey.PUT_KV.id()) {
-          byte[] body = new byte[view.remaining()];
-          view.get(body);
-          frames.add(new Frame(apiKey, version, body));
-        }
-        out.writeInt(length);
-        out.write(frame);
-        out.flush();
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      listener.close();
-      for (Socket socket : sockets) {
-        socket.close();
-      }
     }
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
@@ -13,9 +12,8 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.testing.LakestreamExtension;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,15 +31,11 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.BadRequestException;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Partitioned log tables end to end: partitions from the Iceberg spec, created by their first
@@ -60,35 +54,23 @@ class PartitionedLogTableTest {
   private static final long DAY_MICROS = 86_400_000_000L;
   private static final long START_MICROS = 20_000 * DAY_MICROS - 3_600_000_000L;
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data);
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("app"), new HashMap<>());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder().namespaces("app").build();
 
   private static Table create(String name, PartitionSpec spec) {
-    catalog.createTable(
-        TableIdentifier.of("app", name),
-        SCHEMA,
-        spec,
-        new HashMap<>(
-            Map.of(
-                "lakestream.kind", "log",
-                "lakestream.buckets", "2",
-                "lakestream.bucket-key", "id")));
-    return connection.table(TablePath.of("app." + name));
+    LAKESTREAM
+        .catalog()
+        .createTable(
+            TableIdentifier.of("app", name),
+            SCHEMA,
+            spec,
+            new HashMap<>(
+                Map.of(
+                    "lakestream.kind", "log",
+                    "lakestream.buckets", "2",
+                    "lakestream.bucket-key", "id")));
+    return LAKESTREAM.connection().table(TablePath.of("app." + name));
   }
 
   /** The partition path Iceberg gives a row of the table's spec. */
@@ -245,10 +227,11 @@ class PartitionedLogTableTest {
             () -> create("byvalue", PartitionSpec.builderFor(SCHEMA).identity("v").build()))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("cannot apply to column v");
-    assertThat(catalog.tableExists(TableIdentifier.of("app", "bucketed"))).isFalse();
+    assertThat(LAKESTREAM.catalog().tableExists(TableIdentifier.of("app", "bucketed"))).isFalse();
 
     create("fixedspec", SPEC);
-    org.apache.iceberg.Table iceberg = catalog.loadTable(TableIdentifier.of("app", "fixedspec"));
+    org.apache.iceberg.Table iceberg =
+        LAKESTREAM.catalog().loadTable(TableIdentifier.of("app", "fixedspec"));
     assertThatThrownBy(() -> iceberg.updateSpec().removeField("region").commit())
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("partition spec cannot change");

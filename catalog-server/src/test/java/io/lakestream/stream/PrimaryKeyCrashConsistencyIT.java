@@ -2,7 +2,6 @@ package io.lakestream.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.ChangeType;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
@@ -12,7 +11,8 @@ import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
 import io.lakestream.stream.KeyRangeWriter.Operation;
 import io.lakestream.stream.KeyRangeWriter.Outcome;
-import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.CrashRounds;
+import io.lakestream.testing.PackagedServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,12 +27,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.PartitionSpec;
@@ -78,7 +76,6 @@ class PrimaryKeyCrashConsistencyIT {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration WRITER_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
-  private static final int MAX_REPORTED_VIOLATIONS = 40;
 
   @TempDir Path temp;
 
@@ -116,18 +113,6 @@ class PrimaryKeyCrashConsistencyIT {
     Random random = new Random(seed);
     long started = System.nanoTime();
 
-    Path data = temp.resolve("data");
-    Path logs = temp.resolve("logs");
-    int httpPort = ServerProcess.freePort();
-    int rpcPort = ServerProcess.freePort();
-    int flightPort = ServerProcess.freePort();
-    List<String> flags =
-        List.of(
-            "--data-dir", data.toString(),
-            "--http-port", Integer.toString(httpPort),
-            "--rpc-port", Integer.toString(rpcPort),
-            "--flight-port", Integer.toString(flightPort));
-
     List<KeyRangeWriter> writers = new ArrayList<>();
     for (int i = 0; i < WRITERS; i++) {
       writers.add(
@@ -135,7 +120,8 @@ class PrimaryKeyCrashConsistencyIT {
     }
     AtomicInteger kills = new AtomicInteger();
     ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
-    ServerProcess server = start(logs, httpPort, flags);
+    PackagedServer server = PackagedServer.start(temp, START_TIMEOUT);
+    int rpcPort = server.rpcPort();
     try (Connection connection = Connection.open(HOST, rpcPort, null)) {
       createTable(server);
       Table table = connection.table(TABLE);
@@ -156,7 +142,7 @@ class PrimaryKeyCrashConsistencyIT {
         }
         if (!written.await(WRITER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
           stop.set(true);
-          awaitAll(running, seed, round);
+          CrashRounds.awaitWriters(running, WRITER_TIMEOUT, "restart", round, seed);
           throw new AssertionError(
               "Writers did not write " + operationsBeforeKill + " operations in round " + round);
         }
@@ -164,11 +150,11 @@ class PrimaryKeyCrashConsistencyIT {
         kills.incrementAndGet();
         server.kill();
         long restarting = System.nanoTime();
-        server = start(logs, httpPort, flags);
+        server.restart();
         long restartMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarting);
         stop.set(true);
         long stopping = System.nanoTime();
-        awaitAll(running, seed, round);
+        CrashRounds.awaitWriters(running, WRITER_TIMEOUT, "restart", round, seed);
         long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopping);
         long verifying = System.nanoTime();
         Verified verified = verify(table, writers, seed, "after restart " + round);
@@ -197,7 +183,7 @@ class PrimaryKeyCrashConsistencyIT {
       // One more crash with nothing in flight: the state is rebuilt from the log and RocksDB and
       // must come back unchanged.
       server.kill();
-      server = start(logs, httpPort, flags);
+      server.restart();
       Verified last = verify(table, writers, seed, "after the final restart");
       assertThat(last.state())
           .as("state after a restart with nothing in flight (seed %d)", seed)
@@ -256,21 +242,8 @@ class PrimaryKeyCrashConsistencyIT {
     }
   }
 
-  /**
-   * Starts the server on the fixed ports, relaunching while a port is still held by the process
-   * that was just killed.
-   */
-  private static ServerProcess start(Path logs, int httpPort, List<String> flags)
-      throws IOException, InterruptedException {
-    return ServerProcess.launchReady(logs, httpPort, flags, Map.of(), START_TIMEOUT);
-  }
-
-  private static void createTable(ServerProcess server) throws IOException {
-    try (RESTCatalog catalog = new RESTCatalog()) {
-      // The Iceberg client probes the properties with containsKey(null): mutable maps only.
-      catalog.initialize(
-          "lakestream",
-          new HashMap<>(Map.of("uri", server.baseUri(), "io-impl", LocalFileIO.class.getName())));
+  private static void createTable(PackagedServer server) throws IOException {
+    try (RESTCatalog catalog = server.openCatalog()) {
       catalog.createNamespace(Namespace.of("crash"), new HashMap<>());
       catalog.createTable(
           TableIdentifier.of("crash", "accounts"),
@@ -288,23 +261,6 @@ class PrimaryKeyCrashConsistencyIT {
                   "primary-key",
                   "lakestream.buckets",
                   Integer.toString(BUCKETS))));
-    }
-  }
-
-  private static void awaitAll(List<Future<?>> running, long seed, int round)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + WRITER_TIMEOUT.toNanos();
-    for (Future<?> writer : running) {
-      try {
-        writer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (ExecutionException e) {
-        throw new AssertionError(
-            "Writer failed in round " + round + " (seed " + seed + "): " + e.getCause(),
-            e.getCause());
-      } catch (TimeoutException e) {
-        throw new AssertionError(
-            "Writer still running " + WRITER_TIMEOUT + " after the restart in round " + round);
-      }
     }
   }
 
@@ -364,18 +320,7 @@ class PrimaryKeyCrashConsistencyIT {
       }
     }
 
-    if (!violations.isEmpty()) {
-      throw new AssertionError(
-          violations.size()
-              + " violations "
-              + when
-              + " (seed "
-              + seed
-              + "):\n  "
-              + String.join(
-                  "\n  ",
-                  violations.subList(0, Math.min(violations.size(), MAX_REPORTED_VIOLATIONS))));
-    }
+    CrashRounds.assertNoViolations(violations, when, seed);
     return new Verified(state, changes, inDoubtApplied, inDoubtLost);
   }
 

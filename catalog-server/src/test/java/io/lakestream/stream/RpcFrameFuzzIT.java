@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
-import io.lakestream.client.ScanBatch;
 import io.lakestream.client.StateSnapshot;
 import io.lakestream.client.Table;
 import io.lakestream.client.TableDescriptor;
@@ -18,17 +17,15 @@ import io.lakestream.client.rpc.ApiKey;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.client.rpc.Wire;
-import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.LogScans;
+import io.lakestream.testing.PackagedServerExtension;
+import io.lakestream.testing.RawRpcConnection;
+import io.lakestream.testing.RecordingRpcProxy;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -48,7 +45,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.apache.iceberg.Schema;
@@ -56,7 +52,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A seeded mutational fuzzer of stream RPC frames over every {@link ApiKey}, against the packaged
@@ -110,29 +106,20 @@ class RpcFrameFuzzIT {
   private static final TablePath VICTIM = TablePath.of("scratch.victim");
   private static final int VALID_ROWS = 30;
 
-  @TempDir static Path work;
-  private static ServerProcess server;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder()
+          .withoutTiering()
+          .flags("--rpc-request-timeout", REQUEST_TIMEOUT.toSeconds() + "s")
+          .build();
+
   private static int rpcPort;
   private static Connection client;
   private static final List<String> failures = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    rpcPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            work.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", work.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(rpcPort),
-                "--flight-port", Integer.toString(ServerProcess.freePort()),
-                "--tiering-enabled", "false",
-                "--rpc-request-timeout", REQUEST_TIMEOUT.toSeconds() + "s"),
-            Map.of(),
-            Duration.ofSeconds(90));
+    rpcPort = SERVER.rpcPort();
     client = Connection.open("127.0.0.1", rpcPort, null);
     client.admin().createNamespace(null, List.of("fuzz"));
     client.admin().createNamespace(null, List.of("scratch"));
@@ -153,9 +140,6 @@ class RpcFrameFuzzIT {
   static void stop() throws Exception {
     if (client != null) {
       client.close();
-    }
-    if (server != null) {
-      server.close();
     }
   }
 
@@ -180,7 +164,7 @@ class RpcFrameFuzzIT {
     Random random = new Random(SEED);
     Tally tally = new Tally();
     Oracle oracle = new Oracle();
-    try (RawRpc rpc = new RawRpc()) {
+    try (RawRpcConnection rpc = new RawRpcConnection(rpcPort, ANSWER_TIMEOUT)) {
       oracle.baseline(client);
       for (Input input : corpus) {
         if (input.rawFrame()) {
@@ -205,7 +189,7 @@ class RpcFrameFuzzIT {
     System.out.println("RpcFrameFuzzIT seed " + SEED + ": " + tally);
 
     // The server is alive and a valid request succeeds.
-    assertThat(server.process().isAlive()).as("server process alive").isTrue();
+    assertThat(SERVER.process().process().isAlive()).as("server process alive").isTrue();
     try (Connection fresh = Connection.open("127.0.0.1", rpcPort, null)) {
       assertThat(fresh.admin().listTables(null, List.of("fuzz")))
           .as("tables of namespace fuzz")
@@ -246,7 +230,7 @@ class RpcFrameFuzzIT {
           .as("tables of namespace scratch: only those acknowledged creates made")
           .isSubsetOf(allowed);
     }
-    String log = server.stdout() + server.stderr();
+    String log = SERVER.process().stdout() + SERVER.process().stderr();
     assertThat(log)
         .as("server log")
         .doesNotContain("Unexpected failure")
@@ -257,11 +241,12 @@ class RpcFrameFuzzIT {
 
   // ---- sending and judging ----
 
-  private static void send(RawRpc rpc, Input input, String what, Oracle oracle, Tally tally)
+  private static void send(
+      RawRpcConnection rpc, Input input, String what, Oracle oracle, Tally tally)
       throws IOException {
-    RawRpc.Answer answer;
+    RawRpcConnection.Answer answer;
     try {
-      answer = rpc.call(input);
+      answer = rpc.call(input.request());
     } catch (SocketTimeoutException e) {
       fail(input, what + ": no answer within " + ANSWER_TIMEOUT);
       rpc.reconnect();
@@ -408,29 +393,8 @@ class RpcFrameFuzzIT {
   }
 
   private static long scanRows(Table table) {
-    long rows = 0;
     try (LogScanner scanner = table.newScanner()) {
-      long[] ends = new long[table.buckets()];
-      for (int bucket = 0; bucket < table.buckets(); bucket++) {
-        scanner.subscribe(bucket, LogScanner.earliest());
-        ends[bucket] = table.latestOffset(bucket);
-      }
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (true) {
-        boolean done = true;
-        for (int bucket = 0; bucket < ends.length; bucket++) {
-          done &= scanner.position(bucket) >= ends[bucket];
-        }
-        if (done) {
-          return rows;
-        }
-        assertThat(System.nanoTime()).as("scan of %s in time", table.path()).isLessThan(deadline);
-        for (ScanBatch batch : scanner.poll(Duration.ofMillis(200))) {
-          try (batch) {
-            rows += batch.rowCount();
-          }
-        }
-      }
+      return LogScans.countToEnd(table, scanner);
     }
   }
 
@@ -546,11 +510,12 @@ class RpcFrameFuzzIT {
       return name.startsWith("seed-");
     }
 
+    RawRpcConnection.Request request() {
+      return new RawRpcConnection.Request(key.id(), version, body);
+    }
+
     ByteBuffer frame(int requestId) {
-      ByteBuffer frame = ByteBuffer.allocate(Wire.REQUEST_HEADER + body.length);
-      frame.putInt(Wire.REQUEST_HEADER - 4 + body.length);
-      frame.putShort(key.id()).putShort(version).putInt(requestId).put(body);
-      return frame.flip();
+      return request().frame(requestId);
     }
   }
 
@@ -829,7 +794,7 @@ class RpcFrameFuzzIT {
       }
     }
     Map<String, String> ids = new TreeMap<>();
-    try (RecordingProxy proxy = new RecordingProxy(rpcPort)) {
+    try (RecordingRpcProxy proxy = new RecordingRpcProxy(rpcPort)) {
       try (Connection connection = Connection.open("127.0.0.1", proxy.port(), null)) {
         connection.admin().createNamespace(null, List.of("scratch", "made"));
         connection
@@ -870,7 +835,18 @@ class RpcFrameFuzzIT {
         // refused (auth is off, but a token given is still checked): recorded all the same
       }
       // The client asks for partitions of partitioned tables only: this request is made by hand.
-      proxy.frames.add(
+      List<Input> frames = new ArrayList<>();
+      for (RawRpcConnection.Request request : proxy.requests()) {
+        frames.add(
+            new Input(
+                "recorded",
+                ApiKey.forId(request.apiKey()),
+                request.version(),
+                request.body(),
+                Map.of(),
+                false));
+      }
+      frames.add(
           new Input(
               "made",
               ApiKey.LIST_PARTITIONS,
@@ -879,7 +855,7 @@ class RpcFrameFuzzIT {
               Map.of(),
               false));
       Map<ApiKey, Integer> counts = new LinkedHashMap<>();
-      for (Input frame : proxy.frames) {
+      for (Input frame : frames) {
         int n = counts.merge(frame.key(), 1, Integer::sum);
         if (n > 2) {
           continue;
@@ -900,139 +876,5 @@ class RpcFrameFuzzIT {
     byte[] bytes = new byte[buffer.remaining()];
     buffer.duplicate().get(bytes);
     return bytes;
-  }
-
-  /** Forwards a client's connections to the server and records every request frame. */
-  private static final class RecordingProxy implements AutoCloseable {
-    final List<Input> frames = new CopyOnWriteArrayList<>();
-    private final ServerSocket listener;
-    private final int target;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-
-    RecordingProxy(int target) throws IOException {
-      this.target = target;
-      this.listener = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
-      Thread.ofPlatform().daemon().name("fuzz-proxy").start(this::accept);
-    }
-
-    int port() {
-      return listener.getLocalPort();
-    }
-
-    private void accept() {
-      try {
-        while (true) {
-          Socket from = listener.accept();
-          Socket to = new Socket(InetAddress.getLoopbackAddress(), target);
-          sockets.add(from);
-          sockets.add(to);
-          InputStream fromServer = to.getInputStream();
-          OutputStream toClient = from.getOutputStream();
-          Thread.ofPlatform().daemon().start(() -> quietly(() -> fromServer.transferTo(toClient)));
-          Thread.ofPlatform()
-              .daemon()
-              .start(() -> quietly(() -> record(from.getInputStream(), to.getOutputStream())));
-        }
-      } catch (IOException e) {
-        // closed
-      }
-    }
-
-    private interface Streams {
-      void run() throws IOException;
-    }
-
-    private static void quietly(Streams streams) {
-      try {
-        streams.run();
-      } catch (IOException e) {
-        // the connection closed
-      }
-    }
-
-    private void record(InputStream from, OutputStream to) throws IOException {
-      DataInputStream in = new DataInputStream(from);
-      DataOutputStream out = new DataOutputStream(to);
-      while (true) {
-        int length = in.readInt();
-        byte[] frame = new byte[length];
-        in.readFully(frame);
-        ByteBuffer view = ByteBuffer.wrap(frame);
-        ApiKey key = ApiKey.forId(view.getShort());
-        short version = view.getShort();
-        view.getInt();
-        byte[] body = new byte[view.remaining()];
-        view.get(body);
-        frames.add(new Input("recorded", key, version, body, Map.of(), false));
-        out.writeInt(length);
-        out.write(frame);
-        out.flush();
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      listener.close();
-      for (Socket socket : sockets) {
-        socket.close();
-      }
-    }
-  }
-
-  // ---- one raw connection ----
-
-  /** One raw stream RPC connection, one request at a time; reconnects after a close. */
-  private static final class RawRpc implements AutoCloseable {
-    record Answer(ErrorCode error, byte[] body) {
-      String message() {
-        if (error == ErrorCode.NONE) {
-          return "OK";
-        }
-        try {
-          return Wire.getString(ByteBuffer.wrap(body));
-        } catch (RuntimeException e) {
-          return "(no message: " + e + ")";
-        }
-      }
-    }
-
-    private Socket socket;
-    private DataInputStream in;
-    private OutputStream out;
-    private int nextId = 1;
-
-    RawRpc() throws IOException {
-      reconnect();
-    }
-
-    void reconnect() throws IOException {
-      if (socket != null) {
-        socket.close();
-      }
-      socket = new Socket(InetAddress.getLoopbackAddress(), rpcPort);
-      socket.setSoTimeout((int) ANSWER_TIMEOUT.toMillis());
-      in = new DataInputStream(socket.getInputStream());
-      out = socket.getOutputStream();
-    }
-
-    Answer call(Input input) throws IOException {
-      int id = nextId++;
-      ByteBuffer frame = input.frame(id);
-      out.write(frame.array(), 0, frame.limit());
-      out.flush();
-      int length = in.readInt();
-      int answered = in.readInt();
-      ErrorCode error = ErrorCode.forCode(in.readShort());
-      byte[] body = in.readNBytes(length - 6);
-      if (answered != id) {
-        throw new AssertionError("answer to request " + answered + " where " + id + " was sent");
-      }
-      return new Answer(error, body);
-    }
-
-    @Override
-    public void close() throws IOException {
-      socket.close();
-    }
   }
 }

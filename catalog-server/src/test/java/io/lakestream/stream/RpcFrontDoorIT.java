@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.Connection;
 import io.lakestream.client.rpc.ErrorCode;
-import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.PackagedServerExtension;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -12,16 +12,13 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The stream RPC front door against a real server process: a connection that sends part of a frame
@@ -34,35 +31,21 @@ class RpcFrontDoorIT {
   private static final int PER_ADDRESS = 8;
   private static final long BUFFERED_BUDGET = 16L << 20;
 
-  @TempDir static Path temp;
-  private static ServerProcess server;
+  @RegisterExtension
+  static final PackagedServerExtension SERVER =
+      PackagedServerExtension.builder()
+          .flags(
+              "--rpc-request-timeout", "2s",
+              "--rpc-max-buffered-request-bytes", Long.toString(BUFFERED_BUDGET),
+              "--rpc-max-connections-per-address", Integer.toString(PER_ADDRESS))
+          .environment("LAKESTREAM_HEAP", "256m")
+          .build();
+
   private static int rpcPort;
 
   @BeforeAll
-  static void start() throws Exception {
-    int httpPort = ServerProcess.freePort();
-    rpcPort = ServerProcess.freePort();
-    server =
-        ServerProcess.launchReady(
-            temp.resolve("logs"),
-            httpPort,
-            List.of(
-                "--data-dir", temp.resolve("data").toString(),
-                "--http-port", Integer.toString(httpPort),
-                "--rpc-port", Integer.toString(rpcPort),
-                "--flight-port", Integer.toString(ServerProcess.freePort()),
-                "--rpc-request-timeout", "2s",
-                "--rpc-max-buffered-request-bytes", Long.toString(BUFFERED_BUDGET),
-                "--rpc-max-connections-per-address", Integer.toString(PER_ADDRESS)),
-            Map.of("LAKESTREAM_HEAP", "256m"),
-            Duration.ofSeconds(90));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (server != null) {
-      server.close();
-    }
+  static void start() {
+    rpcPort = SERVER.rpcPort();
   }
 
   @Test
@@ -128,7 +111,7 @@ class RpcFrontDoorIT {
         socket.close();
       }
     }
-    assertThat(server.process().isAlive()).isTrue();
+    assertThat(SERVER.process().process().isAlive()).isTrue();
     assertClientWorks("after_buffered_frames_closed");
   }
 

@@ -2,7 +2,6 @@ package io.lakestream.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Admin;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
@@ -13,14 +12,10 @@ import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
-import io.lakestream.testing.CatalogTokens;
-import java.nio.file.Path;
+import io.lakestream.testing.LakestreamExtension;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
@@ -35,7 +30,7 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Creating, listing and dropping tables over the stream RPC changes the catalog REST clients see,
@@ -50,7 +45,13 @@ class StreamAdminTest {
               Types.NestedField.optional(3, "at", Types.TimestampType.withZone())),
           java.util.Set.of(1));
 
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder()
+          .oauth2("writer:w-secret,reader:r-secret", "writer:write:default,reader:read:default")
+          .catalogCredential("writer:w-secret")
+          .build();
+
   private static LakestreamServer server;
   private static String base;
   private static RESTCatalog catalog;
@@ -59,37 +60,11 @@ class StreamAdminTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "rpc.port", "0",
-                            "flight.port", "0",
-                            "auth.mode", "oauth2",
-                            "auth.clients", "writer:w-secret,reader:r-secret",
-                            "auth.grants", "writer:write:default,reader:read:default"))
-                    .build()));
-    base = "http://127.0.0.1:" + server.httpPort();
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                base,
-                "credential",
-                "writer:w-secret",
-                "oauth2-server-uri",
-                base + "/v1/oauth/tokens",
-                "io-impl",
-                LocalFileIO.class.getName())));
-    writer = Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
-    reader = Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"));
+    server = LAKESTREAM.server();
+    base = LAKESTREAM.base();
+    catalog = LAKESTREAM.catalog();
+    writer = Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"));
+    reader = Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("reader", "r-secret"));
     writer.admin().createNamespace(null, List.of("adm"));
   }
 
@@ -97,12 +72,6 @@ class StreamAdminTest {
   static void stop() throws Exception {
     reader.close();
     writer.close();
-    catalog.close();
-    server.close();
-  }
-
-  private static String token(String client, String secret) throws Exception {
-    return CatalogTokens.clientCredentials(base, client, secret);
   }
 
   private static RpcException rpcError(ThrowingCallable call) {

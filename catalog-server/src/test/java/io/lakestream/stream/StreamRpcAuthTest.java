@@ -3,7 +3,6 @@ package io.lakestream.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Lookuper;
@@ -13,11 +12,8 @@ import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
-import io.lakestream.testing.CatalogTokens;
-import java.nio.file.Path;
+import io.lakestream.testing.LakestreamExtension;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -32,67 +28,37 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The stream RPC takes the catalog's tokens and enforces its grants. */
 class StreamRpcAuthTest {
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM =
+      LakestreamExtension.builder()
+          .oauth2(
+              "writer:w-secret,reader:r-secret,outsider:o-secret",
+              "writer:write:default,reader:read:default,outsider:read:default.elsewhere")
+          .catalogCredential("writer:w-secret")
+          .setting("tiering.discovery-interval", "1s")
+          .build();
+
   private static LakestreamServer server;
   private static String base;
   private static RESTCatalog catalog;
 
   @BeforeAll
   static void start() {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "rpc.port", "0",
-                            "flight.port", "0",
-                            "auth.mode", "oauth2",
-                            "auth.clients", "writer:w-secret,reader:r-secret,outsider:o-secret",
-                            "auth.grants",
-                                "writer:write:default,reader:read:default,"
-                                    + "outsider:read:default.elsewhere",
-                            "tiering.discovery-interval", "1s"))
-                    .build()));
-    base = "http://127.0.0.1:" + server.httpPort();
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                base,
-                "credential",
-                "writer:w-secret",
-                "oauth2-server-uri",
-                base + "/v1/oauth/tokens",
-                "io-impl",
-                LocalFileIO.class.getName())));
+    server = LAKESTREAM.server();
+    base = LAKESTREAM.base();
+    catalog = LAKESTREAM.catalog();
     catalog.createNamespace(Namespace.of("secure"), new HashMap<>());
     catalog.createTable(
         TableIdentifier.of("secure", "events"),
         new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "log")));
-  }
-
-  @AfterAll
-  static void stop() {
-    server.close();
-  }
-
-  private static String token(String client, String secret) throws Exception {
-    return CatalogTokens.clientCredentials(base, client, secret);
   }
 
   private static LogBatch batch(Table table) {
@@ -121,7 +87,7 @@ class StreamRpcAuthTest {
   @Test
   void aPrincipalWithoutReadOnTheNamespaceCannotTellWhichTablesExist() throws Exception {
     try (Connection outsider =
-        Connection.open("127.0.0.1", server.rpcPort(), token("outsider", "o-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("outsider", "o-secret"))) {
       for (String name : java.util.List.of("secure.events", "secure.no_such_table")) {
         assertThatThrownBy(() -> outsider.table(TablePath.of(name)))
             .as(name)
@@ -131,7 +97,7 @@ class StreamRpcAuthTest {
       }
     }
     try (Connection reader =
-        Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("reader", "r-secret"))) {
       assertThatThrownBy(() -> reader.table(TablePath.of("secure.no_such_table")))
           .isInstanceOf(RpcException.class)
           .extracting(e -> ((RpcException) e).error())
@@ -142,7 +108,7 @@ class StreamRpcAuthTest {
   @Test
   void grantsDecideWhoMayReadAndWrite() throws Exception {
     try (Connection reader =
-        Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("reader", "r-secret"))) {
       Table table = reader.table(TablePath.of("secure.events"));
       assertThat(table.latestOffset(0)).isGreaterThanOrEqualTo(0);
       ExecutionException refused =
@@ -151,7 +117,7 @@ class StreamRpcAuthTest {
       assertThat(((RpcException) refused.getCause()).error()).isEqualTo(ErrorCode.NOT_AUTHORIZED);
     }
     try (Connection writer =
-        Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"))) {
+        Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"))) {
       Table table = writer.table(TablePath.of("secure.events"));
       long before = table.latestOffset(0);
       assertThat(table.append(0, batch(table)).get().baseOffset()).isEqualTo(before);
@@ -170,9 +136,10 @@ class StreamRpcAuthTest {
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "primary-key")));
     try (Connection writer =
-            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+            Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"));
         Connection reader =
-            Connection.open("127.0.0.1", server.rpcPort(), token("reader", "r-secret"))) {
+            Connection.open(
+                "127.0.0.1", server.rpcPort(), LAKESTREAM.token("reader", "r-secret"))) {
       Lookuper lookuper = reader.table(TablePath.of("secure.scores")).newLookuper();
       assertThat(lookuper.lookup(1L).get()).isNull();
       try (UpsertWriter upserts = writer.table(TablePath.of("secure.scores")).newUpsertWriter()) {
@@ -194,7 +161,7 @@ class StreamRpcAuthTest {
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.tiering.interval", "1s")));
     try (Connection writer =
-            Connection.open("127.0.0.1", server.rpcPort(), token("writer", "w-secret"));
+            Connection.open("127.0.0.1", server.rpcPort(), LAKESTREAM.token("writer", "w-secret"));
         AppendWriter rows = writer.table(TablePath.of("secure.tiered")).newAppendWriter()) {
       for (long id = 0; id < 100; id++) {
         rows.append(id);

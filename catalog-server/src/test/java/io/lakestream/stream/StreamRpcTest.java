@@ -3,7 +3,6 @@ package io.lakestream.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
@@ -13,9 +12,8 @@ import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.Messages.FetchResponse;
 import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
-import io.lakestream.server.ServerConfig;
+import io.lakestream.testing.LakestreamExtension;
 import io.lakestream.testing.TestBatches;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -33,10 +31,9 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Log tables end to end through the server's stream RPC: tables created through the Iceberg REST
@@ -48,34 +45,17 @@ class StreamRpcTest {
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "url", Types.StringType.get()));
 
-  @TempDir static Path data;
+  @RegisterExtension
+  static final LakestreamExtension LAKESTREAM = LakestreamExtension.builder().build();
+
   private static LakestreamServer server;
   private static RESTCatalog catalog;
   private static Connection connection;
 
   @BeforeAll
   static void start() {
-    server =
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys())
-                    .layer(
-                        "test",
-                        Map.of(
-                            "data-dir", data.toString(),
-                            "http.port", "0",
-                            "rpc.port", "0",
-                            "flight.port", "0"))
-                    .build()));
-    catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                "http://127.0.0.1:" + server.httpPort(),
-                "io-impl",
-                LocalFileIO.class.getName())));
+    server = LAKESTREAM.server();
+    catalog = LAKESTREAM.catalog();
     catalog.createNamespace(Namespace.of("web"), new HashMap<>());
     catalog.createTable(
         TableIdentifier.of("web", "clicks"),
@@ -83,14 +63,7 @@ class StreamRpcTest {
         org.apache.iceberg.PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "2")));
     catalog.createTable(TableIdentifier.of("web", "plain"), SCHEMA);
-    connection = Connection.open("127.0.0.1", server.rpcPort(), null);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    connection.close();
-    catalog.close();
-    server.close();
+    connection = LAKESTREAM.connection();
   }
 
   private static LogBatch batch(Table table, String text, int records) {
@@ -270,7 +243,7 @@ class StreamRpcTest {
         new HashMap<>(Map.of("lakestream.kind", "log")));
     Table table = connection.table(TablePath.of("web.doomed"));
     table.append(0, batch(table, "x", 1)).get();
-    Path streams = data.resolve("streams").resolve(table.id());
+    Path streams = LAKESTREAM.dataDir().resolve("streams").resolve(table.id());
     assertThat(Files.exists(streams)).isTrue();
     catalog.dropTable(TableIdentifier.of("web", "doomed"), false);
     assertThat(Files.exists(streams)).isFalse();

@@ -1,6 +1,5 @@
 package io.lakestream.testing;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.Connection;
 import io.lakestream.config.Configuration;
 import io.lakestream.server.LakestreamServer;
@@ -21,15 +20,7 @@ public final class EmbeddedLakestream implements AutoCloseable {
 
   private EmbeddedLakestream(LakestreamServer server) {
     this.server = server;
-    this.catalog = new RESTCatalog();
-    catalog.initialize(
-        "lakestream",
-        new HashMap<>(
-            Map.of(
-                "uri",
-                "http://127.0.0.1:" + server.httpPort(),
-                "io-impl",
-                LocalFileIO.class.getName())));
+    this.catalog = RestCatalogs.open("http://127.0.0.1:" + server.httpPort());
     this.connection = Connection.open("127.0.0.1", server.rpcPort(), null);
   }
 
@@ -40,6 +31,14 @@ public final class EmbeddedLakestream implements AutoCloseable {
 
   /** Starts a server whose data lives under {@code data}, with some settings of its own. */
   public static EmbeddedLakestream start(Path data, Map<String, String> settings) {
+    return new EmbeddedLakestream(startServer(data, settings));
+  }
+
+  /**
+   * Starts a bare server on free ports whose data lives under {@code data}, with some settings of
+   * its own (which win over the defaults here).
+   */
+  public static LakestreamServer startServer(Path data, Map<String, String> settings) {
     Map<String, String> layer =
         new HashMap<>(
             Map.of(
@@ -52,10 +51,9 @@ public final class EmbeddedLakestream implements AutoCloseable {
                 "flight.port",
                 "0"));
     layer.putAll(settings);
-    return new EmbeddedLakestream(
-        LakestreamServer.start(
-            ServerConfig.from(
-                Configuration.builder(ServerConfig.allKeys()).layer("test", layer).build())));
+    return LakestreamServer.start(
+        ServerConfig.from(
+            Configuration.builder(ServerConfig.allKeys()).layer("test", layer).build()));
   }
 
   public LakestreamServer server() {

@@ -3,11 +3,18 @@ package io.lakestream.testing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A real S3-compatible server (S3Proxy over a local directory) in its own JVM process, started from
@@ -86,6 +93,31 @@ public final class S3ProxyProcess implements AutoCloseable {
 
   public String endpoint() {
     return endpoint;
+  }
+
+  /** An S3 client of this server with its keys, path-style; the caller closes it. */
+  public S3Client client() {
+    return S3Client.builder()
+        .endpointOverride(URI.create(endpoint))
+        .region(Region.US_EAST_1)
+        .forcePathStyle(true)
+        .httpClient(UrlConnectionHttpClient.create())
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        .build();
+  }
+
+  /**
+   * Lakestream server settings for a warehouse named {@code lake} at {@code location} (such as
+   * {@code s3://bucket/warehouse}) in this server, with its keys.
+   */
+  public Map<String, String> warehouseSettings(String location) {
+    return Map.of(
+        "catalog.warehouses", "lake=" + location,
+        "s3.endpoint", endpoint,
+        "s3.path-style-access", "true",
+        "s3.access-key-id", ACCESS_KEY,
+        "s3.secret-access-key", SECRET_KEY);
   }
 
   @Override

@@ -89,18 +89,27 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts a server on fresh ports with the given data directory and waits until it is ready. */
   public static ServerProcess startReady(Path dataDirectory, Path logDirectory, Duration timeout)
       throws IOException, InterruptedException {
+    ServerProcess server = launchOnFreePorts(dataDirectory, logDirectory, List.of());
+    server.awaitReady(timeout);
+    return server;
+  }
+
+  /**
+   * Starts a server on fresh ports with the given data directory and flags after the ports; does
+   * not wait for readiness.
+   */
+  public static ServerProcess launchOnFreePorts(
+      Path dataDirectory, Path logDirectory, List<String> extraFlags) throws IOException {
     int httpPort = freePort();
-    ServerProcess server =
-        launch(
-            logDirectory,
-            httpPort,
+    List<String> flags =
+        new ArrayList<>(
             List.of(
                 "--data-dir", dataDirectory.toString(),
                 "--http-port", Integer.toString(httpPort),
                 "--rpc-port", Integer.toString(freePort()),
                 "--flight-port", Integer.toString(freePort())));
-    server.awaitReady(timeout);
-    return server;
+    flags.addAll(extraFlags);
+    return launch(logDirectory, httpPort, flags);
   }
 
   /**

@@ -4,9 +4,11 @@ import static java.util.Objects.requireNonNull;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -53,6 +55,21 @@ public final class TestingPostgres implements AutoCloseable {
       statement.execute("CREATE DATABASE " + name);
     }
     return name;
+  }
+
+  /**
+   * Launches the packaged server on fresh ports with its catalog in this server's {@code postgres}
+   * database and the given warehouse location; does not wait for readiness.
+   */
+  public ServerProcess launchServer(Path dataDirectory, Path logDirectory, String warehouseLocation)
+      throws IOException {
+    return ServerProcess.launchOnFreePorts(
+        dataDirectory,
+        logDirectory,
+        List.of(
+            "--catalog-database-url", jdbcUrl("postgres"),
+            "--catalog-database-user", user(),
+            "--catalog-warehouse-location", warehouseLocation));
   }
 
   @Override
