@@ -1,0 +1,920 @@
+package io.lakestream.flight.server;
+
+import static java.util.Objects.requireNonNull;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.lakestream.flight.FlightSqlAccess;
+import io.lakestream.flight.query.QueryEngine;
+import io.lakestream.flight.query.QueryResult;
+import io.lakestream.flight.scan.LakestreamTables;
+import io.lakestream.flight.sql.InvalidQueryException;
+import io.lakestream.flight.write.FlightIngest;
+import io.lakestream.flight.write.IngestHeaders;
+import io.lakestream.flight.write.SqlWrite;
+import io.lakestream.flight.write.SqlWrites;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+import org.apache.arrow.flight.BackpressureStrategy;
+import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.CancelFlightInfoRequest;
+import org.apache.arrow.flight.CancelStatus;
+import org.apache.arrow.flight.FlightDescriptor;
+import org.apache.arrow.flight.FlightEndpoint;
+import org.apache.arrow.flight.FlightInfo;
+import org.apache.arrow.flight.FlightStream;
+import org.apache.arrow.flight.PutResult;
+import org.apache.arrow.flight.Result;
+import org.apache.arrow.flight.SchemaResult;
+import org.apache.arrow.flight.Ticket;
+import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
+import org.apache.arrow.flight.sql.SqlInfoBuilder;
+import org.apache.arrow.flight.sql.impl.FlightSql;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.Text;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.ForbiddenException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Lakestream's Flight SQL service: queries and prepared statements run by {@link QueryEngine},
+ * metadata from the catalog, all checked against the caller's read grants.
+ *
+ * <p>A query runs when the client asks for its {@code FlightInfo} (that is when it "starts": it
+ * sees every row acknowledged before then); its result waits, under a one-time ticket, for the
+ * client to fetch it, and is dropped if not fetched within {@code resultTimeout}. Thread safe.
+ */
+public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
+  private static final String TABLE_TYPE = "TABLE";
+
+  private final QueryEngine engine;
+  private final FlightIngest ingest;
+  private final SqlWrites writes;
+  private final LakestreamTables tables;
+  private final FlightSqlAccess access;
+  private final BufferAllocator allocator;
+  private final Duration resultTimeout;
+  private final Clock clock;
+  private final SqlInfoBuilder sqlInfo;
+  private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
+  private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
+  private final Map<ByteString, PendingResult> results = new ConcurrentHashMap<>();
+  // Results being streamed, by statement handle, so that CancelFlightInfo can reach them.
+  private final Map<ByteString, PendingResult> streaming = new ConcurrentHashMap<>();
+
+  /** A prepared statement: its query, owner and the parameters bound last. */
+  private record PreparedQuery(
+      String sql,
+      String principal,
+      QueryEngine.Shape shape,
+      AtomicReference<List<Object>> parameters) {}
+
+  /** A prepared SQL write (DDL, INSERT of a query or VALUES, DELETE), run on each execution. */
+  private record PreparedWrite(SqlWrite write, String principal) {}
+
+  /** A started query waiting for its ticket to be redeemed. */
+  private record PendingResult(QueryResult result, String principal, Instant started) {}
+
+  LakestreamFlightSqlProducer(
+      QueryEngine engine,
+      FlightIngest ingest,
+      SqlWrites writes,
+      LakestreamTables tables,
+      FlightSqlAccess access,
+      BufferAllocator allocator,
+      Duration resultTimeout,
+      Clock clock,
+      String version) {
+    this.engine = requireNonNull(engine, "engine is null");
+    this.ingest = requireNonNull(ingest, "ingest is null");
+    this.writes = requireNonNull(writes, "writes is null");
+    this.tables = requireNonNull(tables, "tables is null");
+    this.access = requireNonNull(access, "access is null");
+    this.allocator = requireNonNull(allocator, "allocator is null");
+    this.resultTimeout = requireNonNull(resultTimeout, "resultTimeout is null");
+    this.clock = requireNonNull(clock, "clock is null");
+    this.sqlInfo =
+        new SqlInfoBuilder()
+            .withFlightSqlServerName("Lakestream")
+            .withFlightSqlServerVersion(version)
+            .withFlightSqlServerArrowVersion(Schema.class.getPackage().getImplementationVersion())
+            .withFlightSqlServerReadOnly(false)
+            .withFlightSqlServerBulkIngestion(true)
+            .withFlightSqlServerBulkIngestionTransaction(false)
+            .withSqlIdentifierQuoteChar("\"");
+  }
+
+  // ---- queries
+
+  @Override
+  public FlightInfo getFlightInfoStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return guarded(
+        () ->
+            start(
+                command.getQuery(), List.of(), principal(context), descriptor, callGone(context)));
+  }
+
+  @Override
+  public SchemaResult getSchemaStatement(
+      FlightSql.CommandStatementQuery command, CallContext context, FlightDescriptor descriptor) {
+    return guarded(
+        () ->
+            new SchemaResult(
+                engine.shape(command.getQuery(), principal(context), callGone(context)).dataset()));
+  }
+
+  @Override
+  public void getStreamStatement(
+      FlightSql.TicketStatementQuery ticket, CallContext context, ServerStreamListener listener) {
+    PendingResult pending = results.get(ticket.getStatementHandle());
+    // Another principal's ticket leaves the result to its owner: taking it out first would let
+    // anyone who saw a ticket discard someone else's result.
+    if (pending == null
+        || !pending.principal().equals(principal(context))
+        || !results.remove(ticket.getStatementHandle(), pending)) {
+      listener.error(
+          CallStatus.NOT_FOUND
+              .withDescription("No query result under this ticket: fetched already or expired")
+              .toRuntimeException());
+      return;
+    }
+    streaming.put(ticket.getStatementHandle(), pending);
+    pending.result().follow(callGone(listener));
+    stream(
+        pending.result(), listener, () -> streaming.remove(ticket.getStatementHandle(), pending));
+  }
+
+  /**
+   * Cancels a query by its FlightInfo (Flight's {@code CancelFlightInfo}): a result not yet fetched
+   * is dropped, and a result being streamed stops with {@code CANCELLED} at its next batch, DuckDB
+   * interrupting the batch it computes. Only the principal who started a query may cancel it.
+   */
+  @Override
+  public void cancelFlightInfo(
+      CancelFlightInfoRequest request, CallContext context, StreamListener<CancelStatus> listener) {
+    String principal = principal(context);
+    CancelStatus status = CancelStatus.NOT_CANCELLABLE;
+    for (FlightEndpoint endpoint : request.getInfo().getEndpoints()) {
+      ByteString handle = statementHandle(endpoint.getTicket());
+      if (handle == null) {
+        continue;
+      }
+      PendingResult pending = results.get(handle);
+      if (pending != null
+          && pending.principal().equals(principal)
+          && results.remove(handle, pending)) {
+        pending.result().close();
+        status = CancelStatus.CANCELLED;
+        continue;
+      }
+      PendingResult running = streaming.get(handle);
+      if (running != null && running.principal().equals(principal)) {
+        running.result().cancel();
+        status = CancelStatus.CANCELLED;
+      }
+    }
+    listener.onNext(status);
+    listener.onCompleted();
+  }
+
+  /** The statement handle a query ticket carries, or null for another kind of ticket. */
+  private static ByteString statementHandle(Ticket ticket) {
+    try {
+      Any any = Any.parseFrom(ticket.getBytes());
+      return any.is(FlightSql.TicketStatementQuery.class)
+          ? any.unpack(FlightSql.TicketStatementQuery.class).getStatementHandle()
+          : null;
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public void createPreparedStatement(
+      FlightSql.ActionCreatePreparedStatementRequest request,
+      CallContext context,
+      StreamListener<Result> listener) {
+    try {
+      String principal = principal(context);
+      SqlWrite write = SqlWrites.parse(request.getQuery());
+      if (write != null && !isParameterizedInsert(write)) {
+        Schema parameters = writes.parameters(write, principal);
+        ByteString handle = newHandle();
+        preparedWrites.put(handle, new PreparedWrite(write, principal));
+        FlightSql.ActionCreatePreparedStatementResult.Builder result =
+            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                .setPreparedStatementHandle(handle);
+        if (!parameters.getFields().isEmpty()) {
+          result.setParameterSchema(ByteString.copyFrom(parameters.serializeAsMessage()));
+        }
+        listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
+        listener.onCompleted();
+        return;
+      }
+      if (write != null) {
+        listener.onNext(
+            new Result(
+                Any.pack(
+                        ingest.prepareInsert(
+                            request.getQuery(), principal, idempotencyKey(context)))
+                    .toByteArray()));
+        listener.onCompleted();
+        return;
+      }
+      QueryEngine.Shape shape = engine.shape(request.getQuery(), principal, callGone(context));
+      ByteString handle = newHandle();
+      prepared.put(
+          handle,
+          new PreparedQuery(
+              request.getQuery(), principal, shape, new AtomicReference<>(List.of())));
+      FlightSql.ActionCreatePreparedStatementResult result =
+          FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+              .setPreparedStatementHandle(handle)
+              .setDatasetSchema(ByteString.copyFrom(shape.dataset().serializeAsMessage()))
+              .setParameterSchema(ByteString.copyFrom(shape.parameters().serializeAsMessage()))
+              .build();
+      listener.onNext(new Result(Any.pack(result).toByteArray()));
+      listener.onCompleted();
+    } catch (RuntimeException e) {
+      listener.onError(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
+  public void closePreparedStatement(
+      FlightSql.ActionClosePreparedStatementRequest request,
+      CallContext context,
+      StreamListener<Result> listener) {
+    prepared.remove(request.getPreparedStatementHandle());
+    preparedWrites.remove(request.getPreparedStatementHandle());
+    ingest.closePrepared(request.getPreparedStatementHandle());
+    listener.onCompleted();
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementQuery(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+        List<Object> values = null;
+        while (stream.next()) {
+          VectorSchemaRoot root = stream.getRoot();
+          if (root.getRowCount() == 0) {
+            continue;
+          }
+          if (values != null || root.getRowCount() > 1) {
+            throw new InvalidQueryException(
+                "Binding several rows of parameters to a query is not supported; bind one");
+          }
+          values = parameterRow(root, 0);
+        }
+        query.parameters().set(values == null ? List.of() : values);
+        listener.onCompleted();
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
+    return guarded(
+        () -> {
+          PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+          return start(
+              query.sql(),
+              query.parameters().get(),
+              query.principal(),
+              descriptor,
+              callGone(context));
+        });
+  }
+
+  @Override
+  public SchemaResult getSchemaPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      FlightDescriptor descriptor) {
+    return guarded(
+        () ->
+            new SchemaResult(
+                preparedQuery(command.getPreparedStatementHandle(), context).shape().dataset()));
+  }
+
+  @Override
+  public void getStreamPreparedStatement(
+      FlightSql.CommandPreparedStatementQuery command,
+      CallContext context,
+      ServerStreamListener listener) {
+    QueryResult result;
+    try {
+      PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+      result =
+          engine.execute(
+              query.sql(), query.parameters().get(), query.principal(), callGone(listener));
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+      return;
+    }
+    stream(result, listener);
+  }
+
+  private FlightInfo start(
+      String sql,
+      List<Object> parameters,
+      String principal,
+      FlightDescriptor descriptor,
+      BooleanSupplier callGone) {
+    expireResults();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
+    QueryResult result = engine.execute(sql, parameters, principal, callGone);
+    // The call that started the query ends now, and the one that fetches its result is watched
+    // then; until that call comes, the client's connection is: a client that went away (closed,
+    // killed, its channel shut down) never fetches the result, which is dropped then.
+    result.follow(connection::gone);
+    ByteString handle = newHandle();
+    PendingResult pending = new PendingResult(result, principal, clock.instant());
+    results.put(handle, pending);
+    // Stopped (out of time) before anyone fetched it: release it now, not at the result timeout.
+    result.onStop(
+        () -> {
+          if (results.remove(handle, pending)) {
+            pending.result().close();
+          }
+        });
+    Ticket ticket =
+        new Ticket(
+            Any.pack(FlightSql.TicketStatementQuery.newBuilder().setStatementHandle(handle).build())
+                .toByteArray());
+    return new FlightInfo(result.schema(), descriptor, List.of(new FlightEndpoint(ticket)), -1, -1);
+  }
+
+  private void stream(QueryResult result, ServerStreamListener listener) {
+    stream(result, listener, () -> {});
+  }
+
+  /**
+   * Streams a result's batches; {@code ended} runs once no more batch will be sent, before the
+   * client learns that the stream ended, so a cancel arriving after that finds nothing to cancel.
+   */
+  private void stream(QueryResult result, ServerStreamListener listener, Runnable ended) {
+    try (result) {
+      ArrowReader reader = result.reader();
+      listener.start(reader.getVectorSchemaRoot());
+      while (!result.cancelled() && reader.loadNextBatch()) {
+        BackpressureStrategy.WaitResult ready = awaitReady(listener, result);
+        if (ready == BackpressureStrategy.WaitResult.OTHER) {
+          break; // stopped while the client did not read: reported below
+        }
+        if (ready != BackpressureStrategy.WaitResult.READY) {
+          ended.run();
+          listener.error(
+              CallStatus.CANCELLED
+                  .withDescription("The client stopped reading the result (" + ready + ")")
+                  .toRuntimeException());
+          return;
+        }
+        listener.putNext();
+      }
+      ended.run();
+      if (result.cancelled()) {
+        listener.error(FlightErrors.toFlight(result.stoppedError()));
+        return;
+      }
+      listener.completed();
+    } catch (Exception e) {
+      ended.run();
+      listener.error(FlightErrors.toFlight(result.explained(e)));
+    }
+  }
+
+  /**
+   * Whether the Flight call being served on this thread is gone: the client cancelled it, its
+   * deadline passed or its connection closed, or the client shut its channel down (see {@link
+   * ClientConnections}: gRPC lets the call go on then). gRPC marks the call's context cancelled at
+   * once, on its own thread, while Flight's {@code isCancelled} waits for the call's executor,
+   * which runs the query.
+   */
+  private static BooleanSupplier callGone(CallContext context) {
+    io.grpc.Context call = io.grpc.Context.current();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
+    return () -> call.isCancelled() || connection.gone() || context.isCancelled();
+  }
+
+  private static BooleanSupplier callGone(ServerStreamListener listener) {
+    io.grpc.Context call = io.grpc.Context.current();
+    ClientConnections.ClientConnection connection = ClientConnections.current();
+    return () -> call.isCancelled() || connection.gone() || listener.isCancelled();
+  }
+
+  /**
+   * Waits until the client can take another batch, polling: this runs on the call's gRPC thread,
+   * which is also the thread that would deliver an on-ready callback, so a callback-based wait
+   * ({@code CallbackBackpressureStrategy}) would only return at its timeout once the client's
+   * window fills (any result of more than a few tens of kilobytes).
+   *
+   * @return {@code OTHER} when the query was stopped meanwhile (its client went away, it was
+   *     cancelled or ran out of time)
+   */
+  private BackpressureStrategy.WaitResult awaitReady(
+      ServerStreamListener listener, QueryResult result) {
+    long deadline = System.nanoTime() + resultTimeout.toNanos();
+    long pause = 10_000; // 10 microseconds, doubling up to a millisecond
+    while (!listener.isReady()) {
+      if (listener.isCancelled()) {
+        return BackpressureStrategy.WaitResult.CANCELLED;
+      }
+      if (result.cancelled()) {
+        return BackpressureStrategy.WaitResult.OTHER;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return BackpressureStrategy.WaitResult.TIMEOUT;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(pause);
+      pause = Math.min(1_000_000, pause * 2);
+    }
+    return BackpressureStrategy.WaitResult.READY;
+  }
+
+  private PreparedQuery preparedQuery(ByteString handle, CallContext context) {
+    PreparedQuery query = prepared.get(handle);
+    if (query == null || !query.principal().equals(principal(context))) {
+      throw CallStatus.NOT_FOUND
+          .withDescription("No prepared statement under this handle: closed or never created")
+          .toRuntimeException();
+    }
+    return query;
+  }
+
+  private void expireResults() {
+    Instant oldest = clock.instant().minus(resultTimeout);
+    results
+        .entrySet()
+        .removeIf(
+            entry -> {
+              if (entry.getValue().started().isBefore(oldest)) {
+                entry.getValue().result().close();
+                return true;
+              }
+              return false;
+            });
+  }
+
+  // ---- metadata
+
+  @Override
+  public FlightInfo getFlightInfoSqlInfo(
+      FlightSql.CommandGetSqlInfo command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_SQL_INFO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamSqlInfo(
+      FlightSql.CommandGetSqlInfo command, CallContext context, ServerStreamListener listener) {
+    sqlInfo.send(command.getInfoList(), listener);
+  }
+
+  @Override
+  public FlightInfo getFlightInfoCatalogs(
+      FlightSql.CommandGetCatalogs command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_CATALOGS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
+    send(
+        listener,
+        Schemas.GET_CATALOGS_SCHEMA,
+        rows -> {
+          for (String warehouse : tables.warehouses()) {
+            rows.add(new Object[] {warehouse});
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoSchemas(
+      FlightSql.CommandGetDbSchemas command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_SCHEMAS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamSchemas(
+      FlightSql.CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
+    String principal = principal(context);
+    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
+    send(
+        listener,
+        Schemas.GET_SCHEMAS_SCHEMA,
+        rows -> {
+          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
+            for (Namespace namespace : readable(principal, warehouse)) {
+              if (schemas.matcher(namespace.toString()).matches()) {
+                rows.add(new Object[] {warehouse, namespace.toString()});
+              }
+            }
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTables(
+      FlightSql.CommandGetTables command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(
+        command,
+        descriptor,
+        command.getIncludeSchema()
+            ? Schemas.GET_TABLES_SCHEMA
+            : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTables(
+      FlightSql.CommandGetTables command, CallContext context, ServerStreamListener listener) {
+    String principal = principal(context);
+    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
+    Pattern names = like(command.hasTableNameFilterPattern(), command.getTableNameFilterPattern());
+    boolean tablesWanted =
+        command.getTableTypesCount() == 0 || command.getTableTypesList().contains(TABLE_TYPE);
+    boolean withSchema = command.getIncludeSchema();
+    send(
+        listener,
+        withSchema ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
+        rows -> {
+          if (!tablesWanted) {
+            return;
+          }
+          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
+            for (Namespace namespace : readable(principal, warehouse)) {
+              if (!schemas.matcher(namespace.toString()).matches()) {
+                continue;
+              }
+              for (TableIdentifier identifier : tables.tables(warehouse, namespace)) {
+                if (!names.matcher(identifier.name()).matches()) {
+                  continue;
+                }
+                if (!withSchema) {
+                  rows.add(
+                      new Object[] {
+                        warehouse, namespace.toString(), identifier.name(), TABLE_TYPE
+                      });
+                  continue;
+                }
+                Table table;
+                try {
+                  table = tables.load(warehouse, identifier);
+                } catch (NoSuchTableException e) {
+                  continue; // dropped while listing
+                }
+                rows.add(
+                    new Object[] {
+                      warehouse,
+                      namespace.toString(),
+                      identifier.name(),
+                      TABLE_TYPE,
+                      io.lakestream.client.arrow.IcebergArrowSchemas.toArrowSchema(table.schema())
+                          .serializeAsMessage()
+                    });
+              }
+            }
+          }
+        });
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTableTypes(
+      FlightSql.CommandGetTableTypes command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_TABLE_TYPES_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
+    send(listener, Schemas.GET_TABLE_TYPES_SCHEMA, rows -> rows.add(new Object[] {TABLE_TYPE}));
+  }
+
+  @Override
+  public FlightInfo getFlightInfoTypeInfo(
+      FlightSql.CommandGetXdbcTypeInfo command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_TYPE_INFO_SCHEMA);
+  }
+
+  @Override
+  public void getStreamTypeInfo(
+      FlightSql.CommandGetXdbcTypeInfo command,
+      CallContext context,
+      ServerStreamListener listener) {
+    try (VectorSchemaRoot root =
+        XdbcTypes.rows(allocator, command.hasDataType() ? command.getDataType() : null)) {
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
+  public FlightInfo getFlightInfoPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys command, CallContext context, FlightDescriptor descriptor) {
+    return metadataInfo(command, descriptor, Schemas.GET_PRIMARY_KEYS_SCHEMA);
+  }
+
+  @Override
+  public void getStreamPrimaryKeys(
+      FlightSql.CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
+    try {
+      String warehouse =
+          tables.warehouse(command.hasCatalog() ? command.getCatalog() : "", command.getTable());
+      Namespace namespace = Namespace.of(command.getDbSchema().split("\\."));
+      access.checkRead(principal(context), warehouse, List.of(namespace.levels()));
+      Table table = tables.load(warehouse, TableIdentifier.of(namespace, command.getTable()));
+      org.apache.iceberg.Schema schema = table.schema();
+      List<Types.NestedField> keys =
+          schema.identifierFieldIds().stream().sorted().map(schema::findField).toList();
+      send(
+          listener,
+          Schemas.GET_PRIMARY_KEYS_SCHEMA,
+          rows -> {
+            int sequence = 1;
+            for (Types.NestedField key : keys) {
+              rows.add(
+                  new Object[] {
+                    warehouse,
+                    namespace.toString(),
+                    command.getTable(),
+                    key.name(),
+                    sequence++,
+                    null
+                  });
+            }
+          });
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  @Override
+  public Runnable acceptPutStatement(
+      FlightSql.CommandStatementUpdate command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return () -> {
+      try {
+        SqlWrite write = SqlWrites.parse(command.getQuery());
+        if (write == null) {
+          throw new InvalidQueryException(
+              "This is a query, not an update; run it as a query: " + command.getQuery());
+        }
+        if (isParameterizedInsert(write)) {
+          throw new InvalidQueryException(
+              "An INSERT with parameters (?) needs a prepared statement to bind them to");
+        }
+        sendUpdateCount(writes.run(write, principal(context)), listener);
+      } catch (RuntimeException e) {
+        listener.onError(FlightErrors.toFlight(e));
+      }
+    };
+  }
+
+  @Override
+  public Runnable acceptPutPreparedStatementUpdate(
+      FlightSql.CommandPreparedStatementUpdate command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    PreparedWrite write = preparedWrites.get(command.getPreparedStatementHandle());
+    if (write != null) {
+      return () -> {
+        try {
+          if (!write.principal().equals(principal(context))) {
+            throw CallStatus.NOT_FOUND
+                .withDescription("No prepared statement under this handle: closed or never created")
+                .toRuntimeException();
+          }
+          // Each bound row of parameters runs the statement once (a JDBC batch); none bound runs
+          // it as written.
+          long rows = 0;
+          boolean bound = false;
+          while (stream.next()) {
+            VectorSchemaRoot root = stream.getRoot();
+            for (int row = 0; row < root.getRowCount(); row++) {
+              rows += writes.run(write.write(), parameterRow(root, row), write.principal());
+              bound = true;
+            }
+          }
+          if (!bound) {
+            rows = writes.run(write.write(), write.principal());
+          }
+          sendUpdateCount(rows, listener);
+        } catch (RuntimeException e) {
+          listener.onError(FlightErrors.toFlight(e));
+        }
+      };
+    }
+    return ingest.acceptPreparedInsert(
+        command, principal(context), idempotencyKey(context), stream, listener);
+  }
+
+  @Override
+  public Runnable acceptPutStatementBulkIngest(
+      FlightSql.CommandStatementIngest command,
+      CallContext context,
+      FlightStream stream,
+      StreamListener<PutResult> listener) {
+    return ingest.acceptStatementIngest(
+        command, principal(context), idempotencyKey(context), stream, listener);
+  }
+
+  /** Flight SQL commands as Flight SQL routes them; a path descriptor is a plain ingest. */
+  @Override
+  public Runnable acceptPut(
+      CallContext context, FlightStream stream, StreamListener<PutResult> listener) {
+    FlightDescriptor descriptor = stream.getDescriptor();
+    if (!descriptor.isCommand()) {
+      return ingest.acceptPath(
+          descriptor, principal(context), idempotencyKey(context), stream, listener);
+    }
+    return super.acceptPut(context, stream, listener);
+  }
+
+  /** One row of bound parameters as the values a statement is run with. */
+  private static List<Object> parameterRow(VectorSchemaRoot root, int row) {
+    List<Object> values = new ArrayList<>();
+    for (FieldVector vector : root.getFieldVectors()) {
+      Object value = vector.getObject(row);
+      values.add(value instanceof Text text ? text.toString() : value);
+    }
+    return values;
+  }
+
+  /** An INSERT whose rows are bound as parameters: the bulk path of {@link FlightIngest}. */
+  private static boolean isParameterizedInsert(SqlWrite write) {
+    return write instanceof SqlWrite.Insert insert && insert.source().contains("?");
+  }
+
+  private void sendUpdateCount(long rows, StreamListener<PutResult> listener) {
+    byte[] result =
+        FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(rows).build().toByteArray();
+    try (org.apache.arrow.memory.ArrowBuf buffer = allocator.buffer(result.length)) {
+      buffer.writeBytes(result);
+      listener.onNext(PutResult.metadata(buffer));
+    }
+    listener.onCompleted();
+  }
+
+  private static String idempotencyKey(CallContext context) {
+    IngestHeaders headers = context.getMiddleware(IngestHeaders.KEY);
+    return headers == null ? null : headers.idempotencyKey();
+  }
+
+  private List<String> warehouses(boolean filtered, String catalog) {
+    if (!filtered) {
+      return tables.warehouses();
+    }
+    return tables.warehouses().contains(catalog) ? List.of(catalog) : List.of();
+  }
+
+  /** The namespaces of a warehouse the principal may read, one level deep (what SQL can name). */
+  private List<Namespace> readable(String principal, String warehouse) {
+    List<Namespace> namespaces = new ArrayList<>();
+    for (Namespace namespace : tables.namespaces(warehouse)) {
+      if (namespace.length() != 1) {
+        continue;
+      }
+      try {
+        access.checkRead(principal, warehouse, List.of(namespace.levels()));
+        namespaces.add(namespace);
+      } catch (ForbiddenException e) {
+        // not listed
+      }
+    }
+    return namespaces;
+  }
+
+  /** A SQL LIKE pattern ({@code %}, {@code _}, {@code \} escapes) as a regular expression. */
+  public static Pattern like(boolean present, String pattern) {
+    if (!present) {
+      return Pattern.compile("(?s).*");
+    }
+    StringBuilder regex = new StringBuilder("(?s)");
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\' && i + 1 < pattern.length()) {
+        regex.append(Pattern.quote(String.valueOf(pattern.charAt(++i))));
+      } else if (c == '%') {
+        regex.append(".*");
+      } else if (c == '_') {
+        regex.append('.');
+      } else {
+        regex.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(regex.toString());
+  }
+
+  private static FlightInfo metadataInfo(
+      Message command, FlightDescriptor descriptor, Schema schema) {
+    return new FlightInfo(
+        schema,
+        descriptor,
+        List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
+        -1,
+        -1);
+  }
+
+  /** Sends one batch of metadata rows (strings, ints, byte arrays or nulls) of a schema. */
+  private void send(ServerStreamListener listener, Schema schema, Consumer<List<Object[]>> fill) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      List<Object[]> rows = new ArrayList<>();
+      fill.accept(rows);
+      List<FieldVector> vectors = root.getFieldVectors();
+      for (FieldVector vector : vectors) {
+        vector.allocateNew();
+      }
+      for (int row = 0; row < rows.size(); row++) {
+        Object[] values = rows.get(row);
+        for (int column = 0; column < values.length; column++) {
+          FieldVector vector = vectors.get(column);
+          Object value = values[column];
+          if (value == null) {
+            vector.setNull(row);
+          } else if (vector instanceof VarCharVector strings) {
+            strings.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
+          } else if (vector instanceof IntVector ints) {
+            ints.setSafe(row, (Integer) value);
+          } else if (vector instanceof VarBinaryVector bytes) {
+            bytes.setSafe(row, (byte[]) value);
+          } else {
+            throw new IllegalStateException("Unexpected metadata column " + vector.getField());
+          }
+        }
+      }
+      root.setRowCount(rows.size());
+      listener.start(root);
+      listener.putNext();
+      listener.completed();
+    } catch (RuntimeException e) {
+      listener.error(FlightErrors.toFlight(e));
+    }
+  }
+
+  private String principal(CallContext context) {
+    String identity = context.peerIdentity();
+    return identity == null ? "" : identity;
+  }
+
+  private static ByteString newHandle() {
+    return ByteString.copyFromUtf8(UUID.randomUUID().toString());
+  }
+
+  private interface Call<T> {
+    T run();
+  }
+
+  private static <T> T guarded(Call<T> call) {
+    try {
+      return call.run();
+    } catch (RuntimeException e) {
+      throw FlightErrors.toFlight(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    results.values().forEach(pending -> pending.result().close());
+    results.clear();
+    prepared.clear();
+    engine.close();
+  }
+}
