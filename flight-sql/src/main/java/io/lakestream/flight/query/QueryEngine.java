@@ -7,6 +7,8 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.flight.FlightSqlAccess;
+import io.lakestream.flight.query.QueryDatabases.Lent;
+import io.lakestream.flight.query.QueryDatabases.Results;
 import io.lakestream.flight.scan.LakeViews;
 import io.lakestream.flight.scan.LakestreamTables;
 import io.lakestream.flight.scan.RecordVectors;
@@ -70,14 +72,14 @@ import org.duckdb.DuckDBResultSet;
 
 /**
  * Runs SQL over Lakestream tables with DuckDB in process. Each query gets an empty in-memory DuckDB
- * database of its own (one that earlier queries used and left empty, see {@link
- * SandboxedDatabases}, or a fresh one when the files cannot be linked into its sandbox) in which
- * every table it names (found by {@link TableReferences}) appears under the name the query uses,
- * holding a union read (every row acknowledged before the query started, each once; a primary-key
- * table's current state): a view over the lake snapshot's Parquet files and the log tail where
- * {@link LakeViews} can read the table that way, so that DuckDB pushes projection and filters into
- * the scans; otherwise a table loaded by the reference {@link UnionScanReader}. Then the query runs
- * and its result streams out as Arrow batches.
+ * database of its own, lent by {@link QueryDatabases} (one that earlier queries used and left
+ * empty, or a fresh one when the files cannot be linked into its sandbox) in which every table it
+ * names (found by {@link TableReferences}) appears under the name the query uses, holding a union
+ * read (every row acknowledged before the query started, each once; a primary-key table's current
+ * state): a view over the lake snapshot's Parquet files and the log tail where {@link LakeViews}
+ * can read the table that way, so that DuckDB pushes projection and filters into the scans;
+ * otherwise a table loaded by the reference {@link UnionScanReader}. Then the query runs and its
+ * result streams out as Arrow batches.
  *
  * <p>The database can read only the Parquet files of the snapshots the query reads, can neither
  * write files, load extensions nor change its settings once the tables are in place (a sandboxed
@@ -93,15 +95,6 @@ public final class QueryEngine implements AutoCloseable {
 
   /** Arrow bytes of decoded log tails kept between queries ({@link TailCache}). */
   static final long TAIL_CACHE_BYTES = 512L << 20;
-
-  /**
-   * Databases kept open ahead of queries ({@link SpareDatabases}): two, since a JDBC client often
-   * runs a statement right after another.
-   */
-  static final int SPARE_DATABASES = 2;
-
-  /** Sandboxed databases kept open between queries ({@link SandboxedDatabases}). */
-  static final int KEPT_DATABASES = 4;
 
   /** Statements whose parsed table and column references are kept between executions. */
   static final int PARSED_STATEMENTS_CACHED = 256;
@@ -126,15 +119,9 @@ public final class QueryEngine implements AutoCloseable {
   // Parquet files of cached log tails (TailCache), in the engine's scratch directory, removed on
   // close (and at the next start after a kill).
   private final Path tailDirectory;
-  private final SpareDatabases databases;
-  // The databases queries use one after another, reading files through links; see lend().
+  // The sandboxes of the databases queries run in, under the engine's scratch directory.
   private final Path sandboxDirectory;
-  private final SandboxedDatabases sandboxed;
-  // Cleared when a file cannot be linked into a sandbox (the warehouse on another file system):
-  // from then on each query opens a database of its own.
-  private volatile boolean linking = true;
-  // Databases whose results are materialized, opened only to find out why a streamed query failed.
-  private final SpareDatabases materializing;
+  private final QueryDatabases databases;
   // Every query from admission to release: concurrency per principal, timeout, cancellation.
   private final RunningQueries running;
 
@@ -199,58 +186,7 @@ public final class QueryEngine implements AutoCloseable {
     // lake scan and pushed partial aggregates below joins, grouping a whole fact table first
     // (TPC-H Q5 at scale 1: 1.3 s with the rule, 0.68 s without; DuckDB over the Parquet, 0.15 s).
     settings.setProperty("disabled_optimizers", "partial_aggregate_pushdown");
-    this.materializing = new SpareDatabases(settings, 0, spillDirectory.resolve("materializing"));
-    // Results are produced as the client reads them. A materialized result sits outside the
-    // engine's memory limit, so a large SELECT would take the server's memory before its first row.
-    settings.setProperty("jdbc_stream_results", "true");
-    this.databases =
-        new SpareDatabases(settings, SPARE_DATABASES, spillDirectory.resolve("unsandboxed"));
-    this.sandboxed =
-        new SandboxedDatabases(
-            settings, sandboxDirectory, spillDirectory.resolve("sandboxed"), KEPT_DATABASES);
-  }
-
-  /**
-   * A query's database: how it reads a file by path ({@code located}), and whether its settings are
-   * already locked, with only its sandbox readable.
-   */
-  private record Lent(
-      Connection duckdb,
-      AutoCloseable giveBack,
-      java.util.function.UnaryOperator<String> located,
-      boolean locked) {}
-
-  /**
-   * A database for a query of {@code from}'s kind: for ordinary queries one of the sandboxed
-   * databases, used again after the query, unless files could not be linked into a sandbox before;
-   * otherwise a fresh database, restricted to the query's files once its tables are in place
-   * ({@link #restrict}).
-   */
-  private Lent lend(SpareDatabases from) throws SQLException {
-    if (from == databases && linking) {
-      SandboxedDatabases.Sandbox sandbox = sandboxed.take();
-      return new Lent(sandbox.connection(), sandbox, sandbox::link, true);
-    }
-    SpareDatabases.Spare spare = from.take();
-    return new Lent(spare.connection(), spare, path -> path, false);
-  }
-
-  /** Runs {@code work} in a sandboxed database, or in a fresh one when files cannot be linked. */
-  private <T> T withFallback(
-      SpareDatabases from, java.util.function.Function<SpareDatabases, T> work) {
-    try {
-      return work.apply(from);
-    } catch (SandboxedDatabases.LinkException e) {
-      if (from != databases || !linking) {
-        throw e;
-      }
-      linking = false;
-      LOG.warn(
-          "Queries open a DuckDB database each from now on: {} ({})",
-          e.getMessage(),
-          e.getCause().getMessage());
-      return work.apply(from);
-    }
+    this.databases = new QueryDatabases(settings, sandboxDirectory, spillDirectory);
   }
 
   /** What a query returns and the parameters it takes, found without reading any rows. */
@@ -289,13 +225,13 @@ public final class QueryEngine implements AutoCloseable {
     Shape shape;
     try (RunningQueries.Query query = running.admit(principal, callGone)) {
       try {
-        shape = shape(databases, sql, principal, query);
+        shape = shape(Results.STREAMED, sql, principal, query);
       } catch (InvalidQueryException e) {
         if (!reasonLost(e)) {
           throw e;
         }
         // See diagnosed(): run again with the result materialized to learn why it failed.
-        shape = shape(materializing, sql, principal, query);
+        shape = shape(Results.MATERIALIZED, sql, principal, query);
       }
     }
     key = key != null ? key : shapeKey(sql, principal);
@@ -340,16 +276,14 @@ public final class QueryEngine implements AutoCloseable {
 
   private record ShapeKey(String sql, List<String> tableVersions) {}
 
-  private Shape shape(
-      SpareDatabases from, String sql, String principal, RunningQueries.Query query) {
-    return withFallback(from, source -> shapeIn(source, sql, principal, query));
+  private Shape shape(Results results, String sql, String principal, RunningQueries.Query query) {
+    return databases.withFallback(results, () -> shapeIn(results, sql, principal, query));
   }
 
-  private Shape shapeIn(
-      SpareDatabases from, String sql, String principal, RunningQueries.Query query) {
+  private Shape shapeIn(Results results, String sql, String principal, RunningQueries.Query query) {
     Lent lent;
     try {
-      lent = lend(from);
+      lent = databases.lend(results);
     } catch (SQLException e) {
       throw new IllegalStateException("Cannot open a query database: " + e.getMessage(), e);
     }
@@ -424,7 +358,7 @@ public final class QueryEngine implements AutoCloseable {
       java.util.function.BooleanSupplier callGone) {
     RunningQueries.Query query = running.admit(principal, callGone);
     try {
-      return run(databases, sql, parameters, principal, query);
+      return run(Results.STREAMED, sql, parameters, principal, query);
     } catch (RuntimeException e) {
       query.close();
       RuntimeException stopped = query.stoppedError(e);
@@ -467,7 +401,7 @@ public final class QueryEngine implements AutoCloseable {
           ? runtime
           : new IllegalStateException(lost.getMessage(), lost);
     }
-    try (QueryResult again = run(materializing, sql, parameters, principal, query)) {
+    try (QueryResult again = run(Results.MATERIALIZED, sql, parameters, principal, query)) {
       again.reader(); // runs it
       return lost instanceof RuntimeException runtime
           ? runtime
@@ -480,23 +414,23 @@ public final class QueryEngine implements AutoCloseable {
   }
 
   private QueryResult run(
-      SpareDatabases from,
+      Results results,
       String sql,
       List<Object> parameters,
       String principal,
       RunningQueries.Query query) {
-    return withFallback(from, source -> runIn(source, sql, parameters, principal, query));
+    return databases.withFallback(results, () -> runIn(results, sql, parameters, principal, query));
   }
 
   private QueryResult runIn(
-      SpareDatabases from,
+      Results results,
       String sql,
       List<Object> parameters,
       String principal,
       RunningQueries.Query query) {
     List<AutoCloseable> resources = new ArrayList<>();
     try {
-      Lent lent = lend(from);
+      Lent lent = databases.lend(results);
       Connection duckdb = lent.duckdb();
       resources.add(lent.giveBack());
       resources.add(load(lent, parsed(duckdb, explained(sql)), principal, true));
@@ -519,7 +453,7 @@ public final class QueryEngine implements AutoCloseable {
       }
       java.util.function.Function<Exception, Exception> explain =
           failure ->
-              from == databases && reasonLost(failure)
+              results == Results.STREAMED && reasonLost(failure)
                   ? diagnosed(sql, parameters, principal, failure)
                   : failure;
       Schema schema = resultSchema(duckdb, sql, statement, parameters, query);
@@ -994,8 +928,6 @@ public final class QueryEngine implements AutoCloseable {
   @Override
   public void close() {
     databases.close();
-    materializing.close();
-    sandboxed.close();
     views.close();
     try {
       Files.deleteIfExists(sandboxDirectory);
