@@ -1,17 +1,13 @@
 package io.lakestream.flight.query;
 
-import static io.lakestream.flight.scan.LakeViews.quote;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
-import io.lakestream.client.arrow.IcebergArrowSchemas;
-import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.flight.FlightSqlAccess;
 import io.lakestream.flight.query.QueryDatabases.Lent;
 import io.lakestream.flight.query.QueryDatabases.Results;
 import io.lakestream.flight.scan.LakeViews;
 import io.lakestream.flight.scan.LakestreamTables;
-import io.lakestream.flight.scan.RecordVectors;
 import io.lakestream.flight.scan.SnapshotFiles;
 import io.lakestream.flight.scan.TailCache;
 import io.lakestream.flight.sql.InvalidQueryException;
@@ -24,51 +20,23 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorLoader;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
-import org.apache.arrow.vector.types.DateUnit;
-import org.apache.arrow.vector.types.FloatingPointPrecision;
-import org.apache.arrow.vector.types.TimeUnit;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.io.CloseableIterable;
-import org.duckdb.DuckDBConnection;
-import org.duckdb.DuckDBResultSet;
 
 /**
  * Runs SQL over Lakestream tables with DuckDB in process. Each query gets an empty in-memory DuckDB
@@ -87,9 +55,6 @@ import org.duckdb.DuckDBResultSet;
  * nothing but the allocator.
  */
 public final class QueryEngine implements AutoCloseable {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryEngine.class);
-  private static final int LOAD_BATCH_ROWS = 64 * 1024;
-
   /** What DuckDB's JDBC driver says for any failure of a streamed query ({@link #reasonLost}). */
   private static final String REASON_LOST = "Invalid result set";
 
@@ -110,12 +75,11 @@ public final class QueryEngine implements AutoCloseable {
   }
 
   private final LakestreamTables tables;
-  private final UnionScanPlanner planner;
-  private final UnionScanReader reader;
   private final FlightSqlAccess access;
-  private final BufferAllocator allocator;
   private final Limits limits;
   private final LakeViews views;
+  private final QueryTables queryTables;
+  private final DuckDbStatements statements;
   // Parquet files of cached log tails (TailCache), in the engine's scratch directory, removed on
   // close (and at the next start after a kill).
   private final Path tailDirectory;
@@ -133,8 +97,6 @@ public final class QueryEngine implements AutoCloseable {
           return size() > PARSED_STATEMENTS_CACHED;
         }
       };
-  private final AtomicLong names = new AtomicLong();
-
   // The JDBC driver prepares every statement it runs, and a prepare runs the statement over empty
   // tables in a database of its own to learn its shape: a third of a small query's time.
   private final Map<ShapeKey, Shape> shapes =
@@ -156,10 +118,10 @@ public final class QueryEngine implements AutoCloseable {
       Limits limits,
       RunningQueries running) {
     this.tables = requireNonNull(tables, "tables is null");
-    this.planner = requireNonNull(planner, "planner is null");
-    this.reader = requireNonNull(reader, "reader is null");
+    requireNonNull(planner, "planner is null");
+    requireNonNull(reader, "reader is null");
     this.access = requireNonNull(access, "access is null");
-    this.allocator = requireNonNull(allocator, "allocator is null");
+    requireNonNull(allocator, "allocator is null");
     this.limits = requireNonNull(limits, "limits is null");
     this.running = requireNonNull(running, "running is null");
     Path spillDirectory;
@@ -177,6 +139,8 @@ public final class QueryEngine implements AutoCloseable {
             allocator,
             new TailCache(TAIL_CACHE_BYTES, readTimeout, tailDirectory),
             new SnapshotFiles(SNAPSHOT_FILES_CACHED));
+    this.queryTables = new QueryTables(tables, planner, reader, access, allocator, views);
+    this.statements = new DuckDbStatements(allocator);
     Properties settings = new Properties();
     settings.setProperty("autoinstall_known_extensions", "false");
     settings.setProperty("autoload_known_extensions", "false");
@@ -252,7 +216,7 @@ public final class QueryEngine implements AutoCloseable {
   private ShapeKey shapeKey(String sql, String principal) {
     TableReferences.Parsed parsed;
     synchronized (parsedStatements) {
-      parsed = parsedStatements.get(explained(sql));
+      parsed = parsedStatements.get(DuckDbStatements.explained(sql));
     }
     if (parsed == null) {
       return null;
@@ -289,21 +253,23 @@ public final class QueryEngine implements AutoCloseable {
     }
     Connection duckdb = lent.duckdb();
     try (AutoCloseable giveBack = lent.giveBack();
-        AutoCloseable tailFiles = load(lent, parsed(duckdb, explained(sql)), principal, false)) {
+        AutoCloseable tailFiles =
+            queryTables.load(
+                lent, parsed(duckdb, DuckDbStatements.explained(sql)), principal, false)) {
       query.checkRunning();
-      try (PreparedStatement statement = prepare(duckdb, sql, lent.locked())) {
+      try (PreparedStatement statement = DuckDbStatements.prepare(duckdb, sql, lent.locked())) {
         query.executing(statement);
-        Schema parameters = parameterSchema(statement.getParameterMetaData());
+        Schema parameters = DuckDbStatements.parameterSchema(statement.getParameterMetaData());
         for (int i = 1; i <= parameters.getFields().size(); i++) {
           statement.setNull(i, Types.NULL);
         }
-        Schema dataset = resultSchema(duckdb, sql, statement, null, query);
+        Schema dataset = statements.resultSchema(duckdb, sql, statement, null, query);
         if (dataset != null) {
           return new Shape(dataset, parameters);
         }
         query.computing();
-        try (ResultSet result = execute(statement, sql, query);
-            ArrowReader rows = arrow(result, 1)) {
+        try (ResultSet result = DuckDbStatements.execute(statement, sql, query);
+            ArrowReader rows = statements.arrow(result, 1)) {
           return new Shape(rows.getVectorSchemaRoot().getSchema(), parameters);
         }
       }
@@ -433,9 +399,10 @@ public final class QueryEngine implements AutoCloseable {
       Lent lent = databases.lend(results);
       Connection duckdb = lent.duckdb();
       resources.add(lent.giveBack());
-      resources.add(load(lent, parsed(duckdb, explained(sql)), principal, true));
+      resources.add(
+          queryTables.load(lent, parsed(duckdb, DuckDbStatements.explained(sql)), principal, true));
       query.checkRunning();
-      PreparedStatement statement = prepare(duckdb, sql, lent.locked());
+      PreparedStatement statement = DuckDbStatements.prepare(duckdb, sql, lent.locked());
       resources.add(statement);
       query.executing(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
@@ -456,21 +423,22 @@ public final class QueryEngine implements AutoCloseable {
               results == Results.STREAMED && reasonLost(failure)
                   ? diagnosed(sql, parameters, principal, failure)
                   : failure;
-      Schema schema = resultSchema(duckdb, sql, statement, parameters, query);
+      Schema schema = statements.resultSchema(duckdb, sql, statement, parameters, query);
       if (schema == null) {
         query.computing();
-        ResultSet result = execute(statement, sql, query);
+        ResultSet result = DuckDbStatements.execute(statement, sql, query);
         resources.add(result);
-        return new QueryResult(arrow(result, limits.resultBatchRows()), query, resources, explain);
+        return new QueryResult(
+            statements.arrow(result, limits.resultBatchRows()), query, resources, explain);
       }
       // The statement runs when its result is first read (Flight's DoGet): a client cancels that
       // call, not the one asking for the FlightInfo.
       return new QueryResult(
           schema,
           opened -> {
-            ResultSet result = execute(statement, sql, query);
+            ResultSet result = DuckDbStatements.execute(statement, sql, query);
             opened.add(result);
-            return arrow(result, limits.resultBatchRows());
+            return statements.arrow(result, limits.resultBatchRows());
           },
           query,
           resources,
@@ -483,77 +451,6 @@ public final class QueryEngine implements AutoCloseable {
       throw e;
     }
   }
-
-  /**
-   * The schema of the rows {@code statement} (prepared from {@code sql}) returns, found by running
-   * it under {@code LIMIT 0}, which DuckDB answers without computing anything, with its columns
-   * named as {@code statement} names them; null when it cannot be found that way ({@code EXPLAIN},
-   * or SQL that is not valid as a subquery), and the statement must run to tell.
-   *
-   * @param parameters the values bound to {@code statement}, or null to bind nulls
-   */
-  private Schema resultSchema(
-      Connection duckdb,
-      String sql,
-      PreparedStatement statement,
-      List<Object> parameters,
-      RunningQueries.Query query)
-      throws SQLException {
-    if (!explained(sql).equals(sql)) {
-      return null;
-    }
-    String body = TRAILING_SEMICOLONS.matcher(sql).replaceFirst("");
-    Schema schema;
-    try (PreparedStatement empty =
-        duckdb.prepareStatement("SELECT * FROM (\n" + body + "\n) LIMIT 0")) {
-      query.executing(empty);
-      int count = empty.getParameterMetaData().getParameterCount();
-      for (int i = 1; i <= count; i++) {
-        if (parameters == null) {
-          empty.setNull(i, Types.NULL);
-        } else {
-          empty.setObject(i, parameters.get(i - 1));
-        }
-      }
-      try (ResultSet rows = empty.executeQuery();
-          ArrowReader reader = arrow(rows, 1)) {
-        schema = reader.getVectorSchemaRoot().getSchema();
-      } catch (IOException e) {
-        return null;
-      }
-    } catch (SQLException | RuntimeException e) {
-      query.checkRunning();
-      return null;
-    }
-    // A subquery's duplicate column names come out renamed (a, a_1); the statement's are not.
-    java.sql.ResultSetMetaData columns = statement.getMetaData();
-    if (columns == null || columns.getColumnCount() != schema.getFields().size()) {
-      return schema;
-    }
-    List<Field> fields = new ArrayList<>();
-    for (int i = 0; i < schema.getFields().size(); i++) {
-      Field field = schema.getFields().get(i);
-      fields.add(
-          new Field(columns.getColumnName(i + 1), field.getFieldType(), field.getChildren()));
-    }
-    return new Schema(fields, schema.getCustomMetadata());
-  }
-
-  private static final java.util.regex.Pattern TRAILING_SEMICOLONS =
-      java.util.regex.Pattern.compile("[\\s;]+$");
-
-  /**
-   * The query an {@code EXPLAIN} or {@code EXPLAIN ANALYZE} statement explains (which is what it
-   * reads), or {@code sql} itself.
-   */
-  static String explained(String sql) {
-    java.util.regex.Matcher explain = EXPLAIN.matcher(sql);
-    return explain.lookingAt() ? sql.substring(explain.end()) : sql;
-  }
-
-  private static final java.util.regex.Pattern EXPLAIN =
-      java.util.regex.Pattern.compile(
-          "\\s*EXPLAIN\\s+(ANALYZE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
 
   /** The tables and columns {@code sql} references, parsed once per statement text. */
   private TableReferences.Parsed parsed(Connection duckdb, String sql) {
@@ -570,64 +467,6 @@ public final class QueryEngine implements AutoCloseable {
     return parsed;
   }
 
-  /**
-   * Lets the database read only {@code files} (Parquet files of the tables a query names), no other
-   * file, no network.
-   */
-  private static void restrict(Connection duckdb, Set<String> files) throws SQLException {
-    try (Statement statement = duckdb.createStatement()) {
-      if (!files.isEmpty()) {
-        StringBuilder paths = new StringBuilder("SET allowed_paths = [");
-        boolean first = true;
-        for (String file : files) {
-          paths.append(first ? "" : ", ").append("'").append(file.replace("'", "''")).append("'");
-          first = false;
-        }
-        statement.execute(paths.append("]").toString());
-      }
-      statement.execute("SET enable_external_access = false");
-    }
-  }
-
-  private static PreparedStatement prepare(Connection duckdb, String sql, boolean locked) {
-    try (Statement lock = duckdb.createStatement()) {
-      if (!locked) {
-        lock.execute("SET enable_external_access = false; SET lock_configuration = true");
-      }
-      return duckdb.prepareStatement(sql);
-    } catch (SQLException e) {
-      throw queryError(e, sql);
-    }
-  }
-
-  private static ResultSet execute(
-      PreparedStatement statement, String sql, RunningQueries.Query query) {
-    try {
-      ResultSet result = statement.executeQuery();
-      if (query.stopped() != null) { // interrupted just as it ended
-        result.close();
-        query.checkRunning();
-      }
-      return result;
-    } catch (SQLException e) {
-      RuntimeException stopped = query.stoppedError(e);
-      throw stopped != null ? stopped : queryError(e, sql);
-    }
-  }
-
-  private ArrowReader arrow(ResultSet result, int batchRows) throws SQLException {
-    return (ArrowReader)
-        result.unwrap(DuckDBResultSet.class).arrowExportStream(allocator, batchRows);
-  }
-
-  private static RuntimeException queryError(SQLException e, String sql) {
-    String message = String.valueOf(e.getMessage());
-    if (message.startsWith("Out of Memory Error")) {
-      return new QueryLimitException("The query exceeded its memory limit: " + message, e);
-    }
-    return new InvalidQueryException(message, e);
-  }
-
   private static void closeAll(List<AutoCloseable> resources) {
     for (AutoCloseable resource : resources.reversed()) {
       try {
@@ -635,280 +474,6 @@ public final class QueryEngine implements AutoCloseable {
       } catch (Exception e) {
         // already failing; the first error is the one to report
       }
-    }
-  }
-
-  /** A table a query names, resolved and (for a query with rows) planned. */
-  private record Resolved(
-      TableReference reference,
-      String warehouse,
-      TablePath path,
-      Table table,
-      UnionScanPlanner.Planned planned,
-      Optional<SnapshotFiles.LakeFiles> files) {}
-
-  /**
-   * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
-   * for tables that cannot be read that way and when {@code rows} is not set, a DuckDB table loaded
-   * by the reference reader; a table named twice gets a view of the first. Then the database may
-   * read only the files of those views.
-   *
-   * @return what lets the log tail files the views read go, to close after the query
-   */
-  private AutoCloseable load(
-      Lent lent, TableReferences.Parsed parsed, String principal, boolean rows)
-      throws SQLException {
-    Connection duckdb = lent.duckdb();
-    Map<TablePath, Resolved> resolved = new LinkedHashMap<>();
-    List<Resolved> named = new ArrayList<>();
-    Set<String> files = new LinkedHashSet<>();
-    for (TableReference reference : parsed.tables()) {
-      String warehouse = tables.warehouse(reference.catalog(), reference);
-      TablePath path = tables.path(warehouse, List.of(reference.schema()), reference.table());
-      access.checkRead(principal, warehouse, path.namespace());
-      Resolved table = resolved.get(path);
-      if (table == null) {
-        table = resolve(reference, warehouse, path, rows);
-        resolved.put(path, table);
-        table.files().ifPresent(lake -> files.addAll(lake.paths()));
-      }
-      named.add(
-          new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
-    }
-    List<TailCache.TailFile> tailFiles = new ArrayList<>();
-    try {
-      createViews(duckdb, lent.located(), parsed, named, rows, tailFiles);
-      if (!lent.locked()) {
-        tailFiles.forEach(file -> files.add(file.path().toString()));
-        restrict(duckdb, files);
-      }
-    } catch (SQLException | RuntimeException e) {
-      views.release(tailFiles);
-      throw e;
-    }
-    return () -> views.release(tailFiles);
-  }
-
-  private void createViews(
-      Connection duckdb,
-      java.util.function.UnaryOperator<String> located,
-      TableReferences.Parsed parsed,
-      List<Resolved> named,
-      boolean rows,
-      List<TailCache.TailFile> tailFiles)
-      throws SQLException {
-    Map<TablePath, String> loaded = new HashMap<>();
-    String tailDatabase = null;
-    Set<String> attached = new HashSet<>();
-    for (Resolved table : named) {
-      TableReference reference = table.reference();
-      String schema =
-          reference.catalog().isEmpty()
-              ? quote(reference.schema())
-              : quote(reference.catalog()) + "." + quote(reference.schema());
-      String target = schema + "." + quote(reference.table());
-      try (Statement statement = duckdb.createStatement()) {
-        if (!reference.catalog().isEmpty() && attached.add(reference.catalog())) {
-          statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
-        }
-        statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
-        String first = loaded.get(table.path());
-        if (first != null) {
-          statement.execute("CREATE VIEW " + target + " AS SELECT * FROM " + first);
-          continue;
-        }
-      }
-      if (table.files().isPresent()) {
-        if (tailDatabase == null) {
-          tailDatabase = views.tailDatabase(duckdb); // one tail schema per database
-        }
-        UnionScanPlanner.Planned planned = table.planned();
-        tailFiles.addAll(
-            views.create(
-                duckdb,
-                located,
-                tailDatabase,
-                target,
-                table.table(),
-                table.files().get(),
-                planned == null ? Optional.empty() : Optional.of(planned.plan()),
-                planned == null ? null : planned.stream(),
-                parsed));
-      } else {
-        loadTable(duckdb, table, target, rows);
-      }
-      loaded.put(table.path(), target);
-    }
-  }
-
-  /**
-   * Loads a table's metadata and, for a query with rows, plans its union read (a streaming table)
-   * and lists the files a view would read.
-   */
-  private Resolved resolve(
-      TableReference reference, String warehouse, TablePath path, boolean withRows) {
-    Table table;
-    try {
-      table = tables.load(warehouse, TableIdentifier.of(reference.schema(), reference.table()));
-    } catch (NoSuchTableException e) {
-      throw new InvalidQueryException(
-          "Table " + reference + " does not exist (warehouse " + warehouse + ")", e);
-    }
-    if (!withRows) {
-      return new Resolved(reference, warehouse, path, table, null, Optional.empty());
-    }
-    if (!LakestreamTables.isStream(table)) {
-      Snapshot current = table.currentSnapshot();
-      OptionalLong snapshot =
-          current == null ? OptionalLong.empty() : OptionalLong.of(current.snapshotId());
-      return new Resolved(
-          reference, warehouse, path, table, null, views.files(table, snapshot, false));
-    }
-    UnionScanPlanner.Planned planned;
-    try {
-      planned = planner.plan(path, table);
-    } catch (NoSuchTableException e) {
-      throw new InvalidQueryException("Table " + reference + " was dropped", e);
-    }
-    UnionScanPlan plan = planned.plan();
-    return new Resolved(
-        reference,
-        warehouse,
-        path,
-        planned.lakeTable(),
-        planned,
-        views.files(planned.lakeTable(), plan.snapshotId(), plan.primaryKey()));
-  }
-
-  /** Loads a table into DuckDB with the reference reader (rows only when {@code withRows}). */
-  private void loadTable(Connection duckdb, Resolved resolved, String target, boolean withRows)
-      throws SQLException {
-    Table table = resolved.table();
-    UnionScanPlanner.Planned planned = resolved.planned();
-    TableReference reference = resolved.reference();
-    Schema schema = IcebergArrowSchemas.toArrowSchema(table.schema());
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-      RecordVectors batch = new RecordVectors(root);
-      insert(duckdb, batch, "CREATE TABLE " + target + " AS SELECT * FROM ");
-      if (!withRows) {
-        return;
-      }
-      String insert = "INSERT INTO " + target + " SELECT * FROM ";
-      Consumer<Record> sink =
-          record -> {
-            batch.add(record);
-            if (batch.rows() == LOAD_BATCH_ROWS) {
-              insertUnchecked(duckdb, batch, insert);
-            }
-          };
-      if (planned != null) {
-        reader.read(planned, sink);
-      } else if (table.currentSnapshot() != null) {
-        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
-          records.forEach(sink);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException("Cannot read " + reference, e);
-        }
-      }
-      if (batch.rows() > 0) {
-        insert(duckdb, batch, insert);
-      }
-    }
-  }
-
-  private void insertUnchecked(Connection duckdb, RecordVectors batch, String statement) {
-    try {
-      insert(duckdb, batch, statement);
-    } catch (SQLException e) {
-      throw new IllegalStateException("Cannot load rows into DuckDB: " + e.getMessage(), e);
-    }
-  }
-
-  /** Hands the batch's rows to DuckDB as an Arrow stream and runs {@code statement} over it. */
-  private void insert(Connection duckdb, RecordVectors batch, String statement)
-      throws SQLException {
-    String name = "lakestream_batch_" + names.incrementAndGet();
-    VectorSchemaRoot rows = batch.finish();
-    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-      Data.exportArrayStream(allocator, new OneBatch(allocator, rows), stream);
-      duckdb.unwrap(DuckDBConnection.class).registerArrowStream(name, stream);
-      try (Statement insert = duckdb.createStatement()) {
-        insert.execute(statement + name);
-      }
-    }
-    batch.clear();
-  }
-
-  /** The Arrow types of a prepared statement's parameters, from DuckDB's type names. */
-  private static Schema parameterSchema(ParameterMetaData metadata) throws SQLException {
-    List<Field> fields = new ArrayList<>();
-    for (int i = 1; i <= metadata.getParameterCount(); i++) {
-      String type;
-      try {
-        type = String.valueOf(metadata.getParameterTypeName(i)).toUpperCase(Locale.ROOT);
-      } catch (SQLException e) {
-        type = "UNKNOWN";
-      }
-      fields.add(Field.nullable("parameter_" + i, arrowType(type)));
-    }
-    return new Schema(fields);
-  }
-
-  private static ArrowType arrowType(String duckdbType) {
-    if (duckdbType.startsWith("DECIMAL(")) {
-      String[] scale = duckdbType.substring(8, duckdbType.length() - 1).split(",");
-      return new ArrowType.Decimal(
-          Integer.parseInt(scale[0].trim()), Integer.parseInt(scale[1].trim()), 128);
-    }
-    return switch (duckdbType) {
-      case "BOOLEAN" -> ArrowType.Bool.INSTANCE;
-      case "TINYINT" -> new ArrowType.Int(8, true);
-      case "SMALLINT" -> new ArrowType.Int(16, true);
-      case "INTEGER" -> new ArrowType.Int(32, true);
-      case "BIGINT" -> new ArrowType.Int(64, true);
-      case "FLOAT" -> new ArrowType.FloatingPoint(FloatingPointPrecision.SINGLE);
-      case "DOUBLE" -> new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE);
-      case "DATE" -> new ArrowType.Date(DateUnit.DAY);
-      case "TIMESTAMP" -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, null);
-      case "TIMESTAMP WITH TIME ZONE" -> new ArrowType.Timestamp(TimeUnit.MICROSECOND, "UTC");
-      case "BLOB" -> ArrowType.Binary.INSTANCE;
-      default -> ArrowType.Utf8.INSTANCE;
-    };
-  }
-
-  /** An Arrow reader of one batch, the rows of a root (which it does not own). */
-  private static final class OneBatch extends ArrowReader {
-    private final VectorSchemaRoot source;
-    private boolean done;
-
-    OneBatch(BufferAllocator allocator, VectorSchemaRoot source) {
-      super(allocator);
-      this.source = source;
-    }
-
-    @Override
-    public boolean loadNextBatch() throws IOException {
-      if (done) {
-        return false;
-      }
-      done = true;
-      try (ArrowRecordBatch rows = new VectorUnloader(source).getRecordBatch()) {
-        new VectorLoader(getVectorSchemaRoot()).load(rows);
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {}
-
-    @Override
-    protected Schema readSchema() {
-      return source.getSchema();
     }
   }
 
