@@ -4,7 +4,6 @@ import static java.util.Objects.requireNonNull;
 
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
-import com.google.protobuf.Message;
 import io.lakestream.flight.FlightSqlAccess;
 import io.lakestream.flight.query.QueryEngine;
 import io.lakestream.flight.query.QueryResult;
@@ -14,7 +13,6 @@ import io.lakestream.flight.write.FlightIngest;
 import io.lakestream.flight.write.IngestHeaders;
 import io.lakestream.flight.write.SqlWrite;
 import io.lakestream.flight.write.SqlWrites;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
@@ -44,19 +41,10 @@ import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.IntVector;
-import org.apache.arrow.vector.VarBinaryVector;
-import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.Text;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.exceptions.ForbiddenException;
-import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.types.Types;
 
 /**
  * Lakestream's Flight SQL service: queries and prepared statements run by {@link QueryEngine},
@@ -67,8 +55,6 @@ import org.apache.iceberg.types.Types;
  * client to fetch it, and is dropped if not fetched within {@code resultTimeout}. Thread safe.
  */
 public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
-  private static final String TABLE_TYPE = "TABLE";
-
   private final QueryEngine engine;
   private final FlightIngest ingest;
   private final SqlWrites writes;
@@ -78,6 +64,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private final Duration resultTimeout;
   private final Clock clock;
   private final SqlInfoBuilder sqlInfo;
+  private final MetadataCommands metadata;
   private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
   private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
   private final Map<ByteString, PendingResult> results = new ConcurrentHashMap<>();
@@ -115,6 +102,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     this.allocator = requireNonNull(allocator, "allocator is null");
     this.resultTimeout = requireNonNull(resultTimeout, "resultTimeout is null");
     this.clock = requireNonNull(clock, "clock is null");
+    this.metadata = new MetadataCommands(tables, access, allocator);
     this.sqlInfo =
         new SqlInfoBuilder()
             .withFlightSqlServerName("Lakestream")
@@ -495,7 +483,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoSqlInfo(
       FlightSql.CommandGetSqlInfo command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_SQL_INFO_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_SQL_INFO_SCHEMA);
   }
 
   @Override
@@ -507,50 +495,30 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public FlightInfo getFlightInfoCatalogs(
       FlightSql.CommandGetCatalogs command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_CATALOGS_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_CATALOGS_SCHEMA);
   }
 
   @Override
   public void getStreamCatalogs(CallContext context, ServerStreamListener listener) {
-    send(
-        listener,
-        Schemas.GET_CATALOGS_SCHEMA,
-        rows -> {
-          for (String warehouse : tables.warehouses()) {
-            rows.add(new Object[] {warehouse});
-          }
-        });
+    metadata.catalogs(listener);
   }
 
   @Override
   public FlightInfo getFlightInfoSchemas(
       FlightSql.CommandGetDbSchemas command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_SCHEMAS_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_SCHEMAS_SCHEMA);
   }
 
   @Override
   public void getStreamSchemas(
       FlightSql.CommandGetDbSchemas command, CallContext context, ServerStreamListener listener) {
-    String principal = principal(context);
-    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
-    send(
-        listener,
-        Schemas.GET_SCHEMAS_SCHEMA,
-        rows -> {
-          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
-            for (Namespace namespace : readable(principal, warehouse)) {
-              if (schemas.matcher(namespace.toString()).matches()) {
-                rows.add(new Object[] {warehouse, namespace.toString()});
-              }
-            }
-          }
-        });
+    metadata.schemas(command, principal(context), listener);
   }
 
   @Override
   public FlightInfo getFlightInfoTables(
       FlightSql.CommandGetTables command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(
+    return MetadataCommands.info(
         command,
         descriptor,
         command.getIncludeSchema()
@@ -561,71 +529,24 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   @Override
   public void getStreamTables(
       FlightSql.CommandGetTables command, CallContext context, ServerStreamListener listener) {
-    String principal = principal(context);
-    Pattern schemas = like(command.hasDbSchemaFilterPattern(), command.getDbSchemaFilterPattern());
-    Pattern names = like(command.hasTableNameFilterPattern(), command.getTableNameFilterPattern());
-    boolean tablesWanted =
-        command.getTableTypesCount() == 0 || command.getTableTypesList().contains(TABLE_TYPE);
-    boolean withSchema = command.getIncludeSchema();
-    send(
-        listener,
-        withSchema ? Schemas.GET_TABLES_SCHEMA : Schemas.GET_TABLES_SCHEMA_NO_SCHEMA,
-        rows -> {
-          if (!tablesWanted) {
-            return;
-          }
-          for (String warehouse : warehouses(command.hasCatalog(), command.getCatalog())) {
-            for (Namespace namespace : readable(principal, warehouse)) {
-              if (!schemas.matcher(namespace.toString()).matches()) {
-                continue;
-              }
-              for (TableIdentifier identifier : tables.tables(warehouse, namespace)) {
-                if (!names.matcher(identifier.name()).matches()) {
-                  continue;
-                }
-                if (!withSchema) {
-                  rows.add(
-                      new Object[] {
-                        warehouse, namespace.toString(), identifier.name(), TABLE_TYPE
-                      });
-                  continue;
-                }
-                Table table;
-                try {
-                  table = tables.load(warehouse, identifier);
-                } catch (NoSuchTableException e) {
-                  continue; // dropped while listing
-                }
-                rows.add(
-                    new Object[] {
-                      warehouse,
-                      namespace.toString(),
-                      identifier.name(),
-                      TABLE_TYPE,
-                      io.lakestream.client.arrow.IcebergArrowSchemas.toArrowSchema(table.schema())
-                          .serializeAsMessage()
-                    });
-              }
-            }
-          }
-        });
+    metadata.tables(command, principal(context), listener);
   }
 
   @Override
   public FlightInfo getFlightInfoTableTypes(
       FlightSql.CommandGetTableTypes command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_TABLE_TYPES_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_TABLE_TYPES_SCHEMA);
   }
 
   @Override
   public void getStreamTableTypes(CallContext context, ServerStreamListener listener) {
-    send(listener, Schemas.GET_TABLE_TYPES_SCHEMA, rows -> rows.add(new Object[] {TABLE_TYPE}));
+    metadata.tableTypes(listener);
   }
 
   @Override
   public FlightInfo getFlightInfoTypeInfo(
       FlightSql.CommandGetXdbcTypeInfo command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_TYPE_INFO_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_TYPE_INFO_SCHEMA);
   }
 
   @Override
@@ -633,54 +554,19 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.CommandGetXdbcTypeInfo command,
       CallContext context,
       ServerStreamListener listener) {
-    try (VectorSchemaRoot root =
-        XdbcTypes.rows(allocator, command.hasDataType() ? command.getDataType() : null)) {
-      listener.start(root);
-      listener.putNext();
-      listener.completed();
-    } catch (RuntimeException e) {
-      listener.error(FlightErrors.toFlight(e));
-    }
+    metadata.typeInfo(command, listener);
   }
 
   @Override
   public FlightInfo getFlightInfoPrimaryKeys(
       FlightSql.CommandGetPrimaryKeys command, CallContext context, FlightDescriptor descriptor) {
-    return metadataInfo(command, descriptor, Schemas.GET_PRIMARY_KEYS_SCHEMA);
+    return MetadataCommands.info(command, descriptor, Schemas.GET_PRIMARY_KEYS_SCHEMA);
   }
 
   @Override
   public void getStreamPrimaryKeys(
       FlightSql.CommandGetPrimaryKeys command, CallContext context, ServerStreamListener listener) {
-    try {
-      String warehouse =
-          tables.warehouse(command.hasCatalog() ? command.getCatalog() : "", command.getTable());
-      Namespace namespace = Namespace.of(command.getDbSchema().split("\\."));
-      access.checkRead(principal(context), warehouse, List.of(namespace.levels()));
-      Table table = tables.load(warehouse, TableIdentifier.of(namespace, command.getTable()));
-      org.apache.iceberg.Schema schema = table.schema();
-      List<Types.NestedField> keys =
-          schema.identifierFieldIds().stream().sorted().map(schema::findField).toList();
-      send(
-          listener,
-          Schemas.GET_PRIMARY_KEYS_SCHEMA,
-          rows -> {
-            int sequence = 1;
-            for (Types.NestedField key : keys) {
-              rows.add(
-                  new Object[] {
-                    warehouse,
-                    namespace.toString(),
-                    command.getTable(),
-                    key.name(),
-                    sequence++,
-                    null
-                  });
-            }
-          });
-    } catch (RuntimeException e) {
-      listener.error(FlightErrors.toFlight(e));
-    }
+    metadata.primaryKeys(command, principal(context), listener);
   }
 
   @Override
@@ -798,30 +684,6 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     return headers == null ? null : headers.idempotencyKey();
   }
 
-  private List<String> warehouses(boolean filtered, String catalog) {
-    if (!filtered) {
-      return tables.warehouses();
-    }
-    return tables.warehouses().contains(catalog) ? List.of(catalog) : List.of();
-  }
-
-  /** The namespaces of a warehouse the principal may read, one level deep (what SQL can name). */
-  private List<Namespace> readable(String principal, String warehouse) {
-    List<Namespace> namespaces = new ArrayList<>();
-    for (Namespace namespace : tables.namespaces(warehouse)) {
-      if (namespace.length() != 1) {
-        continue;
-      }
-      try {
-        access.checkRead(principal, warehouse, List.of(namespace.levels()));
-        namespaces.add(namespace);
-      } catch (ForbiddenException e) {
-        // not listed
-      }
-    }
-    return namespaces;
-  }
-
   /** A SQL LIKE pattern ({@code %}, {@code _}, {@code \} escapes) as a regular expression. */
   public static Pattern like(boolean present, String pattern) {
     if (!present) {
@@ -841,52 +703,6 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       }
     }
     return Pattern.compile(regex.toString());
-  }
-
-  private static FlightInfo metadataInfo(
-      Message command, FlightDescriptor descriptor, Schema schema) {
-    return new FlightInfo(
-        schema,
-        descriptor,
-        List.of(new FlightEndpoint(new Ticket(Any.pack(command).toByteArray()))),
-        -1,
-        -1);
-  }
-
-  /** Sends one batch of metadata rows (strings, ints, byte arrays or nulls) of a schema. */
-  private void send(ServerStreamListener listener, Schema schema, Consumer<List<Object[]>> fill) {
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-      List<Object[]> rows = new ArrayList<>();
-      fill.accept(rows);
-      List<FieldVector> vectors = root.getFieldVectors();
-      for (FieldVector vector : vectors) {
-        vector.allocateNew();
-      }
-      for (int row = 0; row < rows.size(); row++) {
-        Object[] values = rows.get(row);
-        for (int column = 0; column < values.length; column++) {
-          FieldVector vector = vectors.get(column);
-          Object value = values[column];
-          if (value == null) {
-            vector.setNull(row);
-          } else if (vector instanceof VarCharVector strings) {
-            strings.setSafe(row, value.toString().getBytes(StandardCharsets.UTF_8));
-          } else if (vector instanceof IntVector ints) {
-            ints.setSafe(row, (Integer) value);
-          } else if (vector instanceof VarBinaryVector bytes) {
-            bytes.setSafe(row, (byte[]) value);
-          } else {
-            throw new IllegalStateException("Unexpected metadata column " + vector.getField());
-          }
-        }
-      }
-      root.setRowCount(rows.size());
-      listener.start(root);
-      listener.putNext();
-      listener.completed();
-    } catch (RuntimeException e) {
-      listener.error(FlightErrors.toFlight(e));
-    }
   }
 
   private String principal(CallContext context) {
