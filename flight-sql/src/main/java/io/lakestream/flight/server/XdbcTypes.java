@@ -39,20 +39,7 @@ final class XdbcTypes {
   static final List<XdbcType> TYPES =
       List.of(
           numeric("BIGINT", Types.BIGINT, 19),
-          new XdbcType(
-              "BLOB",
-              Types.VARBINARY,
-              null,
-              "'",
-              "'::BLOB",
-              null,
-              false,
-              false,
-              null,
-              false,
-              null,
-              null,
-              null),
+          literal("BLOB", Types.VARBINARY, null, "'", "'::BLOB"),
           new XdbcType(
               "DECIMAL",
               Types.DECIMAL,
@@ -68,34 +55,8 @@ final class XdbcTypes {
               38,
               10),
           numeric("INTEGER", Types.INTEGER, 10),
-          new XdbcType(
-              "FLOAT",
-              Types.FLOAT,
-              24,
-              null,
-              null,
-              null,
-              false,
-              false,
-              false,
-              false,
-              null,
-              null,
-              2),
-          new XdbcType(
-              "DOUBLE",
-              Types.DOUBLE,
-              53,
-              null,
-              null,
-              null,
-              false,
-              false,
-              false,
-              false,
-              null,
-              null,
-              2),
+          approximate("FLOAT", Types.FLOAT, 24),
+          approximate("DOUBLE", Types.DOUBLE, 53),
           new XdbcType(
               "VARCHAR",
               Types.VARCHAR,
@@ -110,66 +71,32 @@ final class XdbcTypes {
               null,
               null,
               null),
-          new XdbcType(
-              "BOOLEAN",
-              Types.BOOLEAN,
-              1,
-              null,
-              null,
-              null,
-              false,
-              false,
-              null,
-              false,
-              null,
-              null,
-              null),
-          new XdbcType(
-              "DATE",
-              Types.DATE,
-              10,
-              "DATE '",
-              "'",
-              null,
-              false,
-              false,
-              null,
-              false,
-              null,
-              null,
-              null),
-          new XdbcType(
-              "TIME", Types.TIME, 15, "TIME '", "'", null, false, false, null, false, 6, 6, null),
-          new XdbcType(
-              "TIMESTAMP",
-              Types.TIMESTAMP,
-              26,
-              "TIMESTAMP '",
-              "'",
-              null,
-              false,
-              false,
-              null,
-              false,
-              6,
-              6,
-              null),
-          new XdbcType(
-              "TIMESTAMP WITH TIME ZONE",
-              Types.TIMESTAMP_WITH_TIMEZONE,
-              32,
-              "TIMESTAMPTZ '",
-              "'",
-              null,
-              false,
-              false,
-              null,
-              false,
-              6,
-              6,
-              null));
+          literal("BOOLEAN", Types.BOOLEAN, 1, null, null),
+          literal("DATE", Types.DATE, 10, "DATE '", "'"),
+          temporal("TIME", Types.TIME, 15, "TIME '"),
+          temporal("TIMESTAMP", Types.TIMESTAMP, 26, "TIMESTAMP '"),
+          temporal("TIMESTAMP WITH TIME ZONE", Types.TIMESTAMP_WITH_TIMEZONE, 32, "TIMESTAMPTZ '"));
 
   private XdbcTypes() {}
+
+  /** A binary floating-point type of {@code bits} bits of precision. */
+  private static XdbcType approximate(String name, int jdbcType, int bits) {
+    return new XdbcType(
+        name, jdbcType, bits, null, null, null, false, false, false, false, null, null, 2);
+  }
+
+  /** A date-time type with microseconds, written as {@code prefix} and the value and a quote. */
+  private static XdbcType temporal(String name, int jdbcType, int size, String prefix) {
+    return new XdbcType(
+        name, jdbcType, size, prefix, "'", null, false, false, null, false, 6, 6, null);
+  }
+
+  /** A type without scale or sign, written as {@code prefix}, the value and {@code suffix}; no size when null. */
+  private static XdbcType literal(
+      String name, int jdbcType, Integer size, String prefix, String suffix) {
+    return new XdbcType(
+        name, jdbcType, size, prefix, suffix, null, false, false, null, false, null, null, null);
+  }
 
   private static XdbcType numeric(String name, int jdbcType, int digits) {
     return new XdbcType(
