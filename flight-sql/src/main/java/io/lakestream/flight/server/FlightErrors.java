@@ -6,6 +6,7 @@ import io.lakestream.flight.query.QueryTimeoutException;
 import io.lakestream.flight.sql.InvalidQueryException;
 import io.lakestream.scan.LogRangeGoneException;
 import org.apache.arrow.flight.CallStatus;
+import org.apache.arrow.flight.FlightProducer;
 import org.apache.arrow.flight.FlightRuntimeException;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
@@ -47,6 +48,18 @@ public final class FlightErrors {
         .withDescription(String.valueOf(error.getMessage()))
         .withCause(error)
         .toRuntimeException();
+  }
+
+  /**
+   * Runs {@code call}; a failure goes to {@code listener} as the Flight error {@link #toFlight}
+   * maps it to, the way every Flight call that answers through a listener reports it.
+   */
+  public static void answering(FlightProducer.StreamListener<?> listener, Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      listener.onError(toFlight(e));
+    }
   }
 
   static FlightRuntimeException notImplemented(String what) {

@@ -24,7 +24,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
-import org.apache.arrow.flight.BackpressureStrategy;
 import org.apache.arrow.flight.CallStatus;
 import org.apache.arrow.flight.CancelFlightInfoRequest;
 import org.apache.arrow.flight.CancelStatus;
@@ -42,7 +41,6 @@ import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.arrow.vector.util.Text;
 
@@ -64,6 +62,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private final Duration resultTimeout;
   private final Clock clock;
   private final SqlInfoBuilder sqlInfo;
+  private final ResultStreams streams;
   private final MetadataCommands metadata;
   private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
   private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
@@ -103,6 +102,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     this.resultTimeout = requireNonNull(resultTimeout, "resultTimeout is null");
     this.clock = requireNonNull(clock, "clock is null");
     this.metadata = new MetadataCommands(tables, access, allocator);
+    this.streams = new ResultStreams(resultTimeout);
     this.sqlInfo =
         new SqlInfoBuilder()
             .withFlightSqlServerName("Lakestream")
@@ -122,7 +122,11 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     return guarded(
         () ->
             start(
-                command.getQuery(), List.of(), principal(context), descriptor, callGone(context)));
+                command.getQuery(),
+                List.of(),
+                principal(context),
+                descriptor,
+                ResultStreams.callGone(context)));
   }
 
   @Override
@@ -131,7 +135,9 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     return guarded(
         () ->
             new SchemaResult(
-                engine.shape(command.getQuery(), principal(context), callGone(context)).dataset()));
+                engine
+                    .shape(command.getQuery(), principal(context), ResultStreams.callGone(context))
+                    .dataset()));
   }
 
   @Override
@@ -150,8 +156,8 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       return;
     }
     streaming.put(ticket.getStatementHandle(), pending);
-    pending.result().follow(callGone(listener));
-    stream(
+    pending.result().follow(ResultStreams.callGone(listener));
+    streams.stream(
         pending.result(), listener, () -> streaming.remove(ticket.getStatementHandle(), pending));
   }
 
@@ -205,50 +211,51 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       FlightSql.ActionCreatePreparedStatementRequest request,
       CallContext context,
       StreamListener<Result> listener) {
-    try {
-      String principal = principal(context);
-      SqlWrite write = SqlWrites.parse(request.getQuery());
-      if (write != null && !isParameterizedInsert(write)) {
-        Schema parameters = writes.parameters(write, principal);
-        ByteString handle = newHandle();
-        preparedWrites.put(handle, new PreparedWrite(write, principal));
-        FlightSql.ActionCreatePreparedStatementResult.Builder result =
-            FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-                .setPreparedStatementHandle(handle);
-        if (!parameters.getFields().isEmpty()) {
-          result.setParameterSchema(ByteString.copyFrom(parameters.serializeAsMessage()));
-        }
-        listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
-        listener.onCompleted();
-        return;
-      }
-      if (write != null) {
-        listener.onNext(
-            new Result(
-                Any.pack(
-                        ingest.prepareInsert(
-                            request.getQuery(), principal, idempotencyKey(context)))
-                    .toByteArray()));
-        listener.onCompleted();
-        return;
-      }
-      QueryEngine.Shape shape = engine.shape(request.getQuery(), principal, callGone(context));
-      ByteString handle = newHandle();
-      prepared.put(
-          handle,
-          new PreparedQuery(
-              request.getQuery(), principal, shape, new AtomicReference<>(List.of())));
-      FlightSql.ActionCreatePreparedStatementResult result =
-          FlightSql.ActionCreatePreparedStatementResult.newBuilder()
-              .setPreparedStatementHandle(handle)
-              .setDatasetSchema(ByteString.copyFrom(shape.dataset().serializeAsMessage()))
-              .setParameterSchema(ByteString.copyFrom(shape.parameters().serializeAsMessage()))
-              .build();
-      listener.onNext(new Result(Any.pack(result).toByteArray()));
-      listener.onCompleted();
-    } catch (RuntimeException e) {
-      listener.onError(FlightErrors.toFlight(e));
-    }
+    FlightErrors.answering(
+        listener,
+        () -> {
+          String principal = principal(context);
+          SqlWrite write = SqlWrites.parse(request.getQuery());
+          if (write != null && !isParameterizedInsert(write)) {
+            Schema parameters = writes.parameters(write, principal);
+            ByteString handle = newHandle();
+            preparedWrites.put(handle, new PreparedWrite(write, principal));
+            FlightSql.ActionCreatePreparedStatementResult.Builder result =
+                FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                    .setPreparedStatementHandle(handle);
+            if (!parameters.getFields().isEmpty()) {
+              result.setParameterSchema(ByteString.copyFrom(parameters.serializeAsMessage()));
+            }
+            listener.onNext(new Result(Any.pack(result.build()).toByteArray()));
+            listener.onCompleted();
+            return;
+          }
+          if (write != null) {
+            listener.onNext(
+                new Result(
+                    Any.pack(
+                            ingest.prepareInsert(
+                                request.getQuery(), principal, idempotencyKey(context)))
+                        .toByteArray()));
+            listener.onCompleted();
+            return;
+          }
+          QueryEngine.Shape shape =
+              engine.shape(request.getQuery(), principal, ResultStreams.callGone(context));
+          ByteString handle = newHandle();
+          prepared.put(
+              handle,
+              new PreparedQuery(
+                  request.getQuery(), principal, shape, new AtomicReference<>(List.of())));
+          FlightSql.ActionCreatePreparedStatementResult result =
+              FlightSql.ActionCreatePreparedStatementResult.newBuilder()
+                  .setPreparedStatementHandle(handle)
+                  .setDatasetSchema(ByteString.copyFrom(shape.dataset().serializeAsMessage()))
+                  .setParameterSchema(ByteString.copyFrom(shape.parameters().serializeAsMessage()))
+                  .build();
+          listener.onNext(new Result(Any.pack(result).toByteArray()));
+          listener.onCompleted();
+        });
   }
 
   @Override
@@ -268,27 +275,26 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
-    return () -> {
-      try {
-        PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
-        List<Object> values = null;
-        while (stream.next()) {
-          VectorSchemaRoot root = stream.getRoot();
-          if (root.getRowCount() == 0) {
-            continue;
-          }
-          if (values != null || root.getRowCount() > 1) {
-            throw new InvalidQueryException(
-                "Binding several rows of parameters to a query is not supported; bind one");
-          }
-          values = parameterRow(root, 0);
-        }
-        query.parameters().set(values == null ? List.of() : values);
-        listener.onCompleted();
-      } catch (RuntimeException e) {
-        listener.onError(FlightErrors.toFlight(e));
-      }
-    };
+    return () ->
+        FlightErrors.answering(
+            listener,
+            () -> {
+              PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
+              List<Object> values = null;
+              while (stream.next()) {
+                VectorSchemaRoot root = stream.getRoot();
+                if (root.getRowCount() == 0) {
+                  continue;
+                }
+                if (values != null || root.getRowCount() > 1) {
+                  throw new InvalidQueryException(
+                      "Binding several rows of parameters to a query is not supported; bind one");
+                }
+                values = parameterRow(root, 0);
+              }
+              query.parameters().set(values == null ? List.of() : values);
+              listener.onCompleted();
+            });
   }
 
   @Override
@@ -304,7 +310,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
               query.parameters().get(),
               query.principal(),
               descriptor,
-              callGone(context));
+              ResultStreams.callGone(context));
         });
   }
 
@@ -329,7 +335,10 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       PreparedQuery query = preparedQuery(command.getPreparedStatementHandle(), context);
       result =
           engine.execute(
-              query.sql(), query.parameters().get(), query.principal(), callGone(listener));
+              query.sql(),
+              query.parameters().get(),
+              query.principal(),
+              ResultStreams.callGone(listener));
     } catch (RuntimeException e) {
       listener.error(FlightErrors.toFlight(e));
       return;
@@ -368,90 +377,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   }
 
   private void stream(QueryResult result, ServerStreamListener listener) {
-    stream(result, listener, () -> {});
-  }
-
-  /**
-   * Streams a result's batches; {@code ended} runs once no more batch will be sent, before the
-   * client learns that the stream ended, so a cancel arriving after that finds nothing to cancel.
-   */
-  private void stream(QueryResult result, ServerStreamListener listener, Runnable ended) {
-    try (result) {
-      ArrowReader reader = result.reader();
-      listener.start(reader.getVectorSchemaRoot());
-      while (!result.cancelled() && reader.loadNextBatch()) {
-        BackpressureStrategy.WaitResult ready = awaitReady(listener, result);
-        if (ready == BackpressureStrategy.WaitResult.OTHER) {
-          break; // stopped while the client did not read: reported below
-        }
-        if (ready != BackpressureStrategy.WaitResult.READY) {
-          ended.run();
-          listener.error(
-              CallStatus.CANCELLED
-                  .withDescription("The client stopped reading the result (" + ready + ")")
-                  .toRuntimeException());
-          return;
-        }
-        listener.putNext();
-      }
-      ended.run();
-      if (result.cancelled()) {
-        listener.error(FlightErrors.toFlight(result.stoppedError()));
-        return;
-      }
-      listener.completed();
-    } catch (Exception e) {
-      ended.run();
-      listener.error(FlightErrors.toFlight(result.explained(e)));
-    }
-  }
-
-  /**
-   * Whether the Flight call being served on this thread is gone: the client cancelled it, its
-   * deadline passed or its connection closed, or the client shut its channel down (see {@link
-   * ClientConnections}: gRPC lets the call go on then). gRPC marks the call's context cancelled at
-   * once, on its own thread, while Flight's {@code isCancelled} waits for the call's executor,
-   * which runs the query.
-   */
-  private static BooleanSupplier callGone(CallContext context) {
-    io.grpc.Context call = io.grpc.Context.current();
-    ClientConnections.ClientConnection connection = ClientConnections.current();
-    return () -> call.isCancelled() || connection.gone() || context.isCancelled();
-  }
-
-  private static BooleanSupplier callGone(ServerStreamListener listener) {
-    io.grpc.Context call = io.grpc.Context.current();
-    ClientConnections.ClientConnection connection = ClientConnections.current();
-    return () -> call.isCancelled() || connection.gone() || listener.isCancelled();
-  }
-
-  /**
-   * Waits until the client can take another batch, polling: this runs on the call's gRPC thread,
-   * which is also the thread that would deliver an on-ready callback, so a callback-based wait
-   * ({@code CallbackBackpressureStrategy}) would only return at its timeout once the client's
-   * window fills (any result of more than a few tens of kilobytes).
-   *
-   * @return {@code OTHER} when the query was stopped meanwhile (its client went away, it was
-   *     cancelled or ran out of time)
-   */
-  private BackpressureStrategy.WaitResult awaitReady(
-      ServerStreamListener listener, QueryResult result) {
-    long deadline = System.nanoTime() + resultTimeout.toNanos();
-    long pause = 10_000; // 10 microseconds, doubling up to a millisecond
-    while (!listener.isReady()) {
-      if (listener.isCancelled()) {
-        return BackpressureStrategy.WaitResult.CANCELLED;
-      }
-      if (result.cancelled()) {
-        return BackpressureStrategy.WaitResult.OTHER;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        return BackpressureStrategy.WaitResult.TIMEOUT;
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(pause);
-      pause = Math.min(1_000_000, pause * 2);
-    }
-    return BackpressureStrategy.WaitResult.READY;
+    streams.stream(result, listener, () -> {});
   }
 
   private PreparedQuery preparedQuery(ByteString handle, CallContext context) {
@@ -575,22 +501,21 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
-    return () -> {
-      try {
-        SqlWrite write = SqlWrites.parse(command.getQuery());
-        if (write == null) {
-          throw new InvalidQueryException(
-              "This is a query, not an update; run it as a query: " + command.getQuery());
-        }
-        if (isParameterizedInsert(write)) {
-          throw new InvalidQueryException(
-              "An INSERT with parameters (?) needs a prepared statement to bind them to");
-        }
-        sendUpdateCount(writes.run(write, principal(context)), listener);
-      } catch (RuntimeException e) {
-        listener.onError(FlightErrors.toFlight(e));
-      }
-    };
+    return () ->
+        FlightErrors.answering(
+            listener,
+            () -> {
+              SqlWrite write = SqlWrites.parse(command.getQuery());
+              if (write == null) {
+                throw new InvalidQueryException(
+                    "This is a query, not an update; run it as a query: " + command.getQuery());
+              }
+              if (isParameterizedInsert(write)) {
+                throw new InvalidQueryException(
+                    "An INSERT with parameters (?) needs a prepared statement to bind them to");
+              }
+              sendUpdateCount(writes.run(write, principal(context)), listener);
+            });
   }
 
   @Override
@@ -601,32 +526,33 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       StreamListener<PutResult> listener) {
     PreparedWrite write = preparedWrites.get(command.getPreparedStatementHandle());
     if (write != null) {
-      return () -> {
-        try {
-          if (!write.principal().equals(principal(context))) {
-            throw CallStatus.NOT_FOUND
-                .withDescription("No prepared statement under this handle: closed or never created")
-                .toRuntimeException();
-          }
-          // Each bound row of parameters runs the statement once (a JDBC batch); none bound runs
-          // it as written.
-          long rows = 0;
-          boolean bound = false;
-          while (stream.next()) {
-            VectorSchemaRoot root = stream.getRoot();
-            for (int row = 0; row < root.getRowCount(); row++) {
-              rows += writes.run(write.write(), parameterRow(root, row), write.principal());
-              bound = true;
-            }
-          }
-          if (!bound) {
-            rows = writes.run(write.write(), write.principal());
-          }
-          sendUpdateCount(rows, listener);
-        } catch (RuntimeException e) {
-          listener.onError(FlightErrors.toFlight(e));
-        }
-      };
+      return () ->
+          FlightErrors.answering(
+              listener,
+              () -> {
+                if (!write.principal().equals(principal(context))) {
+                  throw CallStatus.NOT_FOUND
+                      .withDescription(
+                          "No prepared statement under this handle: closed or never created")
+                      .toRuntimeException();
+                }
+                // Each bound row of parameters runs the statement once (a JDBC batch); none bound
+                // runs
+                // it as written.
+                long rows = 0;
+                boolean bound = false;
+                while (stream.next()) {
+                  VectorSchemaRoot root = stream.getRoot();
+                  for (int row = 0; row < root.getRowCount(); row++) {
+                    rows += writes.run(write.write(), parameterRow(root, row), write.principal());
+                    bound = true;
+                  }
+                }
+                if (!bound) {
+                  rows = writes.run(write.write(), write.principal());
+                }
+                sendUpdateCount(rows, listener);
+              });
     }
     return ingest.acceptPreparedInsert(
         command, principal(context), idempotencyKey(context), stream, listener);

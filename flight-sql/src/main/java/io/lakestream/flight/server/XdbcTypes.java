@@ -91,7 +91,10 @@ final class XdbcTypes {
         name, jdbcType, size, prefix, "'", null, false, false, null, false, 6, 6, null);
   }
 
-  /** A type without scale or sign, written as {@code prefix}, the value and {@code suffix}; no size when null. */
+  /**
+   * A type without scale or sign, written as {@code prefix}, the value and {@code suffix}; no size
+   * when null.
+   */
   private static XdbcType literal(
       String name, int jdbcType, Integer size, String prefix, String suffix) {
     return new XdbcType(

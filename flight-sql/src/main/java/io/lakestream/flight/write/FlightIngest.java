@@ -263,81 +263,80 @@ public final class FlightIngest {
       String headerKey,
       FlightStream stream,
       FlightProducer.StreamListener<PutResult> listener) {
-    return () -> {
-      try {
-        if (command.getTemporary()) {
-          throw CallStatus.UNIMPLEMENTED
-              .withDescription("Ingest into temporary tables is not supported")
-              .toRuntimeException();
-        }
-        if (command.hasTransactionId()) {
-          throw CallStatus.UNIMPLEMENTED
-              .withDescription(
-                  "Transactions are not supported: ingest without a transaction id (use the"
-                      + " option "
-                      + IDEMPOTENCY_KEY_OPTION
-                      + " to make retries safe)")
-              .toRuntimeException();
-        }
-        if (!command.hasSchema() || command.getSchema().isEmpty()) {
-          throw invalid("Name the schema (namespace) of ingest table " + command.getTable());
-        }
-        Target target =
-            new Target(
-                tables.warehouse(
-                    command.hasCatalog() ? command.getCatalog() : "", command.getTable()),
-                List.of(command.getSchema().split("\\.")),
-                command.getTable());
-        FlightSql.CommandStatementIngest.TableDefinitionOptions options =
-            command.getTableDefinitionOptions();
-        switch (options.getIfExists()) {
-          case TABLE_EXISTS_OPTION_REPLACE ->
-              throw CallStatus.UNIMPLEMENTED
-                  .withDescription(
-                      "Replacing table "
-                          + target
-                          + " is not supported: ingest appends (if_exists=APPEND)")
-                  .toRuntimeException();
-          case TABLE_EXISTS_OPTION_FAIL -> {
-            if (exists(target, principal)) {
-              throw CallStatus.ALREADY_EXISTS
-                  .withDescription(
-                      "Table "
-                          + target
-                          + " exists and the ingest asked to fail if it does (if_exists=FAIL);"
-                          + " append with if_exists=APPEND")
-                  .toRuntimeException();
-            }
-          }
-          default -> {}
-        }
-        if (options.getIfNotExist()
-                == FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption
-                    .TABLE_NOT_EXIST_OPTION_CREATE
-            && !exists(target, principal)) {
-          createLogTable(target, stream.getSchema(), command.getOptionsMap());
-        }
-        String optionKey = command.getOptionsMap().get(IDEMPOTENCY_KEY_OPTION);
-        if (optionKey != null && headerKey != null && !optionKey.equals(headerKey)) {
-          throw invalid(
-              "The option "
-                  + IDEMPOTENCY_KEY_OPTION
-                  + " and the header "
-                  + IngestHeaders.IDEMPOTENCY_KEY
-                  + " differ; send one");
-        }
-        Outcome outcome =
-            ingest(
-                resolve(target, principal),
-                principal,
-                optionKey != null ? optionKey : headerKey,
-                Binding.BY_NAME,
-                stream);
-        sendUpdateResult(outcome, listener);
-      } catch (RuntimeException e) {
-        listener.onError(FlightErrors.toFlight(e));
-      }
-    };
+    return () ->
+        FlightErrors.answering(
+            listener,
+            () -> {
+              if (command.getTemporary()) {
+                throw CallStatus.UNIMPLEMENTED
+                    .withDescription("Ingest into temporary tables is not supported")
+                    .toRuntimeException();
+              }
+              if (command.hasTransactionId()) {
+                throw CallStatus.UNIMPLEMENTED
+                    .withDescription(
+                        "Transactions are not supported: ingest without a transaction id (use the"
+                            + " option "
+                            + IDEMPOTENCY_KEY_OPTION
+                            + " to make retries safe)")
+                    .toRuntimeException();
+              }
+              if (!command.hasSchema() || command.getSchema().isEmpty()) {
+                throw invalid("Name the schema (namespace) of ingest table " + command.getTable());
+              }
+              Target target =
+                  new Target(
+                      tables.warehouse(
+                          command.hasCatalog() ? command.getCatalog() : "", command.getTable()),
+                      List.of(command.getSchema().split("\\.")),
+                      command.getTable());
+              FlightSql.CommandStatementIngest.TableDefinitionOptions options =
+                  command.getTableDefinitionOptions();
+              switch (options.getIfExists()) {
+                case TABLE_EXISTS_OPTION_REPLACE ->
+                    throw CallStatus.UNIMPLEMENTED
+                        .withDescription(
+                            "Replacing table "
+                                + target
+                                + " is not supported: ingest appends (if_exists=APPEND)")
+                        .toRuntimeException();
+                case TABLE_EXISTS_OPTION_FAIL -> {
+                  if (exists(target, principal)) {
+                    throw CallStatus.ALREADY_EXISTS
+                        .withDescription(
+                            "Table "
+                                + target
+                                + " exists and the ingest asked to fail if it does (if_exists=FAIL);"
+                                + " append with if_exists=APPEND")
+                        .toRuntimeException();
+                  }
+                }
+                default -> {}
+              }
+              if (options.getIfNotExist()
+                      == FlightSql.CommandStatementIngest.TableDefinitionOptions.TableNotExistOption
+                          .TABLE_NOT_EXIST_OPTION_CREATE
+                  && !exists(target, principal)) {
+                createLogTable(target, stream.getSchema(), command.getOptionsMap());
+              }
+              String optionKey = command.getOptionsMap().get(IDEMPOTENCY_KEY_OPTION);
+              if (optionKey != null && headerKey != null && !optionKey.equals(headerKey)) {
+                throw invalid(
+                    "The option "
+                        + IDEMPOTENCY_KEY_OPTION
+                        + " and the header "
+                        + IngestHeaders.IDEMPOTENCY_KEY
+                        + " differ; send one");
+              }
+              Outcome outcome =
+                  ingest(
+                      resolve(target, principal),
+                      principal,
+                      optionKey != null ? optionKey : headerKey,
+                      Binding.BY_NAME,
+                      stream);
+              sendUpdateResult(outcome, listener);
+            });
   }
 
   /**
@@ -351,31 +350,30 @@ public final class FlightIngest {
       String headerKey,
       FlightStream stream,
       FlightProducer.StreamListener<PutResult> listener) {
-    return () -> {
-      try {
-        List<String> path = descriptor.getPath();
-        if (path.size() < 2 || path.size() > 3) {
-          throw invalid(
-              "A DoPut path names [namespace, table] or [warehouse, namespace, table], not "
-                  + path);
-        }
-        Target target =
-            new Target(
-                tables.warehouse(path.size() == 3 ? path.get(0) : "", path),
-                List.of(path.get(path.size() - 2).split("\\.")),
-                path.get(path.size() - 1));
-        Outcome outcome =
-            ingest(resolve(target, principal), principal, headerKey, Binding.BY_NAME, stream);
-        byte[] json = outcome.toJson().getBytes(StandardCharsets.UTF_8);
-        try (ArrowBuf buffer = allocator.buffer(json.length)) {
-          buffer.writeBytes(json);
-          listener.onNext(PutResult.metadata(buffer));
-        }
-        listener.onCompleted();
-      } catch (RuntimeException e) {
-        listener.onError(FlightErrors.toFlight(e));
-      }
-    };
+    return () ->
+        FlightErrors.answering(
+            listener,
+            () -> {
+              List<String> path = descriptor.getPath();
+              if (path.size() < 2 || path.size() > 3) {
+                throw invalid(
+                    "A DoPut path names [namespace, table] or [warehouse, namespace, table], not "
+                        + path);
+              }
+              Target target =
+                  new Target(
+                      tables.warehouse(path.size() == 3 ? path.get(0) : "", path),
+                      List.of(path.get(path.size() - 2).split("\\.")),
+                      path.get(path.size() - 1));
+              Outcome outcome =
+                  ingest(resolve(target, principal), principal, headerKey, Binding.BY_NAME, stream);
+              byte[] json = outcome.toJson().getBytes(StandardCharsets.UTF_8);
+              try (ArrowBuf buffer = allocator.buffer(json.length)) {
+                buffer.writeBytes(json);
+                listener.onNext(PutResult.metadata(buffer));
+              }
+              listener.onCompleted();
+            });
   }
 
   /**
@@ -446,26 +444,26 @@ public final class FlightIngest {
       String headerKey,
       FlightStream stream,
       FlightProducer.StreamListener<PutResult> listener) {
-    return () -> {
-      try {
-        PreparedInsert insert = prepared.get(command.getPreparedStatementHandle());
-        if (insert == null || !insert.principal().equals(principal)) {
-          throw CallStatus.NOT_FOUND
-              .withDescription("No prepared statement under this handle: closed or never created")
-              .toRuntimeException();
-        }
-        Outcome outcome =
-            ingest(
-                resolve(insert.target(), principal),
-                principal,
-                headerKey != null ? headerKey : insert.idempotencyKey(),
-                insert.binding(),
-                stream);
-        sendUpdateResult(outcome, listener);
-      } catch (RuntimeException e) {
-        listener.onError(FlightErrors.toFlight(e));
-      }
-    };
+    return () ->
+        FlightErrors.answering(
+            listener,
+            () -> {
+              PreparedInsert insert = prepared.get(command.getPreparedStatementHandle());
+              if (insert == null || !insert.principal().equals(principal)) {
+                throw CallStatus.NOT_FOUND
+                    .withDescription(
+                        "No prepared statement under this handle: closed or never created")
+                    .toRuntimeException();
+              }
+              Outcome outcome =
+                  ingest(
+                      resolve(insert.target(), principal),
+                      principal,
+                      headerKey != null ? headerKey : insert.idempotencyKey(),
+                      insert.binding(),
+                      stream);
+              sendUpdateResult(outcome, listener);
+            });
   }
 
   private void sendUpdateResult(
