@@ -16,7 +16,6 @@ import io.lakestream.flight.write.SqlWrites;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -39,10 +38,8 @@ import org.apache.arrow.flight.sql.NoOpFlightSqlProducer;
 import org.apache.arrow.flight.sql.SqlInfoBuilder;
 import org.apache.arrow.flight.sql.impl.FlightSql;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.arrow.vector.util.Text;
 
 /**
  * Lakestream's Flight SQL service: queries and prepared statements run by {@link QueryEngine},
@@ -63,6 +60,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
   private final Clock clock;
   private final SqlInfoBuilder sqlInfo;
   private final ResultStreams streams;
+  private final UpdateCalls updates;
   private final MetadataCommands metadata;
   private final Map<ByteString, PreparedQuery> prepared = new ConcurrentHashMap<>();
   private final Map<ByteString, PreparedWrite> preparedWrites = new ConcurrentHashMap<>();
@@ -78,7 +76,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       AtomicReference<List<Object>> parameters) {}
 
   /** A prepared SQL write (DDL, INSERT of a query or VALUES, DELETE), run on each execution. */
-  private record PreparedWrite(SqlWrite write, String principal) {}
+  record PreparedWrite(SqlWrite write, String principal) {}
 
   /** A started query waiting for its ticket to be redeemed. */
   private record PendingResult(QueryResult result, String principal, Instant started) {}
@@ -103,6 +101,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
     this.clock = requireNonNull(clock, "clock is null");
     this.metadata = new MetadataCommands(tables, access, allocator);
     this.streams = new ResultStreams(resultTimeout);
+    this.updates = new UpdateCalls(writes, allocator);
     this.sqlInfo =
         new SqlInfoBuilder()
             .withFlightSqlServerName("Lakestream")
@@ -216,7 +215,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
         () -> {
           String principal = principal(context);
           SqlWrite write = SqlWrites.parse(request.getQuery());
-          if (write != null && !isParameterizedInsert(write)) {
+          if (write != null && !UpdateCalls.isParameterizedInsert(write)) {
             Schema parameters = writes.parameters(write, principal);
             ByteString handle = newHandle();
             preparedWrites.put(handle, new PreparedWrite(write, principal));
@@ -290,7 +289,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
                   throw new InvalidQueryException(
                       "Binding several rows of parameters to a query is not supported; bind one");
                 }
-                values = parameterRow(root, 0);
+                values = UpdateCalls.parameterRow(root, 0);
               }
               query.parameters().set(values == null ? List.of() : values);
               listener.onCompleted();
@@ -501,21 +500,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       CallContext context,
       FlightStream stream,
       StreamListener<PutResult> listener) {
-    return () ->
-        FlightErrors.answering(
-            listener,
-            () -> {
-              SqlWrite write = SqlWrites.parse(command.getQuery());
-              if (write == null) {
-                throw new InvalidQueryException(
-                    "This is a query, not an update; run it as a query: " + command.getQuery());
-              }
-              if (isParameterizedInsert(write)) {
-                throw new InvalidQueryException(
-                    "An INSERT with parameters (?) needs a prepared statement to bind them to");
-              }
-              sendUpdateCount(writes.run(write, principal(context)), listener);
-            });
+    return updates.update(command.getQuery(), principal(context), listener);
   }
 
   @Override
@@ -526,33 +511,7 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
       StreamListener<PutResult> listener) {
     PreparedWrite write = preparedWrites.get(command.getPreparedStatementHandle());
     if (write != null) {
-      return () ->
-          FlightErrors.answering(
-              listener,
-              () -> {
-                if (!write.principal().equals(principal(context))) {
-                  throw CallStatus.NOT_FOUND
-                      .withDescription(
-                          "No prepared statement under this handle: closed or never created")
-                      .toRuntimeException();
-                }
-                // Each bound row of parameters runs the statement once (a JDBC batch); none bound
-                // runs
-                // it as written.
-                long rows = 0;
-                boolean bound = false;
-                while (stream.next()) {
-                  VectorSchemaRoot root = stream.getRoot();
-                  for (int row = 0; row < root.getRowCount(); row++) {
-                    rows += writes.run(write.write(), parameterRow(root, row), write.principal());
-                    bound = true;
-                  }
-                }
-                if (!bound) {
-                  rows = writes.run(write.write(), write.principal());
-                }
-                sendUpdateCount(rows, listener);
-              });
+      return updates.updatePrepared(write, principal(context), stream, listener);
     }
     return ingest.acceptPreparedInsert(
         command, principal(context), idempotencyKey(context), stream, listener);
@@ -578,31 +537,6 @@ public final class LakestreamFlightSqlProducer extends NoOpFlightSqlProducer {
           descriptor, principal(context), idempotencyKey(context), stream, listener);
     }
     return super.acceptPut(context, stream, listener);
-  }
-
-  /** One row of bound parameters as the values a statement is run with. */
-  private static List<Object> parameterRow(VectorSchemaRoot root, int row) {
-    List<Object> values = new ArrayList<>();
-    for (FieldVector vector : root.getFieldVectors()) {
-      Object value = vector.getObject(row);
-      values.add(value instanceof Text text ? text.toString() : value);
-    }
-    return values;
-  }
-
-  /** An INSERT whose rows are bound as parameters: the bulk path of {@link FlightIngest}. */
-  private static boolean isParameterizedInsert(SqlWrite write) {
-    return write instanceof SqlWrite.Insert insert && insert.source().contains("?");
-  }
-
-  private void sendUpdateCount(long rows, StreamListener<PutResult> listener) {
-    byte[] result =
-        FlightSql.DoPutUpdateResult.newBuilder().setRecordCount(rows).build().toByteArray();
-    try (org.apache.arrow.memory.ArrowBuf buffer = allocator.buffer(result.length)) {
-      buffer.writeBytes(result);
-      listener.onNext(PutResult.metadata(buffer));
-    }
-    listener.onCompleted();
   }
 
   private static String idempotencyKey(CallContext context) {
