@@ -6,7 +6,7 @@ import io.lakestream.auth.AuthConfig;
 import io.lakestream.config.ConfigException;
 import io.lakestream.config.ConfigKey;
 import io.lakestream.config.Configuration;
-import io.lakestream.flight.FlightSqlConfig;
+import io.lakestream.flight.server.FlightSqlConfig;
 import io.lakestream.rest.HttpLimits;
 import io.lakestream.storage.StorageConfig;
 import io.lakestream.store.StreamStoreConfig;

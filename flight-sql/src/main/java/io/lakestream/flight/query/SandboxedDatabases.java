@@ -1,0 +1,287 @@
+package io.lakestream.flight.query;
+
+import static io.lakestream.flight.scan.LakeViews.literal;
+import static io.lakestream.flight.scan.LakeViews.quote;
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.flight.sql.QuerySandbox;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * In-memory DuckDB databases that queries use one after another. Opening a database costs tens of
+ * milliseconds of CPU (closing it a few more), more than the rest of a small query; a database here
+ * is opened once and emptied after each query instead.
+ *
+ * <p>Each database is locked down when it opens: it may read files only in a directory of its own
+ * (its sandbox) and in the directory it spills into, never the network, and its settings cannot
+ * change. Each spills into a directory of its own, outside every sandbox: DuckDB always lets a
+ * database read its spill directory, and by default every in-memory database of the process spills
+ * into the same {@code .tmp} of the working directory, where any query could read another's rows.
+ * Queries cannot name files at all ({@link QuerySandbox}); and a database whose query left spilled
+ * data is closed, not lent to the next query. A query that uses it gets the files it may read as
+ * hard links in that directory ({@link Sandbox#link}), so the database reads exactly those files,
+ * as a database opened for the query and restricted to their paths would. When the query ends, the
+ * links go, and every schema, table, view and attached database the query left is dropped; a
+ * database whose emptying fails is closed rather than used again. One query at a time uses a
+ * database. Thread safe.
+ */
+final class SandboxedDatabases implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
+
+  private final Properties settings;
+  private final Path root;
+  private final Path spillRoot;
+  private final int kept;
+  private final Deque<Database> idle = new ArrayDeque<>();
+  private final AtomicLong ids = new AtomicLong();
+  private final AtomicLong links = new AtomicLong();
+  private boolean closed;
+
+  /**
+   * @param settings DuckDB settings of every database (memory limit, threads and the like)
+   * @param root the directory under which each database gets its sandbox; links are made to files
+   *     on the same file system only
+   * @param spillRoot the directory under which each database gets the directory it spills into,
+   *     outside {@code root}
+   * @param kept how many idle databases to keep open
+   */
+  SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept) {
+    requireNonNull(settings, "settings is null");
+    this.root = requireNonNull(root, "root is null");
+    this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
+    try {
+      Files.createDirectories(spillRoot); // DuckDB creates the last level only
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the spill directory " + spillRoot, e);
+    }
+    if (spillRoot.toAbsolutePath().normalize().startsWith(root.toAbsolutePath().normalize())) {
+      throw new IllegalArgumentException(
+          "The spill directory " + spillRoot + " must lie outside the sandboxes' " + root);
+    }
+    if (kept < 0) {
+      throw new IllegalArgumentException("kept must not be negative: " + kept);
+    }
+    this.settings = (Properties) settings.clone();
+    this.kept = kept;
+  }
+
+  /**
+   * A database no other query is using, empty, and able to read nothing yet; the caller closes the
+   * sandbox when its query is done.
+   *
+   * @throws SQLException when a database cannot be opened
+   */
+  Sandbox take() throws SQLException {
+    Database database;
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("The query databases are closed");
+      }
+      database = idle.pollFirst();
+    }
+    return new Sandbox(database != null ? database : open());
+  }
+
+  private Database open() throws SQLException {
+    String id = Long.toString(ids.incrementAndGet());
+    Path directory = root.resolve(id);
+    Path spill = spillRoot.resolve(id);
+    try {
+      Files.createDirectories(directory);
+    } catch (IOException e) {
+      throw new SQLException("Cannot create a query database's directory " + directory, e);
+    }
+    Properties own = (Properties) settings.clone();
+    own.setProperty("temp_directory", spill.toString());
+    Connection connection = DriverManager.getConnection("jdbc:duckdb:", own);
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(
+          "SET allowed_directories = ["
+              + literal(directory + "/")
+              + "]; SET enable_external_access = false; SET lock_configuration = true");
+    } catch (SQLException e) {
+      connection.close();
+      SpareDatabases.removeDirectory(spill);
+      throw e;
+    }
+    return new Database(connection, directory, spill);
+  }
+
+  private void giveBack(Database database) {
+    boolean keep;
+    synchronized (this) {
+      keep = !closed && idle.size() < kept;
+      if (keep) {
+        idle.addFirst(database);
+      }
+    }
+    if (!keep) {
+      database.close();
+    }
+  }
+
+  /** Closes the idle databases; those in use are closed when their queries end. */
+  @Override
+  public void close() {
+    List<Database> closing;
+    synchronized (this) {
+      closed = true;
+      closing = new ArrayList<>(idle);
+      idle.clear();
+    }
+    closing.forEach(Database::close);
+  }
+
+  /** A database lent to one query, with the files it may read. */
+  final class Sandbox implements AutoCloseable {
+    private final Database database;
+    private boolean closed;
+
+    private Sandbox(Database database) {
+      this.database = database;
+    }
+
+    Connection connection() {
+      return database.connection;
+    }
+
+    /**
+     * Lets the database read the file at {@code path}, and returns the path it reads it by: a hard
+     * link in its sandbox, removed when the query ends.
+     *
+     * @throws LinkException when the link cannot be made (another file system, for one)
+     */
+    String link(String path) {
+      Path file = Path.of(path);
+      Path link =
+          database.directory.resolve(links.incrementAndGet() + "-" + file.getFileName().toString());
+      try {
+        Files.createLink(link, file);
+      } catch (IOException e) {
+        throw new LinkException("Cannot link " + path + " into " + database.directory, e);
+      }
+      return link.toString();
+    }
+
+    /** Empties the database and lends it to the next query, or closes it. */
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      if (database.empty()) {
+        giveBack(database);
+      } else {
+        database.close();
+      }
+    }
+  }
+
+  /** A file could not be linked into a sandbox. */
+  static final class LinkException extends UncheckedIOException {
+    LinkException(String message, IOException cause) {
+      super(message, cause);
+    }
+  }
+
+  private record Database(Connection connection, Path directory, Path spill) {
+    /**
+     * Removes the links and what queries created: attached databases, views (the Arrow streams
+     * DuckDB registers are temporary views), tables and schemas, which are all a query's setup
+     * creates (the query itself is one {@code SELECT}). Whether that succeeded.
+     */
+    boolean empty() {
+      try {
+        removeLinks();
+      } catch (IOException e) {
+        LOG.warn("Cannot empty the query database directory {}: {}", directory, e.getMessage());
+        return false;
+      }
+      try (Statement statement = connection.createStatement()) {
+        try (ResultSet spilled =
+            statement.executeQuery("SELECT count(*) FROM duckdb_temporary_files()")) {
+          if (spilled.next() && spilled.getLong(1) > 0) {
+            return false; // closing the database removes what the query spilled
+          }
+        }
+        List<String> detaches = new ArrayList<>();
+        List<String> drops = new ArrayList<>();
+        try (ResultSet left =
+            statement.executeQuery(
+                "SELECT 0, database_name, NULL, NULL FROM duckdb_databases()"
+                    + " WHERE NOT internal AND database_name <> current_database()"
+                    + " UNION ALL SELECT 1, database_name, schema_name, view_name"
+                    + " FROM duckdb_views() WHERE NOT internal"
+                    + " UNION ALL SELECT 2, database_name, schema_name, table_name"
+                    + " FROM duckdb_tables() WHERE NOT internal"
+                    + " UNION ALL SELECT 3, database_name, schema_name, NULL"
+                    + " FROM duckdb_schemas() WHERE NOT internal ORDER BY 1")) {
+          while (left.next()) {
+            int kind = left.getInt(1);
+            String database = quote(left.getString(2));
+            if (kind == 0) {
+              detaches.add(database);
+            } else if (!detaches.contains(database)) {
+              String schema = database + "." + quote(left.getString(3));
+              drops.add(
+                  switch (kind) {
+                    case 1 -> "DROP VIEW IF EXISTS " + schema + "." + quote(left.getString(4));
+                    case 2 -> "DROP TABLE IF EXISTS " + schema + "." + quote(left.getString(4));
+                    default -> "DROP SCHEMA IF EXISTS " + schema + " CASCADE";
+                  });
+            }
+          }
+        }
+        detaches.forEach(database -> drops.addFirst("DETACH " + database));
+        if (!drops.isEmpty()) {
+          statement.execute(String.join("; ", drops));
+        }
+        return true;
+      } catch (SQLException e) {
+        LOG.warn("Cannot empty a query database: {}", e.getMessage());
+        return false;
+      }
+    }
+
+    void close() {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        LOG.debug("Closing a query database failed", e);
+      }
+      try {
+        removeLinks();
+        Files.delete(directory);
+      } catch (IOException e) {
+        LOG.debug("Cannot remove the query database directory {}", directory, e);
+      }
+      SpareDatabases.removeDirectory(spill);
+    }
+
+    private void removeLinks() throws IOException {
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+        for (Path file : files) {
+          Files.delete(file);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,240 @@
+package io.lakestream.flight.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link SandboxedDatabases}: a database read only the files linked for the query using it, comes
+ * back to the next query empty, and is not used again when it cannot be emptied.
+ */
+class SandboxedDatabasesTest {
+  @TempDir Path directory;
+
+  private Path lake;
+  private Path other;
+
+  private static Properties settings() {
+    Properties settings = new Properties();
+    settings.setProperty("threads", "1");
+    settings.setProperty("memory_limit", "64MB");
+    return settings;
+  }
+
+  @BeforeEach
+  void writeFiles() throws SQLException {
+    lake = directory.resolve("lake.parquet");
+    other = directory.resolve("other.parquet");
+    try (Connection writer = DriverManager.getConnection("jdbc:duckdb:");
+        Statement statement = writer.createStatement()) {
+      statement.execute(
+          "COPY (SELECT range AS id FROM range(10)) TO '" + lake + "' (FORMAT parquet)");
+      statement.execute(
+          "COPY (SELECT range AS id FROM range(3)) TO '" + other + "' (FORMAT parquet)");
+    }
+  }
+
+  private static long single(Connection database, String sql) throws SQLException {
+    try (Statement statement = database.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getLong(1);
+    }
+  }
+
+  private static void execute(Connection database, String sql) throws SQLException {
+    try (Statement statement = database.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  @Test
+  void aQueryReadsItsLinkedFilesAndNothingElse() throws SQLException {
+    try (SandboxedDatabases databases =
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
+        SandboxedDatabases.Sandbox sandbox = databases.take()) {
+      Connection database = sandbox.connection();
+      String linked = sandbox.link(lake.toString());
+      assertThat(Path.of(linked)).isNotEqualTo(lake);
+      assertThat(single(database, "SELECT sum(id) FROM read_parquet('" + linked + "')"))
+          .isEqualTo(45);
+      for (String outside :
+          List.of(
+              "read_parquet('" + lake + "')",
+              "read_parquet('" + other + "')",
+              "read_parquet('" + Path.of(linked).getParent() + "/../../other.parquet')",
+              "read_csv('/etc/passwd')")) {
+        assertThatThrownBy(() -> single(database, "SELECT count(*) FROM " + outside))
+            .as(outside)
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining("disabled by configuration");
+      }
+      assertThatThrownBy(() -> execute(database, "SET enable_external_access = true"))
+          .isInstanceOf(SQLException.class);
+      assertThatThrownBy(() -> execute(database, "SET threads = 2"))
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("locked");
+    }
+  }
+
+  @Test
+  void theNextQueryFindsTheDatabaseEmptyAndThePreviousFilesGone() throws Exception {
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+      Connection first;
+      String linked;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        linked = sandbox.link(lake.toString());
+        execute(first, "ATTACH ':memory:' AS elsewhere");
+        execute(first, "CREATE SCHEMA elsewhere.s; CREATE TABLE elsewhere.s.t (x INTEGER)");
+        execute(first, "CREATE SCHEMA tpch");
+        execute(first, "CREATE VIEW tpch.lineitem AS SELECT * FROM read_parquet('" + linked + "')");
+        execute(first, "CREATE TABLE main.tail (x INTEGER); INSERT INTO main.tail VALUES (1)");
+        execute(first, "CREATE TEMP VIEW rows_1 AS SELECT 1 AS x");
+        execute(first, "CREATE VIEW main.v AS SELECT * FROM main.tail");
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        Connection second = sandbox.connection();
+        assertThat(second).as("the kept database is lent again").isSameAs(first);
+        assertThat(Files.exists(Path.of(linked))).isFalse();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
+            .isEqualTo(1);
+        // The same names can be created again, over other files.
+        String again = sandbox.link(other.toString());
+        execute(second, "CREATE SCHEMA tpch");
+        execute(second, "CREATE VIEW tpch.lineitem AS SELECT * FROM read_parquet('" + again + "')");
+        assertThat(single(second, "SELECT count(*) FROM tpch.lineitem")).isEqualTo(3);
+        assertThatThrownBy(
+                () -> single(second, "SELECT count(*) FROM read_parquet('" + linked + "')"))
+            .isInstanceOf(SQLException.class);
+      }
+    }
+  }
+
+  @Test
+  void concurrentQueriesGetSeparateDatabases() throws SQLException {
+    List<SandboxedDatabases.Sandbox> taken = new ArrayList<>();
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 2)) {
+      for (int i = 0; i < 3; i++) {
+        taken.add(databases.take());
+      }
+      execute(taken.get(0).connection(), "CREATE TABLE only_in_first (x INTEGER)");
+      String linked = taken.get(0).link(lake.toString());
+      for (SandboxedDatabases.Sandbox other : taken.subList(1, 3)) {
+        assertThat(other.connection()).isNotSameAs(taken.get(0).connection());
+        assertThat(single(other.connection(), "SELECT count(*) FROM duckdb_tables()")).isZero();
+        assertThatThrownBy(
+                () ->
+                    single(
+                        other.connection(), "SELECT count(*) FROM read_parquet('" + linked + "')"))
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining("disabled by configuration");
+      }
+    } finally {
+      taken.forEach(SandboxedDatabases.Sandbox::close);
+    }
+  }
+
+  @Test
+  void aDatabaseThatCannotBeEmptiedIsClosed() throws SQLException {
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+      Connection first;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        first.close(); // emptying it fails
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).isNotSameAs(first);
+        assertThat(sandbox.connection().isClosed()).isFalse();
+        assertThat(single(sandbox.connection(), "SELECT 42")).isEqualTo(42);
+      }
+    }
+  }
+
+  @Test
+  void aFileThatCannotBeLinkedFailsWithALinkException() throws SQLException {
+    try (SandboxedDatabases databases =
+            new SandboxedDatabases(
+                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
+        SandboxedDatabases.Sandbox sandbox = databases.take()) {
+      assertThatThrownBy(() -> sandbox.link(directory.resolve("missing.parquet").toString()))
+          .isInstanceOf(SandboxedDatabases.LinkException.class)
+          .hasMessageContaining("missing.parquet");
+    }
+  }
+
+  @Test
+  void eachDatabaseSpillsWhereNoOtherCanRead() throws Exception {
+    Path spill = directory.resolve("spill");
+    Properties streaming = settings();
+    streaming.setProperty("jdbc_stream_results", "true"); // as queries run
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(streaming, directory.resolve("sandboxes"), spill, 2)) {
+      SandboxedDatabases.Sandbox first = databases.take();
+      SandboxedDatabases.Sandbox second = databases.take();
+      try (first;
+          second) {
+        String firstSpill = text(first.connection(), "SELECT current_setting('temp_directory')");
+        String secondSpill = text(second.connection(), "SELECT current_setting('temp_directory')");
+        assertThat(firstSpill).startsWith(spill.toString()).isNotEqualTo(secondSpill);
+        assertThat(secondSpill).startsWith(spill.toString());
+        // The first database sorts more than its memory limit and spills, while the second,
+        // with no SQL check in the way, tries to list and read what it spilled.
+        try (Statement sorting = first.connection().createStatement();
+            ResultSet sorted =
+                sorting.executeQuery(
+                    "SELECT range, md5(range::VARCHAR) AS h FROM range(3000000) ORDER BY h")) {
+          assertThat(sorted.next()).isTrue();
+          try (java.util.stream.Stream<Path> spilled = Files.list(Path.of(firstSpill))) {
+            assertThat(spilled.filter(file -> file.toFile().length() > 0).count())
+                .as("the sort spilled")
+                .isPositive();
+          }
+          for (String probe :
+              List.of(
+                  "SELECT count(*) FROM glob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM read_blob('" + firstSpill + "/*')",
+                  "SELECT count(*) FROM glob('.tmp/*')")) {
+            assertThatThrownBy(() -> single(second.connection(), probe))
+                .as(probe)
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("Permission Error");
+          }
+        }
+      }
+    }
+  }
+
+  private static String text(Connection database, String sql) throws SQLException {
+    try (Statement statement = database.createStatement();
+        ResultSet result = statement.executeQuery(sql)) {
+      result.next();
+      return result.getString(1);
+    }
+  }
+}
