@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.Any;
 import com.google.protobuf.ByteString;
 import io.lakestream.flight.FlightSqlAccess;
+import io.lakestream.flight.query.FlightErrors;
 import io.lakestream.flight.query.QueryEngine;
 import io.lakestream.flight.query.QueryResult;
 import io.lakestream.flight.scan.LakestreamTables;

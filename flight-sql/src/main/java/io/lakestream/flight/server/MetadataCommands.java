@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
 import io.lakestream.flight.FlightSqlAccess;
+import io.lakestream.flight.query.FlightErrors;
 import io.lakestream.flight.scan.LakestreamTables;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.lakestream.flight.server;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.flight.query.FlightErrors;
 import io.lakestream.flight.sql.InvalidQueryException;
 import io.lakestream.flight.write.FlightIngest;
 import io.lakestream.flight.write.SqlWrite;

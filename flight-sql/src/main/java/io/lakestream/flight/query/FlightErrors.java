@@ -1,8 +1,5 @@
-package io.lakestream.flight.server;
+package io.lakestream.flight.query;
 
-import io.lakestream.flight.query.QueryCancelledException;
-import io.lakestream.flight.query.QueryLimitException;
-import io.lakestream.flight.query.QueryTimeoutException;
 import io.lakestream.flight.sql.InvalidQueryException;
 import io.lakestream.scan.LogRangeGoneException;
 import org.apache.arrow.flight.CallStatus;
