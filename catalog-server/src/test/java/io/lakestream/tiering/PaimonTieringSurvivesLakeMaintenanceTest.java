@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakestream.client.TablePath;
-import io.lakestream.client.WriterOptions;
 import io.lakestream.tiering.paimon.PaimonTableTiering;
 import io.lakestream.tiering.paimon.PaimonTables;
 import java.io.IOException;
@@ -87,18 +86,6 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     }
   }
 
-  private static void append(TablePath path, long from, long to, Map<Long, Long> expected) {
-    fixture.append(
-        path,
-        from,
-        to,
-        WriterOptions.defaults(),
-        id -> {
-          expected.put(id, id * 7);
-          return new Object[] {id, id * 7};
-        });
-  }
-
   /** The Paimon table's rows by id, through Paimon's reader; fails on an id read twice. */
   private static Map<Long, Long> readPaimon(TablePath path) {
     FileStoreTable table = paimonTable(path);
@@ -175,7 +162,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     TablePath path = create("expired");
     PaimonTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(readPaimon(path)).isEqualTo(expected);
     FileStoreTable tiered = paimonTable(path);
@@ -195,7 +182,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     assertThat(entryOffsets)
         .isEqualTo(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets());
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -219,7 +206,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     TablePath path = create("untagged");
     PaimonTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
 
     foreignInsert(path, 5000, 5005, expected);
@@ -227,7 +214,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     expireAllButLatest(path);
     assertThat(paimonTable(path).tagManager().tagExists(TieredOffsets.TAG)).isFalse();
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -244,7 +231,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
   void withTheTagAndTheRecordGoneTieringRefusesAndTheStatusSaysFailed() throws Exception {
     TablePath path = create("lost");
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     // Let the server's own service tier it, every second from now on.
     fixture.lakeTable(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
     TieringFixture.await(
@@ -259,7 +246,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     paimonTable(path).deleteTag(TieredOffsets.TAG);
     expireAllButLatest(path);
     fixture.tieredOffsets().remove(uuid(path));
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
 
     TieringFixture.await(
         "the status to say failed",

@@ -603,19 +603,37 @@ class PaimonTieringTest {
     }
   }
 
+  /**
+   * A log table with {@code logRows} rows and a primary-key table with {@code changes} random
+   * changes over {@code keys} keys, both in their logs only, and a tiering through a {@link
+   * FlakyLake}: what the crash tests start from.
+   */
+  private record CrashSetUp(
+      TablePath log,
+      TablePath keyed,
+      FlakyLake flaky,
+      PaimonTableTiering tiering,
+      List<Object[]> written,
+      PrimaryKeyModel model) {
+    static CrashSetUp of(String prefix, int logRows, long seed, int changes, int keys) {
+      TablePath log = create(prefix + "_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+      TablePath keyed = create(prefix + "_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+      FlakyLake flaky = new FlakyLake();
+      PaimonTableTiering tiering = PaimonTieringTest.tiering(flaky, 1_000_000);
+      List<Object[]> written = new ArrayList<>(append(log, 0, logRows));
+      PrimaryKeyModel model = new PrimaryKeyModel(seed);
+      model.change(keyed, changes, keys);
+      return new CrashSetUp(log, keyed, flaky, tiering, written, model);
+    }
+  }
+
   @Test
   void aCrashBeforePaimonWroteTheIcebergMetadataIsRepairedByTheNextRoundWithoutNewRows()
       throws IOException {
-    TablePath log = create("nometa_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
-    TablePath keyed = create("nometa_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    FlakyLake flaky = new FlakyLake();
-    PaimonTableTiering tiering = tiering(flaky, 1_000_000);
-    List<Object[]> written = new ArrayList<>(append(log, 0, 600));
-    PrimaryKeyModel model = new PrimaryKeyModel(17);
-    model.change(keyed, 500, 100);
+    CrashSetUp crash = CrashSetUp.of("nometa", 600, 17, 500, 100);
 
-    for (TablePath path : List.of(log, keyed)) {
-      flaky.failCommit(tiering, path);
+    for (TablePath path : List.of(crash.log(), crash.keyed())) {
+      crash.flaky().failCommit(crash.tiering(), path);
       // As if the process died after Paimon's commit, before its callback wrote the snapshot's
       // Iceberg metadata.
       FileStoreTable table = paimonTable(path);
@@ -625,14 +643,15 @@ class PaimonTieringTest {
       assertThat(table.fileIO().delete(metadata, false)).isTrue();
       assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
       // Nothing new to tier: the round has Paimon write the metadata and points the entry at it.
-      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(crash.tiering().tierOnce(path).outcome())
+          .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
       assertThat(table.fileIO().exists(metadata)).isTrue();
       assertThat(paimonTable(path).snapshotManager().latestSnapshotId()).isEqualTo(latest);
       assertThat(fixture.lakeTable(path).currentSnapshot().snapshotId()).isEqualTo(latest);
       assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertLogRows(readIceberg(crash.log()), crash.written());
+    assertPrimaryKeyRows(readIceberg(crash.keyed()), crash.model());
   }
 
   @Test
@@ -682,26 +701,21 @@ class PaimonTieringTest {
 
   @Test
   void aCrashBetweenThePaimonCommitAndTheCatalogEntryIsRepairedByTheNextRound() {
-    TablePath log = create("gap_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
-    TablePath keyed = create("gap_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    FlakyLake flaky = new FlakyLake();
-    PaimonTableTiering tiering = tiering(flaky, 1_000_000);
-    List<Object[]> written = new ArrayList<>(append(log, 0, 900));
-    PrimaryKeyModel model = new PrimaryKeyModel(13);
-    model.change(keyed, 700, 150);
+    CrashSetUp crash = CrashSetUp.of("gap", 900, 13, 700, 150);
 
-    for (TablePath path : List.of(log, keyed)) {
-      flaky.failCommit(tiering, path);
+    for (TablePath path : List.of(crash.log(), crash.keyed())) {
+      crash.flaky().failCommit(crash.tiering(), path);
       // Paimon has the range; the entry does not yet.
       assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
           .isEqualTo(fixture.highWatermarks(path));
       assertThat(entryOffsets(path)).isEqualTo(TieredOffsets.NONE);
       assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
       // The next round finds nothing to tier and points the entry at Paimon's state.
-      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(crash.tiering().tierOnce(path).outcome())
+          .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
       assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertBothReadersSee(log, written, keyed, model);
+    assertBothReadersSee(crash.log(), crash.written(), crash.keyed(), crash.model());
   }
 
   @Test

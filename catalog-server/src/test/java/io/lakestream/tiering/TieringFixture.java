@@ -31,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongFunction;
+import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -182,6 +183,23 @@ public final class TieringFixture implements BeforeAllCallback, AfterAllCallback
       }
       writer.flush();
     }
+  }
+
+  /**
+   * Appends rows {@code (id, value(id))} for ids {@code [from, to)} with the default writer
+   * options, waits until they are durable, and puts each into {@code written}.
+   */
+  public void appendIdValues(
+      TablePath path, long from, long to, LongUnaryOperator value, Map<Long, Long> written) {
+    append(
+        path,
+        from,
+        to,
+        WriterOptions.defaults(),
+        id -> {
+          written.put(id, value.applyAsLong(id));
+          return new Object[] {id, value.applyAsLong(id)};
+        });
   }
 
   /**

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lakestream.client.TablePath;
-import io.lakestream.client.WriterOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -58,16 +57,16 @@ class TieringSurvivesLakeMaintenanceTest {
         TieringFixture.streamTable("log", 2, TieringConfig.INTERVAL_PROPERTY, "1h"));
   }
 
-  private static void append(TablePath path, long from, long to, Map<Long, Long> expected) {
-    fixture.append(
-        path,
-        from,
-        to,
-        WriterOptions.defaults(),
-        id -> {
-          expected.put(id, id * 7);
-          return new Object[] {id, id * 7};
-        });
+  /** Iceberg tiering with the catalog's record of tiered offsets, as the server runs it. */
+  private static StreamTableTiering tiering() {
+    return new StreamTableTiering(
+        fixture.lake(),
+        fixture.connection(),
+        TieringHook.NONE,
+        Duration.ofMinutes(1),
+        StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+        DataFileWriter.DUCKDB,
+        fixture.tieredOffsets());
   }
 
   /** The lake table's rows by id; fails on an id read twice. */
@@ -154,17 +153,9 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void expiringEverySnapshotButTheCurrentOneAfterForeignChangesLosesNoOffsets() {
     TablePath path = create("expired");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
-            fixture.lake(),
-            fixture.connection(),
-            TieringHook.NONE,
-            Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
-            DataFileWriter.DUCKDB,
-            fixture.tieredOffsets());
+    StreamTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(readLake(path)).isEqualTo(expected);
 
@@ -174,7 +165,7 @@ class TieringSurvivesLakeMaintenanceTest {
     assertThat(expired.currentSnapshot().summary()).doesNotContainKey(TieredOffsets.SUMMARY_KEY);
     assertThat(expired.refs()).containsKey(TieredOffsets.TAG);
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -194,17 +185,9 @@ class TieringSurvivesLakeMaintenanceTest {
   @Test
   void theCatalogsRecordCoversATagDroppedBeforeTheExpiry() {
     TablePath path = create("untagged");
-    StreamTableTiering tiering =
-        new StreamTableTiering(
-            fixture.lake(),
-            fixture.connection(),
-            TieringHook.NONE,
-            Duration.ofMinutes(1),
-            StreamTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
-            DataFileWriter.DUCKDB,
-            fixture.tieredOffsets());
+    StreamTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
 
     foreignInsertAndDelete(path, range(5000, 5005), range(100, 110), expected);
@@ -212,7 +195,7 @@ class TieringSurvivesLakeMaintenanceTest {
     expireAllButCurrent(path);
     assertThat(fixture.lakeTable(path).refs()).doesNotContainKey(TieredOffsets.TAG);
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -227,7 +210,7 @@ class TieringSurvivesLakeMaintenanceTest {
   void withTheTagAndTheRecordGoneTieringRefusesAndTheStatusSaysFailed() {
     TablePath path = create("lost");
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     // Let the server's own service tier it, every second from now on.
     fixture.lakeTable(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
     TieringFixture.await(
@@ -241,7 +224,7 @@ class TieringSurvivesLakeMaintenanceTest {
     fixture.lakeTable(path).manageSnapshots().removeTag(TieredOffsets.TAG).commit();
     expireAllButCurrent(path);
     fixture.tieredOffsets().remove(uuid(path));
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
 
     TieringFixture.await(
         "the status to say failed",
