@@ -38,11 +38,16 @@ public abstract class TrinoCatalogContract {
   public static Map<String, String> icebergCatalogProperties(
       String restUri, String localFileSystemFlag) {
     return Map.of(
-        "iceberg.catalog.type", "rest",
-        "iceberg.rest-catalog.uri", restUri,
-        "iceberg.register-table-procedure.enabled", "true",
-        localFileSystemFlag, "true",
-        "local.location", "/");
+        "iceberg.catalog.type",
+        "rest",
+        "iceberg.rest-catalog.uri",
+        restUri,
+        "iceberg.register-table-procedure.enabled",
+        "true",
+        localFileSystemFlag,
+        "true",
+        "local.location",
+        "/");
   }
 
   /** Runs a statement in the release's query runner and returns its rows, values as Trino's. */

@@ -6,6 +6,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.testing.ServerProcess;
 import io.lakestream.testing.SharedPerTestRun;
 import io.lakestream.testing.TieredTables;
+import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.Session;
 import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.testing.DistributedQueryRunner;
@@ -13,7 +14,6 @@ import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.List;
 
 /**
@@ -58,17 +58,11 @@ final class SharedTrino implements AutoCloseable {
       Session session = testSessionBuilder().setCatalog("lake").setSchema("default").build();
       trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
       trino.installPlugin(new IcebergPlugin());
+      // Trino 483 names its local file system "local".
       trino.createCatalog(
           "lake",
           "iceberg",
-          Map.of(
-              "iceberg.catalog.type", "rest",
-              "iceberg.rest-catalog.uri", server.baseUri(),
-              "iceberg.register-table-procedure.enabled", "true",
-              // The server's warehouse is a file: URI; Trino's local file system serves the
-              // file: scheme too, rooted here at /.
-              "fs.local.enabled", "true",
-              "local.location", "/"));
+          TrinoCatalogContract.icebergCatalogProperties(server.baseUri(), "fs.local.enabled"));
       return new SharedTrino(server, rpcPort, trino, spark);
     } catch (Exception e) {
       if (trino != null) {

@@ -5,13 +5,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.testing.ServerProcess;
 import io.lakestream.testing.SharedPerTestRun;
+import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.Session;
 import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * One Lakestream server process and one in-JVM Trino 476 query runner whose catalog {@code lake} is
@@ -42,17 +42,12 @@ final class SharedTrino476 implements AutoCloseable {
       QueryRunner trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
       try {
         trino.installPlugin(new IcebergPlugin());
+        // Trino 476 names its local file system "native-local" (483: "local").
         trino.createCatalog(
             "lake",
             "iceberg",
-            Map.of(
-                "iceberg.catalog.type", "rest",
-                "iceberg.rest-catalog.uri", server.baseUri(),
-                "iceberg.register-table-procedure.enabled", "true",
-                // Trino 476 names its local file system "native-local" (483: "local"); it serves
-                // the file: scheme of the server's warehouse too, rooted here at /.
-                "fs.native-local.enabled", "true",
-                "local.location", "/"));
+            TrinoCatalogContract.icebergCatalogProperties(
+                server.baseUri(), "fs.native-local.enabled"));
         return new SharedTrino476(server, trino);
       } catch (RuntimeException e) {
         trino.close();
