@@ -1,6 +1,5 @@
 package io.lakestream.bench;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
@@ -41,7 +40,6 @@ import org.apache.arrow.flight.sql.FlightSqlClient;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -86,9 +84,6 @@ final class FlightSqlBenchmark implements Benchmark {
   private static final double GEOMEAN_RATIO_TARGET = 1.5;
   private static final double FRESHNESS_P99_TARGET_MS = 100;
 
-  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
-  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
-  private static final Duration READY_POLL = Duration.ofMillis(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration TIERING_DEADLINE = Duration.ofMinutes(15);
   private static final Duration VISIBLE_DEADLINE = Duration.ofSeconds(10);
@@ -133,27 +128,21 @@ final class FlightSqlBenchmark implements Benchmark {
     List<String> queries = queries(context.lakestreamHome(), scale);
     List<Sample> samples;
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-flight-");
-        HttpClient http =
-            HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(REQUEST_TIMEOUT)
-                .build()) {
+        HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
       Path work = directory.path();
-      int[] ports = FreePorts.onLoopback(3);
-      ProcessBuilder builder =
-          LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-      builder.command().addAll(List.of("--tiering-discovery-interval", "1s"));
-      URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-      try (ChildProcess server =
-          ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
-        server.awaitCondition(
-            "GET /ready answering 200",
-            START_DEADLINE,
-            READY_POLL,
-            () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
-        String url = "jdbc:arrow-flight-sql://127.0.0.1:" + ports[2] + "?useEncryption=false";
-        try (RESTCatalog catalog = catalog(base);
-            Connection streams = Connection.open("127.0.0.1", ports[1], null);
+      try (LaunchedServer server =
+          LaunchedServer.start(
+              launcher,
+              work.resolve("data"),
+              work.resolve("server.log"),
+              "Lakestream server",
+              List.of("--tiering-discovery-interval", "1s"),
+              http,
+              REQUEST_TIMEOUT)) {
+        int flightPort = server.flightPort();
+        String url = "jdbc:arrow-flight-sql://127.0.0.1:" + flightPort + "?useEncryption=false";
+        try (RESTCatalog catalog = LaunchedServer.catalog(server.base());
+            Connection streams = Connection.open("127.0.0.1", server.rpcPort(), null);
             java.sql.Connection baseline = baselineDatabase()) {
           load(context, catalog, streams, baseline, work, scale);
           catalog.createTable(
@@ -171,16 +160,13 @@ final class FlightSqlBenchmark implements Benchmark {
                     Sample sample = new Sample();
                     try (java.sql.Connection flight = DriverManager.getConnection(url)) {
                       tpch(context, flight, baseline, queries, sample);
-                      fetch(ports[2], sample);
+                      fetch(flightPort, sample);
                       freshness(flight, streams, freshnessSamples, nextId, sample);
                     }
                     return sample;
                   });
         }
-        int exitCode = server.terminate(EXIT_DEADLINE);
-        if (exitCode != 0) {
-          throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
-        }
+        server.stopCleanly();
       }
     }
     List<Figure> figures = new ArrayList<>();
@@ -238,16 +224,6 @@ final class FlightSqlBenchmark implements Benchmark {
             trivial,
             Target.below(FRESHNESS_P99_TARGET_MS)));
     return figures;
-  }
-
-  private static RESTCatalog catalog(URI base) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, base.toString());
-    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
-    properties.put("rest-metrics-reporting-enabled", "false");
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize("lakestream", properties);
-    return catalog;
   }
 
   private static java.sql.Connection baselineDatabase() throws SQLException {

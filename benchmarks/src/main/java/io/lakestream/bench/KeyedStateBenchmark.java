@@ -1,6 +1,5 @@
 package io.lakestream.bench;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.ChangeType;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
@@ -23,21 +22,16 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -113,9 +107,6 @@ final class KeyedStateBenchmark implements Benchmark {
    */
   private static final String TIERING_INTERVAL = "1h";
 
-  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
-  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
-  private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration FIRST_LOOKUP_DEADLINE = Duration.ofMinutes(10);
   private static final Duration CHECKPOINT_WAIT = Duration.ofSeconds(25);
@@ -248,25 +239,9 @@ final class KeyedStateBenchmark implements Benchmark {
             "us",
             "raw RocksDB get p99, 16 threads",
             positive(Median.of(samples, s -> s.rawMany.p99Micros()))),
-        Figure.withoutTarget(
-            "freshness_ms_p50",
-            Median.of(samples, s -> s.freshnessP50),
-            "ms",
-            "upsert-to-ack p50",
-            positive(Median.of(samples, s -> s.ackP50))),
-        Figure.of(
-            "freshness_ms_p99",
-            Median.of(samples, s -> s.freshnessP99),
-            "ms",
-            "upsert-to-ack p99",
-            positive(Median.of(samples, s -> s.ackP99)),
-            Target.below(FRESHNESS_P99_TARGET_MS)),
-        Figure.withoutTarget(
-            "freshness_ms_max",
-            Median.of(samples, s -> s.freshnessMax),
-            "ms",
-            "upsert-to-ack max",
-            positive(Median.of(samples, s -> s.ackMax))),
+        Freshness.p50Figure(samples, s -> s.freshness, "upsert"),
+        Freshness.p99Figure(samples, s -> s.freshness, "upsert", FRESHNESS_P99_TARGET_MS),
+        Freshness.maxFigure(samples, s -> s.freshness, "upsert"),
         Figure.withoutTarget(
             "restart_ms_with_checkpoint",
             Median.of(samples, s -> s.restartWithCheckpoint.firstLookupMillis()),
@@ -300,12 +275,7 @@ final class KeyedStateBenchmark implements Benchmark {
     PointLookups.Result many;
     PointLookups.Result rawSingle;
     PointLookups.Result rawMany;
-    double freshnessP50;
-    double freshnessP99;
-    double freshnessMax;
-    double ackP50;
-    double ackP99;
-    double ackMax;
+    Freshness freshness;
     double diskBytesPerLiveKey;
     double rawDiskBytesPerLiveKey;
     boolean checkpointed;
@@ -317,8 +287,6 @@ final class KeyedStateBenchmark implements Benchmark {
   private record Restart(double readyMillis, double firstLookupMillis) {}
 
   /** A running server and its ports. */
-  private record Server(ChildProcess process, URI base, int rpcPort) {}
-
   private static Sample measure(BenchmarkContext context, Path launcher, Object[][] pool, Size size)
       throws Exception {
     Sample sample = new Sample();
@@ -367,17 +335,17 @@ final class KeyedStateBenchmark implements Benchmark {
               sample.rawSingle.perSecond(),
               sample.rawMany.perSecond());
 
-      Server server = start(launcher, work, data, http);
+      LaunchedServer server = start(launcher, work, data, http);
       try {
-        createTable(server.base);
-        try (Connection connection = Connection.open("127.0.0.1", server.rpcPort, null)) {
+        createTable(server.base());
+        try (Connection connection = Connection.open("127.0.0.1", server.rpcPort(), null)) {
           long[] warmupKeys =
               new SplittableRandom(WARMUP_SEED)
                   .longs(size.warmupUpserts, 0, size.keySpace)
                   .toArray();
           upserts(connection.table(TablePath.of("bench." + WARMUP_TABLE)), pool, warmupKeys);
           // Its log and state go, so that the checkpoint and disk figures below are the W2 table's.
-          dropWarmupTable(server.base);
+          dropWarmupTable(server.base());
           Table table = connection.table(TablePath.of("bench." + TABLE));
           sample.upsertsPerSecond = upserts(table, pool, upsertKeys);
           context.progress().printf("    upserts: %.0f upserts/s%n", sample.upsertsPerSecond);
@@ -401,10 +369,10 @@ final class KeyedStateBenchmark implements Benchmark {
               .progress()
               .printf(
                   "    freshness: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-                  sample.freshnessP50, sample.freshnessP99, sample.freshnessMax);
+                  sample.freshness.p50(), sample.freshness.p99(), sample.freshness.max());
         }
         if (rawBytesWritten >= KvConfig.defaults().checkpointBytes()) {
-          awaitCheckpoint(server.process, data);
+          awaitCheckpoint(server.process(), data);
         }
         sample.checkpointed = hasCheckpoint(data);
         sample.diskBytesPerLiveKey =
@@ -434,50 +402,38 @@ final class KeyedStateBenchmark implements Benchmark {
     return sample;
   }
 
-  private static Server start(Path launcher, Path work, Path data, HttpClient http)
+  private static LaunchedServer start(Path launcher, Path work, Path data, HttpClient http)
       throws Exception {
-    int[] ports = FreePorts.onLoopback(3);
-    ProcessBuilder builder =
-        LakestreamLauncher.server(launcher, data, ports[0], ports[1], ports[2]);
-    URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-    ChildProcess process =
-        ChildProcess.start("Lakestream server", builder, work.resolve("server.log"));
-    try {
-      process.awaitCondition(
-          "GET /ready answering 200",
-          START_DEADLINE,
-          POLL_INTERVAL,
-          () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
-    } catch (Exception e) {
-      process.close();
-      throw e;
-    }
-    return new Server(process, base, ports[1]);
+    return LaunchedServer.start(
+        launcher,
+        data,
+        work.resolve("server.log"),
+        "Lakestream server",
+        List.of(),
+        http,
+        REQUEST_TIMEOUT);
   }
 
-  private static void stop(Server server) throws InterruptedException {
-    try (ChildProcess process = server.process) {
-      int exitCode = process.terminate(EXIT_DEADLINE);
-      if (exitCode != 0) {
-        throw process.failure("exited with " + exitCode + " after SIGTERM instead of 0");
-      }
+  private static void stop(LaunchedServer server) throws InterruptedException {
+    try (server) {
+      server.stopCleanly();
     }
   }
 
   /** Starts the server on the existing data directory and times it to a first lookup. */
   private static Restart restart(
       Path launcher, Path work, Path data, HttpClient http, long probeKey) throws Exception {
-    Server server = start(launcher, work, data, http);
+    LaunchedServer server = start(launcher, work, data, http);
     try {
-      double ready = server.process.millisSinceStart();
-      try (Connection connection = Connection.open("127.0.0.1", server.rpcPort, null)) {
+      double ready = server.process().millisSinceStart();
+      try (Connection connection = Connection.open("127.0.0.1", server.rpcPort(), null)) {
         Table table = connection.table(TablePath.of("bench." + TABLE));
         Object[] row =
             table
                 .newLookuper()
                 .lookup(probeKey)
                 .get(FIRST_LOOKUP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-        double firstLookup = server.process.millisSinceStart();
+        double firstLookup = server.process().millisSinceStart();
         if (row == null || !Long.valueOf(probeKey).equals(row[0])) {
           throw new IllegalStateException(
               "After a restart, key " + probeKey + " looked up as " + Arrays.toString(row));
@@ -489,18 +445,8 @@ final class KeyedStateBenchmark implements Benchmark {
     }
   }
 
-  private static RESTCatalog catalog(URI base) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, base.toString());
-    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
-    properties.put("rest-metrics-reporting-enabled", "false");
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize("lakestream", properties);
-    return catalog;
-  }
-
   private static void dropWarmupTable(URI base) throws IOException {
-    try (RESTCatalog catalog = catalog(base)) {
+    try (RESTCatalog catalog = LaunchedServer.catalog(base)) {
       if (!catalog.dropTable(TableIdentifier.of("bench", WARMUP_TABLE), true)) {
         throw new IllegalStateException("The warm-up table was not dropped");
       }
@@ -508,7 +454,7 @@ final class KeyedStateBenchmark implements Benchmark {
   }
 
   private static void createTable(URI base) throws IOException {
-    try (RESTCatalog catalog = catalog(base)) {
+    try (RESTCatalog catalog = LaunchedServer.catalog(base)) {
       catalog.createNamespace(Namespace.of("bench"));
       for (String table : List.of(TABLE, WARMUP_TABLE)) {
         catalog
@@ -581,80 +527,56 @@ final class KeyedStateBenchmark implements Benchmark {
 
   private static void freshness(Table table, Object[][] pool, Size size, Sample sample)
       throws Exception {
-    LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    CountDownLatch polling = new CountDownLatch(1);
     long[] keys =
         new SplittableRandom(FRESHNESS_SEED)
             .longs(size.freshnessSamples, 0, size.keySpace)
             .toArray();
-    try (LogScanner scanner = table.newScanner()) {
+    try (LogScanner scanner = table.newScanner();
+        UpsertWriter writer = table.newUpsertWriter(WriterOptions.defaults())) {
       scanner.subscribe(0, LogScanner.offset(table.latestOffset(0)));
-      Thread poller =
-          Thread.ofPlatform()
-              .name("freshness-poller")
-              .daemon()
-              .start(
-                  () -> {
-                    try {
-                      polling.countDown();
-                      while (!stop.get()) {
-                        for (ScanBatch batch : scanner.poll(Duration.ofMillis(50))) {
-                          long now = System.nanoTime();
-                          try (batch) {
-                            BigIntVector marker = (BigIntVector) batch.root().getVector("b1");
-                            for (int i = 0; i < batch.rowCount(); i++) {
-                              ChangeType type = batch.changeType(i);
-                              if (type == ChangeType.INSERT || type == ChangeType.UPDATE_AFTER) {
-                                arrivals.add(new long[] {marker.get(i), now});
-                              }
-                            }
-                          }
-                        }
-                      }
-                    } catch (Throwable t) {
-                      failure.set(t);
+      sample.freshness =
+          FreshnessProbe.measure(
+              scanner,
+              size.freshnessSamples,
+              new FreshnessProbe.Samples() {
+                private Object[] row;
+
+                @Override
+                public void markers(ScanBatch batch, LongConsumer markers) {
+                  BigIntVector marker = (BigIntVector) batch.root().getVector("b1");
+                  for (int i = 0; i < batch.rowCount(); i++) {
+                    ChangeType type = batch.changeType(i);
+                    if (type == ChangeType.INSERT || type == ChangeType.UPDATE_AFTER) {
+                      markers.accept(marker.get(i));
                     }
-                  });
-      if (!polling.await(30, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("The freshness poller did not start");
-      }
-      double[] freshness = new double[size.freshnessSamples];
-      double[] ack = new double[size.freshnessSamples];
-      try (UpsertWriter writer = table.newUpsertWriter(WriterOptions.defaults())) {
-        for (int n = 0; n < size.freshnessSamples; n++) {
-          // b1 carries a marker no bulk row has, so every sample changes its row.
-          long marker = -1L - n;
-          Object[] row = row(pool, keys[n], n);
-          row[1] = marker;
-          long upsertStart = System.nanoTime();
-          writer.upsert(row);
-          writer.flush();
-          long acked = System.nanoTime();
-          long[] arrival;
-          do {
-            arrival = arrivals.poll(10, TimeUnit.SECONDS);
-            if (arrival == null) {
-              throw new IllegalStateException(
-                  "The change of freshness sample " + n + " never arrived", failure.get());
-            }
-          } while (arrival[0] != marker);
-          freshness[n] = Math.max(0, arrival[1] - acked) / 1e6;
-          ack[n] = (acked - upsertStart) / 1e6;
-        }
-      } finally {
-        stop.set(true);
-        poller.join(5000);
-      }
-      Arrays.sort(freshness);
-      Arrays.sort(ack);
-      sample.freshnessP50 = Percentile.of(freshness, 0.50);
-      sample.freshnessP99 = Percentile.of(freshness, 0.99);
-      sample.freshnessMax = freshness[freshness.length - 1];
-      sample.ackP50 = Percentile.of(ack, 0.50);
-      sample.ackP99 = Percentile.of(ack, 0.99);
-      sample.ackMax = ack[ack.length - 1];
+                  }
+                }
+
+                @Override
+                public long prepare(int n) {
+                  // b1 carries a marker no bulk row has, so every sample changes its row.
+                  long marker = -1L - n;
+                  row = row(pool, keys[n], n);
+                  row[1] = marker;
+                  return marker;
+                }
+
+                @Override
+                public void writeAndFlush() {
+                  writer.upsert(row);
+                  writer.flush();
+                }
+
+                @Override
+                public boolean arrived(long marker, long expected) {
+                  return marker == expected;
+                }
+
+                @Override
+                public String neverArrived(int n, long expected) {
+                  return "The change of freshness sample " + n + " never arrived";
+                }
+              });
     }
   }
 

@@ -1,6 +1,5 @@
 package io.lakestream.bench;
 
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
@@ -18,7 +17,6 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -27,21 +25,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -85,9 +79,6 @@ final class LogAppendScanBenchmark implements Benchmark {
   private static final int DISTINCT_ROWS = WideEvents.DISTINCT_ROWS;
   private static final long SEED = WideEvents.SEED;
 
-  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
-  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
-  private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration SCAN_DEADLINE = Duration.ofSeconds(300);
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
@@ -166,25 +157,9 @@ final class LogAppendScanBenchmark implements Benchmark {
             "full scan (all 20 columns)",
             Median.of(samples, s -> s.scanRowsPerSecond),
             Target.ratioAtLeast(PROJECTED_RATIO_TARGET)),
-        Figure.withoutTarget(
-            "freshness_ms_p50",
-            Median.of(samples, s -> s.freshnessP50),
-            "ms",
-            "append-to-ack p50",
-            positive(Median.of(samples, s -> s.ackP50))),
-        Figure.of(
-            "freshness_ms_p99",
-            Median.of(samples, s -> s.freshnessP99),
-            "ms",
-            "append-to-ack p99",
-            positive(Median.of(samples, s -> s.ackP99)),
-            Target.below(FRESHNESS_P99_TARGET_MS)),
-        Figure.withoutTarget(
-            "freshness_ms_max",
-            Median.of(samples, s -> s.freshnessMax),
-            "ms",
-            "append-to-ack max",
-            positive(Median.of(samples, s -> s.ackMax))),
+        Freshness.p50Figure(samples, s -> s.freshness, "append"),
+        Freshness.p99Figure(samples, s -> s.freshness, "append", FRESHNESS_P99_TARGET_MS),
+        Freshness.maxFigure(samples, s -> s.freshness, "append"),
         Figure.withoutTarget(
             "disk_bytes_per_million_rows",
             Median.of(samples, s -> s.diskBytesPerMillion),
@@ -205,10 +180,6 @@ final class LogAppendScanBenchmark implements Benchmark {
             Median.of(samples, s -> s.clientRssMib)));
   }
 
-  private static double positive(double value) {
-    return Math.max(value, 0.001);
-  }
-
   /** One iteration's measurements. */
   private static final class Sample {
     double appendRowsPerSecond;
@@ -220,12 +191,7 @@ final class LogAppendScanBenchmark implements Benchmark {
     double scanRowsPerSecond;
     double projectedScanRowsPerSecond;
     double socketRowsPerSecond;
-    double freshnessP50;
-    double freshnessP99;
-    double freshnessMax;
-    double ackP50;
-    double ackP99;
-    double ackMax;
+    Freshness freshness;
     double diskBytesPerMillion;
     double diskZstdBytesPerMillion;
     double rawBytesPerMillion;
@@ -242,27 +208,21 @@ final class LogAppendScanBenchmark implements Benchmark {
       BenchmarkContext context, Path launcher, Object[][] pool, int rows, int freshnessSamples)
       throws Exception {
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-log-");
-        HttpClient http =
-            HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(REQUEST_TIMEOUT)
-                .build()) {
+        HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
       Path work = directory.path();
       Path streams = work.resolve("data").resolve("streams");
-      int[] ports = FreePorts.onLoopback(3);
-      ProcessBuilder builder =
-          LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-      URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-      try (ChildProcess server =
-          ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
-        server.awaitCondition(
-            "GET /ready answering 200",
-            START_DEADLINE,
-            POLL_INTERVAL,
-            () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
+      try (LaunchedServer server =
+          LaunchedServer.start(
+              launcher,
+              work.resolve("data"),
+              work.resolve("server.log"),
+              "Lakestream server",
+              List.of(),
+              http,
+              REQUEST_TIMEOUT)) {
         List<Sample> samples;
-        try (RESTCatalog catalog = catalog(base);
-            Connection connection = Connection.open("127.0.0.1", ports[1], null)) {
+        try (RESTCatalog catalog = LaunchedServer.catalog(server.base());
+            Connection connection = Connection.open("127.0.0.1", server.rpcPort(), null)) {
           catalog.createNamespace(Namespace.of("bench"));
           int[] iteration = {0};
           samples =
@@ -271,16 +231,13 @@ final class LogAppendScanBenchmark implements Benchmark {
                       measure(
                           context,
                           new Tables(catalog, connection, streams, iteration[0]++),
-                          server,
+                          server.process(),
                           work,
                           pool,
                           rows,
                           freshnessSamples));
         }
-        int exitCode = server.terminate(EXIT_DEADLINE);
-        if (exitCode != 0) {
-          throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
-        }
+        server.stopCleanly();
         return samples;
       }
     }
@@ -382,16 +339,6 @@ final class LogAppendScanBenchmark implements Benchmark {
     return context.mode() == RunMode.QUICK;
   }
 
-  private static RESTCatalog catalog(URI base) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, base.toString());
-    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
-    properties.put("rest-metrics-reporting-enabled", "false");
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize("lakestream", properties);
-    return catalog;
-  }
-
   /** Appends {@code rows} rows and returns rows/s from the first append to flush() return. */
   private static double append(Table table, Compression compression, Object[][] pool, int rows) {
     WriterOptions options =
@@ -453,73 +400,47 @@ final class LogAppendScanBenchmark implements Benchmark {
 
   private static void freshness(Table table, Object[][] pool, int samples, Sample sample)
       throws Exception {
-    LinkedBlockingQueue<long[]> arrivals = new LinkedBlockingQueue<>();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    java.util.concurrent.CountDownLatch polling = new java.util.concurrent.CountDownLatch(1);
-    try (LogScanner scanner = table.newScanner(PROJECTION, BatchFilter.MATCH_ALL)) {
+    try (LogScanner scanner = table.newScanner(PROJECTION, BatchFilter.MATCH_ALL);
+        AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
       scanner.subscribe(0, LogScanner.latest());
       long first = table.latestOffset(0);
-      Thread poller =
-          Thread.ofPlatform()
-              .name("freshness-poller")
-              .daemon()
-              .start(
-                  () -> {
-                    try {
-                      polling.countDown();
-                      while (!stop.get()) {
-                        for (ScanBatch batch : scanner.poll(Duration.ofMillis(50))) {
-                          long now = System.nanoTime();
-                          try (batch) {
-                            for (int i = 0; i < batch.rowCount(); i++) {
-                              arrivals.add(new long[] {batch.baseOffset() + i, now});
-                            }
-                          }
-                        }
-                      }
-                    } catch (Throwable t) {
-                      failure.set(t);
-                    }
-                  });
-      if (!polling.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
-        throw new IllegalStateException("The freshness poller did not start");
-      }
-      double[] freshness = new double[samples];
-      double[] ack = new double[samples];
-      try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
-        for (int n = 0; n < samples; n++) {
-          Object[] row = pool[n % DISTINCT_ROWS];
-          row[0] = (long) n;
-          long appendStart = System.nanoTime();
-          writer.append(row);
-          writer.flush();
-          long acked = System.nanoTime();
-          long expected = first + n;
-          long[] arrival;
-          do {
-            arrival = arrivals.poll(10, TimeUnit.SECONDS);
-            if (arrival == null) {
-              Throwable t = failure.get();
-              throw new IllegalStateException(
-                  "freshness row at offset " + expected + " never arrived", t);
-            }
-          } while (arrival[0] < expected);
-          freshness[n] = Math.max(0, arrival[1] - acked) / 1e6;
-          ack[n] = (acked - appendStart) / 1e6;
-        }
-      } finally {
-        stop.set(true);
-        poller.join(5000);
-      }
-      Arrays.sort(freshness);
-      Arrays.sort(ack);
-      sample.freshnessP50 = Percentile.of(freshness, 0.50);
-      sample.freshnessP99 = Percentile.of(freshness, 0.99);
-      sample.freshnessMax = freshness[freshness.length - 1];
-      sample.ackP50 = Percentile.of(ack, 0.50);
-      sample.ackP99 = Percentile.of(ack, 0.99);
-      sample.ackMax = ack[ack.length - 1];
+      sample.freshness =
+          FreshnessProbe.measure(
+              scanner,
+              samples,
+              new FreshnessProbe.Samples() {
+                private Object[] row;
+
+                @Override
+                public void markers(ScanBatch batch, LongConsumer markers) {
+                  for (int i = 0; i < batch.rowCount(); i++) {
+                    markers.accept(batch.baseOffset() + i);
+                  }
+                }
+
+                @Override
+                public long prepare(int n) {
+                  row = pool[n % DISTINCT_ROWS];
+                  row[0] = (long) n;
+                  return first + n;
+                }
+
+                @Override
+                public void writeAndFlush() {
+                  writer.append(row);
+                  writer.flush();
+                }
+
+                @Override
+                public boolean arrived(long offset, long expected) {
+                  return offset >= expected;
+                }
+
+                @Override
+                public String neverArrived(int n, long expected) {
+                  return "freshness row at offset " + expected + " never arrived";
+                }
+              });
     }
   }
 

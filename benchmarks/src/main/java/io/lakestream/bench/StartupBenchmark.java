@@ -95,18 +95,17 @@ final class StartupBenchmark implements Benchmark {
 
   private static ServerSample measureServer(Path launcher, HttpClient http, Path work)
       throws Exception {
-    int[] ports = FreePorts.onLoopback(3);
-    ProcessBuilder builder =
-        LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-    URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-
-    try (ChildProcess server =
-        ChildProcess.start("Lakestream server", builder, work.resolve("server.log"))) {
-      server.awaitCondition(
-          "GET /ready answering 200",
-          START_DEADLINE,
-          POLL_INTERVAL,
-          () -> HttpProbes.answersOk(http, base.resolve("/ready"), REQUEST_TIMEOUT));
+    try (LaunchedServer launched =
+        LaunchedServer.start(
+            launcher,
+            work.resolve("data"),
+            work.resolve("server.log"),
+            "Lakestream server",
+            List.of(),
+            http,
+            REQUEST_TIMEOUT)) {
+      ChildProcess server = launched.process();
+      URI base = launched.base();
       double readyMillis = server.millisSinceStart();
       if (!HttpProbes.answersOk(http, base.resolve("/health"), REQUEST_TIMEOUT)) {
         throw server.failure("was ready but GET /health did not answer 200");
@@ -118,10 +117,7 @@ final class StartupBenchmark implements Benchmark {
             "is '" + command + "', not java: the launcher no longer execs the server JVM");
       }
       double idleRssMib = server.residentMemoryMib();
-      int exitCode = server.terminate(EXIT_DEADLINE);
-      if (exitCode != 0) {
-        throw server.failure("exited with " + exitCode + " after SIGTERM instead of 0");
-      }
+      launched.stopCleanly();
       return new ServerSample(readyMillis, idleRssMib);
     }
   }

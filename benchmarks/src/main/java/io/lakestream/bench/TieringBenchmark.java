@@ -2,7 +2,6 @@ package io.lakestream.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.catalog.LocalFileIO;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,7 +25,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.catalog.Namespace;
@@ -74,9 +71,6 @@ final class TieringBenchmark implements Benchmark {
   private static final int DISTINCT_ROWS = WideEvents.DISTINCT_ROWS;
   private static final Duration THROUGHPUT_LINGER = Duration.ofMillis(100);
 
-  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
-  private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
-  private static final Duration READY_POLL = Duration.ofMillis(10);
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration TIERING_DEADLINE = Duration.ofMinutes(10);
   private static final Duration STATUS_POLL = Duration.ofMillis(100);
@@ -203,7 +197,7 @@ final class TieringBenchmark implements Benchmark {
     private final String dataFileWriter;
     private final TemporaryDirectory directory;
     private final HttpClient http;
-    private final ChildProcess process;
+    private final LaunchedServer process;
     private final URI base;
     private final RESTCatalog catalog;
     private final Connection connection;
@@ -212,7 +206,7 @@ final class TieringBenchmark implements Benchmark {
         String dataFileWriter,
         TemporaryDirectory directory,
         HttpClient http,
-        ChildProcess process,
+        LaunchedServer process,
         URI base,
         RESTCatalog catalog,
         Connection connection) {
@@ -228,46 +222,33 @@ final class TieringBenchmark implements Benchmark {
     static Server start(Path launcher, String dataFileWriter) throws Exception {
       TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-tiering-");
       HttpClient http = null;
-      ChildProcess process = null;
+      LaunchedServer process = null;
       RESTCatalog catalog = null;
       try {
-        http =
-            HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(REQUEST_TIMEOUT)
-                .build();
+        http = LaunchedServer.httpClient(REQUEST_TIMEOUT);
         Path work = directory.path();
-        int[] ports = FreePorts.onLoopback(3);
-        ProcessBuilder builder =
-            LakestreamLauncher.server(launcher, work.resolve("data"), ports[0], ports[1], ports[2]);
-        builder
-            .command()
-            .addAll(
+        process =
+            LaunchedServer.start(
+                launcher,
+                work.resolve("data"),
+                work.resolve("server.log"),
+                "Lakestream server (" + dataFileWriter + " writer)",
                 List.of(
                     "--tiering-discovery-interval",
                     "1s",
                     "--tiering-data-file-writer",
-                    dataFileWriter));
-        URI base = new URI("http", null, "127.0.0.1", ports[0], null, null, null);
-        process =
-            ChildProcess.start(
-                "Lakestream server (" + dataFileWriter + " writer)",
-                builder,
-                work.resolve("server.log"));
-        HttpClient client = http;
-        process.awaitCondition(
-            "GET /ready answering 200",
-            START_DEADLINE,
-            READY_POLL,
-            () -> HttpProbes.answersOk(client, base.resolve("/ready"), REQUEST_TIMEOUT));
-        catalog = catalog(base);
+                    dataFileWriter),
+                http,
+                REQUEST_TIMEOUT);
+        URI base = process.base();
+        catalog = LaunchedServer.catalog(base);
         catalog.createNamespace(Namespace.of("bench"));
-        Connection connection = Connection.open("127.0.0.1", ports[1], null);
+        Connection connection = Connection.open("127.0.0.1", process.rpcPort(), null);
         return new Server(dataFileWriter, directory, http, process, base, catalog, connection);
       } catch (Exception | Error e) {
         try (directory;
             HttpClient ignoredHttp = http;
-            ChildProcess ignoredProcess = process;
+            LaunchedServer ignoredProcess = process;
             RESTCatalog ignoredCatalog = catalog) {
           throw e;
         }
@@ -304,10 +285,7 @@ final class TieringBenchmark implements Benchmark {
     void stop() throws Exception {
       connection.close();
       catalog.close();
-      int exitCode = process.terminate(EXIT_DEADLINE);
-      if (exitCode != 0) {
-        throw process.failure("exited with " + exitCode + " after SIGTERM instead of 0");
-      }
+      process.stopCleanly();
     }
 
     @Override
@@ -320,16 +298,6 @@ final class TieringBenchmark implements Benchmark {
         // Closes in reverse order; stop() has already ended a server that ran to completion.
       }
     }
-  }
-
-  private static RESTCatalog catalog(URI base) {
-    Map<String, String> properties = new HashMap<>();
-    properties.put(CatalogProperties.URI, base.toString());
-    properties.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
-    properties.put("rest-metrics-reporting-enabled", "false");
-    RESTCatalog catalog = new RESTCatalog();
-    catalog.initialize("lakestream", properties);
-    return catalog;
   }
 
   private static void createTable(RESTCatalog catalog, String name, String interval) {

@@ -3,14 +3,11 @@ package io.lakestream.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.client.scan.UnionScanPlan;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
-import io.lakestream.testing.EmbeddedLakestream;
-import java.nio.file.Path;
+import io.lakestream.tiering.TieringFixture;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,14 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Union reads under motion: while a writer writes and tiering commits every second, every read sees
@@ -49,31 +41,20 @@ class UnionScanTest {
           Set.of(1));
   private static final int READS = 12;
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static UnionScanPlanner planner;
-  private static UnionScanReader reader;
+  @RegisterExtension
+  static final TieringFixture fixture = TieringFixture.serviceDiscoveringEverySecond("union");
 
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("union"), new HashMap<>());
-    planner = new UnionScanPlanner(IcebergLakeCatalog.of(catalog), connection);
-    reader = new UnionScanReader(connection, Duration.ofMinutes(1));
+  private static UnionScanPlanner planner() {
+    return new UnionScanPlanner(fixture.lake(), fixture.connection());
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
+  private static UnionScanReader reader() {
+    return new UnionScanReader(fixture.connection(), Duration.ofMinutes(1));
   }
 
   private static TablePath create(String name, String kind) {
-    catalog.createTable(
-        TableIdentifier.of("union", name),
+    return fixture.createTable(
+        name,
         SCHEMA,
         PartitionSpec.unpartitioned(),
         new HashMap<>(
@@ -84,13 +65,12 @@ class UnionScanTest {
                 "3",
                 "lakestream.tiering.interval",
                 "1s")));
-    return TablePath.of("union." + name);
   }
 
   /** Waits until a plan has a lake snapshot, so that reads span lake and log. */
   private static void awaitFirstTiering(TablePath path) {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (planner.plan(path).plan().snapshotId().isEmpty()) {
+    while (planner().plan(path).plan().snapshotId().isEmpty()) {
       assertThat(System.nanoTime() - deadline).as("first tiering of %s", path).isNegative();
       LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
     }
@@ -107,7 +87,7 @@ class UnionScanTest {
         pool.submit(
             () -> {
               try (AppendWriter writer =
-                  connection.table(path).newAppendWriter(WriterOptions.defaults())) {
+                  fixture.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
                 long id = 0;
                 while (!stop.get()) {
                   appended.set(id + 50);
@@ -126,7 +106,7 @@ class UnionScanTest {
       int readsWithLogRows = 0;
       for (int read = 0; read < READS; read++) {
         long before = acknowledged.get();
-        UnionScanPlanner.Planned planned = planner.plan(path);
+        UnionScanPlanner.Planned planned = planner().plan(path);
         UnionScanPlan plan = planned.plan();
         plan.snapshotId().ifPresent(snapshots::add);
         if (plan.logRecords() > 0) {
@@ -134,13 +114,14 @@ class UnionScanTest {
         }
         Set<Long> ids = new HashSet<>();
         long count =
-            reader.read(
-                planned,
-                record -> {
-                  long id = (Long) record.getField("id");
-                  assertThat(ids.add(id)).as("id %s read twice", id).isTrue();
-                  assertThat(record.getField("b0")).isEqualTo(id * 7);
-                });
+            reader()
+                .read(
+                    planned,
+                    record -> {
+                      long id = (Long) record.getField("id");
+                      assertThat(ids.add(id)).as("id %s read twice", id).isTrue();
+                      assertThat(record.getField("b0")).isEqualTo(id * 7);
+                    });
         assertThat(count).isEqualTo(ids.size()).isGreaterThanOrEqualTo(before);
         for (long id = 0; id < before; id++) {
           assertThat(ids.contains(id)).as("id %s acknowledged before the read", id).isTrue();
@@ -172,7 +153,7 @@ class UnionScanTest {
             () -> {
               Map<Long, Long> state = new HashMap<>();
               try (UpsertWriter writer =
-                  connection.table(path).newUpsertWriter(WriterOptions.defaults())) {
+                  fixture.connection().table(path).newUpsertWriter(WriterOptions.defaults())) {
                 long version = 0;
                 Random random = new Random(21);
                 while (!stop.get()) {
@@ -202,12 +183,14 @@ class UnionScanTest {
       for (int read = 0; read < READS; read++) {
         Map<Long, Long> before = Map.copyOf(acknowledged);
         Map<Long, Long> seen = new HashMap<>();
-        reader.read(
-            planner.plan(path),
-            record -> {
-              Long previous = seen.put((Long) record.getField("id"), (Long) record.getField("b0"));
-              assertThat(previous).as("key %s read twice", record.getField("id")).isNull();
-            });
+        reader()
+            .read(
+                planner().plan(path),
+                record -> {
+                  Long previous =
+                      seen.put((Long) record.getField("id"), (Long) record.getField("b0"));
+                  assertThat(previous).as("key %s read twice", record.getField("id")).isNull();
+                });
         // Versions only grow, so each key shows its acknowledged version or a later one.
         before.forEach(
             (id, version) ->
@@ -220,9 +203,10 @@ class UnionScanTest {
       pool.shutdown();
     }
     Map<Long, Long> finalState = new HashMap<>();
-    reader.read(
-        planner.plan(path),
-        record -> finalState.put((Long) record.getField("id"), (Long) record.getField("b0")));
+    reader()
+        .read(
+            planner().plan(path),
+            record -> finalState.put((Long) record.getField("id"), (Long) record.getField("b0")));
     assertThat(finalState).isEqualTo(expected);
   }
 }

@@ -3,40 +3,21 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
-import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringHook;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
-import io.lakestream.lake.offsets.TieredOffsetsStore;
 import io.lakestream.lake.paimon.PaimonTableTiering;
 import io.lakestream.lake.paimon.PaimonTables;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -52,10 +33,8 @@ import org.apache.paimon.table.sink.StreamTableWrite;
 import org.apache.paimon.table.sink.StreamWriteBuilder;
 import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.table.source.ReadBuilder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiered offsets of a Paimon-tiered table survive another engine's maintenance of the Paimon table,
@@ -71,86 +50,42 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "value", Types.LongType.get()));
-  private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static LakeCatalog lake;
-  private static TieredOffsetsStore store;
-  private static HttpClient http;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
-    catalog = lakestream.catalog();
-    catalog.createNamespace(Namespace.of("pmaint"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-    store = lakestream.server().tieredOffsets().orElseThrow();
-    http = HttpClient.newHttpClient();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    http.close();
-    lakestream.close();
-  }
+  @RegisterExtension
+  static final TieringFixture fixture = TieringFixture.serviceDiscoveringEverySecond("pmaint");
 
   /** A Paimon-tiered log table the server's service leaves alone (its round is an hour away). */
   private static TablePath create(String name) {
-    catalog.createTable(
-        TableIdentifier.of("pmaint", name),
+    return fixture.createTable(
+        name,
         SCHEMA,
         PartitionSpec.unpartitioned(),
-        Map.of(
-            "lakestream.kind",
-            "log",
-            "lakestream.buckets",
-            "2",
-            "lakestream.lake-format",
-            "paimon",
-            TieringConfig.INTERVAL_PROPERTY,
-            "1h"));
-    return TablePath.of("pmaint." + name);
-  }
-
-  private static Table entry(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("pmaint", path.name()));
+        TieringFixture.streamTable(
+            "log", 2, "lakestream.lake-format", "paimon", TieringConfig.INTERVAL_PROPERTY, "1h"));
   }
 
   private static String uuid(TablePath path) {
-    return ((HasTableOperations) entry(path)).operations().current().uuid();
+    return ((HasTableOperations) fixture.lakeTable(path)).operations().current().uuid();
   }
 
   private static PaimonTableTiering tiering() {
     return new PaimonTableTiering(
-        lake,
-        lakestream.connection(),
+        fixture.lake(),
+        fixture.connection(),
         TieringHook.NONE,
         Duration.ofMinutes(1),
         IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
-        store);
+        fixture.tieredOffsets());
   }
 
   private static FileStoreTable paimonTable(TablePath path) {
     Options options = new Options();
-    options.set("warehouse", PaimonTables.warehouse(entry(path).location()));
+    options.set("warehouse", PaimonTables.warehouse(fixture.lakeTable(path).location()));
     try (Catalog paimon = CatalogFactory.createCatalog(PaimonTables.context(options))) {
       return (FileStoreTable)
           paimon.getTable(Identifier.create(PaimonTables.DATABASE, path.name()));
     } catch (Exception e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  private static void append(TablePath path, long from, long to, Map<Long, Long> expected) {
-    try (AppendWriter writer =
-        lakestream.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
-      for (long id = from; id < to; id++) {
-        writer.append(id, id * 7);
-        expected.put(id, id * 7);
-      }
-      writer.flush();
     }
   }
 
@@ -230,12 +165,12 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     TablePath path = create("expired");
     PaimonTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(readPaimon(path)).isEqualTo(expected);
     FileStoreTable tiered = paimonTable(path);
     assertThat(tiered.tagManager().tagExists(TieredOffsets.TAG)).isTrue();
-    assertThat(store.load(uuid(path)).orElseThrow().offsets())
+    assertThat(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets())
         .isEqualTo(PaimonTableTiering.offsetsOf(tiered));
 
     foreignInsert(path, 5000, 5005, expected);
@@ -244,11 +179,13 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     // offsets it was committed on (else union reads would read every log from 0 again).
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
     TieredOffsets entryOffsets =
-        TieredOffsets.committedIn(((HasTableOperations) entry(path)).operations().current());
+        TieredOffsets.committedIn(
+            ((HasTableOperations) fixture.lakeTable(path)).operations().current());
     assertThat(entryOffsets).isNotEqualTo(TieredOffsets.NONE);
-    assertThat(entryOffsets).isEqualTo(store.load(uuid(path)).orElseThrow().offsets());
+    assertThat(entryOffsets)
+        .isEqualTo(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets());
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -260,8 +197,9 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     FileStoreTable after = paimonTable(path);
     long latest = after.snapshotManager().latestSnapshotId();
     assertThat(after.tagManager().getOrThrow(TieredOffsets.TAG).id()).isEqualTo(latest);
-    assertThat(store.load(uuid(path)).orElseThrow().snapshotId()).isEqualTo(latest);
-    assertThat(store.load(uuid(path)).orElseThrow().offsets())
+    assertThat(fixture.tieredOffsets().load(uuid(path)).orElseThrow().snapshotId())
+        .isEqualTo(latest);
+    assertThat(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets())
         .isEqualTo(PaimonTableTiering.offsetsOf(after));
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
   }
@@ -271,7 +209,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     TablePath path = create("untagged");
     PaimonTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
 
     foreignInsert(path, 5000, 5005, expected);
@@ -279,7 +217,7 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     expireAllButLatest(path);
     assertThat(paimonTable(path).tagManager().tagExists(TieredOffsets.TAG)).isFalse();
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -289,29 +227,35 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     TieredOffsets offsets = PaimonTableTiering.offsetsOf(paimonTable(path));
     assertThat(offsets.partitions().get("").values().stream().mapToLong(Long::longValue).sum())
         .isEqualTo(1050);
-    assertThat(store.load(uuid(path)).orElseThrow().offsets()).isEqualTo(offsets);
+    assertThat(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets()).isEqualTo(offsets);
   }
 
   @Test
   void withTheTagAndTheRecordGoneTieringRefusesAndTheStatusSaysFailed() throws Exception {
     TablePath path = create("lost");
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     // Let the server's own service tier it, every second from now on.
-    entry(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
-    await(
+    fixture.lakeTable(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
+    TieringFixture.await(
         "the service to tier 1000 rows",
-        () -> paimonRows(path) == 1000 && status("lost").path("lag-rows").asLong() == 0);
-    assertThat(store.load(uuid(path))).isPresent();
+        Duration.ofSeconds(90),
+        () ->
+            paimonRows(path) == 1000
+                && fixture.tieringStatus("lost").path("lag-rows").asLong() == 0);
+    assertThat(fixture.tieredOffsets().load(uuid(path))).isPresent();
 
     foreignInsert(path, 5000, 5005, expected);
     paimonTable(path).deleteTag(TieredOffsets.TAG);
     expireAllButLatest(path);
-    store.remove(uuid(path));
-    append(path, 1000, 1050, expected);
+    fixture.tieredOffsets().remove(uuid(path));
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
 
-    await("the status to say failed", () -> status("lost").path("state").asText().equals("failed"));
-    JsonNode status = status("lost");
+    TieringFixture.await(
+        "the status to say failed",
+        Duration.ofSeconds(90),
+        () -> fixture.tieringStatus("lost").path("state").asText().equals("failed"));
+    JsonNode status = fixture.tieringStatus("lost");
     assertThat(status.path("last-error").asText())
         .contains("refuses to start again from offset 0")
         .contains("pmaint.lost");
@@ -319,38 +263,5 @@ class PaimonTieringSurvivesLakeMaintenanceTest {
     Map<Long, Long> rows = readPaimon(path);
     assertThat(rows).hasSize(1000 + 5);
     assertThat(rows.keySet()).doesNotContain(1000L);
-  }
-
-  private static JsonNode status(String table) {
-    try {
-      HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(
-                      URI.create(
-                          "http://127.0.0.1:"
-                              + lakestream.server().httpPort()
-                              + "/v1/namespaces/pmaint/tables/"
-                              + table
-                              + "/tiering"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-      return JSON.readTree(response.body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void await(String what, BooleanSupplier done) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-    }
   }
 }

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
@@ -15,14 +13,12 @@ import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTierer;
 import io.lakestream.lake.TieringHook;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.lake.offsets.TieredOffsetsStore;
 import io.lakestream.lake.paimon.PaimonTableTiering;
 import io.lakestream.lake.paimon.PaimonTables;
 import io.lakestream.scan.UnionScanPlanner;
 import io.lakestream.scan.UnionScanReader;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -31,7 +27,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -43,7 +38,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -53,13 +47,11 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -69,10 +61,8 @@ import org.apache.paimon.options.Options;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.source.ReadBuilder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiering into Paimon ({@code lakestream.lake-format=paimon}) on a real embedded server: log and
@@ -106,25 +96,8 @@ class PaimonTieringTest {
   private static final String[] REGIONS = {"eu", "us", "apac"};
   private static final long BASE_MICROS = 1_790_000_000_000_000L;
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static LakeCatalog lake;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("pm"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension
+  static final TieringFixture fixture = TieringFixture.serviceDiscoveringEverySecond("pm");
 
   // ---------------------------------------------------------------------------------------------
   // Tables and the test's model of them
@@ -137,12 +110,7 @@ class PaimonTieringTest {
     properties.put("lakestream.buckets", "2");
     properties.put("lakestream.lake-format", "paimon");
     properties.put("lakestream.tiering.interval", interval);
-    catalog.createTable(TableIdentifier.of("pm", name), schema, spec, properties);
-    return TablePath.of("pm." + name);
-  }
-
-  private static Table entry(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("pm", path.name()));
+    return fixture.createTable(name, schema, spec, properties);
   }
 
   /** A log row as the test writes it: id, region, amount, day, at (micros), payload, score. */
@@ -161,15 +129,16 @@ class PaimonTieringTest {
   /** Appends rows {@code [from, to)} and waits until they are durable; returns them. */
   private static List<Object[]> append(TablePath path, long from, long to) {
     List<Object[]> written = new ArrayList<>();
-    try (AppendWriter writer =
-        connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(100))) {
-      for (long id = from; id < to; id++) {
-        Object[] row = logRow(id);
-        writer.append(row);
-        written.add(row);
-      }
-      writer.flush();
-    }
+    fixture.append(
+        path,
+        from,
+        to,
+        WriterOptions.defaults().withBatchRows(100),
+        id -> {
+          Object[] row = logRow(id);
+          written.add(row);
+          return row;
+        });
     return written;
   }
 
@@ -184,7 +153,10 @@ class PaimonTieringTest {
 
     void change(TablePath path, int count, int keys) {
       try (UpsertWriter writer =
-          connection.table(path).newUpsertWriter(WriterOptions.defaults().withBatchRows(64))) {
+          fixture
+              .connection()
+              .table(path)
+              .newUpsertWriter(WriterOptions.defaults().withBatchRows(64))) {
         for (int i = 0; i < count; i++) {
           long id = random.nextInt(keys);
           String region = REGIONS[random.nextInt(REGIONS.length)];
@@ -230,7 +202,7 @@ class PaimonTieringTest {
 
   private static FileStoreTable paimonTable(TablePath path) {
     Options options = new Options();
-    options.set("warehouse", PaimonTables.warehouse(entry(path).location()));
+    options.set("warehouse", PaimonTables.warehouse(fixture.lakeTable(path).location()));
     try (Catalog paimon = CatalogFactory.createCatalog(PaimonTables.context(options))) {
       return (FileStoreTable)
           paimon.getTable(Identifier.create(PaimonTables.DATABASE, path.name()));
@@ -276,7 +248,8 @@ class PaimonTieringTest {
   /** Every row of the catalog entry, through Iceberg's generic reader, normalised. */
   private static List<List<Object>> readIceberg(TablePath path) {
     List<List<Object>> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(entry(path)).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(fixture.lakeTable(path)).build()) {
       for (Record record : records) {
         rows.add(normalise(record));
       }
@@ -289,9 +262,9 @@ class PaimonTieringTest {
   /** Every row of a union read (the entry's snapshot and the log after its offsets), normalised. */
   private static List<List<Object>> readUnion(TablePath path) {
     List<List<Object>> rows = new ArrayList<>();
-    new UnionScanReader(connection, Duration.ofMinutes(1))
+    new UnionScanReader(fixture.connection(), Duration.ofMinutes(1))
         .read(
-            new UnionScanPlanner(lake, connection).plan(path),
+            new UnionScanPlanner(fixture.lake(), fixture.connection()).plan(path),
             record -> rows.add(normalise(record)));
     return rows;
   }
@@ -355,6 +328,18 @@ class PaimonTieringTest {
     return sums;
   }
 
+  /**
+   * Paimon's reader and Iceberg readers of the catalog entry both read exactly the rows written to
+   * the log table and the model's state of the primary-key table.
+   */
+  private static void assertBothReadersSee(
+      TablePath log, List<Object[]> written, TablePath keyed, PrimaryKeyModel model) {
+    assertLogRows(readPaimon(log, true), written);
+    assertLogRows(readIceberg(log), written);
+    assertPrimaryKeyRows(readPaimon(keyed, false), model);
+    assertPrimaryKeyRows(readIceberg(keyed), model);
+  }
+
   private static void assertPrimaryKeyRows(List<List<Object>> read, PrimaryKeyModel model) {
     Map<List<Object>, List<Object>> actual = byKey(read, 2);
     assertThat(actual.keySet()).isEqualTo(model.rows.keySet());
@@ -364,22 +349,9 @@ class PaimonTieringTest {
         (key, row) -> assertThat(actual.get(key)).as("row %s", key).containsExactly(row));
   }
 
-  private static Map<String, Map<Integer, Long>> highWatermarks(TablePath path) {
-    io.lakestream.client.Table stream = connection.table(path);
-    Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long offset = stream.latestOffset(partition, bucket);
-        if (offset > 0) {
-          offsets.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    return offsets;
-  }
-
   private static TieredOffsets entryOffsets(TablePath path) {
-    return TieredOffsets.committedIn(((HasTableOperations) entry(path)).operations().current());
+    return TieredOffsets.committedIn(
+        ((HasTableOperations) fixture.lakeTable(path)).operations().current());
   }
 
   private static void await(String what, BooleanSupplier condition) {
@@ -392,7 +364,7 @@ class PaimonTieringTest {
 
   /** Waits until the server's tiering has every written record in Paimon and in the entry. */
   private static void awaitCaughtUp(TablePath path) {
-    Map<String, Map<Integer, Long>> target = highWatermarks(path);
+    Map<String, Map<Integer, Long>> target = fixture.highWatermarks(path);
     await(
         path + " tiered to " + target,
         () ->
@@ -417,7 +389,7 @@ class PaimonTieringTest {
     assertLogRows(readIceberg(path), written);
 
     // The entry still is the streaming table: its definition is intact, its snapshots are Paimon's.
-    Table entry = entry(path);
+    Table entry = fixture.lakeTable(path);
     assertThat(entry.properties())
         .containsEntry("lakestream.kind", "log")
         .containsEntry("lakestream.lake-format", "paimon");
@@ -446,7 +418,7 @@ class PaimonTieringTest {
                   HttpRequest.newBuilder(
                           URI.create(
                               "http://127.0.0.1:"
-                                  + lakestream.server().httpPort()
+                                  + fixture.lakestream().server().httpPort()
                                   + "/v1/namespaces/pm/tables/"
                                   + path.name()
                                   + "/tiering"))
@@ -481,9 +453,7 @@ class PaimonTieringTest {
   void unionReadsCombineThePaimonStateWithTheLogTail() {
     TablePath log = create("union_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
     TablePath keyed = create("union_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
     List<Object[]> written = new ArrayList<>(append(log, 0, 1_200));
     PrimaryKeyModel model = new PrimaryKeyModel(21);
     model.change(keyed, 900, 200);
@@ -507,16 +477,14 @@ class PaimonTieringTest {
     TablePath keyed = create("crash_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
     PaimonTableTiering crashing =
         new PaimonTableTiering(
-            lake,
-            connection,
+            fixture.lake(),
+            fixture.connection(),
             (table, files) -> {
               throw new IllegalStateException("crash between writing files and committing");
             },
             Duration.ofMinutes(1),
             1_000_000);
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
 
     List<Object[]> written = new ArrayList<>(append(log, 0, 1_000));
     PrimaryKeyModel model = new PrimaryKeyModel(5);
@@ -528,10 +496,7 @@ class PaimonTieringTest {
       assertThat(readPaimon(path, path == log)).isEmpty();
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     }
-    assertLogRows(readPaimon(log, true), written);
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readPaimon(keyed, false), model);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertBothReadersSee(log, written, keyed, model);
 
     // A second crash after committed rounds, then the round again.
     written.addAll(append(log, 1_000, 1_700));
@@ -542,22 +507,17 @@ class PaimonTieringTest {
       assertThat(PaimonTableTiering.offsetsOf(paimonTable(path))).isEqualTo(before);
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
       assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
-          .isEqualTo(highWatermarks(path));
-      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+          .isEqualTo(fixture.highWatermarks(path));
+      assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertLogRows(readPaimon(log, true), written);
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readPaimon(keyed, false), model);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertBothReadersSee(log, written, keyed, model);
   }
 
   @Test
   void aCommitWhoseAnswerWasLostIsNotCommittedTwice() {
     TablePath log = create("lost_log", LOG_SCHEMA, PartitionSpec.unpartitioned(), "log", "1h");
     TablePath keyed = create("lost_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
     List<Object[]> written = new ArrayList<>(append(log, 0, 800));
     PrimaryKeyModel model = new PrimaryKeyModel(9);
     model.change(keyed, 600, 150);
@@ -577,10 +537,7 @@ class PaimonTieringTest {
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
       assertThat(tiering.prepare(path)).isEqualTo(Optional.empty());
     }
-    assertLogRows(readPaimon(log, true), written);
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readPaimon(keyed, false), model);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertBothReadersSee(log, written, keyed, model);
 
     // Commit identifiers go on from there.
     written.addAll(append(log, 800, 1_000));
@@ -592,16 +549,15 @@ class PaimonTieringTest {
   @Test
   void aRoundWhoseChangesCancelOutStillRecordsItsOffsets() {
     TablePath path = create("cancel_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
     PrimaryKeyModel model = new PrimaryKeyModel(3);
     model.change(path, 300, 100);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     long snapshot = paimonTable(path).snapshotManager().latestSnapshotId();
 
     // Keys the lake never saw, inserted and deleted within the next round: nothing to write.
-    try (UpsertWriter writer = connection.table(path).newUpsertWriter(WriterOptions.defaults())) {
+    try (UpsertWriter writer =
+        fixture.connection().table(path).newUpsertWriter(WriterOptions.defaults())) {
       for (long id = 1_000; id < 1_050; id++) {
         writer.upsert(id, "eu", "short-lived", id);
         writer.delete(id, "eu");
@@ -611,11 +567,17 @@ class PaimonTieringTest {
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(paimonTable(path).snapshotManager().latestSnapshotId()).isGreaterThan(snapshot);
     assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
-        .isEqualTo(highWatermarks(path));
-    assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+        .isEqualTo(fixture.highWatermarks(path));
+    assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
     assertPrimaryKeyRows(readPaimon(path, false), model);
     assertPrimaryKeyRows(readIceberg(path), model);
+  }
+
+  /** Paimon tiering through {@code lake} with rounds of at most {@code maxRowsPerRound} rows. */
+  private static PaimonTableTiering tiering(LakeCatalog lake, long maxRowsPerRound) {
+    return new PaimonTableTiering(
+        lake, fixture.connection(), TieringHook.NONE, Duration.ofMinutes(1), maxRowsPerRound);
   }
 
   /**
@@ -625,9 +587,17 @@ class PaimonTieringTest {
     final java.util.concurrent.atomic.AtomicBoolean down =
         new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** Prepares a round of {@code path} and fails its commit while the catalog is down. */
+    void failCommit(PaimonTableTiering tiering, TablePath path) {
+      PaimonTableTiering.PreparedRound round = tiering.prepare(path).orElseThrow();
+      down.set(true);
+      assertThatThrownBy(() -> tiering.commit(round)).hasMessageContaining("catalog unreachable");
+      down.set(false);
+    }
+
     @Override
     public List<StreamTable> listStreamTables() {
-      return lake.listStreamTables();
+      return fixture.lake().listStreamTables();
     }
 
     @Override
@@ -635,28 +605,41 @@ class PaimonTieringTest {
       if (down.get()) {
         throw new IllegalStateException("catalog unreachable");
       }
-      return lake.loadTable(path);
+      return fixture.lake().loadTable(path);
+    }
+  }
+
+  /**
+   * A log table with {@code logRows} rows and a primary-key table with {@code changes} random
+   * changes over {@code keys} keys, both in their logs only, and a tiering through a {@link
+   * FlakyLake}: what the crash tests start from.
+   */
+  private record CrashSetUp(
+      TablePath log,
+      TablePath keyed,
+      FlakyLake flaky,
+      PaimonTableTiering tiering,
+      List<Object[]> written,
+      PrimaryKeyModel model) {
+    static CrashSetUp of(String prefix, int logRows, long seed, int changes, int keys) {
+      TablePath log = create(prefix + "_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
+      TablePath keyed = create(prefix + "_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
+      FlakyLake flaky = new FlakyLake();
+      PaimonTableTiering tiering = PaimonTieringTest.tiering(flaky, 1_000_000);
+      List<Object[]> written = new ArrayList<>(append(log, 0, logRows));
+      PrimaryKeyModel model = new PrimaryKeyModel(seed);
+      model.change(keyed, changes, keys);
+      return new CrashSetUp(log, keyed, flaky, tiering, written, model);
     }
   }
 
   @Test
   void aCrashBeforePaimonWroteTheIcebergMetadataIsRepairedByTheNextRoundWithoutNewRows()
       throws IOException {
-    TablePath log = create("nometa_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
-    TablePath keyed = create("nometa_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    FlakyLake flaky = new FlakyLake();
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            flaky, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
-    List<Object[]> written = new ArrayList<>(append(log, 0, 600));
-    PrimaryKeyModel model = new PrimaryKeyModel(17);
-    model.change(keyed, 500, 100);
+    CrashSetUp crash = CrashSetUp.of("nometa", 600, 17, 500, 100);
 
-    for (TablePath path : List.of(log, keyed)) {
-      PaimonTableTiering.PreparedRound round = tiering.prepare(path).orElseThrow();
-      flaky.down.set(true);
-      assertThatThrownBy(() -> tiering.commit(round)).hasMessageContaining("catalog unreachable");
-      flaky.down.set(false);
+    for (TablePath path : List.of(crash.log(), crash.keyed())) {
+      crash.flaky().failCommit(crash.tiering(), path);
       // As if the process died after Paimon's commit, before its callback wrote the snapshot's
       // Iceberg metadata.
       FileStoreTable table = paimonTable(path);
@@ -664,16 +647,17 @@ class PaimonTieringTest {
       org.apache.paimon.fs.Path metadata =
           new org.apache.paimon.fs.Path(table.location(), "metadata/v" + latest + ".metadata.json");
       assertThat(table.fileIO().delete(metadata, false)).isTrue();
-      assertThat(entry(path).currentSnapshot()).isNull();
+      assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
       // Nothing new to tier: the round has Paimon write the metadata and points the entry at it.
-      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(crash.tiering().tierOnce(path).outcome())
+          .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
       assertThat(table.fileIO().exists(metadata)).isTrue();
       assertThat(paimonTable(path).snapshotManager().latestSnapshotId()).isEqualTo(latest);
-      assertThat(entry(path).currentSnapshot().snapshotId()).isEqualTo(latest);
-      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+      assertThat(fixture.lakeTable(path).currentSnapshot().snapshotId()).isEqualTo(latest);
+      assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertLogRows(readIceberg(crash.log()), crash.written());
+    assertPrimaryKeyRows(readIceberg(crash.keyed()), crash.model());
   }
 
   @Test
@@ -691,18 +675,16 @@ class PaimonTieringTest {
             PartitionSpec.builderFor(schema).identity("region").build(),
             "log",
             "1h");
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
     List<List<Object>> written = new ArrayList<>();
     appendRegions(path, 0, 300, new String[] {"eu", null}, written);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     for (int round = 0; round < 2; round++) {
       appendRegions(path, 300 + round * 200, 500 + round * 200, new String[] {null}, written);
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
-      assertThat(entry(path).currentSnapshot().snapshotId())
+      assertThat(fixture.lakeTable(path).currentSnapshot().snapshotId())
           .isEqualTo(paimonTable(path).snapshotManager().latestSnapshotId());
-      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+      assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
       assertThat(readIceberg(path)).containsExactlyInAnyOrderElementsOf(written);
     }
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
@@ -711,55 +693,42 @@ class PaimonTieringTest {
   /** Appends rows (id, region) for ids {@code [from, to)}, cycling through {@code regions}. */
   private static void appendRegions(
       TablePath path, long from, long to, String[] regions, List<List<Object>> written) {
-    try (AppendWriter writer =
-        connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(100))) {
-      for (long id = from; id < to; id++) {
-        String region = regions[(int) (id % regions.length)];
-        writer.append(id, region);
-        written.add(Arrays.asList(id, region));
-      }
-      writer.flush();
-    }
+    fixture.append(
+        path,
+        from,
+        to,
+        WriterOptions.defaults().withBatchRows(100),
+        id -> {
+          String region = regions[(int) (id % regions.length)];
+          written.add(Arrays.asList(id, region));
+          return new Object[] {id, region};
+        });
   }
 
   @Test
   void aCrashBetweenThePaimonCommitAndTheCatalogEntryIsRepairedByTheNextRound() {
-    TablePath log = create("gap_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
-    TablePath keyed = create("gap_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    FlakyLake flaky = new FlakyLake();
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(
-            flaky, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000);
-    List<Object[]> written = new ArrayList<>(append(log, 0, 900));
-    PrimaryKeyModel model = new PrimaryKeyModel(13);
-    model.change(keyed, 700, 150);
+    CrashSetUp crash = CrashSetUp.of("gap", 900, 13, 700, 150);
 
-    for (TablePath path : List.of(log, keyed)) {
-      PaimonTableTiering.PreparedRound round = tiering.prepare(path).orElseThrow();
-      flaky.down.set(true);
-      assertThatThrownBy(() -> tiering.commit(round)).hasMessageContaining("catalog unreachable");
-      flaky.down.set(false);
+    for (TablePath path : List.of(crash.log(), crash.keyed())) {
+      crash.flaky().failCommit(crash.tiering(), path);
       // Paimon has the range; the entry does not yet.
       assertThat(PaimonTableTiering.offsetsOf(paimonTable(path)).partitions())
-          .isEqualTo(highWatermarks(path));
+          .isEqualTo(fixture.highWatermarks(path));
       assertThat(entryOffsets(path)).isEqualTo(TieredOffsets.NONE);
-      assertThat(entry(path).currentSnapshot()).isNull();
+      assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
       // The next round finds nothing to tier and points the entry at Paimon's state.
-      assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
-      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+      assertThat(crash.tiering().tierOnce(path).outcome())
+          .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+      assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertLogRows(readPaimon(log, true), written);
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readPaimon(keyed, false), model);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertBothReadersSee(crash.log(), crash.written(), crash.keyed(), crash.model());
   }
 
   @Test
   void roundsLimitedByRowsCommitWhatTheyReadAndTheNextGoesOn() {
     TablePath log = create("limited_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
     TablePath keyed = create("limited_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    PaimonTableTiering tiering =
-        new PaimonTableTiering(lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 250);
+    PaimonTableTiering tiering = tiering(fixture.lake(), 250);
     List<Object[]> written = new ArrayList<>(append(log, 0, 1_500));
     PrimaryKeyModel model = new PrimaryKeyModel(17);
     model.change(keyed, 1_200, 300);
@@ -770,12 +739,9 @@ class PaimonTieringTest {
         assertThat(committed).as("rounds of %s", path).isLessThan(50);
       }
       assertThat(committed).as("rounds of %s", path).isGreaterThan(2);
-      assertThat(entryOffsets(path).partitions()).isEqualTo(highWatermarks(path));
+      assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
-    assertLogRows(readPaimon(log, true), written);
-    assertLogRows(readIceberg(log), written);
-    assertPrimaryKeyRows(readPaimon(keyed, false), model);
-    assertPrimaryKeyRows(readIceberg(keyed), model);
+    assertBothReadersSee(log, written, keyed, model);
   }
 
   @Test
@@ -783,8 +749,8 @@ class PaimonTieringTest {
     // tiering does not depend on lake-paimon: Paimon's tierer comes from its LakeTiererFactory.
     Map<LakeFormat, LakeTierer> tierers =
         LakeTierers.standard(
-            lake,
-            connection,
+            fixture.lake(),
+            fixture.connection(),
             TieringHook.NONE,
             Duration.ofMinutes(1),
             1_000,
@@ -805,11 +771,13 @@ class PaimonTieringTest {
     properties.put("lakestream.lake-format", "delta");
     assertThatThrownBy(
             () ->
-                catalog.createTable(
-                    TableIdentifier.of("pm", "delta"),
-                    LOG_SCHEMA,
-                    PartitionSpec.unpartitioned(),
-                    properties))
+                fixture
+                    .catalog()
+                    .createTable(
+                        TableIdentifier.of("pm", "delta"),
+                        LOG_SCHEMA,
+                        PartitionSpec.unpartitioned(),
+                        properties))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.lake-format 'delta'")
         .hasMessageContaining("iceberg, paimon");
@@ -817,24 +785,31 @@ class PaimonTieringTest {
     properties.put("lakestream.lake-format", "paimon");
     assertThatThrownBy(
             () ->
-                catalog.createTable(
-                    TableIdentifier.of("pm", "by_day"),
-                    LOG_SCHEMA,
-                    PartitionSpec.builderFor(LOG_SCHEMA).day("at").build(),
-                    properties))
+                fixture
+                    .catalog()
+                    .createTable(
+                        TableIdentifier.of("pm", "by_day"),
+                        LOG_SCHEMA,
+                        PartitionSpec.builderFor(LOG_SCHEMA).day("at").build(),
+                        properties))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.lake-format=paimon")
         .hasMessageContaining("identity");
 
     TablePath path = create("fixed", LOG_SCHEMA, PartitionSpec.unpartitioned(), "log", "1h");
     assertThatThrownBy(
-            () -> entry(path).updateProperties().set("lakestream.lake-format", "iceberg").commit())
+            () ->
+                fixture
+                    .lakeTable(path)
+                    .updateProperties()
+                    .set("lakestream.lake-format", "iceberg")
+                    .commit())
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("lakestream.lake-format cannot change");
-    assertThat(catalog.tableExists(TableIdentifier.of("pm", "delta"))).isFalse();
+    assertThat(fixture.catalog().tableExists(TableIdentifier.of("pm", "delta"))).isFalse();
 
     // Only tiering commits snapshots of a Paimon-tiered table.
-    Table fixed = entry(path);
+    Table fixed = fixture.lakeTable(path);
     assertThatThrownBy(
             () ->
                 fixed
@@ -849,6 +824,6 @@ class PaimonTieringTest {
                     .commit())
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("only tiering commits its snapshots");
-    assertThat(entry(path).currentSnapshot()).isNull();
+    assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
   }
 }

@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -411,17 +410,7 @@ final class TieringCrashHarness {
 
   /** Every partition's and bucket's high watermark of the log (buckets at 0 left out). */
   static Map<String, Map<Integer, Long>> highWatermarks(Connection connection, TablePath path) {
-    io.lakestream.client.Table stream = connection.table(path);
-    Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long offset = stream.latestOffset(partition, bucket);
-        if (offset > 0) {
-          offsets.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    return offsets;
+    return TieringFixture.highWatermarks(connection.table(path));
   }
 
   /**

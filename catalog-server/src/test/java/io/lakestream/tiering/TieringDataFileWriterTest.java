@@ -3,14 +3,10 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringHook;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -27,26 +23,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.io.LocalInputFile;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Both ways of writing log tables' data files ({@link DataFileWriter}) produce the rows that were
@@ -70,38 +59,24 @@ class TieringDataFileWriterTest {
           Types.NestedField.optional(11, "name", Types.StringType.get()),
           Types.NestedField.optional(12, "blob", Types.BinaryType.get()));
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static LakeCatalog lake;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.enabled", "false"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("files"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension static final TieringFixture fixture = TieringFixture.manualRounds("files");
 
   private static IcebergTableTiering tiering(DataFileWriter writer) {
     return new IcebergTableTiering(
-        lake, connection, TieringHook.NONE, Duration.ofMinutes(1), 1_000_000, writer);
+        fixture.lake(),
+        fixture.connection(),
+        TieringHook.NONE,
+        Duration.ofMinutes(1),
+        1_000_000,
+        writer);
   }
 
   private static TablePath create(String name, Schema schema) {
-    catalog.createTable(
-        TableIdentifier.of("files", name),
+    return fixture.createTable(
+        name,
         schema,
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "2")));
-    return TablePath.of("files." + name);
   }
 
   /** Row {@code id}: every value a function of the id, every nullable column null now and then. */
@@ -126,7 +101,10 @@ class TieringDataFileWriterTest {
 
   private static void append(TablePath path, long from, long to) {
     try (AppendWriter writer =
-        connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(300))) {
+        fixture
+            .connection()
+            .table(path)
+            .newAppendWriter(WriterOptions.defaults().withBatchRows(300))) {
       for (long id = from; id < to; id++) {
         writer.append(row(id));
       }
@@ -134,20 +112,8 @@ class TieringDataFileWriterTest {
     }
   }
 
-  private static Table lakeTable(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("files", path.name()));
-  }
-
   private static Map<Long, Record> readLake(TablePath path) {
-    Map<Long, Record> rows = new TreeMap<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(lakeTable(path)).build()) {
-      for (Record record : records) {
-        assertThat(rows.put((Long) record.getField("id"), record)).as("read twice").isNull();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
+    return fixture.readLake(path, record -> record);
   }
 
   /** The values a lake reader should see for row {@code id}, in Iceberg's generic forms. */
@@ -222,7 +188,7 @@ class TieringDataFileWriterTest {
       assertThat(tiering(writer).tierOnce(path).rows()).isEqualTo(1_100);
 
       assertRows(readLake(path), 3_100);
-      List<DataFile> files = dataFiles(lakeTable(path));
+      List<DataFile> files = dataFiles(fixture.lakeTable(path));
       assertThat(files).isNotEmpty();
       assertThat(files)
           .allSatisfy(
@@ -237,7 +203,7 @@ class TieringDataFileWriterTest {
     TablePath path = create("metrics", SCHEMA);
     append(path, 0, 1_000);
     tiering(DataFileWriter.DUCKDB).tierOnce(path);
-    List<DataFile> files = dataFiles(lakeTable(path));
+    List<DataFile> files = dataFiles(fixture.lakeTable(path));
     long records = 0;
     long smallest = Long.MAX_VALUE;
     long largest = Long.MIN_VALUE;
@@ -274,18 +240,21 @@ class TieringDataFileWriterTest {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "n", Types.IntegerType.get()));
     TablePath path = create("evolving", narrow);
-    try (AppendWriter writer = connection.table(path).newAppendWriter(WriterOptions.defaults())) {
+    try (AppendWriter writer =
+        fixture.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
       for (long id = 0; id < 500; id++) {
         writer.append(id, (int) id * 3);
       }
       writer.flush();
     }
-    lakeTable(path)
+    fixture
+        .lakeTable(path)
         .updateSchema()
         .updateColumn("n", Types.LongType.get())
         .addColumn("note", Types.StringType.get())
         .commit();
-    try (AppendWriter writer = connection.table(path).newAppendWriter(WriterOptions.defaults())) {
+    try (AppendWriter writer =
+        fixture.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
       for (long id = 500; id < 800; id++) {
         writer.append(id, id * 3 + 1L, "note " + id);
       }
@@ -301,7 +270,7 @@ class TieringDataFileWriterTest {
       assertThat(record.getField("note")).isEqualTo(id < 500 ? null : "note " + id);
     }
     // The promoted column's old batches took the row writer; the new ones DuckDB.
-    assertThat(dataFiles(lakeTable(path)))
+    assertThat(dataFiles(fixture.lakeTable(path)))
         .extracting(file -> createdBy(file).toLowerCase().contains("duckdb"))
         .contains(true, false);
   }

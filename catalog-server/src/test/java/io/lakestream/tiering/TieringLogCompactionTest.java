@@ -4,42 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
-import io.lakestream.testing.EmbeddedLakestream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataOperations;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.exceptions.BadRequestException;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiering compacts a log table's small files: once the rounds wrote the table's threshold of files
@@ -54,68 +38,29 @@ class TieringLogCompactionTest {
           Types.NestedField.optional(2, "value", Types.StringType.get()),
           Types.NestedField.required(3, "region", Types.StringType.get()));
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static LakeCatalog lake;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.enabled", "false"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("cmp"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension static final TieringFixture fixture = TieringFixture.manualRounds("cmp");
 
   private static TablePath create(String name, PartitionSpec spec, String smallFiles) {
     Map<String, String> properties = new HashMap<>();
     properties.put("lakestream.kind", "log");
     properties.put("lakestream.buckets", "2");
     properties.put(TieringConfig.COMPACTION_SMALL_FILES_PROPERTY, smallFiles);
-    catalog.createTable(TableIdentifier.of("cmp", name), SCHEMA, spec, properties);
-    return TablePath.of("cmp." + name);
-  }
-
-  private static Table lakeTable(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("cmp", path.name()));
+    return fixture.createTable(name, SCHEMA, spec, properties);
   }
 
   private static Map<Long, String> readLake(TablePath path) {
-    Map<Long, String> rows = new TreeMap<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(lakeTable(path)).build()) {
-      for (Record record : records) {
-        Long id = (Long) record.getField("id");
-        assertThat(rows.containsKey(id)).as("id %s read twice", id).isFalse();
-        rows.put(id, record.getField("value") + "/" + record.getField("region"));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
-  }
-
-  private static List<DataFile> dataFiles(Table table) {
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-      tasks.forEach(task -> files.add(task.file()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return files;
+    return fixture.readLake(
+        path, record -> record.getField("value") + "/" + record.getField("region"));
   }
 
   /** Appends ids {@code [from, from + count)} in both regions and tiers them in one round. */
   private static void appendAndTier(
       TablePath path, IcebergTableTiering tiering, long from, int count, Map<Long, String> model) {
     try (AppendWriter writer =
-        connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(16))) {
+        fixture
+            .connection()
+            .table(path)
+            .newAppendWriter(WriterOptions.defaults().withBatchRows(16))) {
       for (long id = from; id < from + count; id++) {
         String region = id % 2 == 0 ? "east" : "west";
         String value = id % 7 == 0 ? null : "v" + id;
@@ -131,16 +76,16 @@ class TieringLogCompactionTest {
   void smallFilesOfEachPartitionAreRewrittenIntoOneAndLaterRoundsGoOn() {
     TablePath path =
         create("events", PartitionSpec.builderFor(SCHEMA).identity("region").build(), "6");
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     Map<Long, String> model = new TreeMap<>();
     long next = 0;
     boolean compacted = false;
     int filesWritten = 0;
     for (int round = 0; round < 8; round++) {
-      int filesBefore = dataFiles(lakeTable(path)).size();
+      int filesBefore = TieringFixture.dataFiles(fixture.lakeTable(path)).size();
       appendAndTier(path, tiering, next, 40, model);
       next += 40;
-      Table table = lakeTable(path);
+      Table table = fixture.lakeTable(path);
       Snapshot current = table.currentSnapshot();
       assertThat(readLake(path)).as("round %s", round).isEqualTo(model);
       assertThat(current.summary()).containsKey(TieredOffsets.SUMMARY_KEY);
@@ -150,18 +95,18 @@ class TieringLogCompactionTest {
         assertThat(current.summary().get(TieredOffsets.SUMMARY_KEY))
             .as("the compaction repeats the offsets of the round before it")
             .isEqualTo(round0.summary().get(TieredOffsets.SUMMARY_KEY));
-        List<DataFile> files = dataFiles(table);
+        List<DataFile> files = TieringFixture.dataFiles(table);
         assertThat(files).as("one file per region after compacting %s", filesBefore).hasSize(2);
         for (DataFile file : files) {
           assertThat(Files.exists(Path.of(java.net.URI.create(file.location())))).isTrue();
         }
       } else {
-        filesWritten += dataFiles(table).size() - filesBefore;
+        filesWritten += TieringFixture.dataFiles(table).size() - filesBefore;
       }
     }
     assertThat(filesWritten).as("files the rounds wrote").isGreaterThanOrEqualTo(6);
     assertThat(compacted).as("a compaction ran").isTrue();
-    assertThat(dataFiles(lakeTable(path)).size())
+    assertThat(TieringFixture.dataFiles(fixture.lakeTable(path)).size())
         .as("files left after eight rounds")
         .isLessThan(filesWritten);
   }
@@ -169,12 +114,12 @@ class TieringLogCompactionTest {
   @Test
   void tablesBelowTheirThresholdKeepTheirFiles() {
     TablePath path = create("quiet", PartitionSpec.unpartitioned(), "100");
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     Map<Long, String> model = new TreeMap<>();
     for (int round = 0; round < 4; round++) {
       appendAndTier(path, tiering, round * 10L, 10, model);
     }
-    Table table = lakeTable(path);
+    Table table = fixture.lakeTable(path);
     table.snapshots().forEach(s -> assertThat(s.operation()).isEqualTo(DataOperations.APPEND));
     assertThat(readLake(path)).isEqualTo(model);
   }

@@ -3,18 +3,12 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.client.AppendWriter;
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.OffsetDateTime;
@@ -22,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -35,20 +28,14 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.parquet.Parquet;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiering rounds of log tables into their Iceberg tables, read back with Iceberg's own generic
@@ -69,37 +56,21 @@ class TieringLogTableTest {
   private static final long START_MICROS = 20_000 * DAY_MICROS - 3_600_000_000L;
   private static final String[] REGIONS = {"eu", "us west", null};
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static LakeCatalog lake;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.enabled", "false"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("lake"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension static final TieringFixture fixture = TieringFixture.manualRounds("lake");
 
   private static TablePath create(String name, PartitionSpec spec) {
-    catalog.createTable(
-        TableIdentifier.of("lake", name),
+    return fixture.createTable(
+        name,
         SCHEMA,
         spec,
         new HashMap<>(
             Map.of(
-                "lakestream.kind", "log",
-                "lakestream.buckets", "3",
-                "lakestream.bucket-key", "id")));
-    return TablePath.of("lake." + name);
+                "lakestream.kind",
+                "log",
+                "lakestream.buckets",
+                "3",
+                "lakestream.bucket-key",
+                "id")));
   }
 
   private static Object[] row(long id) {
@@ -112,31 +83,12 @@ class TieringLogTableTest {
 
   /** Appends rows with ids {@code [from, to)} and waits until they are durable. */
   private static void append(TablePath path, long from, long to) {
-    try (AppendWriter writer =
-        connection.table(path).newAppendWriter(WriterOptions.defaults().withBatchRows(50))) {
-      for (long id = from; id < to; id++) {
-        writer.append(row(id));
-      }
-      writer.flush();
-    }
-  }
-
-  private static Table lakeTable(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("lake", path.name()));
+    fixture.append(path, from, to, WriterOptions.defaults().withBatchRows(50), id -> row(id));
   }
 
   /** Every row of the lake table by id, failing on a duplicate id. */
   private static Map<Long, Record> readLake(TablePath path) {
-    Map<Long, Record> rows = new TreeMap<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(lakeTable(path)).build()) {
-      for (Record record : records) {
-        Record previous = rows.put((Long) record.getField("id"), record);
-        assertThat(previous).as("row %s read twice", record).isNull();
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
+    return fixture.readLake(path, record -> record);
   }
 
   private static void assertRow(Record record, long id) {
@@ -149,21 +101,6 @@ class TieringLogTableTest {
     assertThat(record.getField("day")).isEqualTo(expected[4]);
   }
 
-  /** The log's high watermarks, as tiering records them. */
-  private static Map<String, Map<Integer, Long>> highWatermarks(TablePath path) {
-    io.lakestream.client.Table stream = connection.table(path);
-    Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long offset = stream.latestOffset(partition, bucket);
-        if (offset > 0) {
-          offsets.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    return offsets;
-  }
-
   private static TieredOffsets summaryOffsets(Snapshot snapshot) {
     return TieredOffsets.parse(snapshot.summary().get(TieredOffsets.SUMMARY_KEY));
   }
@@ -171,9 +108,9 @@ class TieringLogTableTest {
   @Test
   void roundsTierEachRowExactlyOnceAndRecordTheOffsets() {
     TablePath path = create("events", PartitionSpec.unpartitioned());
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
-    assertThat(lakeTable(path).currentSnapshot()).isNull();
+    assertThat(fixture.lakeTable(path).currentSnapshot()).isNull();
 
     append(path, 0, 500);
     TieringRound first = tiering.tierOnce(path);
@@ -182,27 +119,28 @@ class TieringLogTableTest {
     Map<Long, Record> rows = readLake(path);
     assertThat(rows).hasSize(500);
     rows.forEach((id, record) -> assertRow(record, id));
-    Snapshot snapshot = lakeTable(path).currentSnapshot();
+    Snapshot snapshot = fixture.lakeTable(path).currentSnapshot();
     assertThat(snapshot.snapshotId()).isEqualTo(first.snapshotId());
     assertThat(snapshot.operation()).isEqualTo("append");
-    assertThat(summaryOffsets(snapshot).partitions()).isEqualTo(highWatermarks(path));
+    assertThat(summaryOffsets(snapshot).partitions()).isEqualTo(fixture.highWatermarks(path));
     assertThat(summaryOffsets(snapshot).partitions().get("").values())
         .hasSize(3)
         .allSatisfy(offset -> assertThat(offset).isPositive());
-    assertThat(lakeTable(path).schema().columns())
+    assertThat(fixture.lakeTable(path).schema().columns())
         .extracting(Types.NestedField::name)
         .containsExactly("id", "ts", "region", "v", "day");
 
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
-    assertThat(lakeTable(path).currentSnapshot().snapshotId()).isEqualTo(first.snapshotId());
+    assertThat(fixture.lakeTable(path).currentSnapshot().snapshotId())
+        .isEqualTo(first.snapshotId());
 
     append(path, 500, 800);
     TieringRound second = tiering.tierOnce(path);
     assertThat(second.rows()).isEqualTo(300);
-    Snapshot latest = lakeTable(path).currentSnapshot();
+    Snapshot latest = fixture.lakeTable(path).currentSnapshot();
     assertThat(latest.parentId()).isEqualTo(first.snapshotId());
     assertThat(latest.summary().get("added-records")).isEqualTo("300");
-    assertThat(summaryOffsets(latest).partitions()).isEqualTo(highWatermarks(path));
+    assertThat(summaryOffsets(latest).partitions()).isEqualTo(fixture.highWatermarks(path));
     rows = readLake(path);
     assertThat(rows.keySet()).containsExactlyElementsOf(range(0, 800));
     rows.forEach((id, record) -> assertRow(record, id));
@@ -212,10 +150,11 @@ class TieringLogTableTest {
   void aPartitionedTableTiersIntoTheSpecsPartitions() {
     TablePath path = create("clicks", PARTITIONED);
     append(path, 0, 1_200);
-    TieringRound round = new IcebergTableTiering(lake, connection).tierOnce(path);
+    TieringRound round =
+        new IcebergTableTiering(fixture.lake(), fixture.connection()).tierOnce(path);
     assertThat(round.rows()).isEqualTo(1_200);
 
-    Table table = lakeTable(path);
+    Table table = fixture.lakeTable(path);
     Map<Long, Record> rows = readLake(path);
     assertThat(rows.keySet()).containsExactlyElementsOf(range(0, 1_200));
     rows.forEach((id, record) -> assertRow(record, id));
@@ -249,23 +188,23 @@ class TieringLogTableTest {
     assertThat(counted).isEqualTo(1_200);
     assertThat(paths)
         .hasSizeGreaterThanOrEqualTo(9)
-        .containsExactlyElementsOf(connection.table(path).partitions());
+        .containsExactlyElementsOf(fixture.connection().table(path).partitions());
     assertThat(summaryOffsets(table.currentSnapshot()).partitions())
-        .isEqualTo(highWatermarks(path));
+        .isEqualTo(fixture.highWatermarks(path));
   }
 
   @Test
   void aTiererThatLosesTheRaceCommitsNothingAndDeletesItsFiles() {
     TablePath path = create("raced", PartitionSpec.unpartitioned());
     append(path, 0, 300);
-    IcebergTableTiering winner = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering winner = new IcebergTableTiering(fixture.lake(), fixture.connection());
     AtomicReference<List<DataFile>> loserFiles = new AtomicReference<>();
     AtomicReference<TieringRound> winnerRound = new AtomicReference<>();
     // The loser has read the range and written its files when the winner commits the same range.
     IcebergTableTiering loser =
         new IcebergTableTiering(
-            lake,
-            connection,
+            fixture.lake(),
+            fixture.connection(),
             (table, files) -> {
               loserFiles.set(List.copyOf(files));
               winnerRound.set(winner.tierOnce(table));
@@ -276,7 +215,7 @@ class TieringLogTableTest {
     assertThat(winnerRound.get().outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(winnerRound.get().rows()).isEqualTo(300);
     assertThat(lost.outcome()).isEqualTo(TieringRound.Outcome.LOST_RACE);
-    Table table = lakeTable(path);
+    Table table = fixture.lakeTable(path);
     assertThat(table.currentSnapshot().snapshotId()).isEqualTo(winnerRound.get().snapshotId());
     assertThat(loserFiles.get())
         .isNotEmpty()
@@ -288,8 +227,8 @@ class TieringLogTableTest {
   @Test
   void tierersRacingWhileRowsArriveCommitEveryRowOnce() throws Exception {
     TablePath path = create("contended", PartitionSpec.unpartitioned());
-    IcebergTableTiering first = new IcebergTableTiering(lake, connection);
-    IcebergTableTiering second = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering first = new IcebergTableTiering(fixture.lake(), fixture.connection());
+    IcebergTableTiering second = new IcebergTableTiering(fixture.lake(), fixture.connection());
     ExecutorService pool = Executors.newFixedThreadPool(2);
     List<TieringRound> rounds = new ArrayList<>();
     try {
@@ -311,8 +250,8 @@ class TieringLogTableTest {
             .sum();
     assertThat(committedRows).isEqualTo(400);
     assertThat(readLake(path).keySet()).containsExactlyElementsOf(range(0, 400));
-    assertThat(summaryOffsets(lakeTable(path).currentSnapshot()).partitions())
-        .isEqualTo(highWatermarks(path));
+    assertThat(summaryOffsets(fixture.lakeTable(path).currentSnapshot()).partitions())
+        .isEqualTo(fixture.highWatermarks(path));
   }
 
   @Test
@@ -322,8 +261,8 @@ class TieringLogTableTest {
     AtomicReference<List<DataFile>> written = new AtomicReference<>();
     IcebergTableTiering crashing =
         new IcebergTableTiering(
-            lake,
-            connection,
+            fixture.lake(),
+            fixture.connection(),
             (table, files) -> {
               written.set(List.copyOf(files));
               throw new IllegalStateException("crash between writing files and committing");
@@ -331,7 +270,7 @@ class TieringLogTableTest {
             Duration.ofMinutes(1));
     assertThatThrownBy(() -> crashing.tierOnce(path))
         .hasMessageContaining("crash between writing files and committing");
-    Table table = lakeTable(path);
+    Table table = fixture.lakeTable(path);
     assertThat(table.currentSnapshot()).isNull();
     assertThat(written.get())
         .isNotEmpty()
@@ -339,7 +278,8 @@ class TieringLogTableTest {
             file -> assertThat(table.io().newInputFile(file.location()).exists()).isFalse());
 
     append(path, 400, 500);
-    TieringRound round = new IcebergTableTiering(lake, connection).tierOnce(path);
+    TieringRound round =
+        new IcebergTableTiering(fixture.lake(), fixture.connection()).tierOnce(path);
     assertThat(round.rows()).isEqualTo(500);
     Map<Long, Record> rows = readLake(path);
     assertThat(rows.keySet()).containsExactlyElementsOf(range(0, 500));

@@ -3,15 +3,11 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,24 +19,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiering of primary-key tables: each round turns the changelog it reads into data files and
@@ -60,36 +49,13 @@ class TieringPrimaryKeyTableTest {
       PartitionSpec.builderFor(SCHEMA).identity("region").build();
   private static final String[] REGIONS = {"eu", "us west", "apac"};
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static Connection connection;
-  private static LakeCatalog lake;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.enabled", "false"));
-    catalog = lakestream.catalog();
-    connection = lakestream.connection();
-    catalog.createNamespace(Namespace.of("pk"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    lakestream.close();
-  }
+  @RegisterExtension static final TieringFixture fixture = TieringFixture.manualRounds("pk");
 
   private static TablePath create(String name, PartitionSpec spec, Map<String, String> extra) {
     Map<String, String> properties = new HashMap<>(extra);
     properties.put("lakestream.kind", "primary-key");
     properties.put("lakestream.buckets", "3");
-    catalog.createTable(TableIdentifier.of("pk", name), SCHEMA, spec, properties);
-    return TablePath.of("pk." + name);
-  }
-
-  private static Table lakeTable(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("pk", path.name()));
+    return fixture.createTable(name, SCHEMA, spec, properties);
   }
 
   /**
@@ -113,7 +79,8 @@ class TieringPrimaryKeyTableTest {
 
     void change(TablePath path, int count, int keys, int batchRows) {
       try (UpsertWriter writer =
-          connection
+          fixture
+              .connection()
               .table(path)
               .newUpsertWriter(WriterOptions.defaults().withBatchRows(batchRows))) {
         for (int i = 0; i < count; i++) {
@@ -142,7 +109,8 @@ class TieringPrimaryKeyTableTest {
   /** Every row the lake table shows, by key, failing on a key shown twice. */
   private static Map<List<Object>, Object[]> readLake(TablePath path) {
     Map<List<Object>, Object[]> rows = new HashMap<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(lakeTable(path)).build()) {
+    try (CloseableIterable<Record> records =
+        IcebergGenerics.read(fixture.lakeTable(path)).build()) {
       for (Record record : records) {
         Object[] row = {
           record.getField("id"),
@@ -166,23 +134,11 @@ class TieringPrimaryKeyTableTest {
         (key, row) -> assertThat(lakeRows.get(key)).as("row of key %s", key).containsExactly(row));
   }
 
-  private static Map<String, Map<Integer, Long>> highWatermarks(TablePath path) {
-    io.lakestream.client.Table stream = connection.table(path);
-    Map<String, Map<Integer, Long>> offsets = new TreeMap<>();
-    for (String partition : stream.partitions()) {
-      for (int bucket = 0; bucket < stream.buckets(); bucket++) {
-        long offset = stream.latestOffset(partition, bucket);
-        if (offset > 0) {
-          offsets.computeIfAbsent(partition, p -> new TreeMap<>()).put(bucket, offset);
-        }
-      }
-    }
-    return offsets;
-  }
-
   private static Map<String, Map<Integer, Long>> offsets(TablePath path) {
     return TieredOffsets.committedIn(
-            ((org.apache.iceberg.HasTableOperations) lakeTable(path)).operations().current())
+            ((org.apache.iceberg.HasTableOperations) fixture.lakeTable(path))
+                .operations()
+                .current())
         .partitions();
   }
 
@@ -194,27 +150,27 @@ class TieringPrimaryKeyTableTest {
   void eachRoundLeavesTheLakeTableEqualToTheCurrentState() {
     TablePath path = create("state", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(7, false);
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
 
     model.change(path, 300, 150);
     TieringRound first = tiering.tierOnce(path);
     assertThat(first.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertLakeEqualsModel(path, model);
-    Snapshot snapshot = lakeTable(path).currentSnapshot();
+    Snapshot snapshot = fixture.lakeTable(path).currentSnapshot();
     // The first round can only have inserted (or inserted and deleted) keys: nothing to delete.
     assertThat(summaryLong(snapshot, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isZero();
-    assertThat(offsets(path)).isEqualTo(highWatermarks(path));
+    assertThat(offsets(path)).isEqualTo(fixture.highWatermarks(path));
 
     for (int round = 0; round < 4; round++) {
       model.change(path, 200, 150);
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
       assertLakeEqualsModel(path, model);
-      assertThat(offsets(path)).isEqualTo(highWatermarks(path));
+      assertThat(offsets(path)).isEqualTo(fixture.highWatermarks(path));
     }
-    Snapshot latest = lakeTable(path).currentSnapshot();
+    Snapshot latest = fixture.lakeTable(path).currentSnapshot();
     assertThat(summaryLong(latest, SnapshotSummary.TOTAL_EQ_DELETES_PROP)).isPositive();
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
-    assertThat(lakeTable(path).schema().columns())
+    assertThat(fixture.lakeTable(path).schema().columns())
         .extracting(Types.NestedField::name)
         .containsExactly("id", "region", "name", "score");
   }
@@ -223,11 +179,11 @@ class TieringPrimaryKeyTableTest {
   void aRoundFoldsAtMostItsChangeLimitAndTheNextGoesOn() {
     TablePath path = create("limited", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(11, false);
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     // Over 300k changelog rows: each key's first upsert is one row, later upserts two, deletes one.
     model.change(path, 250_000, 50_000, 8192);
     long written =
-        highWatermarks(path).values().stream()
+        fixture.highWatermarks(path).values().stream()
             .flatMap(buckets -> buckets.values().stream())
             .mapToLong(Long::longValue)
             .sum();
@@ -246,7 +202,7 @@ class TieringPrimaryKeyTableTest {
         .isLessThan(written);
 
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
-    assertThat(offsets(path)).isEqualTo(highWatermarks(path));
+    assertThat(offsets(path)).isEqualTo(fixture.highWatermarks(path));
     assertLakeEqualsModel(path, model);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
   }
@@ -255,14 +211,14 @@ class TieringPrimaryKeyTableTest {
   void partitionedTablesPutDeletesInTheirRowsPartitions() {
     TablePath path = create("regions", BY_REGION, Map.of());
     Model model = new Model(11, true);
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     for (int round = 0; round < 4; round++) {
       model.change(path, 250, 60);
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
       assertLakeEqualsModel(path, model);
     }
     assertThat(offsets(path))
-        .isEqualTo(highWatermarks(path))
+        .isEqualTo(fixture.highWatermarks(path))
         .containsOnlyKeys(
             Arrays.stream(REGIONS)
                 .map(region -> "region=" + region.replace(' ', '+'))
@@ -277,19 +233,19 @@ class TieringPrimaryKeyTableTest {
             BY_REGION,
             Map.of(TieringConfig.COMPACTION_DELETE_FILES_PROPERTY, "4", "format-version", "2"));
     Model model = new Model(13, true);
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     boolean compacted = false;
     for (int round = 0; round < 8; round++) {
       model.change(path, 200, 40);
-      Snapshot before = lakeTable(path).currentSnapshot();
+      Snapshot before = fixture.lakeTable(path).currentSnapshot();
       assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
-      Snapshot after = lakeTable(path).currentSnapshot();
+      Snapshot after = fixture.lakeTable(path).currentSnapshot();
       assertLakeEqualsModel(path, model);
-      assertThat(offsets(path)).isEqualTo(highWatermarks(path));
+      assertThat(offsets(path)).isEqualTo(fixture.highWatermarks(path));
       if ("replace".equals(after.operation())) {
         compacted = true;
         assertThat(summaryLong(after, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isZero();
-        assertThat(lakeTable(path).snapshot(after.parentId()).parentId())
+        assertThat(fixture.lakeTable(path).snapshot(after.parentId()).parentId())
             .isEqualTo(before == null ? null : before.snapshotId());
       } else {
         assertThat(summaryLong(after, SnapshotSummary.TOTAL_DELETE_FILES_PROP)).isLessThan(4);
@@ -302,10 +258,10 @@ class TieringPrimaryKeyTableTest {
   void aFailedRoundDeletesItsDataAndDeleteFiles() throws IOException {
     TablePath path = create("failing", PartitionSpec.unpartitioned(), Map.of());
     Model model = new Model(17, false);
-    IcebergTableTiering tiering = new IcebergTableTiering(lake, connection);
+    IcebergTableTiering tiering = new IcebergTableTiering(fixture.lake(), fixture.connection());
     model.change(path, 200, 50);
     tiering.tierOnce(path);
-    String location = lakeTable(path).location() + "/data";
+    String location = fixture.lakeTable(path).location() + "/data";
     Path dataDirectory =
         location.startsWith("file:") ? Path.of(java.net.URI.create(location)) : Path.of(location);
     Set<Path> before = files(dataDirectory);
@@ -313,8 +269,8 @@ class TieringPrimaryKeyTableTest {
     model.change(path, 200, 50);
     IcebergTableTiering crashing =
         new IcebergTableTiering(
-            lake,
-            connection,
+            fixture.lake(),
+            fixture.connection(),
             (table, files) -> {
               throw new IllegalStateException("crash between writing files and committing");
             },

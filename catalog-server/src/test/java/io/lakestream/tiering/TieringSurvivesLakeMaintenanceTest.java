@@ -3,32 +3,18 @@ package io.lakestream.tiering;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TablePath;
-import io.lakestream.client.WriterOptions;
-import io.lakestream.lake.LakeCatalog;
 import io.lakestream.lake.TieringHook;
 import io.lakestream.lake.TieringRound;
-import io.lakestream.lake.iceberg.IcebergLakeCatalog;
 import io.lakestream.lake.offsets.TieredOffsets;
-import io.lakestream.lake.offsets.TieredOffsetsStore;
-import io.lakestream.testing.EmbeddedLakestream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileFormat;
@@ -37,23 +23,16 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.GenericRecord;
-import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedFiles;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFile;
-import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tiered offsets survive other engines' maintenance of the lake table. As a Trino user did: rows
@@ -68,75 +47,34 @@ class TieringSurvivesLakeMaintenanceTest {
       new Schema(
           Types.NestedField.required(1, "id", Types.LongType.get()),
           Types.NestedField.optional(2, "value", Types.LongType.get()));
-  private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir static Path data;
-  private static EmbeddedLakestream lakestream;
-  private static RESTCatalog catalog;
-  private static LakeCatalog lake;
-  private static TieredOffsetsStore store;
-  private static HttpClient http;
-
-  @BeforeAll
-  static void start() {
-    lakestream = EmbeddedLakestream.start(data, Map.of("tiering.discovery-interval", "1s"));
-    catalog = lakestream.catalog();
-    catalog.createNamespace(Namespace.of("maint"), new HashMap<>());
-    lake = IcebergLakeCatalog.of(catalog);
-    store = lakestream.server().tieredOffsets().orElseThrow();
-    http = HttpClient.newHttpClient();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    http.close();
-    lakestream.close();
-  }
+  @RegisterExtension
+  static final TieringFixture fixture = TieringFixture.serviceDiscoveringEverySecond("maint");
 
   /** A log table the server's service finds but leaves alone (its first round is an hour away). */
   private static TablePath create(String name) {
-    catalog.createTable(
-        TableIdentifier.of("maint", name),
+    return fixture.createTable(
+        name,
         SCHEMA,
         PartitionSpec.unpartitioned(),
-        Map.of(
-            "lakestream.kind",
-            "log",
-            "lakestream.buckets",
-            "2",
-            TieringConfig.INTERVAL_PROPERTY,
-            "1h"));
-    return TablePath.of("maint." + name);
+        TieringFixture.streamTable("log", 2, TieringConfig.INTERVAL_PROPERTY, "1h"));
   }
 
-  private static Table table(TablePath path) {
-    return catalog.loadTable(TableIdentifier.of("maint", path.name()));
-  }
-
-  private static void append(TablePath path, long from, long to, Map<Long, Long> expected) {
-    try (AppendWriter writer =
-        lakestream.connection().table(path).newAppendWriter(WriterOptions.defaults())) {
-      for (long id = from; id < to; id++) {
-        writer.append(id, id * 7);
-        expected.put(id, id * 7);
-      }
-      writer.flush();
-    }
+  /** Iceberg tiering with the catalog's record of tiered offsets, as the server runs it. */
+  private static IcebergTableTiering tiering() {
+    return new IcebergTableTiering(
+        fixture.lake(),
+        fixture.connection(),
+        TieringHook.NONE,
+        Duration.ofMinutes(1),
+        IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
+        DataFileWriter.DUCKDB,
+        fixture.tieredOffsets());
   }
 
   /** The lake table's rows by id; fails on an id read twice. */
   private static Map<Long, Long> readLake(TablePath path) {
-    Map<Long, Long> rows = new TreeMap<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table(path)).build()) {
-      for (Record record : records) {
-        Long id = (Long) record.getField("id");
-        assertThat(rows.containsKey(id)).as("id %s read twice", id).isFalse();
-        rows.put(id, (Long) record.getField("value"));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return rows;
+    return fixture.readLake(path, record -> (Long) record.getField("value"));
   }
 
   /**
@@ -145,7 +83,7 @@ class TieringSurvivesLakeMaintenanceTest {
    */
   private static void foreignInsertAndDelete(
       TablePath path, List<Long> ids, List<Long> deleted, Map<Long, Long> expected) {
-    Table table = table(path);
+    Table table = fixture.lakeTable(path);
     GenericFileWriterFactory writers =
         new GenericFileWriterFactory.Builder(table)
             .dataFileFormat(FileFormat.PARQUET)
@@ -199,7 +137,7 @@ class TieringSurvivesLakeMaintenanceTest {
 
   /** Expires every snapshot but the current one, as {@code expire_snapshots} with retain 1 does. */
   private static void expireAllButCurrent(TablePath path) {
-    Table table = table(path);
+    Table table = fixture.lakeTable(path);
     table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
   }
 
@@ -212,33 +150,25 @@ class TieringSurvivesLakeMaintenanceTest {
   }
 
   private static String uuid(TablePath path) {
-    return ((HasTableOperations) table(path)).operations().current().uuid();
+    return ((HasTableOperations) fixture.lakeTable(path)).operations().current().uuid();
   }
 
   @Test
   void expiringEverySnapshotButTheCurrentOneAfterForeignChangesLosesNoOffsets() {
     TablePath path = create("expired");
-    IcebergTableTiering tiering =
-        new IcebergTableTiering(
-            lake,
-            lakestream.connection(),
-            TieringHook.NONE,
-            Duration.ofMinutes(1),
-            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
-            DataFileWriter.DUCKDB,
-            store);
+    IcebergTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(readLake(path)).isEqualTo(expected);
 
     foreignInsertAndDelete(path, range(5000, 5005), range(100, 110), expected);
     expireAllButCurrent(path);
-    Table expired = table(path);
+    Table expired = fixture.lakeTable(path);
     assertThat(expired.currentSnapshot().summary()).doesNotContainKey(TieredOffsets.SUMMARY_KEY);
     assertThat(expired.refs()).containsKey(TieredOffsets.TAG);
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
@@ -247,64 +177,63 @@ class TieringSurvivesLakeMaintenanceTest {
     assertThat(lakeRows).isEqualTo(expected);
 
     // Both copies follow the commit: the tag and the catalog's record.
-    Table after = table(path);
+    Table after = fixture.lakeTable(path);
     Snapshot tagged = after.snapshot(after.refs().get(TieredOffsets.TAG).snapshotId());
     assertThat(tagged.snapshotId()).isEqualTo(after.currentSnapshot().snapshotId());
     TieredOffsets offsets = TieredOffsets.parse(tagged.summary().get(TieredOffsets.SUMMARY_KEY));
-    assertThat(store.load(uuid(path)).orElseThrow().offsets()).isEqualTo(offsets);
+    assertThat(fixture.tieredOffsets().load(uuid(path)).orElseThrow().offsets()).isEqualTo(offsets);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
   }
 
   @Test
   void theCatalogsRecordCoversATagDroppedBeforeTheExpiry() {
     TablePath path = create("untagged");
-    IcebergTableTiering tiering =
-        new IcebergTableTiering(
-            lake,
-            lakestream.connection(),
-            TieringHook.NONE,
-            Duration.ofMinutes(1),
-            IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND,
-            DataFileWriter.DUCKDB,
-            store);
+    IcebergTableTiering tiering = tiering();
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
 
     foreignInsertAndDelete(path, range(5000, 5005), range(100, 110), expected);
-    table(path).manageSnapshots().removeTag(TieredOffsets.TAG).commit();
+    fixture.lakeTable(path).manageSnapshots().removeTag(TieredOffsets.TAG).commit();
     expireAllButCurrent(path);
-    assertThat(table(path).refs()).doesNotContainKey(TieredOffsets.TAG);
+    assertThat(fixture.lakeTable(path).refs()).doesNotContainKey(TieredOffsets.TAG);
 
-    append(path, 1000, 1050, expected);
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
     TieringRound round = tiering.tierOnce(path);
     assertThat(round.outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
     assertThat(round.rows()).isEqualTo(50);
     assertThat(readLake(path)).isEqualTo(expected);
     // The commit put the offsets and the tag back into the table.
-    assertThat(table(path).refs()).containsKey(TieredOffsets.TAG);
-    assertThat(table(path).currentSnapshot().summary()).containsKey(TieredOffsets.SUMMARY_KEY);
+    assertThat(fixture.lakeTable(path).refs()).containsKey(TieredOffsets.TAG);
+    assertThat(fixture.lakeTable(path).currentSnapshot().summary())
+        .containsKey(TieredOffsets.SUMMARY_KEY);
   }
 
   @Test
   void withTheTagAndTheRecordGoneTieringRefusesAndTheStatusSaysFailed() {
     TablePath path = create("lost");
     Map<Long, Long> expected = new TreeMap<>();
-    append(path, 0, 1000, expected);
+    fixture.appendIdValues(path, 0, 1000, id -> id * 7, expected);
     // Let the server's own service tier it, every second from now on.
-    table(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
-    await(
+    fixture.lakeTable(path).updateProperties().set(TieringConfig.INTERVAL_PROPERTY, "1s").commit();
+    TieringFixture.await(
         "the service to tier 1000 rows",
-        () -> readLake(path).size() == 1000 && status("lost").path("lag-rows").asLong() == 0);
+        Duration.ofSeconds(60),
+        () ->
+            readLake(path).size() == 1000
+                && fixture.tieringStatus("lost").path("lag-rows").asLong() == 0);
 
     foreignInsertAndDelete(path, range(5000, 5005), range(100, 110), expected);
-    table(path).manageSnapshots().removeTag(TieredOffsets.TAG).commit();
+    fixture.lakeTable(path).manageSnapshots().removeTag(TieredOffsets.TAG).commit();
     expireAllButCurrent(path);
-    store.remove(uuid(path));
-    append(path, 1000, 1050, expected);
+    fixture.tieredOffsets().remove(uuid(path));
+    fixture.appendIdValues(path, 1000, 1050, id -> id * 7, expected);
 
-    await("the status to say failed", () -> status("lost").path("state").asText().equals("failed"));
-    JsonNode status = status("lost");
+    TieringFixture.await(
+        "the status to say failed",
+        Duration.ofSeconds(60),
+        () -> fixture.tieringStatus("lost").path("state").asText().equals("failed"));
+    JsonNode status = fixture.tieringStatus("lost");
     assertThat(status.path("state").asText()).isEqualTo("failed");
     assertThat(status.path("last-error").asText())
         .contains("refuses to start again from offset 0")
@@ -314,38 +243,5 @@ class TieringSurvivesLakeMaintenanceTest {
     Map<Long, Long> lakeRows = readLake(path);
     assertThat(lakeRows).hasSize(1000 - 10 + 5);
     assertThat(lakeRows.keySet()).doesNotContain(100L, 1000L);
-  }
-
-  private static JsonNode status(String table) {
-    try {
-      HttpResponse<String> response =
-          http.send(
-              HttpRequest.newBuilder(
-                      URI.create(
-                          "http://127.0.0.1:"
-                              + lakestream.server().httpPort()
-                              + "/v1/namespaces/maint/tables/"
-                              + table
-                              + "/tiering"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-      return JSON.readTree(response.body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static void await(String what, java.util.function.BooleanSupplier done) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-    }
   }
 }

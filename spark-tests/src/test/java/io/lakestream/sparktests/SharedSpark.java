@@ -3,15 +3,15 @@ package io.lakestream.sparktests;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.SharedPerTestRun;
 import io.lakestream.testing.TieredTables;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * One Lakestream server process (tiering on, see {@link TieredTables#startServer}) and one
@@ -35,8 +35,7 @@ final class SharedSpark implements AutoCloseable {
   }
 
   private static SharedSpark start() throws IOException, InterruptedException {
-    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
-    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "spark-it-");
+    Path run = SharedPerTestRun.newRunDirectory("spark-it-");
     int rpcPort = ServerProcess.freePort();
     ServerProcess server = TieredTables.startServer(run, rpcPort, SERVER_START_TIMEOUT);
     try {
@@ -61,49 +60,32 @@ final class SharedSpark implements AutoCloseable {
     return spark;
   }
 
+  /** Runs a statement in the Spark session and returns its rows, values as Spark's. */
+  List<List<Object>> rows(String statement) {
+    List<List<Object>> rows = new ArrayList<>();
+    for (Row row : spark.sql(statement).collectAsList()) {
+      List<Object> values = new ArrayList<>(row.length());
+      for (int i = 0; i < row.length(); i++) {
+        values.add(row.get(i));
+      }
+      rows.add(values);
+    }
+    return rows;
+  }
+
   @Override
   public void close() {
     try {
       spark.stop();
     } finally {
-      int exitCode;
-      try {
-        exitCode = server.terminate(SERVER_STOP_TIMEOUT);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted while stopping the server", e);
-      }
-      if (exitCode != 0) {
-        throw new IllegalStateException("The Lakestream server exited with " + exitCode);
-      }
+      SharedPerTestRun.terminateCleanly(server, SERVER_STOP_TIMEOUT);
     }
   }
 
   /** Resolves a {@link SharedSpark} parameter, starting it on first use in the test run. */
-  static final class Resolver implements ParameterResolver {
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-      return parameter.getParameter().getType() == SharedSpark.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-      return context
-          .getRoot()
-          .getStore(ExtensionContext.Namespace.create(SharedSpark.class))
-          .getOrComputeIfAbsent(
-              SharedSpark.class,
-              key -> {
-                try {
-                  return start();
-                } catch (IOException e) {
-                  throw new java.io.UncheckedIOException(e);
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                  throw new IllegalStateException("Interrupted while starting", e);
-                }
-              },
-              SharedSpark.class);
+  static final class Resolver extends SharedPerTestRun<SharedSpark> {
+    Resolver() {
+      super(SharedSpark.class, "the shared server and Spark", SharedSpark::start);
     }
   }
 }

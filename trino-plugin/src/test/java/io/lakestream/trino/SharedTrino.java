@@ -4,20 +4,17 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.SharedPerTestRun;
 import io.lakestream.testing.TieredTables;
+import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.Session;
 import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.testing.DistributedQueryRunner;
+import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
+import java.util.List;
 
 /**
  * One Lakestream server process (tiering on, see {@link TieredTables#startServer}), one in-JVM
@@ -46,8 +43,7 @@ final class SharedTrino implements AutoCloseable {
   }
 
   private static SharedTrino start() throws Exception {
-    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
-    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "trino-it-");
+    Path run = SharedPerTestRun.newRunDirectory("trino-it-");
     int rpcPort = ServerProcess.freePort();
     ServerProcess server = TieredTables.startServer(run, rpcPort, SERVER_START_TIMEOUT);
     SparkSqlProcess spark = null;
@@ -62,17 +58,11 @@ final class SharedTrino implements AutoCloseable {
       Session session = testSessionBuilder().setCatalog("lake").setSchema("default").build();
       trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
       trino.installPlugin(new IcebergPlugin());
+      // Trino 483 names its local file system "local".
       trino.createCatalog(
           "lake",
           "iceberg",
-          Map.of(
-              "iceberg.catalog.type", "rest",
-              "iceberg.rest-catalog.uri", server.baseUri(),
-              "iceberg.register-table-procedure.enabled", "true",
-              // The server's warehouse is a file: URI; Trino's local file system serves the
-              // file: scheme too, rooted here at /.
-              "fs.local.enabled", "true",
-              "local.location", "/"));
+          TrinoCatalogContract.icebergCatalogProperties(server.baseUri(), "fs.local.enabled"));
       return new SharedTrino(server, rpcPort, trino, spark);
     } catch (Exception e) {
       if (trino != null) {
@@ -99,6 +89,13 @@ final class SharedTrino implements AutoCloseable {
     return trino;
   }
 
+  /** Runs a statement in the query runner and returns its rows, values as Trino's. */
+  List<List<Object>> rows(String statement) {
+    return trino.execute(statement).getMaterializedRows().stream()
+        .map(MaterializedRow::getFields)
+        .toList();
+  }
+
   SparkSqlProcess spark() {
     return spark;
   }
@@ -111,10 +108,7 @@ final class SharedTrino implements AutoCloseable {
       try {
         trino.close();
       } finally {
-        int exitCode = server.terminate(SERVER_STOP_TIMEOUT);
-        if (exitCode != 0) {
-          throw new IllegalStateException("The Lakestream server exited with " + exitCode);
-        }
+        SharedPerTestRun.terminateCleanly(server, SERVER_STOP_TIMEOUT);
       }
     }
   }
@@ -128,34 +122,9 @@ final class SharedTrino implements AutoCloseable {
   }
 
   /** Resolves a {@link SharedTrino} parameter, starting it on first use in the test run. */
-  static final class Resolver implements ParameterResolver {
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-      return parameter.getParameter().getType() == SharedTrino.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-      return context
-          .getRoot()
-          .getStore(ExtensionContext.Namespace.create(SharedTrino.class))
-          .getOrComputeIfAbsent(
-              SharedTrino.class,
-              key -> {
-                try {
-                  return start();
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                } catch (RuntimeException e) {
-                  throw e;
-                } catch (Exception e) {
-                  if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                  }
-                  throw new IllegalStateException("Cannot start the shared server and Trino", e);
-                }
-              },
-              SharedTrino.class);
+  static final class Resolver extends SharedPerTestRun<SharedTrino> {
+    Resolver() {
+      super(SharedTrino.class, "the shared server and Trino", SharedTrino::start);
     }
   }
 }

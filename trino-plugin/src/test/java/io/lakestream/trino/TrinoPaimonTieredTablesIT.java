@@ -1,13 +1,7 @@
 package io.lakestream.trino;
 
-import io.lakestream.testing.TieredTables;
 import io.lakestream.testing.TieredTablesContract;
-import io.trino.testing.MaterializedRow;
-import io.trino.testing.QueryRunner;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.lakestream.testing.TieredTablesEngineContract;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -16,38 +10,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * query runner ({@link SharedTrino}).
  */
 @ExtendWith(SharedTrino.Resolver.class)
-class TrinoPaimonTieredTablesIT extends TieredTablesContract {
-  private static QueryRunner trino;
-  private static TieredTables tables;
-
-  @BeforeAll
-  static void start(SharedTrino shared) {
-    trino = shared.trino();
-    tables = TieredTables.connect(shared.server().baseUri(), shared.rpcPort(), "paimon");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (tables != null) {
-      tables.close();
-    }
-  }
-
-  @Override
-  protected TieredTables tables() {
-    return tables;
-  }
-
-  @Override
-  protected List<List<Object>> sql(String statement) {
-    List<List<Object>> rows = new ArrayList<>();
-    for (MaterializedRow row : trino.execute(statement).getMaterializedRows()) {
-      List<Object> values = new ArrayList<>(row.getFieldCount());
-      for (Object value : row.getFields()) {
-        values.add(TieredTables.normalize(value));
-      }
-      rows.add(values);
-    }
-    return rows;
+class TrinoPaimonTieredTablesIT extends TieredTablesEngineContract {
+  TrinoPaimonTieredTablesIT(SharedTrino shared) {
+    super(shared.server().baseUri(), shared.rpcPort(), "paimon", shared::rows);
   }
 }

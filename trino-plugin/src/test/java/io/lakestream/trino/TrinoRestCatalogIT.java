@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.LocalDate;
-import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,19 +26,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * using a real Lakestream server process as its catalog; table data lives on the local file system
  * under the server's {@code file:} warehouse. The server, the query runner and the Spark SQL
  * session in a separate JVM (see {@link SparkSqlProcess}), for the tests that need tables another
- * engine made or reads by another engine, are the module's shared ones ({@link SharedTrino}).
+ * engine made or reads by another engine, are the module's shared ones ({@link SharedTrino}). What
+ * every tested Trino release must do is in {@link TrinoCatalogContract}.
  */
 @ExtendWith(SharedTrino.Resolver.class)
-class TrinoRestCatalogIT {
+class TrinoRestCatalogIT extends TrinoCatalogContract {
   private static final Duration SPARK_STATEMENT_TIMEOUT = Duration.ofMinutes(3);
   private static final Pattern CURRENT_SNAPSHOT_ID =
       Pattern.compile("\"current-snapshot-id\"\\s*:\\s*(-?\\d+)");
-  private static final Pattern LOCATION = Pattern.compile("location = '([^']+)'");
 
   private static ServerProcess server;
   private static QueryRunner trino;
   private static SparkSqlProcess spark;
   private static final HttpClient http = HttpClient.newHttpClient();
+
+  TrinoRestCatalogIT() {
+    super("483");
+  }
 
   @BeforeAll
   static void start(SharedTrino shared) {
@@ -86,72 +90,6 @@ class TrinoRestCatalogIT {
         .containsExactly("append", "append", "append", "delete");
     assertThat(currentSnapshotIdOnServer("trino_own", "orders"))
         .isEqualTo(snapshots.get(snapshots.size() - 1).get(0));
-  }
-
-  /**
-   * Proves that a schema made by a plain CREATE SCHEMA has a location, which the server hands out
-   * (as Polaris and Lakekeeper do; Trino 476 needs it, see trino-compat-tests), that Trino puts
-   * each new table below it, and that CREATE TABLE, INSERT, SELECT and CREATE TABLE AS work there.
-   */
-  @Test
-  void createsInsertsAndSelectsInSchemaMadeWithoutLocation() {
-    execute("CREATE SCHEMA lake.plain483");
-
-    execute("CREATE TABLE lake.plain483.events (id BIGINT, name VARCHAR)");
-    assertThat(execute("INSERT INTO lake.plain483.events VALUES (1, 'one'), (2, 'two')"))
-        .as("rows inserted")
-        .containsExactly(row(2L));
-    assertThat(execute("SELECT id, name FROM lake.plain483.events ORDER BY id"))
-        .containsExactly(row(1L, "one"), row(2L, "two"));
-
-    assertThat(
-            execute(
-                "CREATE TABLE lake.plain483.copied AS "
-                    + "SELECT id, upper(name) AS name FROM lake.plain483.events WHERE id > 1"))
-        .as("rows written by CREATE TABLE AS")
-        .containsExactly(row(1L));
-    assertThat(execute("SELECT id, name FROM lake.plain483.copied"))
-        .containsExactly(row(2L, "TWO"));
-
-    assertThat(execute("SHOW TABLES FROM lake.plain483"))
-        .containsExactlyInAnyOrder(row("events"), row("copied"));
-    String schemaLocation = location("SHOW CREATE SCHEMA lake.plain483");
-    assertThat(location("SHOW CREATE TABLE lake.plain483.events"))
-        .startsWith(schemaLocation + "/events");
-    assertThat(location("SHOW CREATE TABLE lake.plain483.copied"))
-        .startsWith(schemaLocation + "/copied");
-  }
-
-  /**
-   * Proves that Trino's {@code register_table} finds a table's latest metadata file by itself (no
-   * {@code metadata_file_name}): Trino's local file system lists it as {@code local:///...}, which
-   * the server takes as the {@code file:} location it is; the table comes back with its rows and
-   * its snapshot history.
-   */
-  @Test
-  void registersUnregisteredTableFromItsLocation() {
-    execute("CREATE SCHEMA lake.registered483");
-    execute(
-        "CREATE TABLE lake.registered483.points AS "
-            + "SELECT * FROM (VALUES (1, 'x'), (2, 'y')) AS t (id, label)");
-    execute("INSERT INTO lake.registered483.points VALUES (3, 'z')");
-    String tableLocation = location("SHOW CREATE TABLE lake.registered483.points");
-    List<List<Object>> snapshots =
-        execute("SELECT snapshot_id FROM lake.registered483.\"points$snapshots\"");
-
-    execute(
-        "CALL lake.system.unregister_table(schema_name => 'registered483', table_name => 'points')");
-    assertThat(execute("SHOW TABLES FROM lake.registered483")).isEmpty();
-
-    execute(
-        "CALL lake.system.register_table(schema_name => 'registered483', table_name => 'points', "
-            + "table_location => '"
-            + tableLocation
-            + "')");
-    assertThat(execute("SELECT id, label FROM lake.registered483.points ORDER BY id"))
-        .containsExactly(row(1, "x"), row(2, "y"), row(3, "z"));
-    assertThat(execute("SELECT snapshot_id FROM lake.registered483.\"points$snapshots\""))
-        .containsExactlyInAnyOrderElementsOf(snapshots);
   }
 
   /**
@@ -225,23 +163,15 @@ class TrinoRestCatalogIT {
     return rows;
   }
 
-  /** The {@code location} property in the text of a SHOW CREATE statement. */
-  private static String location(String showCreate) {
-    String text = (String) execute(showCreate).get(0).get(0);
-    Matcher matcher = LOCATION.matcher(text);
-    assertThat(matcher.find()).as("a location in " + text).isTrue();
-    return matcher.group(1);
-  }
-
   private static List<List<Object>> execute(String sql) {
     return trino.execute(sql).getMaterializedRows().stream()
         .map(MaterializedRow::getFields)
         .toList();
   }
 
-  /** A row for comparison with {@link #execute}; unlike {@code List.of} it admits nulls. */
-  private static List<Object> row(Object... values) {
-    return Arrays.asList(values);
+  @Override
+  protected List<List<Object>> query(String sql) {
+    return execute(sql);
   }
 
   private static long currentSnapshotIdOnServer(String namespace, String table)

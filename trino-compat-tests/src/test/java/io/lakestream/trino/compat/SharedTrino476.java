@@ -4,19 +4,14 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.testing.ServerProcess;
+import io.lakestream.testing.SharedPerTestRun;
+import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.Session;
 import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * One Lakestream server process and one in-JVM Trino 476 query runner whose catalog {@code lake} is
@@ -39,8 +34,7 @@ final class SharedTrino476 implements AutoCloseable {
   }
 
   private static SharedTrino476 start() throws Exception {
-    Path testDirectory = Path.of(System.getProperty("lakestream.test.dir", "target"));
-    Path run = Files.createTempDirectory(Files.createDirectories(testDirectory), "trino476-it-");
+    Path run = SharedPerTestRun.newRunDirectory("trino476-it-");
     ServerProcess server =
         ServerProcess.startReady(run.resolve("data"), run.resolve("logs"), SERVER_START_TIMEOUT);
     try {
@@ -48,17 +42,12 @@ final class SharedTrino476 implements AutoCloseable {
       QueryRunner trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
       try {
         trino.installPlugin(new IcebergPlugin());
+        // Trino 476 names its local file system "native-local" (483: "local").
         trino.createCatalog(
             "lake",
             "iceberg",
-            Map.of(
-                "iceberg.catalog.type", "rest",
-                "iceberg.rest-catalog.uri", server.baseUri(),
-                "iceberg.register-table-procedure.enabled", "true",
-                // Trino 476 names its local file system "native-local" (483: "local"); it serves
-                // the file: scheme of the server's warehouse too, rooted here at /.
-                "fs.native-local.enabled", "true",
-                "local.location", "/"));
+            TrinoCatalogContract.icebergCatalogProperties(
+                server.baseUri(), "fs.native-local.enabled"));
         return new SharedTrino476(server, trino);
       } catch (RuntimeException e) {
         trino.close();
@@ -83,42 +72,14 @@ final class SharedTrino476 implements AutoCloseable {
     try {
       trino.close();
     } finally {
-      int exitCode = server.terminate(SERVER_STOP_TIMEOUT);
-      if (exitCode != 0) {
-        throw new IllegalStateException("The Lakestream server exited with " + exitCode);
-      }
+      SharedPerTestRun.terminateCleanly(server, SERVER_STOP_TIMEOUT);
     }
   }
 
   /** Resolves a {@link SharedTrino476} parameter, starting it on first use in the test run. */
-  static final class Resolver implements ParameterResolver {
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-      return parameter.getParameter().getType() == SharedTrino476.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-      return context
-          .getRoot()
-          .getStore(ExtensionContext.Namespace.create(SharedTrino476.class))
-          .getOrComputeIfAbsent(
-              SharedTrino476.class,
-              key -> {
-                try {
-                  return start();
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                } catch (RuntimeException e) {
-                  throw e;
-                } catch (Exception e) {
-                  if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                  }
-                  throw new IllegalStateException("Cannot start the server and Trino 476", e);
-                }
-              },
-              SharedTrino476.class);
+  static final class Resolver extends SharedPerTestRun<SharedTrino476> {
+    Resolver() {
+      super(SharedTrino476.class, "the server and Trino 476", SharedTrino476::start);
     }
   }
 }
