@@ -5,14 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lakestream.client.TablePath;
 import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.lake.offsets.TieredOffsetsStore;
-import io.lakestream.testing.TestingPostgres;
+import io.lakestream.testing.PostgresExtension;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,19 +22,7 @@ class JdbcTieredOffsetsStoreTest {
   private static final TablePath PATH = new TablePath("lake", List.of("db", "sub"), "events");
 
   @TempDir static Path directory;
-  private static TestingPostgres postgres;
-
-  @BeforeAll
-  static void startPostgres() throws Exception {
-    postgres = TestingPostgres.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() throws Exception {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
+  @RegisterExtension static final PostgresExtension postgres = new PostgresExtension();
 
   private static TieredOffsets offsets(long offset) {
     return TieredOffsets.of(Map.of("", Map.of(0, offset, 1, offset + 1)));
@@ -51,7 +38,7 @@ class JdbcTieredOffsetsStoreTest {
 
   @Test
   void onPostgres() throws Exception {
-    String url = postgres.jdbcUrl(postgres.createDatabase());
+    String url = postgres.newDatabaseUrl();
     check(() -> JdbcMetadataStore.open(url, postgres.user(), null, 4));
   }
 

@@ -1,28 +1,15 @@
 package io.lakestream.catalog;
 
-import io.lakestream.testing.TestingPostgres;
+import io.lakestream.testing.PostgresExtension;
 import java.sql.SQLException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The metadata store contract on a real PostgreSQL server, as several server processes share it.
  * One server for the class, a fresh database for each test.
  */
 class PostgresMetadataStoreTest extends MetadataStoreConformanceTest {
-  private static TestingPostgres postgres;
-
-  @BeforeAll
-  static void startPostgres() throws Exception {
-    postgres = TestingPostgres.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() throws Exception {
-    if (postgres != null) {
-      postgres.close();
-    }
-  }
+  @RegisterExtension static final PostgresExtension postgres = new PostgresExtension();
 
   @Override
   protected boolean readsWithoutWaiting() {
@@ -31,7 +18,7 @@ class PostgresMetadataStoreTest extends MetadataStoreConformanceTest {
 
   @Override
   protected Database createDatabase() throws SQLException {
-    String url = postgres.jdbcUrl(postgres.createDatabase());
+    String url = postgres.newDatabaseUrl();
     return () -> JdbcMetadataStore.open(url, postgres.user(), null, 8);
   }
 }

@@ -57,7 +57,10 @@ final class StartOffsets {
     if (tiered.isPresent()) {
       TieredOffsets offsets = TieredOffsets.of(tiered.get());
       if (reconcile) {
-        reconcile(path, metadata.uuid(), tiered.get(), offsets, store);
+        store.reconcile(
+            metadata.uuid(),
+            new TieredOffsetsStore.Entry(
+                path, tiered.get().snapshotId(), tiered.get().sequenceNumber(), offsets));
       }
       return CommittedOffsetsReader.Start.inLake(offsets);
     }
@@ -104,26 +107,6 @@ final class StartOffsets {
               + " again from offset 0, which would tier every row a second time");
     }
     return new CommittedOffsetsReader.Start(TieredOffsets.NONE, TieredOffsets.NONE);
-  }
-
-  private static void reconcile(
-      TablePath path,
-      String uuid,
-      Snapshot tiered,
-      TieredOffsets offsets,
-      TieredOffsetsStore store) {
-    try {
-      Optional<TieredOffsetsStore.Entry> recorded = store.load(uuid);
-      if (recorded.isEmpty() || !recorded.get().offsets().equals(offsets)) {
-        store.record(
-            uuid,
-            new TieredOffsetsStore.Entry(
-                path, tiered.snapshotId(), tiered.sequenceNumber(), offsets));
-      }
-    } catch (RuntimeException e) {
-      // The table holds the truth; the next round tries again.
-      LOG.warn("Cannot bring the catalog's record of {}'s tiered offsets up to date", path, e);
-    }
   }
 
   /** Whether a snapshot's live data files include one tiering wrote (by its name). */

@@ -73,7 +73,9 @@ final class PaimonStartOffsets {
     if (tiered.isPresent()) {
       TieredOffsets offsets = offsetsOf(tiered.get());
       if (reconcile) {
-        reconcile(path, uuid, tiered.get(), offsets, store);
+        store.reconcile(
+            uuid,
+            new TieredOffsetsStore.Entry(path, tiered.get().id(), tiered.get().id(), offsets));
       }
       return offsets;
     }
@@ -183,23 +185,6 @@ final class PaimonStartOffsets {
           path,
           offsets,
           e);
-    }
-  }
-
-  private static void reconcile(
-      TablePath path,
-      String uuid,
-      Snapshot tiered,
-      TieredOffsets offsets,
-      TieredOffsetsStore store) {
-    try {
-      Optional<TieredOffsetsStore.Entry> recorded = store.load(uuid);
-      if (recorded.isEmpty() || !recorded.get().offsets().equals(offsets)) {
-        store.record(uuid, new TieredOffsetsStore.Entry(path, tiered.id(), tiered.id(), offsets));
-      }
-    } catch (RuntimeException e) {
-      // The table holds the truth; the next round tries again.
-      LOG.warn("Cannot bring the catalog's record of {}'s tiered offsets up to date", path, e);
     }
   }
 }

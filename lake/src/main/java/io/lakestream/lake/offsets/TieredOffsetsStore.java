@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
 import java.util.Optional;
+import org.slf4j.LoggerFactory;
 
 /**
  * The catalog's own record of how far each table is tiered: a copy of the offsets of the last
@@ -68,4 +69,25 @@ public interface TieredOffsetsStore {
 
   /** Forgets a table's record (when the table is dropped). Idempotent. */
   void remove(String tableUuid);
+
+  /**
+   * Brings a record that lags behind the table up to {@code entry}, the offsets the table's own
+   * snapshot holds (a round cut short between its commit and its record): records it unless the
+   * store already holds the same offsets. The table holds the truth, so a failure is only logged
+   * and the next round tries again.
+   */
+  default void reconcile(String tableUuid, Entry entry) {
+    try {
+      Optional<Entry> recorded = load(tableUuid);
+      if (recorded.isEmpty() || !recorded.get().offsets().equals(entry.offsets())) {
+        record(tableUuid, entry);
+      }
+    } catch (RuntimeException e) {
+      LoggerFactory.getLogger(TieredOffsetsStore.class)
+          .warn(
+              "Cannot bring the catalog's record of {}'s tiered offsets up to date",
+              entry.table(),
+              e);
+    }
+  }
 }
