@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
@@ -35,6 +36,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongFunction;
 import java.util.function.LongUnaryOperator;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
@@ -321,6 +323,24 @@ public final class TieringFixture implements BeforeAllCallback, AfterAllCallback
   public static void await(String what, Duration timeout, BooleanSupplier done) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("Timed out waiting for " + what);
+      }
+      LockSupport.parkNanos(POLL_INTERVAL.toNanos());
+    }
+  }
+
+  /**
+   * Polls {@code check} until it gives a value and returns it; fails naming {@code what} once
+   * {@code timeout} passed.
+   */
+  public static <T> T awaitValue(String what, Duration timeout, Supplier<Optional<T>> check) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Optional<T> result = check.get();
+      if (result.isPresent()) {
+        return result.get();
+      }
       if (System.nanoTime() > deadline) {
         throw new AssertionError("Timed out waiting for " + what);
       }

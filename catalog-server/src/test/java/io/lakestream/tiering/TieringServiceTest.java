@@ -16,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -69,17 +68,7 @@ class TieringServiceTest {
   }
 
   private static <T> T await(String what, Supplier<Optional<T>> check) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      Optional<T> result = check.get();
-      if (result.isPresent()) {
-        return result.get();
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-    }
+    return TieringFixture.awaitValue(what, Duration.ofSeconds(30), check);
   }
 
   private static List<Long> lakeIds(String name) {

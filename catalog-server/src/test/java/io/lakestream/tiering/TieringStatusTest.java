@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -113,17 +112,7 @@ class TieringStatusTest {
   }
 
   private static <T> T await(String what, Supplier<Optional<T>> check) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (true) {
-      Optional<T> result = check.get();
-      if (result.isPresent()) {
-        return result.get();
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
-      }
-      LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-    }
+    return TieringFixture.awaitValue(what, Duration.ofSeconds(30), check);
   }
 
   private static long sum(JsonNode status, String field) {
