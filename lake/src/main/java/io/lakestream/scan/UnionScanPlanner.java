@@ -67,16 +67,43 @@ public final class UnionScanPlanner {
    * @see #plan(TablePath)
    */
   public Planned plan(TablePath path, Table table) {
+    Snapshot current = table.currentSnapshot();
+    return plan(
+        path,
+        table,
+        current == null ? OptionalLong.empty() : OptionalLong.of(current.snapshotId()));
+  }
+
+  /**
+   * Plans a union read of a streaming table whose lake part is snapshot {@code snapshotId} of
+   * {@code table} (an engine that pinned the snapshot when it resolved the table, as Trino does),
+   * or of an empty lake table when it is empty; the log ranges start at that snapshot's offsets
+   * and end at the high watermarks of now.
+   *
+   * @throws IllegalArgumentException when the table has no such snapshot
+   * @see #plan(TablePath)
+   */
+  public Planned plan(TablePath path, Table table, OptionalLong snapshotId) {
     TableMetadata metadata = ((HasTableOperations) table).operations().current();
-    Snapshot snapshot = metadata.currentSnapshot();
-    TieredOffsets offsets = TieredOffsets.committedIn(metadata);
+    Snapshot snapshot =
+        snapshotId.isEmpty() ? null : requireSnapshot(path, metadata, snapshotId.getAsLong());
+    TieredOffsets offsets =
+        snapshot == null
+            ? TieredOffsets.NONE
+            : TieredOffsets.committedAt(metadata, snapshot.snapshotId());
     io.lakestream.client.Table stream = connection.table(path);
     boolean primaryKey =
         StreamTableKinds.isPrimaryKey(path, stream.kind(), IllegalArgumentException::new);
     List<LogRange> ranges =
         LogRangePlanner.plan(path, stream, offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
-    OptionalLong snapshotId =
-        snapshot == null ? OptionalLong.empty() : OptionalLong.of(snapshot.snapshotId());
     return new Planned(new UnionScanPlan(path, primaryKey, snapshotId, ranges), table, stream);
+  }
+
+  private static Snapshot requireSnapshot(TablePath path, TableMetadata metadata, long id) {
+    Snapshot snapshot = metadata.snapshot(id);
+    if (snapshot == null) {
+      throw new IllegalArgumentException("Table " + path + " has no snapshot " + id);
+    }
+    return snapshot;
   }
 }

@@ -15,6 +15,7 @@ import io.trino.testing.QueryRunner;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One Lakestream server process (tiering on, see {@link TieredTables#startServer}), one in-JVM
@@ -29,6 +30,9 @@ import java.util.List;
 final class SharedTrino implements AutoCloseable {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration SERVER_STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The catalog of this plugin's connector; {@code lake} is Trino's Iceberg connector. */
+  static final String LAKESTREAM_CATALOG = "lakestream";
 
   private final ServerProcess server;
   private final int rpcPort;
@@ -63,6 +67,11 @@ final class SharedTrino implements AutoCloseable {
           "lake",
           "iceberg",
           TrinoCatalogContract.icebergCatalogProperties(server.baseUri(), "fs.local.enabled"));
+      trino.installPlugin(new LakestreamPlugin());
+      trino.createCatalog(
+          LAKESTREAM_CATALOG,
+          LakestreamConnectorFactory.NAME,
+          lakestreamCatalogProperties(server.baseUri(), rpcPort));
       return new SharedTrino(server, rpcPort, trino, spark);
     } catch (Exception e) {
       if (trino != null) {
@@ -74,6 +83,19 @@ final class SharedTrino implements AutoCloseable {
       server.close();
       throw e;
     }
+  }
+
+  /** A {@code lakestream} catalog's properties for a server on this machine. */
+  static Map<String, String> lakestreamCatalogProperties(String restUri, int rpcPort) {
+    return Map.of(
+        LakestreamConfig.URI_KEY,
+        restUri,
+        LakestreamConfig.RPC_ADDRESS,
+        "127.0.0.1:" + rpcPort,
+        "fs.local.enabled",
+        "true",
+        "local.location",
+        "/");
   }
 
   ServerProcess server() {

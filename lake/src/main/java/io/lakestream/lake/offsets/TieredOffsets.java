@@ -88,6 +88,21 @@ public final class TieredOffsets {
     return tieredSnapshot(metadata).map(TieredOffsets::of).orElse(NONE);
   }
 
+  /**
+   * The offsets the state of snapshot {@code snapshotId} contains ({@link
+   * #tieredSnapshot(TableMetadata, Snapshot)}).
+   *
+   * @throws IllegalArgumentException when the metadata has no such snapshot, or its summary is not
+   *     valid offsets JSON
+   */
+  public static TieredOffsets committedAt(TableMetadata metadata, long snapshotId) {
+    Snapshot snapshot = metadata.snapshot(snapshotId);
+    if (snapshot == null) {
+      throw new IllegalArgumentException("Table has no snapshot " + snapshotId);
+    }
+    return tieredSnapshot(metadata, snapshot).map(TieredOffsets::of).orElse(NONE);
+  }
+
   /** The offsets in a snapshot's summary, which must have them. */
   public static TieredOffsets of(Snapshot snapshot) {
     return parse(snapshot.summary().get(SUMMARY_KEY));
@@ -101,7 +116,15 @@ public final class TieredOffsets {
    * snapshot does not hold what the tag says); else empty.
    */
   public static Optional<Snapshot> tieredSnapshot(TableMetadata metadata) {
-    Snapshot current = metadata.currentSnapshot();
+    return tieredSnapshot(metadata, metadata.currentSnapshot());
+  }
+
+  /**
+   * Like {@link #tieredSnapshot(TableMetadata)}, for the state of snapshot {@code current} (a
+   * reader pinned to an older snapshot than the table's current one), or of an empty table when it
+   * is null.
+   */
+  public static Optional<Snapshot> tieredSnapshot(TableMetadata metadata, Snapshot current) {
     Snapshot snapshot = current;
     while (snapshot != null) {
       if (hasOffsets(snapshot)) {

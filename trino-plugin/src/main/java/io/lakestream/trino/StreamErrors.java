@@ -1,0 +1,60 @@
+package io.lakestream.trino;
+
+import io.lakestream.client.rpc.RpcException;
+import io.lakestream.lake.TieringException;
+import io.lakestream.scan.LogRangeGoneException;
+import io.trino.spi.TrinoException;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.apache.iceberg.exceptions.RESTException;
+import org.apache.iceberg.exceptions.ServiceFailureException;
+
+/**
+ * The one mapping from the stream client's and the lake's exceptions to Trino errors ({@link
+ * LakestreamErrorCode}), each message starting with what the connector was doing.
+ */
+public final class StreamErrors {
+  private StreamErrors() {}
+
+  /** A Trino error for {@code failure}, which happened while doing {@code what}. */
+  public static TrinoException toTrino(String what, RuntimeException failure) {
+    if (failure instanceof TrinoException trino) {
+      return trino;
+    }
+    String message = what + ": " + failure.getMessage();
+    if (failure instanceof RpcException rpc) {
+      LakestreamErrorCode code =
+          switch (rpc.error()) {
+            case NETWORK_ERROR, SERVER_SHUTTING_DOWN, SERVER_BUSY ->
+                LakestreamErrorCode.SERVER_UNAVAILABLE;
+            case NOT_AUTHENTICATED -> LakestreamErrorCode.NOT_AUTHENTICATED;
+            case NOT_AUTHORIZED -> LakestreamErrorCode.NOT_AUTHORIZED;
+            case OFFSET_OUT_OF_RANGE -> LakestreamErrorCode.LOG_RANGE_GONE;
+            case INVALID_TABLE_DEFINITION,
+                SCHEMA_MISMATCH,
+                INVALID_BATCH,
+                INVALID_MUTATION,
+                INVALID_REQUEST,
+                DELETE_NOT_SUPPORTED,
+                NOT_A_LOG_TABLE,
+                NOT_A_PRIMARY_KEY_TABLE,
+                UNKNOWN_PARTITION ->
+                LakestreamErrorCode.INVALID_TABLE_DEFINITION;
+            default -> LakestreamErrorCode.SERVER_ERROR;
+          };
+      return new TrinoException(code, message + " (" + rpc.error() + ")", failure);
+    }
+    if (failure instanceof LogRangeGoneException) {
+      return new TrinoException(LakestreamErrorCode.LOG_RANGE_GONE, message, failure);
+    }
+    if (failure instanceof TieringException) {
+      return new TrinoException(LakestreamErrorCode.LOG_READ_TIMEOUT, message, failure);
+    }
+    if (failure instanceof NotAuthorizedException) {
+      return new TrinoException(LakestreamErrorCode.NOT_AUTHENTICATED, message, failure);
+    }
+    if (failure instanceof ServiceFailureException || failure instanceof RESTException) {
+      return new TrinoException(LakestreamErrorCode.SERVER_UNAVAILABLE, message, failure);
+    }
+    return new TrinoException(LakestreamErrorCode.SERVER_ERROR, message, failure);
+  }
+}
