@@ -77,8 +77,8 @@ public final class UnionScanPlanner {
   /**
    * Plans a union read of a streaming table whose lake part is snapshot {@code snapshotId} of
    * {@code table} (an engine that pinned the snapshot when it resolved the table, as Trino does),
-   * or of an empty lake table when it is empty; the log ranges start at that snapshot's offsets
-   * and end at the high watermarks of now.
+   * or of an empty lake table when it is empty; the log ranges start at that snapshot's offsets and
+   * end at the high watermarks of now.
    *
    * @throws IllegalArgumentException when the table has no such snapshot
    * @see #plan(TablePath)

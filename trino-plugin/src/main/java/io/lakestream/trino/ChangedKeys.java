@@ -23,8 +23,8 @@ import org.apache.arrow.vector.FieldVector;
 
 /**
  * The keys a primary-key table's log ranges change (put or delete), which a union read drops from
- * the lake part. Read once per worker and plan (the ranges name the plan), however many lake
- * splits of the plan the worker runs; kept for a few plans at a time.
+ * the lake part. Read once per worker and plan (the ranges name the plan), however many lake splits
+ * of the plan the worker runs; kept for a few plans at a time.
  *
  * <p>Keys are lists of the client's Java values ({@link TrinoValues}), byte arrays wrapped in
  * {@link ByteBuffer}s so that they compare by content. Thread safe.

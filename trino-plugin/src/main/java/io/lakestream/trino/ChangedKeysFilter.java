@@ -13,9 +13,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The lake part of a primary-key table's union read: the Iceberg connector's page source, minus
- * the rows whose key the read's log ranges change ({@link ChangedKeys}). The pages it reads carry
- * the key columns after the requested ones when the query did not ask for them; those are cut off.
+ * The lake part of a primary-key table's union read: the Iceberg connector's page source, minus the
+ * rows whose key the read's log ranges change ({@link ChangedKeys}). The pages it reads carry the
+ * key columns after the requested ones when the query did not ask for them; those are cut off.
  */
 final class ChangedKeysFilter implements ConnectorPageSource {
   private final ConnectorPageSource lake;

@@ -77,7 +77,9 @@ public record LakestreamConfig(
     String uriValue = rest.remove(URI_KEY);
     if (uriValue == null || uriValue.isBlank()) {
       throw new IllegalArgumentException(
-          "Catalog property " + URI_KEY + " is required: the server's REST endpoint, e.g."
+          "Catalog property "
+              + URI_KEY
+              + " is required: the server's REST endpoint, e.g."
               + " http://127.0.0.1:8181");
     }
     URI uri;
@@ -90,7 +92,9 @@ public record LakestreamConfig(
     if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())
         || uri.getHost() == null) {
       throw new IllegalArgumentException(
-          "Catalog property " + URI_KEY + " must be an http:// or https:// URI with a host: "
+          "Catalog property "
+              + URI_KEY
+              + " must be an http:// or https:// URI with a host: "
               + uriValue);
     }
     String rpcHost = uri.getHost();
@@ -124,13 +128,26 @@ public record LakestreamConfig(
     for (String key : rest.keySet()) {
       if (key.startsWith("lakestream.")) {
         throw new IllegalArgumentException(
-            "Unknown catalog property " + key + "; the lakestream.* properties are " + URI_KEY
-                + ", " + RPC_ADDRESS + ", " + CREDENTIAL + ", " + TOKEN + ", " + WAREHOUSE
-                + " and " + LOG_READ_TIMEOUT);
+            "Unknown catalog property "
+                + key
+                + "; the lakestream.* properties are "
+                + URI_KEY
+                + ", "
+                + RPC_ADDRESS
+                + ", "
+                + CREDENTIAL
+                + ", "
+                + TOKEN
+                + ", "
+                + WAREHOUSE
+                + " and "
+                + LOG_READ_TIMEOUT);
       }
       if (key.equals("iceberg.catalog.type") || key.startsWith("iceberg.rest-catalog.")) {
         throw new IllegalArgumentException(
-            "Catalog property " + key + " is set by the connector from the lakestream.*"
+            "Catalog property "
+                + key
+                + " is set by the connector from the lakestream.*"
                 + " properties; remove it");
       }
     }
@@ -163,8 +180,16 @@ public record LakestreamConfig(
   @Override
   public String toString() {
     // Never the credential or token.
-    return "LakestreamConfig{uri=" + uri + ", rpc=" + rpcHost + ":" + rpcPort + ", warehouse="
-        + warehouse.orElse("(default)") + ", auth="
-        + (credential.isPresent() ? "credential" : token.isPresent() ? "token" : "none") + "}";
+    return "LakestreamConfig{uri="
+        + uri
+        + ", rpc="
+        + rpcHost
+        + ":"
+        + rpcPort
+        + ", warehouse="
+        + warehouse.orElse("(default)")
+        + ", auth="
+        + (credential.isPresent() ? "credential" : token.isPresent() ? "token" : "none")
+        + "}";
   }
 }

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Creates a catalog's connector: the embedded Iceberg connector from the catalog file's
- * non-{@code lakestream.*} properties plus the REST endpoint and credentials ({@link
- * LakestreamConfig}), and the stream access beside it.
+ * Creates a catalog's connector: the embedded Iceberg connector from the catalog file's non-{@code
+ * lakestream.*} properties plus the REST endpoint and credentials ({@link LakestreamConfig}), and
+ * the stream access beside it.
  */
 public final class LakestreamConnectorFactory implements ConnectorFactory {
   /** The value of {@code connector.name} in a catalog file. */
@@ -22,7 +22,8 @@ public final class LakestreamConnectorFactory implements ConnectorFactory {
   }
 
   @Override
-  public Connector create(String catalogName, Map<String, String> config, ConnectorContext context) {
+  public Connector create(
+      String catalogName, Map<String, String> config, ConnectorContext context) {
     LakestreamConfig lakestream = LakestreamConfig.parse(config);
     Connector lake =
         IcebergConnectorFactory.createConnector(

@@ -24,11 +24,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The Iceberg connector's metadata, with what differs for streaming tables: their rows are the
- * lake snapshot plus the log tail, so nothing may be answered from the lake's metadata alone
+ * The Iceberg connector's metadata, with what differs for streaming tables: their rows are the lake
+ * snapshot plus the log tail, so nothing may be answered from the lake's metadata alone
  * (aggregates, guaranteed limits, the lake's bucketing as the table's partitioning), and their
- * writes go through the stream, never straight into lake files. Plain Iceberg tables behave
- * exactly as in the Iceberg connector.
+ * writes go through the stream, never straight into lake files. Plain Iceberg tables behave exactly
+ * as in the Iceberg connector.
  */
 final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   LakestreamMetadata(ConnectorMetadata lake, ClassLoader classLoader) {
@@ -68,8 +68,7 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
       return result;
     }
     // The limit caps each split (lake and tail alike), never the whole read.
-    return result.map(
-        applied -> new LimitApplicationResult<>(applied.getHandle(), false, false));
+    return result.map(applied -> new LimitApplicationResult<>(applied.getHandle(), false, false));
   }
 
   @Override

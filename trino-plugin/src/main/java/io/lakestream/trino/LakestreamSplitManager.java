@@ -9,7 +9,6 @@ import io.lakestream.trino.tail.LogTailSplit;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorSession;
-import io.trino.spi.connector.ConnectorSplit;
 import io.trino.spi.connector.ConnectorSplitManager;
 import io.trino.spi.connector.ConnectorSplitSource;
 import io.trino.spi.connector.ConnectorTableHandle;
@@ -77,7 +76,6 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
       return new UnionSplitSource(tail, lakeSplits, split -> split);
     }
     List<LogRange> changes = plan.logRanges();
-    return new UnionSplitSource(
-        tail, lakeSplits, split -> new PrimaryKeyLakeSplit(split, changes));
+    return new UnionSplitSource(tail, lakeSplits, split -> new PrimaryKeyLakeSplit(split, changes));
   }
 }

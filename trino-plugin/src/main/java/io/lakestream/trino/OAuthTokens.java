@@ -19,8 +19,8 @@ import java.util.function.Supplier;
 
 /**
  * Bearer tokens for the stream RPC from OAuth2 client credentials, taken from the server's token
- * endpoint ({@code /v1/oauth/tokens}, the one Iceberg REST clients use) and renewed when half of
- * a token's lifetime has passed. The secret and the tokens never reach a log or a message.
+ * endpoint ({@code /v1/oauth/tokens}, the one Iceberg REST clients use) and renewed when half of a
+ * token's lifetime has passed. The secret and the tokens never reach a log or a message.
  *
  * <p>Thread safe.
  */

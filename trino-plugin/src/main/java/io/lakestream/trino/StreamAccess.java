@@ -47,7 +47,8 @@ final class StreamAccess implements AutoCloseable {
 
   /** Whether a table handle of the Iceberg connector is a Lakestream streaming table's. */
   static boolean isStreamTable(IcebergTableHandle handle) {
-    return handle.getTableType() == TableType.DATA && kind(handle.getStorageProperties()).isPresent();
+    return handle.getTableType() == TableType.DATA
+        && kind(handle.getStorageProperties()).isPresent();
   }
 
   /** The streaming table kind named by a table's properties, if it is a streaming table. */
@@ -82,7 +83,8 @@ final class StreamAccess implements AutoCloseable {
                         config.rpcHost(),
                         config.rpcPort(),
                         new OAuthTokens(config.uri(), config.credential().get(), Clock.systemUTC()))
-                    : Connection.open(config.rpcHost(), config.rpcPort(), config.token().orElse(null));
+                    : Connection.open(
+                        config.rpcHost(), config.rpcPort(), config.token().orElse(null));
           } catch (RuntimeException e) {
             throw StreamErrors.toTrino(
                 "Cannot connect to the Lakestream stream RPC at "

@@ -11,7 +11,6 @@ import io.trino.spi.type.BigintType;
 import io.trino.spi.type.BooleanType;
 import io.trino.spi.type.DateType;
 import io.trino.spi.type.DecimalType;
-import io.trino.spi.type.Decimals;
 import io.trino.spi.type.DoubleType;
 import io.trino.spi.type.Int128;
 import io.trino.spi.type.IntegerType;
@@ -32,8 +31,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Converts between Trino's values (in blocks) and the plain Java values the stream client writes
  * and reads rows with ({@link io.lakestream.client.arrow.ArrowValues}): Long, Integer, Float,
- * Double, Boolean, BigDecimal, String, byte[] (also a uuid's 16 bytes), Integer days for dates, Long
- * microseconds for times and timestamps (of UTC for {@code timestamp with time zone}).
+ * Double, Boolean, BigDecimal, String, byte[] (also a uuid's 16 bytes), Integer days for dates,
+ * Long microseconds for times and timestamps (of UTC for {@code timestamp with time zone}).
  *
  * <p>The types are those Trino's Iceberg connector maps a streaming table's columns to; a streaming
  * table has no nested columns. Stateless.

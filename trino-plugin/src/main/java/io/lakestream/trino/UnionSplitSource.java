@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 
 /**
- * The splits of a union read: the log-tail splits (all known at planning time) first, then the
- * lake splits of the Iceberg connector's split source for the pinned snapshot, each passed through
+ * The splits of a union read: the log-tail splits (all known at planning time) first, then the lake
+ * splits of the Iceberg connector's split source for the pinned snapshot, each passed through
  * {@code lakeSplit} (which wraps them for a primary-key table).
  */
 final class UnionSplitSource implements ConnectorSplitSource {

@@ -71,8 +71,8 @@ class LakestreamUnionReadIT {
   }
 
   /**
-   * Proves that a primary-key table reads as its current state when its newest changes are still
-   * in the log: upserts replace tiered rows, deletes remove them, re-inserted keys come back.
+   * Proves that a primary-key table reads as its current state when its newest changes are still in
+   * the log: upserts replace tiered rows, deletes remove them, re-inserted keys come back.
    */
   @Test
   void primaryKeyTableMergesLogChangesOverLakeRows() {

@@ -95,7 +95,9 @@ public final class LogTailPageSource implements ConnectorPageSource {
       IcebergColumnHandle column = columns.get(i);
       outputTypes.add(column.getType());
       outputSources[i] =
-          TailColumns.isTableColumn(column) ? indexOf(names, types, column.getName(), column.getType()) : -1;
+          TailColumns.isTableColumn(column)
+              ? indexOf(names, types, column.getName(), column.getType())
+              : -1;
     }
     filters = new LinkedHashMap<>();
     enforced
@@ -155,8 +157,18 @@ public final class LogTailPageSource implements ConnectorPageSource {
     if (System.nanoTime() - deadline > 0) {
       throw new TrinoException(
           LakestreamErrorCode.LOG_READ_TIMEOUT,
-          "Cannot read bucket " + split.bucket() + " of " + split.schema() + "." + split.table()
-              + " offsets [" + position + ", " + split.to() + ") within " + timeout);
+          "Cannot read bucket "
+              + split.bucket()
+              + " of "
+              + split.schema()
+              + "."
+              + split.table()
+              + " offsets ["
+              + position
+              + ", "
+              + split.to()
+              + ") within "
+              + timeout);
     }
     long start = System.nanoTime();
     List<ScanBatch> batches;
@@ -175,9 +187,10 @@ public final class LogTailPageSource implements ConnectorPageSource {
         int first = (int) Math.max(0, position - base);
         int end = (int) Math.min(batch.rowCount(), split.to() - base);
         if (first < end) {
-          completedBytes += batch.root().getFieldVectors().stream()
-              .mapToLong(vector -> vector.getBufferSize())
-              .sum();
+          completedBytes +=
+              batch.root().getFieldVectors().stream()
+                  .mapToLong(vector -> vector.getBufferSize())
+                  .sum();
           if (folded != null) {
             fold(batch, first, end);
           } else {

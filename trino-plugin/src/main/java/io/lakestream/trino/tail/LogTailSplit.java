@@ -6,9 +6,9 @@ import io.lakestream.client.scan.LogRange;
 import io.trino.spi.connector.ConnectorSplit;
 
 /**
- * A split of a union read that reads one bucket's log from {@code from} (the bucket's offset in
- * the pinned lake snapshot) to {@code to} (its high watermark when the query was planned), or a
- * slice of that range.
+ * A split of a union read that reads one bucket's log from {@code from} (the bucket's offset in the
+ * pinned lake snapshot) to {@code to} (its high watermark when the query was planned), or a slice
+ * of that range.
  *
  * @param schema the table's schema (namespace)
  * @param table the table's name
