@@ -27,6 +27,7 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
+import org.apache.arrow.vector.BitVectorHelper;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
@@ -76,10 +77,11 @@ public final class ArrowBlocks {
       }
       return new IntArrayBlock(count, validity(vector, first, count), values);
     }
-    if (type instanceof BooleanType && vector instanceof BitVector bits) {
+    if (type instanceof BooleanType && vector instanceof BitVector) {
       byte[] values = new byte[count];
+      ArrowBuf data = vector.getDataBuffer();
       for (int i = 0; i < count; i++) {
-        values[i] = (byte) bits.get(first + i);
+        values[i] = (byte) BitVectorHelper.get(data, first + i);
       }
       return new ByteArrayBlock(count, validity(vector, first, count), values);
     }
