@@ -21,13 +21,15 @@ import java.util.Optional;
 /**
  * One Lakestream server process (tiering on, see {@link TieredTables#startServer}), one in-JVM
  * Trino query runner whose catalog {@code lake} is Trino's Iceberg connector ({@code
- * iceberg.catalog.type=rest}) on that server and whose catalog {@code lakestream} is this plugin,
- * loaded from the packaged plugin directory by Trino's own plugin loading ({@link PackagedPlugin}),
- * and one Spark SQL session in a separate JVM ({@link SparkSqlProcess}) on the same server, shared
- * by every IT class of this module so that each starts once per test run. Table data lives on the
- * local file system under the server's {@code file:} warehouse. A class gets it as a parameter of
- * its {@code @BeforeAll} method with {@code @ExtendWith(SharedTrino.Resolver.class)}; JUnit closes
- * it after the last class, and the server must then exit with 0 on SIGTERM.
+ * iceberg.catalog.type=rest}) on that server, and one Spark SQL session in a separate JVM ({@link
+ * SparkSqlProcess}) on the same server, shared by every IT class of this module so that each starts
+ * once per test run. Table data lives on the local file system under the server's {@code file:}
+ * warehouse. A class gets it as a parameter of its {@code @BeforeAll} method with
+ * {@code @ExtendWith(SharedTrino.Resolver.class)}; JUnit closes it after the last class, and the
+ * server must then exit with 0 on SIGTERM.
+ *
+ * <p>The {@code lakestream} catalog's plugin is the packaged plugin directory, loaded by Trino's
+ * own plugin loading ({@link PackagedPlugin}), not the plugin classes on this class path.
  */
 final class SharedTrino implements AutoCloseable {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
