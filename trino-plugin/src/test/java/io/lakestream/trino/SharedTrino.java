@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One Lakestream server process (tiering on, see {@link TieredTables#startServer}), one in-JVM
@@ -26,6 +27,9 @@ import java.util.Map;
  * warehouse. A class gets it as a parameter of its {@code @BeforeAll} method with
  * {@code @ExtendWith(SharedTrino.Resolver.class)}; JUnit closes it after the last class, and the
  * server must then exit with 0 on SIGTERM.
+ *
+ * <p>The {@code lakestream} catalog's plugin is the packaged plugin directory, loaded by Trino's
+ * own plugin loading ({@link PackagedPlugin}), not the plugin classes on this class path.
  */
 final class SharedTrino implements AutoCloseable {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(90);
@@ -60,14 +64,22 @@ final class SharedTrino implements AutoCloseable {
               run.resolve("spark"),
               server.baseUri());
       Session session = testSessionBuilder().setCatalog("lake").setSchema("default").build();
-      trino = DistributedQueryRunner.builder(session).setWorkerCount(0).build();
+      DistributedQueryRunner runner =
+          DistributedQueryRunner.builder(session)
+              .setWorkerCount(0)
+              // A testing server's base data directory is its plugin.dir.
+              .setBaseDataDir(
+                  Optional.of(PackagedPlugin.pluginsDirectory(run.resolve("trino-plugins"))))
+              .build();
+      trino = runner;
       trino.installPlugin(new IcebergPlugin());
       // Trino 483 names its local file system "local".
       trino.createCatalog(
           "lake",
           "iceberg",
           TrinoCatalogContract.icebergCatalogProperties(server.baseUri(), "fs.local.enabled"));
-      trino.installPlugin(new LakestreamPlugin());
+      // The packaged plugin, through Trino's plugin loading, as a Trino server installs it.
+      PackagedPlugin.loadPlugins(runner);
       trino.createCatalog(
           LAKESTREAM_CATALOG,
           LakestreamConnectorFactory.NAME,
