@@ -30,11 +30,13 @@ import io.trino.spi.connector.ConnectorOutputMetadata;
 import io.trino.spi.connector.ConnectorOutputTableHandle;
 import io.trino.spi.connector.ConnectorPartitioningHandle;
 import io.trino.spi.connector.ConnectorSession;
+import io.trino.spi.connector.ConnectorTableCredentials;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableProperties;
 import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.ConnectorWritableTableHandle;
 import io.trino.spi.connector.LimitApplicationResult;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
@@ -381,6 +383,15 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
       return; // every change was acknowledged when its merge sink finished
     }
     super.finishMerge(session, mergeTableHandle, sourceTableHandles, fragments, computedStatistics);
+  }
+
+  @Override
+  public Optional<ConnectorTableCredentials> getTableCredentials(
+      ConnectorSession session, ConnectorWritableTableHandle handle) {
+    if (handle instanceof StreamWriteHandle || handle instanceof StreamMergeHandle) {
+      return Optional.empty(); // the stream RPC has the catalog's own credentials
+    }
+    return super.getTableCredentials(session, handle);
   }
 
   private static boolean isPrimaryKey(IcebergTableHandle handle) {
