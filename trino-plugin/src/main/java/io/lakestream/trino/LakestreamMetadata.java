@@ -388,7 +388,7 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   @Override
   public Optional<ConnectorTableCredentials> getTableCredentials(
       ConnectorSession session, ConnectorWritableTableHandle handle) {
-    if (handle instanceof StreamWriteHandle || handle instanceof StreamMergeHandle) {
+    if (handle instanceof StreamWriteHandle) {
       return Optional.empty(); // the stream RPC has the catalog's own credentials
     }
     return super.getTableCredentials(session, handle);
