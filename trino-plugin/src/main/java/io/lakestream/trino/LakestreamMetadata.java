@@ -19,6 +19,7 @@ import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorMetadata;
 import io.trino.plugin.iceberg.IcebergColumnHandle;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.IcebergUtil;
+import io.trino.plugin.iceberg.TableType;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.AggregateFunction;
 import io.trino.spi.connector.AggregationApplicationResult;
@@ -149,17 +150,21 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   public ConnectorTableMetadata getTableMetadata(
       ConnectorSession session, ConnectorTableHandle table) {
     ConnectorTableMetadata metadata = super.getTableMetadata(session, table);
-    if (!isStream(table)) {
+    if (!(table instanceof IcebergTableHandle handle) || handle.getTableType() != TableType.DATA) {
       return metadata;
     }
-    IcebergTableHandle handle = (IcebergTableHandle) table;
     Map<String, Object> properties = new LinkedHashMap<>(metadata.getProperties());
-    properties.putAll(
-        StreamTableProperties.of(
-            handle.getStorageProperties(),
-            RowKeyColumn.keyColumns(handle, typeManager).stream()
-                .map(IcebergColumnHandle::getName)
-                .toList()));
+    if (isStream(handle)) {
+      properties.putAll(
+          StreamTableProperties.of(
+              handle.getStorageProperties(),
+              RowKeyColumn.keyColumns(handle, typeManager).stream()
+                  .map(IcebergColumnHandle::getName)
+                  .toList()));
+    } else {
+      // Shown so that SHOW CREATE TABLE's statement creates a plain table again, not a log table.
+      properties.put(StreamTableProperties.KIND, StreamTableProperties.ICEBERG);
+    }
     return new ConnectorTableMetadata(
         metadata.getTable(),
         metadata.getColumns(),

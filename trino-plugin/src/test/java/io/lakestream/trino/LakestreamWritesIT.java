@@ -207,6 +207,8 @@ class LakestreamWritesIT {
     shared.rows(
         "CREATE TABLE " + table("plain") + " (a array(integer), b bigint) WITH (kind = 'iceberg')");
     shared.rows("INSERT INTO " + table("plain") + " VALUES (ARRAY[1, 2], 3)");
+    assertThat((String) shared.rows("SHOW CREATE TABLE " + table("plain")).get(0).get(0))
+        .contains("kind = 'iceberg'");
     assertThat(shared.rows("SELECT b, cardinality(a) FROM lake." + SCHEMA + ".plain"))
         .isEqualTo(List.of(List.of(3L, 2L)));
     assertThatThrownBy(
