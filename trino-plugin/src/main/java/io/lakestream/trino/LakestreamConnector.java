@@ -2,6 +2,8 @@ package io.lakestream.trino;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.trino.write.LakestreamPageSinkProvider;
+import io.lakestream.trino.write.StreamTableProperties;
 import io.trino.spi.connector.Connector;
 import io.trino.spi.connector.ConnectorAccessControl;
 import io.trino.spi.connector.ConnectorCapabilities;
@@ -20,6 +22,7 @@ import io.trino.spi.procedure.Procedure;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.transaction.IsolationLevel;
 import io.trino.spi.type.TypeManager;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +38,8 @@ final class LakestreamConnector implements Connector {
   private final StreamAccess streams;
   private final ConnectorSplitManager splitManager;
   private final ConnectorPageSourceProviderFactory pageSources;
+  private final ConnectorPageSinkProvider pageSinks;
+  private final TypeManager typeManager;
 
   LakestreamConnector(Connector lake, StreamAccess streams, TypeManager typeManager) {
     this.lake = requireNonNull(lake, "lake is null");
@@ -46,6 +51,10 @@ final class LakestreamConnector implements Connector {
         () ->
             new LakestreamPageSourceProvider(
                 lakePageSources.createPageSourceProvider(), streams, changedKeys, typeManager);
+    this.pageSinks =
+        new LakestreamPageSinkProvider(
+            lake.getPageSinkProvider(), streams::path, path -> streams.connection().table(path));
+    this.typeManager = typeManager;
   }
 
   @Override
@@ -58,7 +67,7 @@ final class LakestreamConnector implements Connector {
   public ConnectorMetadata getMetadata(
       ConnectorSession session, ConnectorTransactionHandle transaction) {
     return new LakestreamMetadata(
-        lake.getMetadata(session, transaction), getClass().getClassLoader());
+        lake.getMetadata(session, transaction), getClass().getClassLoader(), streams, typeManager);
   }
 
   @Override
@@ -73,7 +82,7 @@ final class LakestreamConnector implements Connector {
 
   @Override
   public ConnectorPageSinkProvider getPageSinkProvider() {
-    return lake.getPageSinkProvider();
+    return pageSinks;
   }
 
   @Override
@@ -123,7 +132,9 @@ final class LakestreamConnector implements Connector {
 
   @Override
   public List<PropertyMetadata<?>> getTableProperties() {
-    return lake.getTableProperties();
+    List<PropertyMetadata<?>> properties = new ArrayList<>(lake.getTableProperties());
+    properties.addAll(StreamTableProperties.properties());
+    return properties;
   }
 
   @Override

@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.TablePath;
 import io.lakestream.trino.tail.LogTailPageSource;
 import io.lakestream.trino.tail.LogTailSplit;
+import io.lakestream.trino.write.RowKeyColumn;
+import io.lakestream.trino.write.RowKeyPageSource;
 import io.trino.plugin.iceberg.IcebergColumnHandle;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.IcebergUtil;
@@ -79,6 +81,19 @@ final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider 
       List<ColumnHandle> columns,
       DynamicFilter dynamicFilter,
       MemoryContext memoryContext) {
+    int rowKey = rowKeyIndex(columns);
+    if (rowKey >= 0) {
+      return withRowKey(
+          transaction,
+          session,
+          split,
+          table,
+          credentials,
+          columns,
+          rowKey,
+          dynamicFilter,
+          memoryContext);
+    }
     if (split instanceof LogTailSplit tail) {
       IcebergTableHandle handle = (IcebergTableHandle) table;
       io.lakestream.client.Table stream = stream(handle);
@@ -134,6 +149,53 @@ final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider 
     }
     return lake.createPageSource(
         transaction, session, split, table, credentials, columns, dynamicFilter, memoryContext);
+  }
+
+  private static int rowKeyIndex(List<ColumnHandle> columns) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (RowKeyColumn.is(columns.get(i))) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * A DELETE, UPDATE or MERGE's read of a primary-key table: the key columns read in place of the
+   * row key, which is built from them ({@link RowKeyPageSource}).
+   */
+  private ConnectorPageSource withRowKey(
+      ConnectorTransactionHandle transaction,
+      ConnectorSession session,
+      ConnectorSplit split,
+      ConnectorTableHandle table,
+      Optional<ConnectorTableCredentials> credentials,
+      List<ColumnHandle> columns,
+      int rowKey,
+      DynamicFilter dynamicFilter,
+      MemoryContext memoryContext) {
+    List<ColumnHandle> read = new ArrayList<>(columns);
+    read.remove(rowKey);
+    int[] outputs = new int[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      outputs[i] = i == rowKey ? RowKeyPageSource.ROW_KEY : read.indexOf(columns.get(i));
+    }
+    List<IcebergColumnHandle> keys =
+        RowKeyColumn.keyColumns((IcebergTableHandle) table, typeManager);
+    int[] keyChannels = new int[keys.size()];
+    for (int i = 0; i < keys.size(); i++) {
+      int channel = read.indexOf(keys.get(i));
+      if (channel < 0) {
+        read.add(keys.get(i));
+        channel = read.size() - 1;
+      }
+      keyChannels[i] = channel;
+    }
+    return new RowKeyPageSource(
+        createPageSource(
+            transaction, session, split, table, credentials, read, dynamicFilter, memoryContext),
+        outputs,
+        keyChannels);
   }
 
   private io.lakestream.client.Table stream(IcebergTableHandle handle) {
