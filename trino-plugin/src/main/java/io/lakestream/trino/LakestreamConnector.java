@@ -58,7 +58,7 @@ final class LakestreamConnector implements Connector {
   public ConnectorMetadata getMetadata(
       ConnectorSession session, ConnectorTransactionHandle transaction) {
     return new LakestreamMetadata(
-        lake.getMetadata(session, transaction), getClass().getClassLoader());
+        lake.getMetadata(session, transaction), getClass().getClassLoader(), streams);
   }
 
   @Override
