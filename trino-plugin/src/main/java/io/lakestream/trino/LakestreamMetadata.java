@@ -49,10 +49,12 @@ import org.apache.iceberg.SnapshotSummary;
 
 /**
  * The Iceberg connector's metadata, with what differs for streaming tables: their rows are the lake
- * snapshot plus the log tail, so nothing may be answered from the lake's metadata alone
- * (aggregates, guaranteed limits, the lake's bucketing as the table's partitioning), and their
- * writes go through the stream, never straight into lake files. Plain Iceberg tables behave exactly
- * as in the Iceberg connector.
+ * snapshot plus the log tail, so nothing may be answered from the lake's metadata alone (guaranteed
+ * limits, the lake's bucketing as the table's partitioning); a log table's {@code count(*)} is
+ * answered from the lake snapshot's record count plus the log ranges ({@link ExactCountHandle},
+ * this connector's own handle, which the Iceberg connector never sees); {@code "t$offsets"} shows
+ * how far each bucket is tiered ({@link OffsetsTable}); and their writes go through the stream,
+ * never straight into lake files. Plain Iceberg tables behave exactly as in the Iceberg connector.
  */
 final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   private static final ColumnMetadata COUNT_COLUMN =
