@@ -54,7 +54,19 @@ public final class TailBatchFilter {
         add(predicates, index, column.getType(), entry.getValue());
       }
     }
-    return new BatchFilter(predicates);
+    // A predicate the stream's column type cannot be compared with (which the server would refuse
+    // the whole fetch for) only costs pruning: leave it out.
+    return new BatchFilter(
+        predicates.stream().filter(one -> fits(BatchFilter.of(one), schema)).toList());
+  }
+
+  private static boolean fits(BatchFilter filter, Schema schema) {
+    try {
+      filter.validate(schema);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private static void add(List<ColumnPredicate> predicates, int column, Type type, Domain domain) {

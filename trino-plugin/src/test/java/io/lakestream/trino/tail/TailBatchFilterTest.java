@@ -61,6 +61,9 @@ class TailBatchFilterTest {
   private static final IcebergColumnHandle U = column(7, "u", Types.UUIDType.get());
   private static final IcebergColumnHandle MISSING = column(8, "missing", Types.LongType.get());
 
+  // A column the lake schema types otherwise than the stream (bigint here, a string there).
+  private static final IcebergColumnHandle NAME_AS_BIGINT = column(2, "name", Types.LongType.get());
+
   private static IcebergColumnHandle column(
       int id, String name, org.apache.iceberg.types.Type type) {
     return IcebergUtil.getColumnHandle(
@@ -148,5 +151,16 @@ class TailBatchFilterTest {
                     false)))
         .isEqualTo(BatchFilter.MATCH_ALL);
     assertThat(filter(MISSING, Domain.singleValue(BIGINT, 1L))).isEqualTo(BatchFilter.MATCH_ALL);
+    assertThat(
+            TailBatchFilter.of(
+                TupleDomain.withColumnDomains(
+                    Map.of(
+                        NAME_AS_BIGINT,
+                        Domain.singleValue(BIGINT, 1L),
+                        ID,
+                        Domain.singleValue(BIGINT, 2L))),
+                SCHEMA))
+        .as("the predicate the stream's column cannot be compared with is left out")
+        .isEqualTo(BatchFilter.of(ColumnPredicate.equal(0, 2L)));
   }
 }
