@@ -71,6 +71,26 @@ class LakestreamMetadataTablesIT {
   }
 
   /**
+   * Proves that {@code "t$offsets"} of a partitioned table has a row per bucket of each of its 12
+   * partitions, high watermarks adding up to the rows written and, once tiered, no lag.
+   */
+  @Test
+  void offsetsTableOfAPartitionedTableHasEveryPartitionsBuckets() {
+    TieredTables.LogTable table = tables.createLogTable("meta_offsets_by_day", true);
+    table.append(2_000);
+    table.awaitTiered(TIERING_TIMEOUT);
+    assertThat(
+            shared.rows(
+                "SELECT count(*), count(DISTINCT partition), sum(high_watermark),"
+                    + " sum(tiered_offset), max(lag) FROM "
+                    + SCHEMA
+                    + ".\""
+                    + table.name()
+                    + "$offsets\""))
+        .containsExactly(List.of(36L, 12L, 2_000L, 2_000L, 0L));
+  }
+
+  /**
    * Asserts the rows of {@code t$offsets}: buckets 0, 1, 2 of the one partition {@code ""}, high
    * watermarks adding up to {@code written}, tiered offsets adding up to at least {@code
    * tieredAtLeast}, lag = high watermark - tiered offset, log start 0.
