@@ -3,6 +3,7 @@ package io.lakestream.trino;
 import static io.trino.spi.StandardErrorCode.ALREADY_EXISTS;
 import static io.trino.spi.StandardErrorCode.NOT_SUPPORTED;
 import static io.trino.spi.StandardErrorCode.SCHEMA_NOT_FOUND;
+import static io.trino.spi.type.BigintType.BIGINT;
 import static java.util.Objects.requireNonNull;
 
 import io.airlift.slice.Slice;
@@ -16,6 +17,7 @@ import io.lakestream.trino.write.StreamMergeHandle;
 import io.lakestream.trino.write.StreamTableProperties;
 import io.lakestream.trino.write.StreamWriteHandle;
 import io.trino.plugin.base.classloader.ClassLoaderSafeConnectorMetadata;
+import io.trino.plugin.base.classloader.ClassLoaderSafeSystemTable;
 import io.trino.plugin.iceberg.IcebergColumnHandle;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.IcebergUtil;
@@ -23,7 +25,9 @@ import io.trino.plugin.iceberg.TableType;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.AggregateFunction;
 import io.trino.spi.connector.AggregationApplicationResult;
+import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
+import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -36,14 +40,28 @@ import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTableLayout;
 import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableProperties;
+import io.trino.spi.connector.ConnectorTableSchema;
 import io.trino.spi.connector.ConnectorTableVersion;
 import io.trino.spi.connector.ConnectorWritableTableHandle;
+import io.trino.spi.connector.Constraint;
+import io.trino.spi.connector.ConstraintApplicationResult;
 import io.trino.spi.connector.LimitApplicationResult;
+import io.trino.spi.connector.ProjectionApplicationResult;
 import io.trino.spi.connector.RetryMode;
 import io.trino.spi.connector.RowChangeParadigm;
+import io.trino.spi.connector.SampleApplicationResult;
+import io.trino.spi.connector.SampleType;
 import io.trino.spi.connector.SaveMode;
 import io.trino.spi.connector.SchemaTableName;
+import io.trino.spi.connector.SortItem;
+import io.trino.spi.connector.SystemTable;
+import io.trino.spi.connector.TableScanRedirectApplicationResult;
+import io.trino.spi.connector.TopNApplicationResult;
+import io.trino.spi.expression.ConnectorExpression;
+import io.trino.spi.expression.Variable;
 import io.trino.spi.statistics.ComputedStatistics;
+import io.trino.spi.statistics.Estimate;
+import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.statistics.TableStatisticsMetadata;
 import io.trino.spi.type.TypeManager;
 import java.util.Collection;
@@ -53,18 +71,26 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 
 /**
  * The Iceberg connector's metadata, with what differs for streaming tables: their rows are the lake
- * snapshot plus the log tail, so nothing may be answered from the lake's metadata alone
- * (aggregates, guaranteed limits, the lake's bucketing as the table's partitioning), and their
- * writes go through the stream, never straight into lake files ({@code io.lakestream.trino.write}):
- * {@code CREATE TABLE} with a streaming {@code kind} creates the table through the stream RPC,
- * {@code INSERT} appends or upserts, and {@code DELETE}/{@code UPDATE}/{@code MERGE} on a
- * primary-key table delete and upsert by key (row id {@link RowKeyColumn}). Plain Iceberg tables
- * behave exactly as in the Iceberg connector.
+ * snapshot plus the log tail, so nothing may be answered from the lake's metadata alone (guaranteed
+ * limits, the lake's bucketing as the table's partitioning); a log table's {@code count(*)} is
+ * answered from the lake snapshot's record count plus the log ranges ({@link ExactCountHandle},
+ * this connector's own handle, which the Iceberg connector never sees); {@code "t$offsets"} shows
+ * how far each bucket is tiered ({@link OffsetsTable}); and their writes go through the stream,
+ * never straight into lake files ({@code io.lakestream.trino.write}): {@code CREATE TABLE} with a
+ * streaming {@code kind} creates the table through the stream RPC, {@code INSERT} appends or
+ * upserts, and {@code DELETE}/{@code UPDATE}/{@code MERGE} on a primary-key table delete and upsert
+ * by key (row id {@link RowKeyColumn}). Plain Iceberg tables behave exactly as in the Iceberg
+ * connector.
  */
 final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
+  private static final ColumnMetadata COUNT_COLUMN =
+      new ColumnMetadata(ExactCountHandle.COLUMN.name(), BIGINT);
+
   private final StreamAccess streams;
   private final TypeManager typeManager;
 
@@ -105,6 +131,9 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   @Override
   public Optional<LimitApplicationResult<ConnectorTableHandle>> applyLimit(
       ConnectorSession session, ConnectorTableHandle table, long limit) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
     Optional<LimitApplicationResult<ConnectorTableHandle>> result =
         super.applyLimit(session, table, limit);
     if (!isStream(table)) {
@@ -121,8 +150,21 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
       List<AggregateFunction> aggregates,
       Map<String, ColumnHandle> assignments,
       List<List<ColumnHandle>> groupingSets) {
-    if (isStream(table)) {
+    if (table instanceof ExactCountHandle) {
       return Optional.empty();
+    }
+    if (isStream(table)) {
+      return exactCount((IcebergTableHandle) table, aggregates, groupingSets)
+          .map(
+              count ->
+                  new AggregationApplicationResult<>(
+                      count,
+                      List.of(new Variable(ExactCountHandle.COLUMN.name(), BIGINT)),
+                      List.of(
+                          new Assignment(
+                              ExactCountHandle.COLUMN.name(), ExactCountHandle.COLUMN, BIGINT)),
+                      Map.of(),
+                      false));
     }
     return super.applyAggregation(session, table, aggregates, assignments, groupingSets);
   }
@@ -139,7 +181,7 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   @Override
   public ConnectorTableProperties getTableProperties(
       ConnectorSession session, ConnectorTableHandle table) {
-    if (isStream(table)) {
+    if (isStream(table) || table instanceof ExactCountHandle) {
       // Log-tail splits belong to no lake partition or bucket.
       return new ConnectorTableProperties();
     }
@@ -149,6 +191,9 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   @Override
   public ConnectorTableMetadata getTableMetadata(
       ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle count) {
+      return new ConnectorTableMetadata(count.schemaTableName(), List.of(COUNT_COLUMN));
+    }
     ConnectorTableMetadata metadata = super.getTableMetadata(session, table);
     if (!(table instanceof IcebergTableHandle handle) || handle.getTableType() != TableType.DATA) {
       return metadata;
@@ -397,6 +442,206 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
       return Optional.empty(); // the stream RPC has the catalog's own credentials
     }
     return super.getTableCredentials(session, handle);
+  }
+
+  /**
+   * {@code "t$offsets"} of a streaming table is {@link OffsetsTable}; every other metadata table
+   * ({@code $snapshots}, {@code $files}, ...) is the Iceberg connector's, for streaming and plain
+   * tables alike.
+   */
+  @Override
+  public Optional<SystemTable> getSystemTable(ConnectorSession session, SchemaTableName tableName) {
+    String name = tableName.getTableName();
+    if (!name.endsWith(OffsetsTable.SUFFIX) || name.length() == OffsetsTable.SUFFIX.length()) {
+      return super.getSystemTable(session, tableName);
+    }
+    SchemaTableName base =
+        new SchemaTableName(
+            tableName.getSchemaName(),
+            name.substring(0, name.length() - OffsetsTable.SUFFIX.length()));
+    ConnectorTableHandle handle =
+        super.getTableHandle(session, base, Optional.empty(), Optional.empty());
+    if (!isStream(handle)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ClassLoaderSafeSystemTable(
+            new OffsetsTable(streams, tableName, streams.path(base)), getClass().getClassLoader()));
+  }
+
+  /**
+   * The handle answering {@code count(*)} of a log table from metadata, when that is exact: no
+   * filter or limit on the table, and a lake snapshot without delete files (its summary's {@code
+   * total-records} is then its row count). Primary-key tables never qualify: their log ranges hold
+   * changes, not rows.
+   */
+  private Optional<ExactCountHandle> exactCount(
+      IcebergTableHandle handle,
+      List<AggregateFunction> aggregates,
+      List<List<ColumnHandle>> groupingSets) {
+    if (StreamAccess.kind(handle.getStorageProperties()).orElse(null) != TableKind.LOG
+        || !handle.getEnforcedPredicate().isAll()
+        || !handle.getUnenforcedPredicate().isAll()
+        || handle.getLimit().isPresent()
+        || !groupingSets.equals(List.of(List.of()))
+        || aggregates.size() != 1) {
+      return Optional.empty();
+    }
+    AggregateFunction aggregate = aggregates.getFirst();
+    if (!aggregate.getFunctionName().equals("count")
+        || !aggregate.getArguments().isEmpty()
+        || aggregate.isDistinct()
+        || aggregate.getFilter().isPresent()
+        || !aggregate.getSortItems().isEmpty()
+        || !aggregate.getOutputType().equals(BIGINT)) {
+      return Optional.empty();
+    }
+    long lakeRecords = 0;
+    if (handle.getSnapshotId().isPresent()) {
+      Snapshot snapshot =
+          streams
+              .loadLakeTable(streams.path(handle.getSchemaTableName()))
+              .snapshot(handle.getSnapshotId().getAsLong());
+      Map<String, String> summary = snapshot == null ? null : snapshot.summary();
+      if (summary == null
+          || !summary.containsKey(SnapshotSummary.TOTAL_RECORDS_PROP)
+          || !"0".equals(summary.get(SnapshotSummary.TOTAL_POS_DELETES_PROP))
+          || !"0".equals(summary.get(SnapshotSummary.TOTAL_EQ_DELETES_PROP))) {
+        return Optional.empty();
+      }
+      lakeRecords = Long.parseLong(summary.get(SnapshotSummary.TOTAL_RECORDS_PROP));
+    }
+    return Optional.of(
+        new ExactCountHandle(
+            handle.getSchemaName(), handle.getTableName(), handle.getSnapshotId(), lakeRecords));
+  }
+
+  // An ExactCountHandle is this connector's own: the Iceberg connector must never see it.
+
+  @Override
+  public SchemaTableName getTableName(ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle count) {
+      return count.schemaTableName();
+    }
+    return super.getTableName(session, table);
+  }
+
+  @Override
+  public ConnectorTableSchema getTableSchema(ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle count) {
+      return new ConnectorTableSchema(
+          count.schemaTableName(), List.of(COUNT_COLUMN.getColumnSchema()));
+    }
+    return super.getTableSchema(session, table);
+  }
+
+  @Override
+  public Map<String, ColumnHandle> getColumnHandles(
+      ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle) {
+      return Map.of(ExactCountHandle.COLUMN.name(), ExactCountHandle.COLUMN);
+    }
+    return super.getColumnHandles(session, table);
+  }
+
+  @Override
+  public ColumnMetadata getColumnMetadata(
+      ConnectorSession session, ConnectorTableHandle table, ColumnHandle column) {
+    if (table instanceof ExactCountHandle) {
+      return COUNT_COLUMN;
+    }
+    return super.getColumnMetadata(session, table, column);
+  }
+
+  @Override
+  public Optional<Object> getInfo(ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.getInfo(session, table);
+  }
+
+  @Override
+  public TableStatistics getTableStatistics(ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle) {
+      return TableStatistics.builder().setRowCount(Estimate.of(1)).build();
+    }
+    return super.getTableStatistics(session, table);
+  }
+
+  @Override
+  public Optional<ConstraintApplicationResult<ConnectorTableHandle>> applyFilter(
+      ConnectorSession session, ConnectorTableHandle table, Constraint constraint) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.applyFilter(session, table, constraint);
+  }
+
+  @Override
+  public Optional<ProjectionApplicationResult<ConnectorTableHandle>> applyProjection(
+      ConnectorSession session,
+      ConnectorTableHandle table,
+      List<ConnectorExpression> projections,
+      Map<String, ColumnHandle> assignments) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.applyProjection(session, table, projections, assignments);
+  }
+
+  @Override
+  public Optional<TopNApplicationResult<ConnectorTableHandle>> applyTopN(
+      ConnectorSession session,
+      ConnectorTableHandle table,
+      long topNCount,
+      List<SortItem> sortItems,
+      Map<String, ColumnHandle> assignments) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.applyTopN(session, table, topNCount, sortItems, assignments);
+  }
+
+  @Override
+  public Optional<SampleApplicationResult<ConnectorTableHandle>> applySample(
+      ConnectorSession session, ConnectorTableHandle table, SampleType sampleType, double ratio) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.applySample(session, table, sampleType, ratio);
+  }
+
+  @Override
+  public Optional<TableScanRedirectApplicationResult> applyTableScanRedirect(
+      ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.applyTableScanRedirect(session, table);
+  }
+
+  @Override
+  public void validateScan(ConnectorSession session, ConnectorTableHandle table) {
+    if (!(table instanceof ExactCountHandle)) {
+      super.validateScan(session, table);
+    }
+  }
+
+  @Override
+  public Optional<ConnectorTableCredentials> getTableCredentials(
+      ConnectorSession session, ConnectorTableHandle table) {
+    if (table instanceof ExactCountHandle) {
+      return Optional.empty();
+    }
+    return super.getTableCredentials(session, table);
+  }
+
+  @Override
+  public boolean allowSplittingReadIntoMultipleSubQueries(
+      ConnectorSession session, ConnectorTableHandle table) {
+    return !(table instanceof ExactCountHandle)
+        && super.allowSplittingReadIntoMultipleSubQueries(session, table);
   }
 
   private static boolean isPrimaryKey(IcebergTableHandle handle) {

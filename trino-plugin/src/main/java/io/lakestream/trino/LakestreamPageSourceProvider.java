@@ -1,5 +1,6 @@
 package io.lakestream.trino;
 
+import static io.trino.spi.type.BigintType.BIGINT;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.TablePath;
@@ -10,6 +11,8 @@ import io.lakestream.trino.write.RowKeyPageSource;
 import io.trino.plugin.iceberg.IcebergColumnHandle;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.IcebergUtil;
+import io.trino.spi.Page;
+import io.trino.spi.block.BlockBuilder;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ConnectorPageSource;
 import io.trino.spi.connector.ConnectorPageSourceProvider;
@@ -19,6 +22,7 @@ import io.trino.spi.connector.ConnectorTableCredentials;
 import io.trino.spi.connector.ConnectorTableHandle;
 import io.trino.spi.connector.ConnectorTransactionHandle;
 import io.trino.spi.connector.DynamicFilter;
+import io.trino.spi.connector.FixedPageSource;
 import io.trino.spi.connector.MemoryContext;
 import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
@@ -81,6 +85,11 @@ final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider 
       List<ColumnHandle> columns,
       DynamicFilter dynamicFilter,
       MemoryContext memoryContext) {
+    if (split instanceof ExactCountHandle.Split count) {
+      BlockBuilder block = BIGINT.createBlockBuilder(null, 1);
+      BIGINT.writeLong(block, count.count());
+      return new FixedPageSource(List.of(new Page(1, block.build())));
+    }
     int rowKey = rowKeyIndex(columns);
     if (rowKey >= 0) {
       return withRowKey(
@@ -104,6 +113,13 @@ final class LakestreamPageSourceProvider implements ConnectorPageSourceProvider 
           tail,
           icebergColumns,
           handle.getEnforcedPredicate(),
+          handle
+              .getEnforcedPredicate()
+              .intersect(handle.getUnenforcedPredicate())
+              .intersect(
+                  dynamicFilter
+                      .getCurrentPredicate()
+                      .transformKeys(IcebergColumnHandle.class::cast)),
           tail.primaryKey() ? keyColumns(handle) : List.of(),
           handle.getLimit(),
           streams.logReadTimeout());

@@ -45,6 +45,13 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
       ConnectorTableHandle table,
       Set<ColumnHandle> columns,
       Constraint constraint) {
+    if (table instanceof ExactCountHandle count) {
+      // The same plan a scan would read: the pinned snapshot's records, then the log ranges.
+      UnionScanPlan plan =
+          streams.plan(streams.path(count.schemaTableName()), count.snapshotId()).plan();
+      return new FixedSplitSource(
+          List.of(new ExactCountHandle.Split(count.lakeRecords() + plan.logRecords())));
+    }
     if (!(table instanceof IcebergTableHandle handle) || !StreamAccess.isStreamTable(handle)) {
       return lake.getSplits(transaction, session, table, columns, constraint);
     }

@@ -106,18 +106,48 @@ final class StreamAccess implements AutoCloseable {
       UnionScanPlanner current;
       IcebergLakeCatalog tables;
       synchronized (this) {
-        if (planner == null) {
-          catalog = new RESTCatalog();
-          catalog.initialize("lakestream", catalogProperties);
-          lake = IcebergLakeCatalog.of(catalog);
-          planner = new UnionScanPlanner(lake, connection());
-        }
+        initializeCatalog();
         current = planner;
         tables = lake;
       }
       return current.plan(path, tables.loadTable(path), snapshotId);
     } catch (RuntimeException e) {
       throw StreamErrors.toTrino("Cannot plan the union read of " + path, e);
+    }
+  }
+
+  /**
+   * The lake table of a streaming table as the catalog has it now (metadata only: its files are not
+   * readable through it), for what its metadata says: tiered offsets, snapshot summaries.
+   */
+  org.apache.iceberg.Table loadLakeTable(TablePath path) {
+    try {
+      IcebergLakeCatalog tables;
+      synchronized (this) {
+        initializeCatalog();
+        tables = lake;
+      }
+      return tables.loadTable(path);
+    } catch (RuntimeException e) {
+      throw StreamErrors.toTrino("Cannot load the lake table of " + path, e);
+    }
+  }
+
+  /** The streaming table of the stream RPC. */
+  io.lakestream.client.Table stream(TablePath path) {
+    try {
+      return connection().table(path);
+    } catch (RuntimeException e) {
+      throw StreamErrors.toTrino("Cannot open the stream of " + path, e);
+    }
+  }
+
+  private void initializeCatalog() {
+    if (planner == null) {
+      catalog = new RESTCatalog();
+      catalog.initialize("lakestream", catalogProperties);
+      lake = IcebergLakeCatalog.of(catalog);
+      planner = new UnionScanPlanner(lake, connection());
     }
   }
 

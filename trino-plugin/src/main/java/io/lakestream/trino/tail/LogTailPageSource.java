@@ -71,6 +71,8 @@ public final class LogTailPageSource implements ConnectorPageSource {
    * @param table the streaming table, from the query's connection
    * @param columns the columns the engine asked for
    * @param enforced the predicate the Iceberg connector enforces for the lake part
+   * @param prune a predicate (implied by the query's) whose batches the server may skip; ignored
+   *     for a primary-key split ({@link TailBatchFilter})
    * @param primaryKey the primary-key columns (empty for a log table)
    * @param limit at most this many rows are returned
    */
@@ -79,6 +81,7 @@ public final class LogTailPageSource implements ConnectorPageSource {
       LogTailSplit split,
       List<IcebergColumnHandle> columns,
       TupleDomain<IcebergColumnHandle> enforced,
+      TupleDomain<IcebergColumnHandle> prune,
       List<IcebergColumnHandle> primaryKey,
       OptionalLong limit,
       Duration timeout) {
@@ -121,7 +124,11 @@ public final class LogTailPageSource implements ConnectorPageSource {
     folded = split.primaryKey() ? new LinkedHashMap<>() : null;
     position = split.from();
     remaining = limit.orElse(Long.MAX_VALUE);
-    this.scanner = table.newScanner(readNames, BatchFilter.MATCH_ALL);
+    BatchFilter filter =
+        split.primaryKey()
+            ? BatchFilter.MATCH_ALL
+            : TailBatchFilter.of(prune, table.arrowSchema(table.schemaId()));
+    this.scanner = table.newScanner(readNames, filter);
     scanner.subscribe(split.partition(), split.bucket(), LogScanner.offset(split.from()));
     deadline = System.nanoTime() + timeout.toNanos();
     if (split.from() == split.to()) {
@@ -199,6 +206,10 @@ public final class LogTailPageSource implements ConnectorPageSource {
         }
         position = Math.max(position, Math.min(split.to(), base + batch.rowCount()));
       }
+      // Batches the server skipped by the filter arrive as nothing but the scanner's position.
+      position =
+          Math.max(
+              position, Math.min(split.to(), scanner.position(split.partition(), split.bucket())));
     } finally {
       batches.forEach(ScanBatch::close);
       readTimeNanos += System.nanoTime() - start;
