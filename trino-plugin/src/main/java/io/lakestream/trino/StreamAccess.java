@@ -121,6 +121,11 @@ final class StreamAccess implements AutoCloseable {
     }
   }
 
+  /** The server's Iceberg REST endpoint. */
+  java.net.URI catalogUri() {
+    return config.uri();
+  }
+
   Duration logReadTimeout() {
     return config.logReadTimeout();
   }

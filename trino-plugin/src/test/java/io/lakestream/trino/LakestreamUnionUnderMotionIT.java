@@ -111,11 +111,11 @@ class LakestreamUnionUnderMotionIT {
 
   /**
    * Proves that while writers append and tiering commits every second, every {@code SELECT
-   * count(*), sum(b0)} lies between the totals acknowledged when it started and the totals handed to
-   * the writers by the time it ended (every one of which is acknowledged later): an acknowledged row
-   * is never missing, and rows tiered while the query ran are not read twice (from the lake and
-   * again from the log), which would push the count past what was ever handed off. Every third query
-   * also counts distinct b0, which must equal the count, catching a double read of any size.
+   * count(*), sum(b0)} lies between the totals acknowledged when it started and the totals handed
+   * to the writers by the time it ended (every one of which is acknowledged later): an acknowledged
+   * row is never missing, and rows tiered while the query ran are not read twice (from the lake and
+   * again from the log), which would push the count past what was ever handed off. Every third
+   * query also counts distinct b0, which must equal the count, catching a double read of any size.
    */
   @Test
   void logTableCountsEachAcknowledgedRowOnceWhileTieringCommits() throws Exception {
@@ -185,10 +185,7 @@ class LakestreamUnionUnderMotionIT {
             .as(
                 "motion lasted %s with %s queries and %s new lake snapshots of %s; tiering"
                     + " should commit every second",
-                MAX_MOTION,
-                queries,
-                snapshotsNow - snapshotsBefore,
-                qualified)
+                MAX_MOTION, queries, snapshotsNow - snapshotsBefore, qualified)
             .isLessThan(MAX_MOTION.toNanos());
         for (Future<?> writer : running) {
           if (writer.isDone()) {
@@ -244,9 +241,7 @@ class LakestreamUnionUnderMotionIT {
     Totals all = ledger.acknowledged();
     assertThat(all).isEqualTo(ledger.handedOff());
     List<Object> row =
-        shared
-            .rows("SELECT count(*), sum(b0), count(DISTINCT b0) FROM " + qualified)
-            .getFirst();
+        shared.rows("SELECT count(*), sum(b0), count(DISTINCT b0) FROM " + qualified).getFirst();
     assertThat(row).containsExactly(all.count(), all.sum(), all.count());
   }
 
@@ -302,9 +297,7 @@ class LakestreamUnionUnderMotionIT {
         assertThat(System.nanoTime() - started)
             .as(
                 "motion lasted %s with %s rounds and %s new lake snapshots",
-                MAX_MOTION,
-                rounds,
-                snapshotsNow - snapshotsBefore)
+                MAX_MOTION, rounds, snapshotsNow - snapshotsBefore)
             .isLessThan(MAX_MOTION.toNanos());
         int round = rounds;
         List<Future<?>> changes = new ArrayList<>();
@@ -352,7 +345,9 @@ class LakestreamUnionUnderMotionIT {
             shared.rows("SELECT id FROM " + qualified + " ORDER BY id").stream()
                 .map(row -> (Long) row.getFirst())
                 .toList();
-        assertThat(keys).as("round %s: keys of %s", rounds, qualified).isEqualTo(List.copyOf(state.keySet()));
+        assertThat(keys)
+            .as("round %s: keys of %s", rounds, qualified)
+            .isEqualTo(List.copyOf(state.keySet()));
         List<Object> sample =
             shared
                 .rows(
@@ -367,10 +362,13 @@ class LakestreamUnionUnderMotionIT {
             sampleCount++;
             sampleSum =
                 sampleSum.add(
-                    BigDecimal.valueOf(entry.getKey()).multiply(BigDecimal.valueOf(entry.getValue())));
+                    BigDecimal.valueOf(entry.getKey())
+                        .multiply(BigDecimal.valueOf(entry.getValue())));
           }
         }
-        assertThat((Long) sample.get(0)).as("round %s: rows with id %% 7 = 3", rounds).isEqualTo(sampleCount);
+        assertThat((Long) sample.get(0))
+            .as("round %s: rows with id %% 7 = 3", rounds)
+            .isEqualTo(sampleCount);
         if (sampleCount > 0) {
           assertThat((BigDecimal) sample.get(1))
               .as("round %s: each row's key and value belong together", rounds)
@@ -383,7 +381,8 @@ class LakestreamUnionUnderMotionIT {
     }
     assertThat(writers.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
     System.out.printf(
-        "%s: %d rounds, %d new lake snapshots%n", qualified, rounds, snapshotsNow - snapshotsBefore);
+        "%s: %d rounds, %d new lake snapshots%n",
+        qualified, rounds, snapshotsNow - snapshotsBefore);
   }
 
   /** The lake table's snapshots, through Trino's Iceberg connector ({@code lake} catalog). */
