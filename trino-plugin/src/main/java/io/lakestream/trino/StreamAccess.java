@@ -11,6 +11,7 @@ import io.lakestream.scan.UnionScanPlanner;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.TableType;
 import io.trino.spi.connector.SchemaTableName;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTCatalog;
 
 /**
@@ -103,21 +105,50 @@ final class StreamAccess implements AutoCloseable {
   /** Plans a union read whose lake part is the given snapshot (empty: an empty lake table). */
   UnionScanPlanner.Planned plan(TablePath path, OptionalLong snapshotId) {
     try {
-      UnionScanPlanner current;
-      IcebergLakeCatalog tables;
-      synchronized (this) {
-        if (planner == null) {
-          catalog = new RESTCatalog();
-          catalog.initialize("lakestream", catalogProperties);
-          lake = IcebergLakeCatalog.of(catalog);
-          planner = new UnionScanPlanner(lake, connection());
+      try {
+        return planOnce(path, snapshotId);
+      } catch (NotAuthorizedException e) {
+        if (config.credential().isEmpty()) {
+          throw e;
         }
-        current = planner;
-        tables = lake;
+        // The REST client renews its token by exchanging the current one, which fails for good
+        // once that one has expired (a renewal missed while the server was down or the JVM
+        // stalled); a new client exchanges the credential afresh.
+        closeCatalog();
+        return planOnce(path, snapshotId);
       }
-      return current.plan(path, tables.loadTable(path), snapshotId);
     } catch (RuntimeException e) {
       throw StreamErrors.toTrino("Cannot plan the union read of " + path, e);
+    }
+  }
+
+  private UnionScanPlanner.Planned planOnce(TablePath path, OptionalLong snapshotId) {
+    UnionScanPlanner current;
+    IcebergLakeCatalog tables;
+    synchronized (this) {
+      if (planner == null) {
+        catalog = new RESTCatalog();
+        catalog.initialize("lakestream", catalogProperties);
+        lake = IcebergLakeCatalog.of(catalog);
+        planner = new UnionScanPlanner(lake, connection());
+      }
+      current = planner;
+      tables = lake;
+    }
+    return current.plan(path, tables.loadTable(path), snapshotId);
+  }
+
+  private synchronized void closeCatalog() {
+    RESTCatalog closing = catalog;
+    catalog = null;
+    lake = null;
+    planner = null;
+    if (closing != null) {
+      try {
+        closing.close();
+      } catch (IOException | RuntimeException e) {
+        // A new catalog client replaces it either way.
+      }
     }
   }
 
