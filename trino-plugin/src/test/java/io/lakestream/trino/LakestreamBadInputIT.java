@@ -77,6 +77,7 @@ class LakestreamBadInputIT {
   private final SharedTrino shared;
   private final List<String> logged = new ArrayList<>();
   private final List<ServerProcess> servers = new ArrayList<>();
+  private final List<String> catalogs = new ArrayList<>();
   private final Handler capture =
       new Handler() {
         @Override
@@ -114,9 +115,22 @@ class LakestreamBadInputIT {
   @AfterAll
   void stop() throws InterruptedException {
     Logger.getLogger("").removeHandler(capture);
+    // The shared runner outlives this class: its catalogs must not point at servers gone.
+    for (String catalog : catalogs) {
+      try {
+        shared.rows("DROP CATALOG IF EXISTS " + catalog);
+      } catch (RuntimeException e) {
+        System.out.printf("Catalog %s stays in the shared runner: %s%n", catalog, e);
+      }
+    }
     for (ServerProcess server : servers) {
       server.close();
     }
+  }
+
+  private void createCatalog(String catalog, Map<String, String> properties) {
+    shared.trino().createCatalog(catalog, LakestreamConnectorFactory.NAME, properties);
+    catalogs.add(catalog);
   }
 
   /** Proves that unknown schemas and tables fail as not found, naming what is missing. */
@@ -195,7 +209,7 @@ class LakestreamBadInputIT {
             SharedTrino.lakestreamCatalogProperties(server.baseUri(), rpcPort),
             LakestreamConfig.LOG_READ_TIMEOUT,
             LOG_READ_TIMEOUT.toSeconds() + "s");
-    shared.trino().createCatalog("lakestream_dead", LakestreamConnectorFactory.NAME, properties);
+    createCatalog("lakestream_dead", properties);
 
     long rows = 400_000;
     try (Connection connection = Connection.open("127.0.0.1", rpcPort, null)) {
@@ -281,15 +295,12 @@ class LakestreamBadInputIT {
 
     String expired = token(base);
     awaitExpired(base, expired);
-    shared
-        .trino()
-        .createCatalog(
-            "lakestream_expired",
-            LakestreamConnectorFactory.NAME,
-            with(
-                SharedTrino.lakestreamCatalogProperties(base, rpcPort),
-                LakestreamConfig.TOKEN,
-                expired));
+    createCatalog(
+        "lakestream_expired",
+        with(
+            SharedTrino.lakestreamCatalogProperties(base, rpcPort),
+            LakestreamConfig.TOKEN,
+            expired));
     QueryFailure refused = failure("SELECT count(*) FROM lakestream_expired.authed.events");
     System.out.println("Query with an expired token: " + refused);
     assertThat(refused.code()).isEqualTo("NOT_AUTHENTICATED");
@@ -297,15 +308,12 @@ class LakestreamBadInputIT {
         .containsAnyOf("not authenticated", "not authorized", "401", "expired");
     assertThat(refused.everything()).doesNotContain(expired);
 
-    shared
-        .trino()
-        .createCatalog(
-            "lakestream_credential",
-            LakestreamConnectorFactory.NAME,
-            with(
-                SharedTrino.lakestreamCatalogProperties(base, rpcPort),
-                LakestreamConfig.CREDENTIAL,
-                CLIENT_ID + ":" + CLIENT_SECRET));
+    createCatalog(
+        "lakestream_credential",
+        with(
+            SharedTrino.lakestreamCatalogProperties(base, rpcPort),
+            LakestreamConfig.CREDENTIAL,
+            CLIENT_ID + ":" + CLIENT_SECRET));
     String count = "SELECT count(*), count(DISTINCT b0) FROM lakestream_credential.authed.events";
     assertThat(shared.rows(count)).containsExactly(List.of(rows, rows));
     // Every token issued until now expires; the catalog's next queries need fresh ones.
