@@ -27,7 +27,7 @@ import java.util.Optional;
  *   <tr><td>{@code lakestream.warehouse}</td><td>(the server's default)</td><td>the
  *       warehouse</td></tr>
  *   <tr><td>{@code lakestream.log-read-timeout}</td><td>{@code 60s}</td><td>how long reading
- *       a split's log range may take before the query fails</td></tr>
+ *       a split's log range may go without a record arriving before the query fails</td></tr>
  * </table>
  */
 public record LakestreamConfig(
@@ -55,7 +55,8 @@ public record LakestreamConfig(
       ConfigKey.duration(
           LOG_READ_TIMEOUT,
           DEFAULT_LOG_READ_TIMEOUT,
-          "how long reading a split's log range may take before the query fails");
+          "how long reading a split's log range may go without a record arriving before the"
+              + " query fails");
 
   public LakestreamConfig {
     requireNonNull(uri, "uri is null");

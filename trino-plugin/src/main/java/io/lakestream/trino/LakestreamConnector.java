@@ -66,8 +66,20 @@ final class LakestreamConnector implements Connector {
   @Override
   public ConnectorMetadata getMetadata(
       ConnectorSession session, ConnectorTransactionHandle transaction) {
-    return new LakestreamMetadata(
-        lake.getMetadata(session, transaction), getClass().getClassLoader(), streams, typeManager);
+    ConnectorMetadata metadata;
+    try {
+      metadata = lake.getMetadata(session, transaction);
+    } catch (RuntimeException e) {
+      // The Iceberg connector reports every failure to open the REST catalog (401, connection
+      // refused) as "Cannot obtain metadata"; the Iceberg client's exception below says why.
+      throw StreamErrors.restFailure(e)
+          .map(
+              cause ->
+                  StreamErrors.toTrino(
+                      "Cannot open the Lakestream catalog at " + streams.catalogUri(), cause))
+          .orElseThrow(() -> e);
+    }
+    return new LakestreamMetadata(metadata, getClass().getClassLoader(), streams, typeManager);
   }
 
   @Override

@@ -20,7 +20,9 @@ public enum LakestreamErrorCode implements ErrorCodeSupplier {
   NOT_AUTHORIZED(2, USER_ERROR),
   /** A log range of the read is gone from the log (retention deleted rows never tiered). */
   LOG_RANGE_GONE(3, EXTERNAL),
-  /** Reading a split's log range took longer than {@code lakestream.log-read-timeout}. */
+  /**
+   * Reading a split's log range stalled: no record arrived for {@code lakestream.log-read-timeout}.
+   */
   LOG_READ_TIMEOUT(4, EXTERNAL),
   /** A column type streaming tables cannot hold. */
   UNSUPPORTED_TYPE(5, USER_ERROR),

@@ -42,6 +42,7 @@ import io.trino.spi.connector.ConnectorTableMetadata;
 import io.trino.spi.connector.ConnectorTableProperties;
 import io.trino.spi.connector.ConnectorTableSchema;
 import io.trino.spi.connector.ConnectorTableVersion;
+import io.trino.spi.connector.ConnectorViewDefinition;
 import io.trino.spi.connector.ConnectorWritableTableHandle;
 import io.trino.spi.connector.Constraint;
 import io.trino.spi.connector.ConstraintApplicationResult;
@@ -114,8 +115,12 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
       SchemaTableName tableName,
       Optional<ConnectorTableVersion> startVersion,
       Optional<ConnectorTableVersion> endVersion) {
-    ConnectorTableHandle handle =
-        super.getTableHandle(session, tableName, startVersion, endVersion);
+    ConnectorTableHandle handle;
+    try {
+      handle = super.getTableHandle(session, tableName, startVersion, endVersion);
+    } catch (RuntimeException e) {
+      throw catalogFailure("Cannot load table " + tableName, e);
+    }
     if ((startVersion.isPresent() || endVersion.isPresent()) && isStream(handle)) {
       throw new TrinoException(
           NOT_SUPPORTED,
@@ -126,6 +131,29 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
               + " catalog on the same server");
     }
     return handle;
+  }
+
+  @Override
+  public Optional<ConnectorViewDefinition> getView(
+      ConnectorSession session, SchemaTableName viewName) {
+    try {
+      return super.getView(session, viewName);
+    } catch (RuntimeException e) {
+      // Trino resolves a name as a view first: a catalog it cannot reach fails here.
+      throw catalogFailure("Cannot look up " + viewName, e);
+    }
+  }
+
+  /**
+   * The Iceberg connector's failure as the connector's own error when the REST client's exception
+   * under it says what went wrong (the server unreachable, the token refused), which the Iceberg
+   * connector's message ("Failed to load view") does not.
+   */
+  private static RuntimeException catalogFailure(String what, RuntimeException failure) {
+    return StreamErrors.restFailure(failure)
+        .<RuntimeException>map(
+            cause -> StreamErrors.toTrino(what + " from the Lakestream catalog", cause))
+        .orElse(failure);
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.lakestream.scan.UnionScanPlanner;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.TableType;
 import io.trino.spi.connector.SchemaTableName;
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTCatalog;
 
 /**
@@ -103,14 +105,18 @@ final class StreamAccess implements AutoCloseable {
   /** Plans a union read whose lake part is the given snapshot (empty: an empty lake table). */
   UnionScanPlanner.Planned plan(TablePath path, OptionalLong snapshotId) {
     try {
-      UnionScanPlanner current;
-      IcebergLakeCatalog tables;
-      synchronized (this) {
-        initializeCatalog();
-        current = planner;
-        tables = lake;
+      try {
+        return planOnce(path, snapshotId);
+      } catch (NotAuthorizedException e) {
+        if (config.credential().isEmpty()) {
+          throw e;
+        }
+        // The REST client renews its token by exchanging the current one, which fails for good
+        // once that one has expired (a renewal missed while the server was down or the JVM
+        // stalled); a new client exchanges the credential afresh.
+        closeCatalog();
+        return planOnce(path, snapshotId);
       }
-      return current.plan(path, tables.loadTable(path), snapshotId);
     } catch (RuntimeException e) {
       throw StreamErrors.toTrino("Cannot plan the union read of " + path, e);
     }
@@ -149,6 +155,36 @@ final class StreamAccess implements AutoCloseable {
       lake = IcebergLakeCatalog.of(catalog);
       planner = new UnionScanPlanner(lake, connection());
     }
+  }
+
+  private UnionScanPlanner.Planned planOnce(TablePath path, OptionalLong snapshotId) {
+    UnionScanPlanner current;
+    IcebergLakeCatalog tables;
+    synchronized (this) {
+      initializeCatalog();
+      current = planner;
+      tables = lake;
+    }
+    return current.plan(path, tables.loadTable(path), snapshotId);
+  }
+
+  private synchronized void closeCatalog() {
+    RESTCatalog closing = catalog;
+    catalog = null;
+    lake = null;
+    planner = null;
+    if (closing != null) {
+      try {
+        closing.close();
+      } catch (IOException | RuntimeException e) {
+        // A new catalog client replaces it either way.
+      }
+    }
+  }
+
+  /** The server's Iceberg REST endpoint. */
+  java.net.URI catalogUri() {
+    return config.uri();
   }
 
   Duration logReadTimeout() {

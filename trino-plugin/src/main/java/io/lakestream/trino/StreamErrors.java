@@ -4,6 +4,8 @@ import io.lakestream.client.rpc.RpcException;
 import io.lakestream.lake.TieringException;
 import io.lakestream.scan.LogRangeGoneException;
 import io.trino.spi.TrinoException;
+import java.util.Optional;
+import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.exceptions.RESTException;
 import org.apache.iceberg.exceptions.ServiceFailureException;
@@ -14,6 +16,25 @@ import org.apache.iceberg.exceptions.ServiceFailureException;
  */
 public final class StreamErrors {
   private StreamErrors() {}
+
+  /**
+   * The Iceberg REST client's exception among {@code failure} and its causes (Trino's Iceberg
+   * connector wraps them in errors that do not say what went wrong), if there is one.
+   */
+  public static Optional<RuntimeException> restFailure(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof NotAuthorizedException
+          || cause instanceof ForbiddenException
+          || cause instanceof ServiceFailureException
+          || cause instanceof RESTException) {
+        return Optional.of((RuntimeException) cause);
+      }
+      if (cause.getCause() == cause) {
+        break;
+      }
+    }
+    return Optional.empty();
+  }
 
   /** A Trino error for {@code failure}, which happened while doing {@code what}. */
   public static TrinoException toTrino(String what, RuntimeException failure) {
@@ -52,8 +73,18 @@ public final class StreamErrors {
     if (failure instanceof NotAuthorizedException) {
       return new TrinoException(LakestreamErrorCode.NOT_AUTHENTICATED, message, failure);
     }
+    if (failure instanceof ForbiddenException) {
+      return new TrinoException(LakestreamErrorCode.NOT_AUTHORIZED, message, failure);
+    }
     if (failure instanceof ServiceFailureException || failure instanceof RESTException) {
-      return new TrinoException(LakestreamErrorCode.SERVER_UNAVAILABLE, message, failure);
+      // "Error occurred while processing GET request" alone does not say the server is down.
+      Throwable cause = failure.getCause();
+      return new TrinoException(
+          LakestreamErrorCode.SERVER_UNAVAILABLE,
+          cause == null || cause.getMessage() == null
+              ? message
+              : message + " (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + ")",
+          failure);
     }
     return new TrinoException(LakestreamErrorCode.SERVER_ERROR, message, failure);
   }

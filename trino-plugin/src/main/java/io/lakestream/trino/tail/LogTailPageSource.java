@@ -59,7 +59,7 @@ public final class LogTailPageSource implements ConnectorPageSource {
   private final int[] keyColumns; // read columns of the primary key (primary-key splits)
   private final Map<List<Object>, Object[]> folded; // primary-key splits: key -> row
   private final Duration timeout;
-  private final long deadline;
+  private long deadline; // reading fails when no record arrives before it
   private final Deque<Page> ready = new ArrayDeque<>();
   private long position;
   private long remaining;
@@ -75,6 +75,7 @@ public final class LogTailPageSource implements ConnectorPageSource {
    *     for a primary-key split ({@link TailBatchFilter})
    * @param primaryKey the primary-key columns (empty for a log table)
    * @param limit at most this many rows are returned
+   * @param timeout reading fails when no record of the range arrives for this long
    */
   public LogTailPageSource(
       io.lakestream.client.Table table,
@@ -170,11 +171,11 @@ public final class LogTailPageSource implements ConnectorPageSource {
               + split.schema()
               + "."
               + split.table()
-              + " offsets ["
+              + ": no record of offsets ["
               + position
               + ", "
               + split.to()
-              + ") within "
+              + ") arrived within "
               + timeout);
     }
     long start = System.nanoTime();
@@ -185,6 +186,7 @@ public final class LogTailPageSource implements ConnectorPageSource {
       throw StreamErrors.toTrino(
           "Cannot read the log of " + split.schema() + "." + split.table(), e);
     }
+    long before = position;
     try {
       for (ScanBatch batch : batches) {
         if (batch.bucket() != split.bucket() || !batch.partition().equals(split.partition())) {
@@ -213,6 +215,11 @@ public final class LogTailPageSource implements ConnectorPageSource {
     } finally {
       batches.forEach(ScanBatch::close);
       readTimeNanos += System.nanoTime() - start;
+    }
+    if (position > before) {
+      // The timeout bounds a stall, not the whole range: a long range on a busy server may take
+      // longer to read than the timeout while records keep arriving.
+      deadline = System.nanoTime() + timeout.toNanos();
     }
     if (position >= split.to() && folded == null) {
       finished = ready.isEmpty();
