@@ -1,0 +1,37 @@
+package io.lakestream.trino;
+
+import io.trino.testing.BaseConnectorSmokeTest;
+import io.trino.testing.QueryRunner;
+import io.trino.testing.TestingConnectorBehavior;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Trino's connector smoke test on the {@code lakestream} catalog ({@link LakestreamQueryRunner}):
+ * reads of the TPC-H tables are union reads of Lakestream log tables, part tiered and part in the
+ * log; tables the test creates with {@code CREATE TABLE} are plain Iceberg tables of the catalog,
+ * which the connector writes, alters and drops as Trino's Iceberg connector does.
+ *
+ * <p>Runs in failsafe (it needs the packaged server), one query runner for the class.
+ */
+@ExtendWith(SharedTrino.Resolver.class)
+class LakestreamConnectorSmokeTest extends BaseConnectorSmokeTest {
+  private final SharedTrino shared;
+
+  LakestreamConnectorSmokeTest(SharedTrino shared) {
+    this.shared = shared;
+  }
+
+  @Override
+  protected QueryRunner createQueryRunner() throws Exception {
+    return LakestreamQueryRunner.create(shared);
+  }
+
+  @Override
+  protected boolean hasBehavior(TestingConnectorBehavior connectorBehavior) {
+    return switch (connectorBehavior) {
+      // Trino's Iceberg connector, which plans every scan, pushes no top-N into its scans.
+      case SUPPORTS_TOPN_PUSHDOWN -> false;
+      default -> super.hasBehavior(connectorBehavior);
+    };
+  }
+}
