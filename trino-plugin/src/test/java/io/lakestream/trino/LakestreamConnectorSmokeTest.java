@@ -1,15 +1,18 @@
 package io.lakestream.trino;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.trino.testing.BaseConnectorSmokeTest;
 import io.trino.testing.QueryRunner;
 import io.trino.testing.TestingConnectorBehavior;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Trino's connector smoke test on the {@code lakestream} catalog ({@link LakestreamQueryRunner}):
  * reads of the TPC-H tables are union reads of Lakestream log tables, part tiered and part in the
  * log; tables the test creates with {@code CREATE TABLE} are plain Iceberg tables of the catalog,
- * which the connector writes, alters and drops as Trino's Iceberg connector does.
+ * which the connector writes, alters and drops as Trino's Iceberg connector does on a REST catalog.
  *
  * <p>Runs in failsafe (it needs the packaged server), one query runner for the class.
  */
@@ -28,10 +31,17 @@ class LakestreamConnectorSmokeTest extends BaseConnectorSmokeTest {
 
   @Override
   protected boolean hasBehavior(TestingConnectorBehavior connectorBehavior) {
-    return switch (connectorBehavior) {
-      // Trino's Iceberg connector, which plans every scan, pushes no top-N into its scans.
-      case SUPPORTS_TOPN_PUSHDOWN -> false;
-      default -> super.hasBehavior(connectorBehavior);
-    };
+    return LakestreamQueryRunner.hasBehavior(connectorBehavior)
+        .orElseGet(() -> super.hasBehavior(connectorBehavior));
+  }
+
+  /** Iceberg strings have no length; the table properties are the lake table's. */
+  @Test
+  @Override
+  public void testShowCreateTable() {
+    assertThat((String) computeScalar("SHOW CREATE TABLE region"))
+        .matches(
+            LakestreamQueryRunner.showCreateTablePattern(
+                "region", "   regionkey bigint,\n   name varchar,\n   comment varchar\n"));
   }
 }
