@@ -27,6 +27,14 @@ final class LakestreamQueryRunner {
   /** The session's schema, a namespace of the server. */
   static final String SCHEMA = "tpch";
 
+  /** The message with which Iceberg's REST catalog client refuses to rename a namespace. */
+  static final String RENAME_SCHEMA_REFUSED =
+      "renameNamespace is not supported for Iceberg REST catalog";
+
+  /** The message with which Iceberg's REST catalog client refuses a materialized view. */
+  static final String MATERIALIZED_VIEW_REFUSED =
+      "createMaterializedView is not supported for Iceberg REST catalog";
+
   private static final double TINY_SCALE = 0.01;
   private static final double TIERED_SHARE = 0.9;
   private static final Duration TIERING_TIMEOUT = Duration.ofMinutes(2);
@@ -67,8 +75,19 @@ final class LakestreamQueryRunner {
    */
   static Optional<Boolean> hasBehavior(TestingConnectorBehavior behavior) {
     return switch (behavior) {
-      // The Iceberg connector pushes no top-N into its scans.
-      case SUPPORTS_TOPN_PUSHDOWN -> Optional.of(false);
+      // The Iceberg connector pushes no top-N into its scans; on a streaming table a limit caps
+      // each split (lake and tail alike), never the whole read, so Trino keeps its Limit.
+      case SUPPORTS_TOPN_PUSHDOWN, SUPPORTS_LIMIT_PUSHDOWN -> Optional.of(false);
+      // Tables are created in Iceberg format version 2, which has no default values; a column
+      // is added as NOT NULL by no Iceberg catalog; views are not refreshed by the Iceberg
+      // connector.
+      case SUPPORTS_DEFAULT_COLUMN_VALUE,
+          SUPPORTS_SET_DEFAULT_COLUMN_VALUE,
+          SUPPORTS_DROP_DEFAULT_COLUMN_VALUE,
+          SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
+          SUPPORTS_REFRESH_VIEW ->
+          Optional.of(false);
+      case SUPPORTS_CREATE_OR_REPLACE_TABLE -> Optional.of(true);
       // Iceberg's REST catalog client cannot rename namespaces or keep materialized views.
       case SUPPORTS_RENAME_SCHEMA,
           SUPPORTS_CREATE_MATERIALIZED_VIEW,
