@@ -117,6 +117,7 @@ class LakestreamConnectorTest extends BaseConnectorTest {
             "Version pointer type is not supported: .*|Unsupported type for table version: .*"
                 + "|No version history table .* at or before .*"
                 + "|Iceberg snapshot ID does not exists: .*"
+                + "|Cannot find snapshot with reference name: .*"
                 + "|(?s)Table .* is a Lakestream streaming table.*");
   }
 
