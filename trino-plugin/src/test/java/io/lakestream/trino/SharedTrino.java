@@ -9,6 +9,7 @@ import io.lakestream.testing.TieredTables;
 import io.lakestream.testing.TrinoCatalogContract;
 import io.trino.Session;
 import io.trino.plugin.iceberg.IcebergPlugin;
+import io.trino.plugin.tpch.TpchPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.MaterializedRow;
 import io.trino.testing.QueryRunner;
@@ -37,6 +38,12 @@ final class SharedTrino implements AutoCloseable {
 
   /** The catalog of this plugin's connector; {@code lake} is Trino's Iceberg connector. */
   static final String LAKESTREAM_CATALOG = "lakestream";
+
+  /**
+   * Trino's TPC-H connector with standard column names and decimal money columns, the reference for
+   * TPC-H data loaded through the stream ({@link TpchStreamLoader.Layout#STANDARD_DECIMAL}).
+   */
+  static final String TPCH_CATALOG = "tpch";
 
   private final ServerProcess server;
   private final int rpcPort;
@@ -84,6 +91,9 @@ final class SharedTrino implements AutoCloseable {
           LAKESTREAM_CATALOG,
           LakestreamConnectorFactory.NAME,
           lakestreamCatalogProperties(server.baseUri(), rpcPort));
+      trino.installPlugin(new TpchPlugin());
+      trino.createCatalog(
+          TPCH_CATALOG, "tpch", TpchStreamLoader.Layout.STANDARD_DECIMAL.tpchCatalogProperties());
       return new SharedTrino(server, rpcPort, trino, spark);
     } catch (Exception e) {
       if (trino != null) {
