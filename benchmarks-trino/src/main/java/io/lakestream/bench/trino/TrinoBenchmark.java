@@ -2,6 +2,8 @@ package io.lakestream.bench.trino;
 
 import static io.trino.testing.TestingSession.testSessionBuilder;
 
+import io.airlift.log.Level;
+import io.airlift.log.Logging;
 import io.lakestream.bench.Benchmark;
 import io.lakestream.bench.BenchmarkContext;
 import io.lakestream.bench.Figure;
@@ -97,7 +99,7 @@ public final class TrinoBenchmark implements Benchmark {
         + " (quick mode "
         + QUICK_SCALE
         + "), 8 log tables of 2 buckets written through the append path; the 22 queries in an"
-        + " in-JVM Trino 483 query runner through the lakestream connector, fully tiered beside"
+        + " in-JVM Trino query runner through the lakestream connector, fully tiered beside"
         + " Trino's Iceberg connector on the same files, and with 10% of each table in the log"
         + " beside the fully tiered run; freshness of "
         + FULL_FRESHNESS_SAMPLES
@@ -106,7 +108,7 @@ public final class TrinoBenchmark implements Benchmark {
         + ") beside SELECT 1";
   }
 
-  /** One iteration's per-query times, in milliseconds. */
+  /** One iteration's per-query times, in milliseconds; {@code icebergMs} null in the tail run. */
   private record QueryTimes(double[] lakestreamMs, double[] icebergMs) {}
 
   /** One iteration's freshness and {@code SELECT 1} percentiles, in milliseconds. */
@@ -287,6 +289,8 @@ public final class TrinoBenchmark implements Benchmark {
   private static QueryRunner startTrino(URI restBase, int rpcPort) throws Exception {
     QueryRunner trino =
         DistributedQueryRunner.builder(session(LAKESTREAM_CATALOG)).setWorkerCount(0).build();
+    // Iceberg logs a line per table scan at INFO, thousands per run; keep the progress readable.
+    Logging.initialize().setLevel("org.apache.iceberg", Level.WARN);
     try {
       trino.installPlugin(new IcebergPlugin());
       trino.createCatalog(
