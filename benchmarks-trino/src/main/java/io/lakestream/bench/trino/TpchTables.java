@@ -34,17 +34,15 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * The eight TPC-H tables of workload W3 as Lakestream log tables of 2 buckets in namespace {@value
- * #NAMESPACE}, written through the streaming append path, and the control of their tiering the
- * benchmark needs: the first 90% of each table's rows tiered, tiering then paused (interval one
- * hour) while the last 10% are written and stay in the log, then resumed until everything is
- * tiered. Tiering state is read and changed through the server's Iceberg REST endpoint (the current
- * snapshot's {@code total-records}, a {@code set-properties} commit), as any REST client would. Not
- * thread safe.
+ * The eight TPC-H tables of workload W3 as Lakestream log tables of 2 buckets in one namespace,
+ * written through the streaming append path, with the tiering the benchmark needs: either every row
+ * tiered ({@link #loadFullyTiered}), or the first 90% of each table's rows tiered and tiering then
+ * paused (interval one hour) while the last 10% are written and stay in the log ({@link
+ * #loadWithTail}). Tiering state is read and changed through the server's Iceberg REST endpoint
+ * (the current snapshot's {@code total-records}, a {@code set-properties} commit), as any REST
+ * client would. Not thread safe.
  */
 final class TpchTables {
-  static final String NAMESPACE = "tpch";
-
   private static final String FAST_TIERING = "1s";
   private static final String PAUSED_TIERING = "1h";
   private static final Duration TIERING_DEADLINE = Duration.ofMinutes(20);
@@ -52,6 +50,7 @@ final class TpchTables {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final String namespace;
   private final Connection streams;
   private final HttpClient http;
   private final URI restBase;
@@ -60,11 +59,18 @@ final class TpchTables {
   private final Map<String, long[]> rows = new LinkedHashMap<>();
 
   /**
+   * @param namespace the namespace of the tables, created by the load
    * @param restBase the server's base URI, {@code http://127.0.0.1:<port>}
    * @param scale the TPC-H scale factor
    */
   TpchTables(
-      Connection streams, HttpClient http, URI restBase, PrintStream progress, double scale) {
+      String namespace,
+      Connection streams,
+      HttpClient http,
+      URI restBase,
+      PrintStream progress,
+      double scale) {
+    this.namespace = requireNonNull(namespace, "namespace is null");
     this.streams = requireNonNull(streams, "streams is null");
     this.http = requireNonNull(http, "http is null");
     this.restBase = requireNonNull(restBase, "restBase is null");
@@ -72,13 +78,18 @@ final class TpchTables {
     this.scale = scale;
   }
 
+  /** Creates the namespace and tables, writes every row and waits until all are tiered. */
+  void loadFullyTiered() throws Exception {
+    loadWithTail(1.0);
+  }
+
   /**
-   * Creates the namespace and tables, writes the first {@code tieredShare} of each table's rows,
-   * waits until they are tiered, pauses tiering and writes the rest, which then stays in the log
-   * until {@link #resumeTieringAndAwait}.
+   * Creates the namespace and tables, writes the first {@code tieredShare} of each table's rows and
+   * waits until they are tiered; then, unless that is every row, pauses tiering and writes the
+   * rest, which stays in the log.
    */
   void loadWithTail(double tieredShare) throws Exception {
-    streams.admin().createNamespace(null, List.of(NAMESPACE));
+    streams.admin().createNamespace(null, List.of(namespace));
     long start = System.nanoTime();
     for (TpchTable<?> table : TpchTable.getTables()) {
       create(table);
@@ -87,11 +98,14 @@ final class TpchTables {
       rows.put(table.getTableName(), new long[] {total, tiered});
       write(table, 0, tiered);
     }
-    progress.printf("  wrote the part to tier in %.1f s%n", seconds(start));
+    progress.printf("  %s: wrote the part to tier in %.1f s%n", namespace, seconds(start));
     for (Map.Entry<String, long[]> table : rows.entrySet()) {
       awaitTieredRows(table.getKey(), table.getValue()[1]);
     }
-    progress.printf("  tiered after %.1f s%n", seconds(start));
+    progress.printf("  %s: tiered after %.1f s%n", namespace, seconds(start));
+    if (tieredShare >= 1.0) {
+      return;
+    }
     for (String table : rows.keySet()) {
       setTieringInterval(table, PAUSED_TIERING);
     }
@@ -106,7 +120,7 @@ final class TpchTables {
       write(table, counts[1], counts[0]);
     }
     assertTailInLog();
-    progress.printf("  wrote the log tail after %.1f s%n", seconds(start));
+    progress.printf("  %s: wrote the log tail after %.1f s%n", namespace, seconds(start));
   }
 
   /** Fails unless every table's lake snapshot still holds only the part tiered before the pause. */
@@ -126,24 +140,12 @@ final class TpchTables {
     }
   }
 
-  /** Sets every table's tiering interval back to one second and waits until all rows are tiered. */
-  void resumeTieringAndAwait() throws Exception {
-    long start = System.nanoTime();
-    for (String table : rows.keySet()) {
-      setTieringInterval(table, FAST_TIERING);
-    }
-    for (Map.Entry<String, long[]> table : rows.entrySet()) {
-      awaitTieredRows(table.getKey(), table.getValue()[0]);
-    }
-    progress.printf("  fully tiered after %.1f s%n", seconds(start));
-  }
-
   /** Creates a log table of {@code schema} that tiers every second. */
   void createLogTable(String name, Schema schema) {
     streams
         .admin()
         .createTable(
-            TablePath.of(NAMESPACE + "." + name),
+            TablePath.of(namespace + "." + name),
             TableDescriptor.of(
                 schema,
                 Map.of(
@@ -187,7 +189,7 @@ final class TpchTables {
         WriterOptions.defaults().withBatchRows(8192).withLinger(Duration.ofMillis(20));
     try (AppendWriter writer =
         streams
-            .table(TablePath.of(NAMESPACE + "." + table.getTableName()))
+            .table(TablePath.of(namespace + "." + table.getTableName()))
             .newAppendWriter(options)) {
       long index = 0;
       for (E row : table.createGenerator(scale, 1, 1)) {
@@ -260,7 +262,7 @@ final class TpchTables {
 
   /** GETs the table (body null) or POSTs a commit to it; fails unless the answer is 200. */
   private String send(String table, String body) throws IOException, InterruptedException {
-    URI uri = restBase.resolve("/v1/default/namespaces/" + NAMESPACE + "/tables/" + table);
+    URI uri = restBase.resolve("/v1/default/namespaces/" + namespace + "/tables/" + table);
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT);
     if (body == null) {
       request.GET();

@@ -49,17 +49,18 @@ import org.apache.iceberg.types.Types;
  * runner on the same REST endpoint and the same files, against the packaged server in its own
  * process.
  *
- * <p>Once per run: starts {@code bin/lakestream server}, writes the eight TPC-H tables (scale
- * factor 1, quick mode 0.01) through the streaming append path, tiers the first 90% of each table's
- * rows, pauses tiering and writes the last 10% (see {@link TpchTables}). Then three phases, each
- * with the run mode's warm-up and measured iterations:
+ * <p>Once per run: starts {@code bin/lakestream server} and writes two sets of the eight TPC-H
+ * tables (scale factor 1, quick mode 0.01) through the streaming append path: {@value
+ * #TIERED_NAMESPACE}, every row tiered, and {@value #TAIL_NAMESPACE}, the first 90% of each table's
+ * rows tiered and tiering then paused while the last 10% are written and stay in the log (see
+ * {@link TpchTables}; checked again after the queries). Then, with the run mode's warm-up and
+ * measured iterations:
  *
  * <ul>
- *   <li><b>tail</b>: the 22 queries through the {@code lakestream} catalog while 10% of every
- *       table's rows are in the log (union reads); the tail is checked to be still untiered after;
- *   <li><b>tiered</b>: tiering resumed until every row is tiered, then each query through the
- *       {@code lakestream} catalog and, right after it, through the {@code iceberg} catalog; both
- *       must return the rows the tail phase returned (same rows, in any order);
+ *   <li><b>TPC-H</b>: each of the 22 queries three times in a row, in an order that rotates per
+ *       iteration: on the fully tiered tables through the {@code lakestream} catalog and through
+ *       the {@code iceberg} catalog, and on the tables with the tail through the {@code lakestream}
+ *       catalog (union reads). All three must return the same rows, in any order;
  *   <li><b>freshness</b>: a row appended to a log table and acknowledged, then {@code SELECT
  *       count(*) ... WHERE id = ?} through the plugin until it sees the row; each sample beside
  *       Trino's own {@code SELECT 1} in the same runner.
@@ -74,6 +75,17 @@ public final class TrinoBenchmark implements Benchmark {
   static final String LAKESTREAM_CATALOG = "lakestream";
   static final String ICEBERG_CATALOG = "iceberg";
 
+  /** The fully tiered tables; the queries name this schema. */
+  static final String TIERED_NAMESPACE = "tpch";
+
+  /** The same tables with the last 10% of each in the log. */
+  static final String TAIL_NAMESPACE = "tpch_tail";
+
+  private static final List<String> RUNS =
+      List.of(
+          "through lakestream, fully tiered",
+          "through iceberg, fully tiered",
+          "through lakestream with the tail in the log");
   private static final double FULL_SCALE = 1.0;
   private static final double QUICK_SCALE = 0.01;
   private static final double TIERED_SHARE = 0.9;
@@ -100,16 +112,16 @@ public final class TrinoBenchmark implements Benchmark {
         + QUICK_SCALE
         + "), 8 log tables of 2 buckets written through the append path; the 22 queries in an"
         + " in-JVM Trino query runner through the lakestream connector, fully tiered beside"
-        + " Trino's Iceberg connector on the same files, and with 10% of each table in the log"
-        + " beside the fully tiered run; freshness of "
+        + " Trino's Iceberg connector on the same files, and a second set with 10% of each table"
+        + " in the log beside the fully tiered set; freshness of "
         + FULL_FRESHNESS_SAMPLES
         + " appends (quick mode "
         + QUICK_FRESHNESS_SAMPLES
         + ") beside SELECT 1";
   }
 
-  /** One iteration's per-query times, in milliseconds; {@code icebergMs} null in the tail run. */
-  private record QueryTimes(double[] lakestreamMs, double[] icebergMs) {}
+  /** One iteration's per-query times, in milliseconds, of the three runs of each query. */
+  private record QueryTimes(double[] tieredMs, double[] icebergMs, double[] tailMs) {}
 
   /** One iteration's freshness and {@code SELECT 1} percentiles, in milliseconds. */
   private record FreshnessSample(
@@ -127,8 +139,7 @@ public final class TrinoBenchmark implements Benchmark {
     int freshnessSamples = quick ? QUICK_FRESHNESS_SAMPLES : FULL_FRESHNESS_SAMPLES;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     List<String> queries = queries(context.lakestreamHome(), scale);
-    List<QueryTimes> tail;
-    List<QueryTimes> tiered;
+    List<QueryTimes> times;
     List<FreshnessSample> freshness;
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-trino-");
         HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
@@ -144,56 +155,54 @@ public final class TrinoBenchmark implements Benchmark {
               REQUEST_TIMEOUT)) {
         try (Connection streams = Connection.open("127.0.0.1", server.rpcPort(), null);
             QueryRunner trino = startTrino(server.base(), server.rpcPort())) {
-          TpchTables tables =
-              new TpchTables(streams, http, server.base(), context.progress(), scale);
-          tables.loadWithTail(TIERED_SHARE);
+          TpchTables tiered =
+              new TpchTables(
+                  TIERED_NAMESPACE, streams, http, server.base(), context.progress(), scale);
+          tiered.loadFullyTiered();
+          TpchTables tail =
+              new TpchTables(
+                  TAIL_NAMESPACE, streams, http, server.base(), context.progress(), scale);
+          tail.loadWithTail(TIERED_SHARE);
           Session lakestream = session(LAKESTREAM_CATALOG);
           Session iceberg = session(ICEBERG_CATALOG);
 
+          // Each query runs three times in a row (fully tiered through both catalogs, then with
+          // the tail), starting with a different one each iteration so no run always goes first.
           List<List<List<Object>>> expected = new ArrayList<>();
-          context.progress().println("  phase tail: 10% of each table in the log");
-          tail =
+          int[] iteration = {0};
+          times =
               context.iterate(
                   () -> {
-                    double[] times = new double[QUERIES];
+                    double[] tieredMs = new double[QUERIES];
+                    double[] icebergMs = new double[QUERIES];
+                    double[] tailMs = new double[QUERIES];
                     for (int q = 0; q < QUERIES; q++) {
-                      List<List<Object>> rows = timeQuery(trino, lakestream, queries, q, times);
-                      if (expected.size() <= q) {
-                        expected.add(rows);
-                      } else {
-                        requireSameRows(q, "the tail run", rows, expected.get(q));
+                      String sql = queries.get(q);
+                      String tailSql = sql.replace(TIERED_NAMESPACE + ".", TAIL_NAMESPACE + ".");
+                      for (int run = 0; run < 3; run++) {
+                        List<List<Object>> rows =
+                            switch ((run + iteration[0]) % 3) {
+                              case 0 -> timeQuery(trino, lakestream, sql, tieredMs, q);
+                              case 1 -> timeQuery(trino, iceberg, sql, icebergMs, q);
+                              default -> timeQuery(trino, lakestream, tailSql, tailMs, q);
+                            };
+                        if (expected.size() <= q) {
+                          expected.add(rows);
+                        } else {
+                          requireSameRows(
+                              q, RUNS.get((run + iteration[0]) % 3), rows, expected.get(q));
+                        }
                       }
                     }
-                    printTimes(context, "lakestream, tail", times);
-                    return new QueryTimes(times, null);
-                  });
-          tables.assertTailInLog();
-
-          tables.resumeTieringAndAwait();
-          context.progress().println("  phase tiered: every row tiered");
-          tiered =
-              context.iterate(
-                  () -> {
-                    double[] lakestreamMs = new double[QUERIES];
-                    double[] icebergMs = new double[QUERIES];
-                    for (int q = 0; q < QUERIES; q++) {
-                      requireSameRows(
-                          q,
-                          "lakestream, fully tiered",
-                          timeQuery(trino, lakestream, queries, q, lakestreamMs),
-                          expected.get(q));
-                      requireSameRows(
-                          q,
-                          "iceberg, fully tiered",
-                          timeQuery(trino, iceberg, queries, q, icebergMs),
-                          expected.get(q));
-                    }
-                    printTimes(context, "lakestream, tiered", lakestreamMs);
+                    iteration[0]++;
+                    printTimes(context, "lakestream, tiered", tieredMs);
                     printTimes(context, "iceberg, tiered", icebergMs);
-                    return new QueryTimes(lakestreamMs, icebergMs);
+                    printTimes(context, "lakestream, tail", tailMs);
+                    return new QueryTimes(tieredMs, icebergMs, tailMs);
                   });
+          tail.assertTailInLog();
 
-          tables.createLogTable(
+          tiered.createLogTable(
               "fresh", new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
           context.progress().println("  phase freshness");
           long[] nextId = {0};
@@ -204,11 +213,10 @@ public final class TrinoBenchmark implements Benchmark {
         server.stopCleanly();
       }
     }
-    return figures(tail, tiered, freshness);
+    return figures(times, freshness);
   }
 
-  private static List<Figure> figures(
-      List<QueryTimes> tail, List<QueryTimes> tiered, List<FreshnessSample> freshness) {
+  private static List<Figure> figures(List<QueryTimes> times, List<FreshnessSample> freshness) {
     List<Figure> perQuery = new ArrayList<>();
     double logTiered = 0;
     double logIceberg = 0;
@@ -216,9 +224,9 @@ public final class TrinoBenchmark implements Benchmark {
     List<Figure> tailPerQuery = new ArrayList<>();
     for (int q = 0; q < QUERIES; q++) {
       int query = q;
-      double tieredMs = Median.of(tiered, s -> s.lakestreamMs()[query]);
-      double icebergMs = Median.of(tiered, s -> s.icebergMs()[query]);
-      double tailMs = Median.of(tail, s -> s.lakestreamMs()[query]);
+      double tieredMs = Median.of(times, s -> s.tieredMs()[query]);
+      double icebergMs = Median.of(times, s -> s.icebergMs()[query]);
+      double tailMs = Median.of(times, s -> s.tailMs()[query]);
       logTiered += Math.log(tieredMs);
       logIceberg += Math.log(icebergMs);
       logTail += Math.log(tailMs);
@@ -322,14 +330,14 @@ public final class TrinoBenchmark implements Benchmark {
   }
 
   private static Session session(String catalog) {
-    return testSessionBuilder().setCatalog(catalog).setSchema(TpchTables.NAMESPACE).build();
+    return testSessionBuilder().setCatalog(catalog).setSchema(TIERED_NAMESPACE).build();
   }
 
-  /** Runs query {@code q}, records its time in {@code times[q]} and returns its rows. */
+  /** Runs {@code sql}, records its time in {@code times[q]} and returns its rows. */
   private static List<List<Object>> timeQuery(
-      QueryRunner trino, Session session, List<String> queries, int q, double[] times) {
+      QueryRunner trino, Session session, String sql, double[] times, int q) {
     long start = System.nanoTime();
-    List<MaterializedRow> rows = trino.execute(session, queries.get(q)).getMaterializedRows();
+    List<MaterializedRow> rows = trino.execute(session, sql).getMaterializedRows();
     times[q] = (System.nanoTime() - start) / 1e6;
     return rows.stream().map(MaterializedRow::getFields).toList();
   }
@@ -344,7 +352,7 @@ public final class TrinoBenchmark implements Benchmark {
       throw new IllegalStateException(
           String.format(
               Locale.ROOT,
-              "Q%d in %s returned %d rows unlike the tail run's %d (first %s, expected first %s)",
+              "Q%d %s returned %d rows unlike its first run's %d (first %s, expected first %s)",
               q + 1,
               run,
               actual.size(),
@@ -372,7 +380,7 @@ public final class TrinoBenchmark implements Benchmark {
     double[] selectOne = new double[samples];
     try (AppendWriter writer =
         streams
-            .table(TablePath.of(TpchTables.NAMESPACE + ".fresh"))
+            .table(TablePath.of(TIERED_NAMESPACE + ".fresh"))
             .newAppendWriter(WriterOptions.defaults().withLinger(Duration.ZERO))) {
       for (int i = 0; i < samples; i++) {
         long start = System.nanoTime();
@@ -383,7 +391,7 @@ public final class TrinoBenchmark implements Benchmark {
         writer.flush();
         long acknowledged = System.nanoTime();
         long deadline = acknowledged + VISIBLE_DEADLINE.toNanos();
-        String query = "SELECT count(*) FROM " + TpchTables.NAMESPACE + ".fresh WHERE id = " + id;
+        String query = "SELECT count(*) FROM " + TIERED_NAMESPACE + ".fresh WHERE id = " + id;
         while ((long) trino.execute(lakestream, query).getOnlyValue() != 1) {
           if (System.nanoTime() - deadline > 0) {
             throw new IllegalStateException(
