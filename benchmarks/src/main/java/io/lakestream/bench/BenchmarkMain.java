@@ -38,6 +38,22 @@ public final class BenchmarkMain {
 
   static int run(
       String[] args, Path lakestreamHome, Path resultsDirectory, PrintStream out, PrintStream err) {
+    return run(Benchmarks.all(), args, lakestreamHome, resultsDirectory, out, err);
+  }
+
+  /**
+   * Runs {@code args} ({@code [NAME] [--quick]}) against the benchmarks in {@code known}: every one
+   * in order, or the one named, writing reports to {@code resultsDirectory}; returns the exit code.
+   * A module whose benchmarks cannot share this module's class path (Trino's, in {@code
+   * benchmarks-trino}) runs its own through this with its own results directory.
+   */
+  public static int run(
+      List<Benchmark> known,
+      String[] args,
+      Path lakestreamHome,
+      Path resultsDirectory,
+      PrintStream out,
+      PrintStream err) {
     RunMode mode = RunMode.FULL;
     String name = null;
     for (String arg : args) {
@@ -45,7 +61,7 @@ public final class BenchmarkMain {
         mode = RunMode.QUICK;
       } else if (arg.equals("--help") || arg.equals("-h")) {
         out.println(USAGE);
-        out.println("benchmarks: " + names());
+        out.println("benchmarks: " + names(known));
         return 0;
       } else if (arg.startsWith("-")) {
         err.println("lakestream bench: unknown option '" + arg + "'; " + USAGE);
@@ -65,11 +81,13 @@ public final class BenchmarkMain {
     }
     List<Benchmark> selected;
     if (name == null) {
-      selected = Benchmarks.all();
+      selected = known;
     } else {
-      Optional<Benchmark> named = Benchmarks.named(name);
+      String wanted = name;
+      Optional<Benchmark> named =
+          known.stream().filter(benchmark -> benchmark.name().equals(wanted)).findFirst();
       if (named.isEmpty()) {
-        err.println("lakestream bench: unknown benchmark '" + name + "'; known: " + names());
+        err.println("lakestream bench: unknown benchmark '" + name + "'; known: " + names(known));
         return EXIT_USAGE;
       }
       selected = List.of(named.get());
@@ -126,7 +144,7 @@ public final class BenchmarkMain {
     err.println("lakestream bench: wrote " + report.writeJson(resultsDirectory));
   }
 
-  private static String names() {
-    return String.join(", ", Benchmarks.all().stream().map(Benchmark::name).toList());
+  private static String names(List<Benchmark> known) {
+    return String.join(", ", known.stream().map(Benchmark::name).toList());
   }
 }

@@ -1,7 +1,6 @@
 package io.lakestream.bench;
 
 import java.util.List;
-import java.util.Optional;
 
 /** Every benchmark {@code bin/lakestream bench} knows, in the order it runs them. */
 final class Benchmarks {
@@ -18,9 +17,5 @@ final class Benchmarks {
 
   static List<Benchmark> all() {
     return ALL;
-  }
-
-  static Optional<Benchmark> named(String name) {
-    return ALL.stream().filter(benchmark -> benchmark.name().equals(name)).findFirst();
   }
 }

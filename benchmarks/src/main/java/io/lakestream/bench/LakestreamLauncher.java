@@ -10,7 +10,7 @@ import java.util.Map;
  * LAKESTREAM_NO_BUILD=1}, the default configuration apart from the data directory and ports, bound
  * to loopback. The launcher {@code exec}s java, so the started process is the server JVM.
  */
-final class LakestreamLauncher {
+public final class LakestreamLauncher {
   /** The launcher's default heap. */
   static final String SERVER_HEAP = "4g";
 
@@ -29,7 +29,7 @@ final class LakestreamLauncher {
   private LakestreamLauncher() {}
 
   /** {@code bin/lakestream} under the repository root; fails when it is not executable. */
-  static Path find(Path lakestreamHome) {
+  public static Path find(Path lakestreamHome) {
     Path launcher = lakestreamHome.resolve("bin").resolve("lakestream");
     if (!Files.isExecutable(launcher)) {
       throw new IllegalStateException("No executable launcher at " + launcher);

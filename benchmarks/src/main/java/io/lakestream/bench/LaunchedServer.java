@@ -20,7 +20,7 @@ import org.apache.iceberg.rest.RESTCatalog;
  * and fails unless it exits with 0; {@link #close} only makes sure the process is gone. Not thread
  * safe: one benchmark thread starts and stops it.
  */
-final class LaunchedServer implements AutoCloseable {
+public final class LaunchedServer implements AutoCloseable {
   private static final Duration START_DEADLINE = Duration.ofSeconds(60);
   private static final Duration EXIT_DEADLINE = Duration.ofSeconds(30);
   private static final Duration READY_POLL = Duration.ofMillis(10);
@@ -42,7 +42,7 @@ final class LaunchedServer implements AutoCloseable {
    * output going to {@code log}, and polls {@code GET /ready} every 10 ms (each request at most
    * {@code requestTimeout}) until it answers 200, for at most 60 s.
    */
-  static LaunchedServer start(
+  public static LaunchedServer start(
       Path launcher,
       Path dataDirectory,
       Path log,
@@ -71,7 +71,7 @@ final class LaunchedServer implements AutoCloseable {
   }
 
   /** An HTTP/1.1 client for the server's REST endpoints, as the benchmarks use. */
-  static HttpClient httpClient(Duration connectTimeout) {
+  public static HttpClient httpClient(Duration connectTimeout) {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(connectTimeout)
@@ -97,20 +97,20 @@ final class LaunchedServer implements AutoCloseable {
   }
 
   /** {@code http://127.0.0.1:<http port>}. */
-  URI base() {
+  public URI base() {
     return base;
   }
 
-  int rpcPort() {
+  public int rpcPort() {
     return rpcPort;
   }
 
-  int flightPort() {
+  public int flightPort() {
     return flightPort;
   }
 
   /** Sends SIGTERM and fails unless the server exits with 0 within 30 s. */
-  void stopCleanly() throws InterruptedException {
+  public void stopCleanly() throws InterruptedException {
     int exitCode = process.terminate(EXIT_DEADLINE);
     if (exitCode != 0) {
       throw process.failure("exited with " + exitCode + " after SIGTERM instead of 0");

@@ -4,11 +4,11 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /** Medians of per-iteration measurements. */
-final class Median {
+public final class Median {
   private Median() {}
 
   /** The median of one measurement over the samples; the mean of the middle two for even counts. */
-  static <T> double of(List<T> samples, ToDoubleFunction<T> measurement) {
+  public static <T> double of(List<T> samples, ToDoubleFunction<T> measurement) {
     if (samples.isEmpty()) {
       throw new IllegalArgumentException("Cannot take the median of no samples");
     }

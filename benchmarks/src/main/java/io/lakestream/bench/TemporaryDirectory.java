@@ -10,18 +10,18 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** A directory a benchmark works in; closing it deletes it with everything inside. */
-final class TemporaryDirectory implements AutoCloseable {
+public final class TemporaryDirectory implements AutoCloseable {
   private final Path path;
 
   private TemporaryDirectory(Path path) {
     this.path = requireNonNull(path, "path is null");
   }
 
-  static TemporaryDirectory create(String prefix) throws IOException {
+  public static TemporaryDirectory create(String prefix) throws IOException {
     return new TemporaryDirectory(Files.createTempDirectory(prefix));
   }
 
-  Path path() {
+  public Path path() {
     return path;
   }
 
