@@ -46,6 +46,9 @@ public record LakestreamConfig(
   public static final String WAREHOUSE = "lakestream.warehouse";
   public static final String LOG_READ_TIMEOUT = "lakestream.log-read-timeout";
 
+  /** The embedded Iceberg connector's property for statistics collected by writes. */
+  static final String COLLECT_STATISTICS_ON_WRITE = "iceberg.extended-statistics.collect-on-write";
+
   /** The stream RPC port when {@code lakestream.rpc-address} names none. */
   public static final int DEFAULT_RPC_PORT = 9123;
 
@@ -153,6 +156,9 @@ public record LakestreamConfig(
       }
     }
     Map<String, String> iceberg = new LinkedHashMap<>(rest);
+    // Collecting statistics on write calls a function the Iceberg plugin registers with the
+    // engine; a Trino without that plugin could not write plain Iceberg tables here.
+    iceberg.putIfAbsent(COLLECT_STATISTICS_ON_WRITE, "false");
     iceberg.put("iceberg.catalog.type", "rest");
     iceberg.put("iceberg.rest-catalog.uri", uri.toString());
     warehouse.ifPresent(value -> iceberg.put("iceberg.rest-catalog.warehouse", value));

@@ -207,6 +207,19 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
   }
 
   @Override
+  public void truncateTable(ConnectorSession session, ConnectorTableHandle table) {
+    if (isStream(table)) {
+      throw new TrinoException(
+          NOT_SUPPORTED,
+          "Table "
+              + ((IcebergTableHandle) table).getSchemaTableName()
+              + " is a streaming table: TRUNCATE would empty its lake files but not its log;"
+              + " drop and re-create it instead");
+    }
+    super.truncateTable(session, table);
+  }
+
+  @Override
   public ConnectorTableProperties getTableProperties(
       ConnectorSession session, ConnectorTableHandle table) {
     if (isStream(table) || table instanceof ExactCountHandle) {

@@ -23,7 +23,13 @@ class LakestreamConfigTest {
     assertThat(config.logReadTimeout()).isEqualTo(Duration.ofSeconds(60));
     assertThat(config.icebergProperties())
         .isEqualTo(
-            Map.of("iceberg.catalog.type", "rest", "iceberg.rest-catalog.uri", "http://h1:8181"));
+            Map.of(
+                "iceberg.catalog.type",
+                "rest",
+                "iceberg.rest-catalog.uri",
+                "http://h1:8181",
+                "iceberg.extended-statistics.collect-on-write",
+                "false"));
   }
 
   @Test

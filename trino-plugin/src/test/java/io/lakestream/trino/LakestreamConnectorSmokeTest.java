@@ -21,6 +21,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LakestreamConnectorSmokeTest extends BaseConnectorSmokeTest {
   private final SharedTrino shared;
 
+  /** A log table's rows are append-only: the connector refuses with its own message. */
+  private static final String LOG_TABLE_ROWS_APPEND_ONLY =
+      "is a log table, whose rows are append-only";
+
+  /** Truncating a streaming table would empty the lake but not the log. */
+  private static final String TRUNCATE_REFUSED =
+      "TRUNCATE would empty its lake files but not its log";
+
   LakestreamConnectorSmokeTest(SharedTrino shared) {
     this.shared = shared;
   }
@@ -60,5 +68,58 @@ class LakestreamConnectorSmokeTest extends BaseConnectorSmokeTest {
         .matches(
             LakestreamQueryRunner.showCreateTablePattern(
                 "region", "   regionkey bigint,\n   name varchar,\n   comment varchar\n"));
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void testMerge() {
+    assertThatThrownBy(super::testMerge).hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void testRowLevelUpdate() {
+    assertThatThrownBy(super::testRowLevelUpdate).hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void verifySupportsDeleteDeclaration() {
+    assertThatThrownBy(super::verifySupportsDeleteDeclaration)
+        .hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void verifySupportsRowLevelDeleteDeclaration() {
+    assertThatThrownBy(super::verifySupportsRowLevelDeleteDeclaration)
+        .hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void verifySupportsRowLevelUpdateDeclaration() {
+    assertThatThrownBy(super::verifySupportsRowLevelUpdateDeclaration)
+        .hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #LOG_TABLE_ROWS_APPEND_ONLY}). */
+  @Test
+  @Override
+  public void verifySupportsUpdateDeclaration() {
+    assertThatThrownBy(super::verifySupportsUpdateDeclaration)
+        .hasMessageContaining(LOG_TABLE_ROWS_APPEND_ONLY);
+  }
+
+  /** Refused with the connector's own message (see {@link #TRUNCATE_REFUSED}). */
+  @Test
+  @Override
+  public void testTruncateTable() {
+    assertThatThrownBy(super::testTruncateTable).hasMessageContaining(TRUNCATE_REFUSED);
   }
 }

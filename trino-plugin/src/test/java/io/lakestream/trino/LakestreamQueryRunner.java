@@ -5,7 +5,6 @@ import static io.trino.testing.TestingSession.testSessionBuilder;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.trino.Session;
-import io.trino.plugin.iceberg.IcebergPlugin;
 import io.trino.plugin.tpch.TpchPlugin;
 import io.trino.testing.DistributedQueryRunner;
 import io.trino.testing.QueryRunner;
@@ -48,10 +47,6 @@ final class LakestreamQueryRunner {
         testSessionBuilder().setCatalog(SharedTrino.LAKESTREAM_CATALOG).setSchema(SCHEMA).build();
     QueryRunner runner = DistributedQueryRunner.builder(session).setWorkerCount(2).build();
     try {
-      // A Trino server ships the Iceberg plugin, and with it the global aggregation
-      // $iceberg_theta_stat that the embedded Iceberg connector's writes to plain Iceberg tables
-      // call to collect column statistics; no Iceberg catalog is made.
-      runner.installPlugin(new IcebergPlugin());
       runner.installPlugin(new TpchPlugin());
       runner.createCatalog("tpch", "tpch");
       runner.installPlugin(new LakestreamPlugin());
@@ -95,13 +90,18 @@ final class LakestreamQueryRunner {
           SUPPORTS_RENAME_MATERIALIZED_VIEW_ACROSS_SCHEMAS,
           SUPPORTS_COMMENT_ON_MATERIALIZED_VIEW_COLUMN ->
           Optional.of(false);
-      case SUPPORTS_CREATE_VIEW,
-          SUPPORTS_COMMENT_ON_VIEW,
-          SUPPORTS_COMMENT_ON_VIEW_COLUMN,
-          SUPPORTS_DELETE,
-          SUPPORTS_UPDATE,
-          SUPPORTS_MERGE ->
+      case SUPPORTS_CREATE_VIEW, SUPPORTS_COMMENT_ON_VIEW, SUPPORTS_COMMENT_ON_VIEW_COLUMN ->
           Optional.of(true);
+      // CREATE TABLE makes a log table unless it names another kind: its rows are append-only
+      // (row changes work on primary-key tables, see LakestreamWritesIT), and truncating it would
+      // empty the lake but not the log.
+      case SUPPORTS_DELETE,
+          SUPPORTS_ROW_LEVEL_DELETE,
+          SUPPORTS_UPDATE,
+          SUPPORTS_ROW_LEVEL_UPDATE,
+          SUPPORTS_MERGE,
+          SUPPORTS_TRUNCATE ->
+          Optional.of(false);
       default -> Optional.empty();
     };
   }
@@ -120,11 +120,12 @@ final class LakestreamQueryRunner {
         + table
         + " (\n"
         + columns
-        + ")\nWITH (\n\\E(?s).*\\Q   format = 'PARQUET',\n\\E.*\\Q   location = '\\E.*/"
+        + ")\nWITH (\n   buckets = 2,\n\\E(?s).*\\Q   format = 'PARQUET',\n\\E.*"
+        + "\\Q   kind = 'log',\n   location = '\\E.*/"
         + SCHEMA
         + "/"
         + table
-        + "'\n\\)";
+        + "'\\Q,\n   tiering_interval = '1h'\n)\\E";
   }
 
   /** Loads the tiny tables once per server, for every test class that runs on it. */
