@@ -21,11 +21,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -263,6 +265,35 @@ class LogTableClientTest {
       assertThat(batches).hasSize(1);
       assertThat(batches.get(0).baseOffset()).isEqualTo(900);
       batches.forEach(ScanBatch::close);
+    }
+  }
+
+  /**
+   * A reader of a range (a query's log-tail split) with a filter no batch matches learns from the
+   * scanner's position that it reached the range's end: the poll returns once the position moved,
+   * not after its timeout (with the timeout below, a poll that waits for rows would hang the test
+   * for ten minutes and fail it by JUnit's timeout).
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aPollReturnsWhenTheFilterSkippedEverythingUpToTheEndOfTheLog() {
+    Table table = createWide("filtered_away", 1);
+    try (AppendWriter writer =
+        table.newAppendWriter(
+            WriterOptions.defaults().withBatchRows(100).withLinger(Duration.ofMinutes(1)))) {
+      for (long n = 0; n < 1000; n++) {
+        writer.append(wideRow(n));
+      }
+    }
+    BatchFilter none = BatchFilter.of(new ColumnPredicate(0, ColumnPredicate.Op.LT, -1L));
+    try (LogScanner scanner = table.newScanner(List.of("b0"), none)) {
+      scanner.subscribe(0, LogScanner.earliest());
+      List<ScanBatch> batches = new ArrayList<>();
+      while (scanner.position(0) < 1000) {
+        batches.addAll(scanner.poll(Duration.ofMinutes(10)));
+      }
+      assertThat(batches).isEmpty();
+      assertThat(scanner.position(0)).isEqualTo(1000);
     }
   }
 

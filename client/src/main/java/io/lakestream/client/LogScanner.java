@@ -191,7 +191,10 @@ public final class LogScanner implements AutoCloseable {
   }
 
   /**
-   * Returns the batches that arrived, waiting up to {@code timeout} for at least one.
+   * Returns the batches that arrived, waiting up to {@code timeout} for at least one, or for a
+   * bucket's {@link #position} to move: batches the server skipped by the filter arrive as nothing
+   * but a new position, and a reader of a range must learn that it reached the range's end without
+   * waiting for rows that may never come.
    *
    * @return batches in offset order per bucket; the caller closes each
    * @throws RpcException when the server refuses a fetch (for example an offset below the log start
@@ -234,9 +237,9 @@ public final class LogScanner implements AutoCloseable {
       CompletableFuture<Object> any =
           CompletableFuture.anyOf(fetches.values().toArray(CompletableFuture[]::new));
       try {
-        any.get(
-            Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining) + MAX_WAIT_MILLIS),
-            TimeUnit.MILLISECONDS);
+        // A fetch asked for after the previous response long-polls for up to MAX_WAIT_MILLIS; the
+        // caller's timeout is what bounds this call, and the fetch stays in flight for the next.
+        any.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
         return batches;
       } catch (ExecutionException ignored) {
@@ -245,6 +248,7 @@ public final class LogScanner implements AutoCloseable {
         Thread.currentThread().interrupt();
         return batches;
       }
+      boolean moved = false;
       for (TableBucket bucket : new ArrayList<>(fetches.keySet())) {
         CompletableFuture<FetchResponse> fetch = fetches.get(bucket);
         if (!fetch.isDone()) {
@@ -282,8 +286,9 @@ public final class LogScanner implements AutoCloseable {
         }
         decode(bucket, response, batches);
         positions.put(bucket, next);
+        moved |= next > position;
       }
-      if (!batches.isEmpty() || System.nanoTime() >= deadline) {
+      if (!batches.isEmpty() || moved || System.nanoTime() >= deadline) {
         return batches;
       }
     }

@@ -92,11 +92,29 @@ public final class UnionScanPlanner {
             ? TieredOffsets.NONE
             : TieredOffsets.committedAt(metadata, snapshot.snapshotId());
     io.lakestream.client.Table stream = connection.table(path);
+    return new Planned(plan(path, stream, snapshotId, offsets), table, stream);
+  }
+
+  /**
+   * Plans a union read whose lake part is snapshot {@code snapshotId} (empty: an empty lake table)
+   * holding the log up to {@code offsets}, which the caller read from that snapshot's summary
+   * before: an engine that keeps them per snapshot (a snapshot's summary never changes) plans with
+   * one high-watermark request and no catalog round trip.
+   */
+  public UnionScanPlan plan(TablePath path, OptionalLong snapshotId, TieredOffsets offsets) {
+    return plan(path, connection.table(path), snapshotId, offsets);
+  }
+
+  private static UnionScanPlan plan(
+      TablePath path,
+      io.lakestream.client.Table stream,
+      OptionalLong snapshotId,
+      TieredOffsets offsets) {
     boolean primaryKey =
         StreamTableKinds.isPrimaryKey(path, stream.kind(), IllegalArgumentException::new);
     List<LogRange> ranges =
         LogRangePlanner.plan(path, stream, offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
-    return new Planned(new UnionScanPlan(path, primaryKey, snapshotId, ranges), table, stream);
+    return new UnionScanPlan(path, primaryKey, snapshotId, ranges);
   }
 
   private static Snapshot requireSnapshot(TablePath path, TableMetadata metadata, long id) {

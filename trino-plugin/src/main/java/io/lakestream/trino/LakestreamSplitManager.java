@@ -47,8 +47,7 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
       Constraint constraint) {
     if (table instanceof ExactCountHandle count) {
       // The same plan a scan would read: the pinned snapshot's records, then the log ranges.
-      UnionScanPlan plan =
-          streams.plan(streams.path(count.schemaTableName()), count.snapshotId()).plan();
+      UnionScanPlan plan = streams.plan(streams.path(count.schemaTableName()), count.snapshotId());
       return new FixedSplitSource(
           List.of(new ExactCountHandle.Split(count.lakeRecords() + plan.logRecords())));
     }
@@ -59,7 +58,7 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
       return new FixedSplitSource(List.of());
     }
     TablePath path = streams.path(handle.getSchemaTableName());
-    UnionScanPlan plan = streams.plan(path, handle.getSnapshotId()).plan();
+    UnionScanPlan plan = streams.plan(path, handle.getSnapshotId());
     List<LogTailSplit> tail = new ArrayList<>();
     for (LogRange range : plan.logRanges()) {
       long step = plan.primaryKey() ? range.size() : TAIL_SPLIT_RECORDS;

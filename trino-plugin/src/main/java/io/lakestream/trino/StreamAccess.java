@@ -6,7 +6,9 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.scan.UnionScanPlan;
 import io.lakestream.lake.iceberg.IcebergLakeCatalog;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.scan.UnionScanPlanner;
 import io.trino.plugin.iceberg.IcebergTableHandle;
 import io.trino.plugin.iceberg.TableType;
@@ -15,10 +17,12 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTCatalog;
 
@@ -29,12 +33,24 @@ import org.apache.iceberg.rest.RESTCatalog;
  * ({@link UnionScanPlanner}). One per catalog; thread safe.
  */
 final class StreamAccess implements AutoCloseable {
+  /** How many snapshots' tiered offsets are kept for planning. */
+  static final int TIERED_OFFSETS_KEPT = 4096;
+
   private final LakestreamConfig config;
   private final Map<String, String> catalogProperties;
   private volatile Connection connection;
   private RESTCatalog catalog; // guarded by this
   private IcebergLakeCatalog lake; // guarded by this
   private UnionScanPlanner planner; // guarded by this
+  // The tiered offsets in the summaries of the snapshots queries were planned on, least recently
+  // used first.
+  private final Map<PinnedSnapshot, TieredOffsets> tieredOffsets =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<PinnedSnapshot, TieredOffsets> eldest) {
+          return size() > TIERED_OFFSETS_KEPT;
+        }
+      };
 
   StreamAccess(LakestreamConfig config) {
     this.config = requireNonNull(config, "config is null");
@@ -102,9 +118,23 @@ final class StreamAccess implements AutoCloseable {
     return open;
   }
 
-  /** Plans a union read whose lake part is the given snapshot (empty: an empty lake table). */
-  UnionScanPlanner.Planned plan(TablePath path, OptionalLong snapshotId) {
+  /**
+   * Plans a union read whose lake part is the given snapshot (empty: an empty lake table). The
+   * tiered offsets of a snapshot that carries them in its own summary are kept ({@link
+   * #TIERED_OFFSETS_KEPT} snapshots): a snapshot's summary never changes, so planning the next
+   * query on the same snapshot (a table not tiered since) needs no catalog round trip.
+   */
+  UnionScanPlan plan(TablePath path, OptionalLong snapshotId) {
+    TieredOffsets known = snapshotId.isEmpty() ? null : offsetsOf(path, snapshotId.getAsLong());
     try {
+      if (known != null) {
+        UnionScanPlanner current;
+        synchronized (this) {
+          initializeCatalog();
+          current = planner;
+        }
+        return current.plan(path, snapshotId, known);
+      }
       try {
         return planOnce(path, snapshotId);
       } catch (NotAuthorizedException e) {
@@ -157,7 +187,7 @@ final class StreamAccess implements AutoCloseable {
     }
   }
 
-  private UnionScanPlanner.Planned planOnce(TablePath path, OptionalLong snapshotId) {
+  private UnionScanPlan planOnce(TablePath path, OptionalLong snapshotId) {
     UnionScanPlanner current;
     IcebergLakeCatalog tables;
     synchronized (this) {
@@ -165,8 +195,30 @@ final class StreamAccess implements AutoCloseable {
       current = planner;
       tables = lake;
     }
-    return current.plan(path, tables.loadTable(path), snapshotId);
+    UnionScanPlanner.Planned planned = current.plan(path, tables.loadTable(path), snapshotId);
+    if (snapshotId.isPresent()) {
+      Snapshot snapshot = planned.lakeTable().snapshot(snapshotId.getAsLong());
+      if (snapshot != null && TieredOffsets.isTiered(snapshot)) {
+        keepOffsets(path, snapshotId.getAsLong(), TieredOffsets.of(snapshot));
+      }
+    }
+    return planned.plan();
   }
+
+  private TieredOffsets offsetsOf(TablePath path, long snapshotId) {
+    synchronized (tieredOffsets) {
+      return tieredOffsets.get(new PinnedSnapshot(path, snapshotId));
+    }
+  }
+
+  private void keepOffsets(TablePath path, long snapshotId, TieredOffsets offsets) {
+    synchronized (tieredOffsets) {
+      tieredOffsets.put(new PinnedSnapshot(path, snapshotId), offsets);
+    }
+  }
+
+  /** A snapshot of a table, by the path the query named it by. */
+  private record PinnedSnapshot(TablePath path, long snapshotId) {}
 
   private synchronized void closeCatalog() {
     RESTCatalog closing = catalog;

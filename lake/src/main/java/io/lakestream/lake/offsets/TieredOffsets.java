@@ -143,6 +143,11 @@ public final class TieredOffsets {
     return Optional.of(tagged);
   }
 
+  /** Whether a snapshot's own summary holds tiered offsets (a tiering commit's does). */
+  public static boolean isTiered(Snapshot snapshot) {
+    return hasOffsets(snapshot);
+  }
+
   private static boolean hasOffsets(Snapshot snapshot) {
     return snapshot.summary() != null && snapshot.summary().containsKey(SUMMARY_KEY);
   }
