@@ -58,7 +58,16 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
       return new FixedSplitSource(List.of());
     }
     TablePath path = streams.path(handle.getSchemaTableName());
-    UnionScanPlan plan = streams.plan(path, handle.getSnapshotId());
+    ConnectorSplitSource lakeSplits =
+        handle.getSnapshotId().isEmpty()
+            ? new FixedSplitSource(List.of())
+            : lake.getSplits(transaction, session, table, columns, constraint);
+    return new UnionSplitSource(
+        streams.planAsync(path, handle.getSnapshotId()).thenApply(plan -> planned(handle, plan)),
+        lakeSplits);
+  }
+
+  private static UnionSplitSource.Planned planned(IcebergTableHandle handle, UnionScanPlan plan) {
     List<LogTailSplit> tail = new ArrayList<>();
     for (LogRange range : plan.logRanges()) {
       long step = plan.primaryKey() ? range.size() : TAIL_SPLIT_RECORDS;
@@ -74,14 +83,10 @@ final class LakestreamSplitManager implements ConnectorSplitManager {
                 plan.primaryKey()));
       }
     }
-    ConnectorSplitSource lakeSplits =
-        plan.snapshotId().isEmpty()
-            ? new FixedSplitSource(List.of())
-            : lake.getSplits(transaction, session, table, columns, constraint);
     if (!plan.primaryKey() || plan.logRanges().isEmpty()) {
-      return new UnionSplitSource(tail, lakeSplits, split -> split);
+      return new UnionSplitSource.Planned(tail, split -> split);
     }
     List<LogRange> changes = plan.logRanges();
-    return new UnionSplitSource(tail, lakeSplits, split -> new PrimaryKeyLakeSplit(split, changes));
+    return new UnionSplitSource.Planned(tail, split -> new PrimaryKeyLakeSplit(split, changes));
   }
 }

@@ -22,6 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.apache.iceberg.rest.RESTCatalog;
@@ -38,6 +42,7 @@ final class StreamAccess implements AutoCloseable {
 
   private final LakestreamConfig config;
   private final Map<String, String> catalogProperties;
+  private final ExecutorService planning;
   private volatile Connection connection;
   private RESTCatalog catalog; // guarded by this
   private IcebergLakeCatalog lake; // guarded by this
@@ -54,6 +59,16 @@ final class StreamAccess implements AutoCloseable {
 
   StreamAccess(LakestreamConfig config) {
     this.config = requireNonNull(config, "config is null");
+    AtomicInteger threads = new AtomicInteger();
+    ClassLoader plugin = StreamAccess.class.getClassLoader();
+    this.planning =
+        Executors.newCachedThreadPool(
+            task -> {
+              Thread thread = new Thread(task, "lakestream-planning-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              thread.setContextClassLoader(plugin);
+              return thread;
+            });
     Map<String, String> properties = new HashMap<>();
     properties.put("uri", config.uri().toString());
     properties.put("io-impl", MetadataOnlyFileIO.class.getName());
@@ -152,6 +167,11 @@ final class StreamAccess implements AutoCloseable {
     }
   }
 
+  /** Like {@link #plan}, in the background (on the connector's planning threads). */
+  CompletableFuture<UnionScanPlan> planAsync(TablePath path, OptionalLong snapshotId) {
+    return CompletableFuture.supplyAsync(() -> plan(path, snapshotId), planning);
+  }
+
   /**
    * The lake table of a streaming table as the catalog has it now (metadata only: its files are not
    * readable through it), for what its metadata says: tiered offsets, snapshot summaries.
@@ -245,6 +265,7 @@ final class StreamAccess implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    planning.shutdownNow();
     Connection open = connection;
     try {
       if (open != null) {
