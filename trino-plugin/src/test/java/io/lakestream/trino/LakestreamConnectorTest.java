@@ -6,7 +6,6 @@ import static io.trino.testing.TestingNames.randomNameSuffix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.trino.Session;
 import io.trino.testing.BaseConnectorTest;
 import io.trino.testing.MaterializedResult;
 import io.trino.testing.QueryRunner;
@@ -127,26 +126,28 @@ class LakestreamConnectorTest extends BaseConnectorTest {
                 + "|(?s)Table .* is a Lakestream streaming table.*");
   }
 
+  /**
+   * A version of a streaming table that the lake has (a tiered snapshot) is refused too: reading it
+   * would read the lake snapshot without the log.
+   */
+  @Test
+  public void testTimeTravelOnStreamingTableRefused() {
+    long snapshot =
+        (long)
+            computeScalar(
+                "SELECT snapshot_id FROM \"nation$snapshots\" ORDER BY committed_at DESC LIMIT 1");
+    String refused =
+        "(?s)Table tpch.nation is a Lakestream streaming table, whose reads include the log: FOR"
+            + " VERSION or TIMESTAMP AS OF reads only a lake snapshot.*";
+    assertQueryFails("SELECT * FROM nation FOR VERSION AS OF " + snapshot, refused);
+    assertQueryFails("SELECT * FROM nation FOR TIMESTAMP AS OF current_timestamp", refused);
+  }
+
   /** Iceberg's optimistic commit: one of two concurrent schema changes fails. */
   @Override
   protected void verifyConcurrentAddColumnFailurePermissible(Exception e) {
     assertThat(e)
         .hasMessageContaining("Commit failed: Requirement failed: last assigned field id changed");
-  }
-
-  /** Iceberg's optimistic commit: one of two concurrent row changes fails. */
-  @Override
-  protected void verifyConcurrentUpdateFailurePermissible(Exception e) {
-    assertThat(e).hasMessageContaining("Failed to commit the transaction during write");
-  }
-
-  /** Reads every file with Trino's Parquet reader, however small. */
-  @Override
-  protected Session withoutSmallFileThreshold(Session session) {
-    return Session.builder(session)
-        .setCatalogSessionProperty(
-            SharedTrino.LAKESTREAM_CATALOG, "parquet_small_file_threshold", "0B")
-        .build();
   }
 
   /** Refused with the connector's own message. */
