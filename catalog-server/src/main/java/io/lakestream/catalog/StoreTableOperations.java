@@ -32,6 +32,9 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
 
   private String committedLocation;
 
+  /** Told of each table metadata this commits, once its pointer is swapped in. */
+  private final java.util.function.Consumer<TableMetadata> committedListener;
+
   StoreTableOperations(
       MetadataStore store,
       String warehouse,
@@ -40,7 +43,8 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       MetadataCache cache,
       CommitValidator validator,
       TablePlacement placement,
-      TableFileConfinement confinement) {
+      TableFileConfinement confinement,
+      java.util.function.Consumer<TableMetadata> committedListener) {
     this.store = requireNonNull(store, "store is null");
     this.warehouse = requireNonNull(warehouse, "warehouse is null");
     this.identifier = requireNonNull(identifier, "identifier is null");
@@ -49,6 +53,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     this.validator = requireNonNull(validator, "validator is null");
     this.placement = requireNonNull(placement, "placement is null");
     this.confinement = confinement;
+    this.committedListener = requireNonNull(committedListener, "committedListener is null");
   }
 
   @Override
@@ -127,6 +132,7 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
       throw e;
     }
     committedLocation = newLocation;
+    committedListener.accept(written);
   }
 
   /**

@@ -60,6 +60,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   private final TablePurge tablePurge;
   private final ReentrantLock[] commitLocks = new ReentrantLock[64];
   private volatile java.util.function.Consumer<TableMetadata> dropListener = metadata -> {};
+  private volatile java.util.function.Consumer<TableMetadata> commitListener = metadata -> {};
 
   /**
    * @param clientStorageConfig file-access settings handed to clients that ask for vended
@@ -143,7 +144,15 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   @Override
   protected TableOperations newTableOps(TableIdentifier identifier) {
     return new StoreTableOperations(
-        store, warehouse, identifier, io, cache, validator, placement, confinement);
+        store,
+        warehouse,
+        identifier,
+        io,
+        cache,
+        validator,
+        placement,
+        confinement,
+        metadata -> commitListener.accept(metadata));
   }
 
   @Override
@@ -345,6 +354,14 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
     this.dropListener = requireNonNull(listener, "listener is null");
   }
 
+  /**
+   * Tells {@code listener} of the new metadata of every table commit (creates included), once the
+   * commit is in. It runs in the committing thread: it must be quick and must not throw.
+   */
+  public void onTableCommitted(java.util.function.Consumer<TableMetadata> listener) {
+    this.commitListener = requireNonNull(listener, "listener is null");
+  }
+
   @Override
   public boolean dropTable(TableIdentifier identifier, boolean purge) {
     Optional<EntityPointer> dropped = store.dropEntity(warehouse, identifier, EntityKind.TABLE);
@@ -484,6 +501,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       throw e;
     }
     committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file, null));
+    committed.forEach(file -> commitListener.accept(file));
   }
 
   private static TableMetadata updated(TableMetadata base, UpdateTableRequest change) {

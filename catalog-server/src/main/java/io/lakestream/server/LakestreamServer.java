@@ -205,6 +205,7 @@ public final class LakestreamServer implements AutoCloseable {
           }
         });
     catalogs.values().forEach(catalog -> catalog.onTableDropped(this::dropStream));
+    catalogs.values().forEach(catalog -> catalog.onTableCommitted(this::streamCommitted));
     housekeeping.scheduleWithFixedDelay(this::enforceLogRetention, 1, 1, TimeUnit.MINUTES);
     housekeeping.scheduleWithFixedDelay(this::checkpointState, 10, 10, TimeUnit.SECONDS);
     ObjectMapper mapper = CatalogHttpServer.icebergMapper();
@@ -555,6 +556,18 @@ public final class LakestreamServer implements AutoCloseable {
       kvs.checkpointDue();
     } catch (IOException | RuntimeException e) {
       LOG.warn("Checkpointing primary-key table state failed", e);
+    }
+  }
+
+  /**
+   * Forgets the stream table a commit changed, so that the stream RPC's next request sees its new
+   * schema at once: a reader's column indexes are those of the schema it has, which may be the new
+   * one already.
+   */
+  private void streamCommitted(org.apache.iceberg.TableMetadata metadata) {
+    CatalogTableResolver tables = resolver;
+    if (tables != null && metadata.properties().containsKey(StreamTableProperties.KIND)) {
+      tables.invalidate(metadata.uuid());
     }
   }
 

@@ -117,7 +117,9 @@ public final class StreamAdmin implements TableAdmin {
                   .withPartitionSpec(spec)
                   .setProperties(new java.util.HashMap<>(request.properties()))
                   .build());
-    } catch (BadRequestException | IllegalArgumentException e) {
+    } catch (BadRequestException | IllegalArgumentException | IllegalStateException e) {
+      // Iceberg refuses a schema its format version cannot hold (a column default before v3) with
+      // an IllegalStateException.
       throw new RpcException(
           ErrorCode.INVALID_TABLE_DEFINITION,
           "Cannot create " + namespace + "." + request.table() + ": " + e.getMessage());

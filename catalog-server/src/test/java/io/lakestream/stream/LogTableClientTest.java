@@ -297,6 +297,88 @@ class LogTableClientTest {
     }
   }
 
+  /**
+   * The server answers table lookups from a cache of up to a second: a reader whose schema has a
+   * column added since (here a moment after the server last looked the table up, for the write)
+   * projects a column index the cached schema lacks, and the server looks the table up again.
+   */
+  @Test
+  void aReaderProjectsAColumnAddedAMomentAgo() {
+    LAKESTREAM
+        .catalog()
+        .createTable(
+            TableIdentifier.of("app", "just_evolved"),
+            new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+            PartitionSpec.unpartitioned(),
+            new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "1")));
+    Table before = LAKESTREAM.connection().table(TablePath.of("app.just_evolved"));
+    try (AppendWriter writer = before.newAppendWriter()) {
+      writer.append(1L);
+      writer.append(2L);
+    }
+    LAKESTREAM
+        .catalog()
+        .loadTable(TableIdentifier.of("app", "just_evolved"))
+        .updateSchema()
+        .addColumn("note", Types.StringType.get())
+        .commit();
+    Table after = LAKESTREAM.connection().table(TablePath.of("app.just_evolved"));
+    List<Object[]> rows = new ArrayList<>();
+    try (LogScanner scanner = after.newScanner(List.of("id", "note"), BatchFilter.MATCH_ALL)) {
+      scanner.subscribe(0, LogScanner.earliest());
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (rows.size() < 2 && System.nanoTime() < deadline) {
+        for (ScanBatch batch : scanner.poll(Duration.ofMillis(500))) {
+          rows.addAll(batch.rows(List.of("id", "note")));
+          batch.close();
+        }
+      }
+    }
+    assertThat(rows).containsExactly(new Object[] {1L, null}, new Object[] {2L, null});
+  }
+
+  /**
+   * As {@link #aReaderProjectsAColumnAddedAMomentAgo}, with the column added first: the reader's
+   * column indexes all lie inside the schema the server knew, but name other columns there.
+   */
+  @Test
+  void aReaderProjectsColumnsMovedAMomentAgo() {
+    LAKESTREAM
+        .catalog()
+        .createTable(
+            TableIdentifier.of("app", "just_moved"),
+            new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "name", Types.StringType.get())),
+            PartitionSpec.unpartitioned(),
+            new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "1")));
+    Table before = LAKESTREAM.connection().table(TablePath.of("app.just_moved"));
+    try (AppendWriter writer = before.newAppendWriter()) {
+      writer.append(1L, "one");
+      writer.append(2L, "two");
+    }
+    LAKESTREAM
+        .catalog()
+        .loadTable(TableIdentifier.of("app", "just_moved"))
+        .updateSchema()
+        .addColumn("note", Types.StringType.get())
+        .moveFirst("note")
+        .commit();
+    Table after = LAKESTREAM.connection().table(TablePath.of("app.just_moved"));
+    List<Object[]> rows = new ArrayList<>();
+    try (LogScanner scanner = after.newScanner(List.of("id"), BatchFilter.MATCH_ALL)) {
+      scanner.subscribe(0, LogScanner.earliest());
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (rows.size() < 2 && System.nanoTime() < deadline) {
+        for (ScanBatch batch : scanner.poll(Duration.ofMillis(500))) {
+          rows.addAll(batch.rows(List.of("id")));
+          batch.close();
+        }
+      }
+    }
+    assertThat(rows).containsExactly(new Object[] {1L}, new Object[] {2L});
+  }
+
   @Test
   void aColumnAddedWhileWritingReadsAsNullInOlderBatches() {
     LAKESTREAM

@@ -332,7 +332,12 @@ public final class StreamService implements RequestHandler {
   }
 
   private CompletableFuture<ResponseBody> fetch(Session session, FetchRequest request) {
-    StreamTable table = table(request.tableId(), request.partition(), request.bucket());
+    StreamTable known = table(request.tableId(), request.partition(), request.bucket());
+    // The reader's schema may be newer (a column added a moment ago): look again before refusing.
+    StreamTable table =
+        projectsBeyond(known, request.projection())
+            ? tables.resolveFresh(known.tableId()).orElse(known)
+            : known;
     access.check(session.principal(), table, false);
     if (request.maxBytes() <= 0) {
       throw new InvalidRequestException("maxBytes must be positive: " + request.maxBytes());
@@ -354,6 +359,21 @@ public final class StreamService implements RequestHandler {
                 throw RpcErrors.of(e);
               }
             });
+  }
+
+  /** Whether a projection names a column index past the table's current schema as known here. */
+  private static boolean projectsBeyond(StreamTable table, int[] projection) {
+    org.apache.iceberg.Schema current = table.schemas().get(table.currentSchemaId());
+    if (current == null) {
+      return false;
+    }
+    int columns = current.columns().size();
+    for (int column : projection) {
+      if (column >= columns) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private LogSlice slice(StreamTable table, LogTablet tablet, FetchRequest request) {

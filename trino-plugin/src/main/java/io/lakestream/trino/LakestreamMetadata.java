@@ -28,6 +28,7 @@ import io.trino.spi.connector.AggregationApplicationResult;
 import io.trino.spi.connector.Assignment;
 import io.trino.spi.connector.ColumnHandle;
 import io.trino.spi.connector.ColumnMetadata;
+import io.trino.spi.connector.ColumnPosition;
 import io.trino.spi.connector.ConnectorInsertTableHandle;
 import io.trino.spi.connector.ConnectorMergeTableHandle;
 import io.trino.spi.connector.ConnectorMetadata;
@@ -64,6 +65,7 @@ import io.trino.spi.statistics.ComputedStatistics;
 import io.trino.spi.statistics.Estimate;
 import io.trino.spi.statistics.TableStatistics;
 import io.trino.spi.statistics.TableStatisticsMetadata;
+import io.trino.spi.type.Type;
 import io.trino.spi.type.TypeManager;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -217,6 +219,57 @@ final class LakestreamMetadata extends ClassLoaderSafeConnectorMetadata {
               + " drop and re-create it instead");
     }
     super.truncateTable(session, table);
+  }
+
+  @Override
+  public void addColumn(
+      ConnectorSession session,
+      ConnectorTableHandle table,
+      ColumnMetadata column,
+      ColumnPosition position) {
+    if (isStream(table)) {
+      StreamTableProperties.checkSupported(
+          ((IcebergTableHandle) table).getSchemaTableName(), column);
+    }
+    super.addColumn(session, table, column, position);
+  }
+
+  @Override
+  public void dropColumn(
+      ConnectorSession session, ConnectorTableHandle table, ColumnHandle column) {
+    refuseColumnChange(table, "DROP COLUMN");
+    super.dropColumn(session, table, column);
+  }
+
+  @Override
+  public void renameColumn(
+      ConnectorSession session, ConnectorTableHandle table, ColumnHandle source, String target) {
+    refuseColumnChange(table, "RENAME COLUMN");
+    super.renameColumn(session, table, source, target);
+  }
+
+  @Override
+  public void setColumnType(
+      ConnectorSession session, ConnectorTableHandle table, ColumnHandle column, Type type) {
+    refuseColumnChange(table, "SET DATA TYPE");
+    super.setColumnType(session, table, column, type);
+  }
+
+  /**
+   * The log's batches keep the schema they were written with and are read by column name: a renamed
+   * column would lose its logged values, a dropped column's name added again would bring its old
+   * values back, and a changed type would not match the logged values. Only ADD COLUMN is safe.
+   */
+  private static void refuseColumnChange(ConnectorTableHandle table, String change) {
+    if (isStream(table)) {
+      throw new TrinoException(
+          NOT_SUPPORTED,
+          "Table "
+              + ((IcebergTableHandle) table).getSchemaTableName()
+              + " is a streaming table, whose log is read by column name: "
+              + change
+              + " is not supported (ADD COLUMN is)");
+    }
   }
 
   @Override

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Trino's connector smoke test on the {@code lakestream} catalog ({@link LakestreamQueryRunner}):
  * reads of the TPC-H tables are union reads of Lakestream log tables, part tiered and part in the
- * log; tables the test creates with {@code CREATE TABLE} are plain Iceberg tables of the catalog,
- * which the connector writes, alters and drops as Trino's Iceberg connector does on a REST catalog.
+ * log; tables the test creates with {@code CREATE TABLE} are Lakestream log tables too (the default
+ * {@code kind}), written through the stream.
  *
  * <p>Runs in failsafe (it needs the packaged server), one query runner for the class.
  */
@@ -21,13 +21,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LakestreamConnectorSmokeTest extends BaseConnectorSmokeTest {
   private final SharedTrino shared;
 
-  /** A log table's rows are append-only: the connector refuses with its own message. */
   private static final String LOG_TABLE_ROWS_APPEND_ONLY =
-      "is a log table, whose rows are append-only";
-
-  /** Truncating a streaming table would empty the lake but not the log. */
-  private static final String TRUNCATE_REFUSED =
-      "TRUNCATE would empty its lake files but not its log";
+      LakestreamQueryRunner.LOG_TABLE_ROWS_APPEND_ONLY;
+  private static final String TRUNCATE_REFUSED = LakestreamQueryRunner.TRUNCATE_REFUSED;
 
   LakestreamConnectorSmokeTest(SharedTrino shared) {
     this.shared = shared;

@@ -34,6 +34,29 @@ final class LakestreamQueryRunner {
   static final String MATERIALIZED_VIEW_REFUSED =
       "createMaterializedView is not supported for Iceberg REST catalog";
 
+  /** The connector's refusal of DELETE, UPDATE and MERGE on a log table, whose rows append only. */
+  static final String LOG_TABLE_ROWS_APPEND_ONLY = "is a log table, whose rows are append-only";
+
+  /** The connector's refusal of TRUNCATE: it would empty a streaming table's lake, not its log. */
+  static final String TRUNCATE_REFUSED = "TRUNCATE would empty its lake files but not its log";
+
+  /** The connector's refusal of a column type that streaming tables cannot hold. */
+  static final String NESTED_TYPE_REFUSED =
+      "which is not supported: streaming tables cannot hold arrays, maps or rows";
+
+  /** The connector's refusal of CREATE OR REPLACE TABLE of a streaming table. */
+  static final String REPLACE_REFUSED = "CREATE OR REPLACE of streaming table";
+
+  /**
+   * The connector's refusal of a column change other than ADD COLUMN on a streaming table, whose
+   * log is read by column name.
+   */
+  static String columnChangeRefused(String change) {
+    return "is a streaming table, whose log is read by column name: "
+        + change
+        + " is not supported (ADD COLUMN is)";
+  }
+
   private static final double TINY_SCALE = 0.01;
   private static final double TIERED_SHARE = 0.9;
   private static final Duration TIERING_TIMEOUT = Duration.ofMinutes(2);
@@ -63,10 +86,10 @@ final class LakestreamQueryRunner {
 
   /**
    * What the connector does for the behaviours the test bases ask about, where that differs from
-   * the bases' defaults; empty for the rest. Streaming tables are read-only through Trino on this
-   * branch, but the bases write only to tables they create, which are plain Iceberg tables that the
-   * embedded Iceberg connector writes: the answers are those of Trino's Iceberg connector on a REST
-   * catalog.
+   * the bases' defaults; empty for the rest. The tables the bases create with {@code CREATE TABLE}
+   * are Lakestream log tables (the default {@code kind}), written through the stream; their
+   * metadata (comments, views, schemas) is the Iceberg REST catalog's, so the answers there are
+   * those of Trino's Iceberg connector on a REST catalog.
    */
   static Optional<Boolean> hasBehavior(TestingConnectorBehavior behavior) {
     return switch (behavior) {
@@ -82,7 +105,6 @@ final class LakestreamQueryRunner {
           SUPPORTS_ADD_COLUMN_NOT_NULL_CONSTRAINT,
           SUPPORTS_REFRESH_VIEW ->
           Optional.of(false);
-      case SUPPORTS_CREATE_OR_REPLACE_TABLE -> Optional.of(true);
       // Iceberg's REST catalog client cannot rename namespaces or keep materialized views.
       case SUPPORTS_RENAME_SCHEMA,
           SUPPORTS_CREATE_MATERIALIZED_VIEW,
@@ -92,6 +114,14 @@ final class LakestreamQueryRunner {
           Optional.of(false);
       case SUPPORTS_CREATE_VIEW, SUPPORTS_COMMENT_ON_VIEW, SUPPORTS_COMMENT_ON_VIEW_COLUMN ->
           Optional.of(true);
+      // Streaming tables hold flat columns only.
+      case SUPPORTS_ARRAY, SUPPORTS_MAP_TYPE, SUPPORTS_ROW_TYPE -> Optional.of(false);
+      // A streaming table's log keeps each batch in the schema it was written with and is read by
+      // column name: the connector allows ADD COLUMN only.
+      case SUPPORTS_DROP_COLUMN, SUPPORTS_RENAME_COLUMN, SUPPORTS_SET_COLUMN_TYPE ->
+          Optional.of(false);
+      // Replacing a streaming table would leave its log behind: the connector refuses it.
+      case SUPPORTS_CREATE_OR_REPLACE_TABLE -> Optional.of(false);
       // CREATE TABLE makes a log table unless it names another kind: its rows are append-only
       // (row changes work on primary-key tables, see LakestreamWritesIT), and truncating it would
       // empty the lake but not the log.

@@ -2,6 +2,7 @@ package io.lakestream.client.arrow;
 
 import static java.util.Objects.requireNonNull;
 
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.arrow.memory.ArrowBuf;
@@ -31,8 +32,10 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  *       surrogate, nothing above U+10FFFF), checked eight bytes at a time while they are ASCII;
  *   <li>fixed-width scalars (integers, floats, dates, times, timestamps, booleans) need nothing
  *       more: every bit pattern of their buffers is a value;
- *   <li>decimals, fixed-size binaries and nested types: Arrow's full validation, which checks that
- *       decimals fit their precision and recurses into children.
+ *   <li>decimals: every value fits the column's precision (checked here: Arrow's own check refuses
+ *       a value that uses every digit);
+ *   <li>fixed-size binaries and nested types: Arrow's full validation, which recurses into
+ *       children.
  * </ul>
  */
 final class ValueChecks {
@@ -47,9 +50,13 @@ final class ValueChecks {
    */
   static void checkFull(FieldVector vector) {
     requireNonNull(vector, "vector is null");
-    if (vector instanceof DecimalVector
-        || vector instanceof Decimal256Vector
-        || vector instanceof FixedSizeBinaryVector) {
+    if (vector instanceof DecimalVector decimal) {
+      ValueVectorUtility.validate(vector);
+      checkDecimals(vector, decimal.getPrecision(), decimal::getObject);
+    } else if (vector instanceof Decimal256Vector decimal) {
+      ValueVectorUtility.validate(vector);
+      checkDecimals(vector, decimal.getPrecision(), decimal::getObject);
+    } else if (vector instanceof FixedSizeBinaryVector) {
       ValueVectorUtility.validateFull(vector);
     } else if (vector instanceof BaseFixedWidthVector) {
       ValueVectorUtility.validate(vector);
@@ -157,6 +164,24 @@ final class ValueChecks {
       i += length;
     }
     return -1;
+  }
+
+  /**
+   * Checks that every decimal fits its column's precision. Arrow's full validation refuses a value
+   * that uses every digit of the precision (its check is {@code precision < p}, not {@code <=}), so
+   * that a {@code decimal(5, 3)} could not hold 12.345.
+   */
+  private static void checkDecimals(
+      FieldVector vector, int precision, java.util.function.IntFunction<BigDecimal> values) {
+    for (int i = 0; i < vector.getValueCount(); i++) {
+      if (vector.isNull(i)) {
+        continue;
+      }
+      BigDecimal value = values.apply(i);
+      if (value.precision() > precision) {
+        throw invalid(vector, i, "holds " + value + ", which does not fit precision " + precision);
+      }
+    }
   }
 
   private static IllegalArgumentException invalid(FieldVector vector, int row, String problem) {

@@ -3,6 +3,7 @@ package io.lakestream.client.arrow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.CharacterCodingException;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
@@ -52,6 +54,24 @@ class ValueChecksTest {
   private static boolean accepts(byte[] bytes) {
     ByteBuffer data = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     return ValueChecks.firstInvalidUtf8(data, 0, bytes.length) < 0;
+  }
+
+  @Test
+  void acceptsDecimalsThatUseEveryDigitOfThePrecisionAndRefusesLongerOnes() {
+    try (DecimalVector vector = new DecimalVector("amount", allocator, 5, 3)) {
+      vector.allocateNew(4);
+      vector.setSafe(0, new BigDecimal("12.345"));
+      vector.setSafe(1, new BigDecimal("-99.999"));
+      vector.setNull(2);
+      vector.setSafe(3, new BigDecimal("0.001"));
+      vector.setValueCount(4);
+      ValueChecks.checkFull(vector);
+
+      vector.setSafe(2, 123_456L); // unscaled: 123.456, six digits
+      assertThatThrownBy(() -> ValueChecks.checkFull(vector))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("Column amount at row 2 holds 123.456, which does not fit precision 5");
+    }
   }
 
   @Test

@@ -14,6 +14,7 @@ import io.trino.plugin.iceberg.PartitionFields;
 import io.trino.spi.TrinoException;
 import io.trino.spi.connector.ColumnMetadata;
 import io.trino.spi.connector.ConnectorTableMetadata;
+import io.trino.spi.connector.SchemaTableName;
 import io.trino.spi.session.PropertyMetadata;
 import io.trino.spi.type.ArrayType;
 import java.util.Collection;
@@ -54,6 +55,9 @@ public final class StreamTableProperties {
   public static final String PRIMARY_KEY = "primary_key";
   public static final String MERGE_ENGINE = "merge_engine";
   public static final String TIERING_INTERVAL = "tiering_interval";
+
+  /** The Iceberg table property holding the table's comment, as the Iceberg connector names it. */
+  static final String TABLE_COMMENT = "comment";
 
   /** The {@code kind} of a plain Iceberg table. */
   public static final String ICEBERG = "iceberg";
@@ -168,18 +172,7 @@ public final class StreamTableProperties {
     Set<String> names = new HashSet<>();
     for (ColumnMetadata column : columns) {
       names.add(column.getName());
-      if (!TrinoValues.isSupported(column.getType())) {
-        throw new TrinoException(
-            NOT_SUPPORTED,
-            "Column "
-                + column.getName()
-                + " of "
-                + table.getTable()
-                + " has type "
-                + column.getType()
-                + ", which streaming tables cannot hold (no arrays, maps or rows): use kind ="
-                + " 'iceberg' for a plain Iceberg table");
-      }
+      checkSupported(table.getTable(), column);
     }
     @SuppressWarnings("unchecked")
     List<String> primaryKey = (List<String>) properties.getOrDefault(PRIMARY_KEY, List.of());
@@ -236,10 +229,32 @@ public final class StreamTableProperties {
     putIfSet(streamProperties, LakestreamProperties.MERGE_ENGINE, properties.get(MERGE_ENGINE));
     putIfSet(
         streamProperties, LakestreamProperties.TIERING_INTERVAL, properties.get(TIERING_INTERVAL));
+    // The Iceberg table property in which the Iceberg connector keeps a table's comment.
+    table.getComment().ifPresent(comment -> streamProperties.put(TABLE_COMMENT, comment));
     return new TableDescriptor(
         SchemaParser.toJson(schema),
         spec.isUnpartitioned() ? "" : PartitionSpecParser.toJson(spec),
         streamProperties);
+  }
+
+  /**
+   * Refuses a column of a type streaming tables cannot hold.
+   *
+   * @throws TrinoException NOT_SUPPORTED naming the column and its type
+   */
+  public static void checkSupported(SchemaTableName table, ColumnMetadata column) {
+    if (!TrinoValues.isSupported(column.getType())) {
+      throw new TrinoException(
+          NOT_SUPPORTED,
+          "Column "
+              + column.getName()
+              + " of "
+              + table
+              + " has type "
+              + column.getType()
+              + ", which is not supported: streaming tables cannot hold arrays, maps or rows; use"
+              + " kind = 'iceberg' for a plain Iceberg table");
+    }
   }
 
   private static void checkColumns(String property, List<String> columns, Set<String> names) {

@@ -112,6 +112,23 @@ class StreamTablePropertiesTest {
   }
 
   @Test
+  void tableCommentIsTheIcebergCommentProperty() {
+    TableDescriptor descriptor =
+        StreamTableProperties.descriptor(
+            new ConnectorTableMetadata(
+                new SchemaTableName("db", "t"),
+                COLUMNS,
+                Map.of("partitioning", List.of()),
+                Optional.of("a;semicolon"),
+                List.of()),
+            TableKind.LOG);
+
+    assertThat(descriptor.properties())
+        .isEqualTo(
+            Map.of("lakestream.kind", "log", "lakestream.buckets", "4", "comment", "a;semicolon"));
+  }
+
+  @Test
   void refusesWhatTrinoCanTellIsWrong() {
     assertRefused(
         table(List.of(new ColumnMetadata("a", new ArrayType(INTEGER))), Map.of()),
