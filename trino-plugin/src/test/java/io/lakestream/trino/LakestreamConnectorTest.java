@@ -140,7 +140,10 @@ class LakestreamConnectorTest extends BaseConnectorTest {
         "(?s)Table tpch.nation is a Lakestream streaming table, whose reads include the log: FOR"
             + " VERSION or TIMESTAMP AS OF reads only a lake snapshot.*";
     assertQueryFails("SELECT * FROM nation FOR VERSION AS OF " + snapshot, refused);
-    assertQueryFails("SELECT * FROM nation FOR TIMESTAMP AS OF current_timestamp", refused);
+    // Trino refuses a pointer that is not in the past, which the query's own start time may not be.
+    assertQueryFails(
+        "SELECT * FROM nation FOR TIMESTAMP AS OF current_timestamp - INTERVAL '1' SECOND",
+        refused);
   }
 
   /** Iceberg's optimistic commit: one of two concurrent schema changes fails. */
