@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.AbstractCatalog;
@@ -37,6 +38,7 @@ import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
 import org.apache.flink.table.catalog.stats.CatalogColumnStatistics;
 import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
 import org.apache.flink.table.expressions.Expression;
+import org.apache.flink.table.factories.Factory;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
@@ -528,6 +530,12 @@ public final class LakestreamCatalog extends AbstractCatalog {
   }
 
   // ------------------------------------------------------------------ access to the server
+
+  /** The factory of the sinks of this catalog's tables. */
+  @Override
+  public Optional<Factory> getFactory() {
+    return Optional.of(new LakestreamTableFactory(server));
+  }
 
   /** The address of the server this catalog is of (for the tables' sources and sinks). */
   ServerAddress server() {
