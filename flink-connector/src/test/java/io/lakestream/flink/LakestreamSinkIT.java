@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -45,7 +46,13 @@ class LakestreamSinkIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
-  @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
 
   private static PackagedServer server;
   private static Connection client;
@@ -150,6 +157,40 @@ class LakestreamSinkIT {
                 null,
                 null),
             row(3L, 30, null, null, null, null, null, null, null, null, null, new byte[0]));
+  }
+
+  @Test
+  void datagenThroughCheckpointsIntoLogTable() {
+    flink.getConfig().set("parallelism.default", "2");
+    flink.getConfig().set("execution.checkpointing.interval", "200ms");
+    flink.executeSql("CREATE DATABASE ls.generated");
+    flink.executeSql(
+        "CREATE TABLE ls.generated.seq (id BIGINT NOT NULL, label STRING)"
+            + " WITH ('lakestream.buckets'='3')");
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE gen (id BIGINT NOT NULL, label STRING) WITH ("
+            + " 'connector'='datagen', 'rows-per-second'='2000',"
+            + " 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='4000',"
+            + " 'fields.label.length'='8')");
+
+    await(flink.executeSql("INSERT INTO ls.generated.seq SELECT id, label FROM gen"));
+
+    List<Long> ids = new ArrayList<>();
+    for (Change change : readChangelog(table("generated", "seq"), 4000)) {
+      ids.add(Long.valueOf(change.row().substring("[Long:".length(), change.row().indexOf(','))));
+    }
+    // Every generated row exactly once.
+    assertThat(ids).hasSize(4000);
+    assertThat(ids.stream().sorted().toList())
+        .isEqualTo(java.util.stream.LongStream.rangeClosed(1, 4000).boxed().toList());
+  }
+
+  private static void await(org.apache.flink.table.api.TableResult result) {
+    try {
+      result.await();
+    } catch (Exception e) {
+      throw new IllegalStateException("The job failed", e);
+    }
   }
 
   @Test
