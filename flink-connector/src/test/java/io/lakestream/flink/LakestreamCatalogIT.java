@@ -7,6 +7,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.testing.PackagedServer;
+import io.lakestream.testing.ServerProcess;
 import io.lakestream.testing.SharedPerTestRun;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -282,6 +283,21 @@ class LakestreamCatalogIT {
                         + server.baseUri()
                         + "', 'rpc-address'='no-port')"))
         .hasStackTraceContaining("'rpc-address' must be host:port, not no-port");
+  }
+
+  @Test
+  void unreachableServerIsNamed() throws Exception {
+    int nobody = ServerProcess.freePort();
+    assertThatThrownBy(
+            () ->
+                sql(
+                    "CREATE CATALOG gone WITH ('type'='lakestream', 'uri'='http://127.0.0.1:"
+                        + nobody
+                        + "', 'rpc-address'='127.0.0.1:"
+                        + nobody
+                        + "')"))
+        .hasStackTraceContaining(
+            "Cannot open catalog gone on Lakestream server http://127.0.0.1:" + nobody);
   }
 
   @Test
