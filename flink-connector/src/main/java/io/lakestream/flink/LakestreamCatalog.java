@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -203,7 +204,7 @@ public final class LakestreamCatalog extends AbstractCatalog {
       if (newDatabase.getComment() != null && !newDatabase.getComment().isEmpty()) {
         wanted.put(TableDefinitions.COMMENT, newDatabase.getComment());
       }
-      Set<String> removed = new java.util.HashSet<>(current.keySet());
+      Set<String> removed = new HashSet<>(current.keySet());
       removed.removeAll(wanted.keySet());
       // The server's own namespace properties (its location) stay.
       removed.remove("location");

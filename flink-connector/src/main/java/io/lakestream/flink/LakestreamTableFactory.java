@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableKind;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.configuration.ConfigOption;
@@ -54,22 +55,37 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory {
               + ": it is a plain Iceberg table, not a Lakestream streaming table (write it with"
               + " Iceberg's Flink connector)");
     }
-    ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+    return sink(
+        server,
+        identifier.getDatabaseName(),
+        identifier.getObjectName(),
+        primaryKey,
+        context.getCatalogTable().getResolvedSchema(),
+        identifier.asSummaryString());
+  }
+
+  /**
+   * The sink of a streaming table whose columns are {@code schema}'s, in the table's order.
+   *
+   * @param primaryKey whether it is a primary-key table (upserts and deletes by {@code schema}'s
+   *     primary key) rather than a log table (appends)
+   */
+  static DynamicTableSink sink(
+      ServerAddress server,
+      String database,
+      String table,
+      boolean primaryKey,
+      ResolvedSchema schema,
+      String summary) {
     List<Column> columns = schema.getColumns();
     LogicalType[] types = new LogicalType[columns.size()];
     for (int i = 0; i < types.length; i++) {
       types[i] = columns.get(i).getDataType().getLogicalType();
     }
     int[] keyColumns = primaryKey ? schema.getPrimaryKeyIndexes() : new int[0];
-    java.util.Arrays.sort(keyColumns);
+    Arrays.sort(keyColumns);
     LakestreamSink sink =
-        new LakestreamSink(
-            server,
-            identifier.getDatabaseName(),
-            identifier.getObjectName(),
-            primaryKey,
-            new RowValues(types),
-            keyColumns);
-    return new LakestreamDynamicSink(sink, primaryKey, identifier.asSummaryString());
+        new LakestreamSink(server, database, table, primaryKey, new RowValues(types), keyColumns);
+    return new LakestreamDynamicSink(sink, primaryKey, summary);
   }
 }

@@ -185,6 +185,49 @@ class LakestreamSinkIT {
         .isEqualTo(java.util.stream.LongStream.rangeClosed(1, 4000).boxed().toList());
   }
 
+  @Test
+  void tableDeclaredOutsideTheCatalog() {
+    flink.executeSql("CREATE DATABASE ls.outside");
+    flink.executeSql("CREATE TABLE ls.outside.notes (id BIGINT NOT NULL, body STRING)");
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE notes (id BIGINT NOT NULL, body STRING) WITH ("
+            + connectorOptions("outside.notes")
+            + ")");
+
+    await(flink.executeSql("INSERT INTO notes VALUES (7, 'seven'), (8, CAST(NULL AS STRING))"));
+
+    assertThat(readChangelog(table("outside", "notes"), 2))
+        .containsExactlyInAnyOrder(
+            new Change(ChangeType.INSERT, row(7L, "seven")),
+            new Change(ChangeType.INSERT, row(8L, null)));
+
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE bad_option (id BIGINT) WITH ("
+            + connectorOptions("outside.notes")
+            + ", 'colour'='red')");
+    assertThatThrownBy(() -> flink.executeSql("INSERT INTO bad_option VALUES (1)"))
+        .hasStackTraceContaining("Unsupported options")
+        .hasStackTraceContaining("colour");
+    // Declared with a primary key, the log table cannot take upserts: the job fails naming it.
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE keyed_notes (id BIGINT NOT NULL, body STRING,"
+            + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
+            + connectorOptions("outside.notes")
+            + ")");
+    assertThatThrownBy(() -> await(flink.executeSql("INSERT INTO keyed_notes VALUES (9, 'x')")))
+        .hasStackTraceContaining("outside.notes is a log table, not a primary-key table");
+  }
+
+  private static String connectorOptions(String table) {
+    return "'connector'='lakestream', 'uri'='"
+        + server.baseUri()
+        + "', 'rpc-address'='127.0.0.1:"
+        + server.rpcPort()
+        + "', 'table'='"
+        + table
+        + "'";
+  }
+
   private static void await(org.apache.flink.table.api.TableResult result) {
     try {
       result.await();
