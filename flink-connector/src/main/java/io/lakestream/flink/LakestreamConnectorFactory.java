@@ -14,9 +14,9 @@ import org.apache.flink.table.factories.FactoryUtil;
  * ('connector'='lakestream', 'uri'=..., 'rpc-address'=..., 'table'='db.name')}: the server options
  * are the catalog's ({@link LakestreamOptions}) plus the streaming table's name. A declared {@code
  * PRIMARY KEY} makes the sink write upserts and deletes (the table must be a primary-key table),
- * otherwise appends (the table must be a log table); the first write of a job whose declaration
- * does not match the table fails, naming the table and its kind. Unknown options fail the
- * statement, naming them.
+ * otherwise appends (the table must be a log table). The declared columns must be the table's, in
+ * its order; a job whose declaration does not match the table (kind, columns, key) fails when its
+ * writers open, naming both. Unknown options fail the statement, naming them.
  */
 public final class LakestreamConnectorFactory implements DynamicTableSinkFactory {
   /** The streaming table, {@code database.table}. */

@@ -4,10 +4,13 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -28,10 +31,12 @@ final class LakestreamSink implements Sink<RowData> {
   private final String database;
   private final String table;
   private final boolean primaryKey;
+  private final List<String> columns;
   private final RowValues values;
   private final int[] keyColumns;
 
   /**
+   * @param columns the names of the columns rows have, which must be the table's, in its order
    * @param keyColumns the primary key's columns in schema order (empty for a log table)
    */
   LakestreamSink(
@@ -39,12 +44,14 @@ final class LakestreamSink implements Sink<RowData> {
       String database,
       String table,
       boolean primaryKey,
+      List<String> columns,
       RowValues values,
       int[] keyColumns) {
     this.server = requireNonNull(server, "server is null");
     this.database = requireNonNull(database, "database is null");
     this.table = requireNonNull(table, "table is null");
     this.primaryKey = primaryKey;
+    this.columns = List.copyOf(columns);
     this.values = requireNonNull(values, "values is null");
     this.keyColumns = keyColumns.clone();
   }
@@ -61,12 +68,57 @@ final class LakestreamSink implements Sink<RowData> {
             : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
     try {
       io.lakestream.client.Table stream = connection.table(path);
+      checkColumns(path, stream);
       return primaryKey
           ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
           : new AppendRowWriter(connection, stream.newAppendWriter(), values);
     } catch (RuntimeException e) {
       connection.close();
       throw e;
+    }
+  }
+
+  /**
+   * Refuses rows whose columns are not the table's: values are written by position, so a column
+   * order that differs from the table's would put values in the wrong columns.
+   */
+  private void checkColumns(TablePath path, io.lakestream.client.Table stream) {
+    boolean keyed = TableKind.PRIMARY_KEY.is(stream.kind());
+    if (keyed != primaryKey) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": it is a "
+              + stream.kind()
+              + " table, but the Flink table "
+              + (primaryKey
+                  ? "has a PRIMARY KEY (declare none for a log table)"
+                  : "has no PRIMARY KEY (declare the table's, " + stream.primaryKey() + ")"));
+    }
+    List<String> tableColumns =
+        stream.rowSchema(stream.schemaId()).getFields().stream().map(Field::getName).toList();
+    if (!tableColumns.equals(columns)) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": its columns are "
+              + tableColumns
+              + " but the Flink table has "
+              + columns
+              + " (declare the table's columns, in its order)");
+    }
+    List<String> key = new ArrayList<>();
+    for (int column : keyColumns) {
+      key.add(columns.get(column));
+    }
+    if (primaryKey && !key.equals(stream.primaryKey())) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": its primary key is "
+              + stream.primaryKey()
+              + " but the Flink table's is "
+              + key);
     }
   }
 

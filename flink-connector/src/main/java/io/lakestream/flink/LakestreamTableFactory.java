@@ -85,7 +85,14 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory {
     int[] keyColumns = primaryKey ? schema.getPrimaryKeyIndexes() : new int[0];
     Arrays.sort(keyColumns);
     LakestreamSink sink =
-        new LakestreamSink(server, database, table, primaryKey, new RowValues(types), keyColumns);
+        new LakestreamSink(
+            server,
+            database,
+            table,
+            primaryKey,
+            schema.getColumnNames(),
+            new RowValues(types),
+            keyColumns);
     return new LakestreamDynamicSink(sink, primaryKey, summary);
   }
 }

@@ -215,7 +215,19 @@ class LakestreamSinkIT {
             + connectorOptions("outside.notes")
             + ")");
     assertThatThrownBy(() -> await(flink.executeSql("INSERT INTO keyed_notes VALUES (9, 'x')")))
-        .hasStackTraceContaining("outside.notes is a log table, not a primary-key table");
+        .hasStackTraceContaining(
+            "Cannot write to outside.notes: it is a log table, but the Flink table has a PRIMARY"
+                + " KEY");
+    // Columns in another order would put values in the wrong columns: the job fails instead.
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE swapped (body STRING, id BIGINT NOT NULL) WITH ("
+            + connectorOptions("outside.notes")
+            + ")");
+    assertThatThrownBy(() -> await(flink.executeSql("INSERT INTO swapped VALUES ('y', 10)")))
+        .hasStackTraceContaining(
+            "Cannot write to outside.notes: its columns are [id, body] but the Flink table has"
+                + " [body, id]");
+    assertThat(readChangelog(table("outside", "notes"), 2)).hasSize(2);
   }
 
   private static String connectorOptions(String table) {
