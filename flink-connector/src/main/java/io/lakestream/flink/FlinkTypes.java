@@ -23,6 +23,9 @@ final class FlinkTypes {
   /** The precision of Iceberg's time and timestamp types (microseconds). */
   static final int MICROS = 6;
 
+  /** The precision of Iceberg's nanosecond timestamps (plain Iceberg tables only). */
+  static final int NANOS = 9;
+
   private FlinkTypes() {}
 
   /**
@@ -47,6 +50,10 @@ final class FlinkTypes {
           ((Types.TimestampType) type).shouldAdjustToUTC()
               ? DataTypes.TIMESTAMP_LTZ(MICROS)
               : DataTypes.TIMESTAMP(MICROS);
+      case TIMESTAMP_NANO ->
+          ((Types.TimestampNanoType) type).shouldAdjustToUTC()
+              ? DataTypes.TIMESTAMP_LTZ(NANOS)
+              : DataTypes.TIMESTAMP(NANOS);
       case STRING -> DataTypes.STRING();
       case UUID -> DataTypes.BINARY(16);
       case FIXED -> DataTypes.BINARY(((Types.FixedType) type).length());

@@ -147,6 +147,15 @@ class TableDefinitionsTest {
     assertThat(FlinkTypes.toFlink(Types.TimestampType.withoutZone()))
         .isEqualTo(DataTypes.TIMESTAMP(6));
     assertThat(FlinkTypes.toFlink(Types.TimeType.get())).isEqualTo(DataTypes.TIME(6));
+    assertThat(FlinkTypes.toFlink(Types.TimestampNanoType.withZone()))
+        .isEqualTo(DataTypes.TIMESTAMP_LTZ(9));
+    assertThat(FlinkTypes.toFlink(Types.TimestampNanoType.withoutZone()))
+        .isEqualTo(DataTypes.TIMESTAMP(9));
+    assertThat(
+            FlinkTypes.toFlink(
+                Types.StructType.of(
+                    Types.NestedField.optional(2, "inner", Types.StringType.get()))))
+        .isEqualTo(DataTypes.ROW(DataTypes.FIELD("inner", DataTypes.STRING())));
     assertThat(FlinkTypes.toFlink(Types.DecimalType.of(9, 2))).isEqualTo(DataTypes.DECIMAL(9, 2));
     assertThat(FlinkTypes.toFlink(Types.FixedType.ofLength(3))).isEqualTo(DataTypes.BINARY(3));
     assertThat(FlinkTypes.toFlink(Types.NestedField.required(1, "x", Types.LongType.get())))
