@@ -1,0 +1,52 @@
+package io.lakestream.flink;
+
+import static java.util.Objects.requireNonNull;
+
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.types.RowKind;
+
+/**
+ * The planner's view of a streaming table as a sink: a log table takes inserts only, a primary-key
+ * table an upsert changelog (inserts, updates after, deletes; no updates before, since an upsert by
+ * key replaces the old row).
+ */
+final class LakestreamDynamicSink implements DynamicTableSink {
+  private final LakestreamSink sink;
+  private final boolean primaryKey;
+  private final String table;
+
+  LakestreamDynamicSink(LakestreamSink sink, boolean primaryKey, String table) {
+    this.sink = requireNonNull(sink, "sink is null");
+    this.primaryKey = primaryKey;
+    this.table = requireNonNull(table, "table is null");
+  }
+
+  @Override
+  public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+    if (!primaryKey) {
+      return ChangelogMode.insertOnly();
+    }
+    return ChangelogMode.newBuilder()
+        .addContainedKind(RowKind.INSERT)
+        .addContainedKind(RowKind.UPDATE_AFTER)
+        .addContainedKind(RowKind.DELETE)
+        .build();
+  }
+
+  @Override
+  public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+    return SinkV2Provider.of(sink);
+  }
+
+  @Override
+  public DynamicTableSink copy() {
+    return new LakestreamDynamicSink(sink, primaryKey, table);
+  }
+
+  @Override
+  public String asSummaryString() {
+    return "Lakestream(" + table + ")";
+  }
+}

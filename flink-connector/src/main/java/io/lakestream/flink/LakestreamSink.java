@@ -1,0 +1,197 @@
+package io.lakestream.flink;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TableKind;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Writes rows to a streaming table through the client: a log table's rows are appended ({@code
+ * AppendWriter}), a primary-key table's inserts and updates are upserts and its deletes deletes
+ * ({@code UpsertWriter}). Each writer flushes, and waits for every acknowledgement, before Flink
+ * takes a checkpoint and at the end of input, so a checkpoint never covers a row the server has not
+ * made durable (at least once; a restore may write rows after the last checkpoint again, which a
+ * primary-key table absorbs and a log table keeps twice).
+ */
+final class LakestreamSink implements Sink<RowData> {
+  private static final long serialVersionUID = 1L;
+
+  private final ServerAddress server;
+  private final String database;
+  private final String table;
+  private final boolean primaryKey;
+  private final List<String> columns;
+  private final RowValues values;
+  private final int[] keyColumns;
+
+  /**
+   * @param columns the names of the columns rows have, which must be the table's, in its order
+   * @param keyColumns the primary key's columns in schema order (empty for a log table)
+   */
+  LakestreamSink(
+      ServerAddress server,
+      String database,
+      String table,
+      boolean primaryKey,
+      List<String> columns,
+      RowValues values,
+      int[] keyColumns) {
+    this.server = requireNonNull(server, "server is null");
+    this.database = requireNonNull(database, "database is null");
+    this.table = requireNonNull(table, "table is null");
+    this.primaryKey = primaryKey;
+    this.columns = List.copyOf(columns);
+    this.values = requireNonNull(values, "values is null");
+    this.keyColumns = keyColumns.clone();
+  }
+
+  @Override
+  public SinkWriter<RowData> createWriter(WriterInitContext context) {
+    TablePath path = new TablePath(server.warehouse(), List.of(database), table);
+    Connection connection =
+        server.credential() != null
+            ? Connection.openRenewing(
+                server.rpcHost(),
+                server.rpcPort(),
+                new OAuthTokens(server.uri(), server.credential(), Clock.systemUTC()))
+            : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
+    try {
+      io.lakestream.client.Table stream = connection.table(path);
+      checkColumns(path, stream);
+      return primaryKey
+          ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
+          : new AppendRowWriter(connection, stream.newAppendWriter(), values);
+    } catch (RuntimeException e) {
+      connection.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Refuses rows whose columns are not the table's: values are written by position, so a column
+   * order that differs from the table's would put values in the wrong columns.
+   */
+  private void checkColumns(TablePath path, io.lakestream.client.Table stream) {
+    boolean keyed = TableKind.PRIMARY_KEY.is(stream.kind());
+    if (keyed != primaryKey) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": it is a "
+              + stream.kind()
+              + " table, but the Flink table "
+              + (primaryKey
+                  ? "has a PRIMARY KEY (declare none for a log table)"
+                  : "has no PRIMARY KEY (declare the table's, " + stream.primaryKey() + ")"));
+    }
+    List<String> tableColumns =
+        stream.rowSchema(stream.schemaId()).getFields().stream().map(Field::getName).toList();
+    if (!tableColumns.equals(columns)) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": its columns are "
+              + tableColumns
+              + " but the Flink table has "
+              + columns
+              + " (declare the table's columns, in its order)");
+    }
+    List<String> key = new ArrayList<>();
+    for (int column : keyColumns) {
+      key.add(columns.get(column));
+    }
+    if (primaryKey && !key.equals(stream.primaryKey())) {
+      throw new IllegalArgumentException(
+          "Cannot write to "
+              + path
+              + ": its primary key is "
+              + stream.primaryKey()
+              + " but the Flink table's is "
+              + key);
+    }
+  }
+
+  /** Appends every row of a log table (the planner hands a log table inserts only). */
+  private static final class AppendRowWriter implements SinkWriter<RowData> {
+    private final Connection connection;
+    private final AppendWriter writer;
+    private final RowValues values;
+
+    AppendRowWriter(Connection connection, AppendWriter writer, RowValues values) {
+      this.connection = connection;
+      this.writer = writer;
+      this.values = values;
+    }
+
+    @Override
+    public void write(RowData row, Context context) {
+      writer.append(values.of(row));
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+      writer.flush();
+    }
+
+    @Override
+    public void close() {
+      try {
+        writer.close();
+      } finally {
+        connection.close();
+      }
+    }
+  }
+
+  /** Upserts a primary-key table's inserts and updates, deletes its deletes. */
+  private static final class UpsertRowWriter implements SinkWriter<RowData> {
+    private final Connection connection;
+    private final UpsertWriter writer;
+    private final RowValues values;
+    private final int[] keyColumns;
+
+    UpsertRowWriter(
+        Connection connection, UpsertWriter writer, RowValues values, int[] keyColumns) {
+      this.connection = connection;
+      this.writer = writer;
+      this.values = values;
+      this.keyColumns = keyColumns;
+    }
+
+    @Override
+    public void write(RowData row, Context context) {
+      switch (row.getRowKind()) {
+        case INSERT, UPDATE_AFTER -> writer.upsert(values.of(row));
+        case DELETE -> writer.delete(values.of(row, keyColumns));
+        case UPDATE_BEFORE -> {
+          // The UPDATE_AFTER that follows replaces the row by its key.
+        }
+      }
+    }
+
+    @Override
+    public void flush(boolean endOfInput) {
+      writer.flush();
+    }
+
+    @Override
+    public void close() {
+      try {
+        writer.close();
+      } finally {
+        connection.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.lakestream.flink;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.TableKind;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.types.logical.LogicalType;
+
+/**
+ * Sinks of the tables of one {@link LakestreamCatalog} (its {@code getFactory()}): the catalog's
+ * server address travels with the factory, never through the table's options, so a token never
+ * shows in {@code SHOW CREATE TABLE}.
+ */
+final class LakestreamTableFactory implements DynamicTableSinkFactory {
+  private final ServerAddress server;
+
+  LakestreamTableFactory(ServerAddress server) {
+    this.server = requireNonNull(server, "server is null");
+  }
+
+  @Override
+  public String factoryIdentifier() {
+    return LakestreamCatalogFactory.IDENTIFIER;
+  }
+
+  @Override
+  public Set<ConfigOption<?>> requiredOptions() {
+    return Set.of();
+  }
+
+  @Override
+  public Set<ConfigOption<?>> optionalOptions() {
+    return Set.of();
+  }
+
+  @Override
+  public DynamicTableSink createDynamicTableSink(Context context) {
+    ObjectIdentifier identifier = context.getObjectIdentifier();
+    String kind = context.getCatalogTable().getOptions().get(LakestreamProperties.KIND);
+    boolean primaryKey = TableKind.PRIMARY_KEY.is(kind);
+    if (!primaryKey && !TableKind.LOG.is(kind)) {
+      throw new ValidationException(
+          "Cannot write to "
+              + identifier.asSummaryString()
+              + ": it is a plain Iceberg table, not a Lakestream streaming table (write it with"
+              + " Iceberg's Flink connector)");
+    }
+    return sink(
+        server,
+        identifier.getDatabaseName(),
+        identifier.getObjectName(),
+        primaryKey,
+        context.getCatalogTable().getResolvedSchema(),
+        identifier.asSummaryString());
+  }
+
+  /**
+   * The sink of a streaming table whose columns are {@code schema}'s, in the table's order.
+   *
+   * @param primaryKey whether it is a primary-key table (upserts and deletes by {@code schema}'s
+   *     primary key) rather than a log table (appends)
+   */
+  static DynamicTableSink sink(
+      ServerAddress server,
+      String database,
+      String table,
+      boolean primaryKey,
+      ResolvedSchema schema,
+      String summary) {
+    List<Column> columns = schema.getColumns();
+    LogicalType[] types = new LogicalType[columns.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = columns.get(i).getDataType().getLogicalType();
+    }
+    int[] keyColumns = primaryKey ? schema.getPrimaryKeyIndexes() : new int[0];
+    Arrays.sort(keyColumns);
+    LakestreamSink sink =
+        new LakestreamSink(
+            server,
+            database,
+            table,
+            primaryKey,
+            schema.getColumnNames(),
+            new RowValues(types),
+            keyColumns);
+    return new LakestreamDynamicSink(sink, primaryKey, summary);
+  }
+}

@@ -1,0 +1,109 @@
+package io.lakestream.flink;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.Serializable;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+
+/**
+ * Where a Lakestream server is and how to authenticate to it: its Iceberg REST endpoint, its stream
+ * RPC and at most one of a token or OAuth2 client credentials. Checked when made, so a catalog with
+ * a bad option fails at {@code CREATE CATALOG} with a message naming the option.
+ *
+ * @param warehouse the warehouse, or null for the server's default
+ * @param token a bearer token, or null
+ * @param credential {@code client-id:client-secret}, or null
+ */
+record ServerAddress(
+    URI uri, String rpcHost, int rpcPort, String warehouse, String token, String credential)
+    implements Serializable {
+  ServerAddress {
+    requireNonNull(uri, "uri is null");
+    requireNonNull(rpcHost, "rpcHost is null");
+    if (token != null && credential != null) {
+      throw new ValidationException(
+          "Set one of '"
+              + LakestreamOptions.TOKEN.key()
+              + "' and '"
+              + LakestreamOptions.CREDENTIAL.key()
+              + "', not both");
+    }
+    if (credential != null && credential.indexOf(':') <= 0) {
+      throw new ValidationException(
+          "Option '" + LakestreamOptions.CREDENTIAL.key() + "' must be client-id:client-secret");
+    }
+  }
+
+  /** The address the validated options of a catalog (or a table) name. */
+  static ServerAddress of(ReadableConfig options) {
+    String uriText = options.get(LakestreamOptions.URI);
+    URI uri;
+    try {
+      uri = URI.create(uriText);
+    } catch (IllegalArgumentException e) {
+      throw new ValidationException(
+          "Option '" + LakestreamOptions.URI.key() + "' is not a URI: " + uriText, e);
+    }
+    if (uri.getScheme() == null || uri.getHost() == null) {
+      throw new ValidationException(
+          "Option '"
+              + LakestreamOptions.URI.key()
+              + "' must be an http(s) URI such as"
+              + " http://host:8181, not "
+              + uriText);
+    }
+    String rpc = options.get(LakestreamOptions.RPC_ADDRESS);
+    int colon = rpc.lastIndexOf(':');
+    int port = -1;
+    if (colon > 0) {
+      try {
+        port = Integer.parseInt(rpc.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        port = -1;
+      }
+    }
+    if (port < 1 || port > 65535) {
+      throw new ValidationException(
+          "Option '" + LakestreamOptions.RPC_ADDRESS.key() + "' must be host:port, not " + rpc);
+    }
+    return new ServerAddress(
+        uri,
+        rpc.substring(0, colon),
+        port,
+        options.getOptional(LakestreamOptions.WAREHOUSE).orElse(null),
+        options.getOptional(LakestreamOptions.TOKEN).orElse(null),
+        options.getOptional(LakestreamOptions.CREDENTIAL).orElse(null));
+  }
+
+  Optional<String> warehouseName() {
+    return Optional.ofNullable(warehouse);
+  }
+
+  /** The properties of an Iceberg {@code RESTCatalog} of this server. */
+  Map<String, String> restCatalogProperties() {
+    Map<String, String> properties = new HashMap<>();
+    properties.put("uri", uri.toString());
+    properties.put("io-impl", MetadataOnlyFileIO.class.getName());
+    if (token != null) {
+      properties.put("token", token);
+    }
+    if (credential != null) {
+      properties.put("credential", credential);
+    }
+    if (warehouse != null) {
+      properties.put("warehouse", warehouse);
+    }
+    return properties;
+  }
+
+  @Override
+  public String toString() {
+    // Never the token or the secret.
+    return "Lakestream server " + uri + " (stream RPC " + rpcHost + ":" + rpcPort + ")";
+  }
+}
