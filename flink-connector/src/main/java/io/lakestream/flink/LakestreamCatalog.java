@@ -7,6 +7,7 @@ import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.lake.auth.OAuthTokens;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -7,6 +7,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
+import io.lakestream.lake.auth.OAuthTokens;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

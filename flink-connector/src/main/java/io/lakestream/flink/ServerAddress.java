@@ -2,6 +2,7 @@ package io.lakestream.flink;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.lake.iceberg.MetadataOnlyFileIO;
 import java.io.Serializable;
 import java.net.URI;
 import java.util.HashMap;

@@ -2,6 +2,7 @@ package io.lakestream.trino;
 
 import io.lakestream.client.rpc.RpcException;
 import io.lakestream.lake.TieringException;
+import io.lakestream.lake.auth.OAuthTokens;
 import io.lakestream.scan.LogRangeGoneException;
 import io.trino.spi.TrinoException;
 import java.util.Optional;
@@ -66,6 +67,9 @@ public final class StreamErrors {
     }
     if (failure instanceof LogRangeGoneException) {
       return new TrinoException(LakestreamErrorCode.LOG_RANGE_GONE, message, failure);
+    }
+    if (failure instanceof OAuthTokens.TokenException) {
+      return new TrinoException(LakestreamErrorCode.SERVER_UNAVAILABLE, message, failure);
     }
     if (failure instanceof TieringException) {
       return new TrinoException(LakestreamErrorCode.LOG_READ_TIMEOUT, message, failure);

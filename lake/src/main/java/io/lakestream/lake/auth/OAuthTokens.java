@@ -1,4 +1,4 @@
-package io.lakestream.flink;
+package io.lakestream.lake.auth;
 
 import static java.util.Objects.requireNonNull;
 
@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread safe.
  */
-final class OAuthTokens implements Supplier<String> {
+public final class OAuthTokens implements Supplier<String> {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -39,7 +39,7 @@ final class OAuthTokens implements Supplier<String> {
    * @param catalogUri the server's REST endpoint
    * @param credential {@code client-id:client-secret}
    */
-  OAuthTokens(URI catalogUri, String credential, Clock clock) {
+  public OAuthTokens(URI catalogUri, String credential, Clock clock) {
     requireNonNull(catalogUri, "catalogUri is null");
     requireNonNull(credential, "credential is null");
     String base = catalogUri.toString();
@@ -114,7 +114,7 @@ final class OAuthTokens implements Supplier<String> {
   }
 
   /** No token could be had: the endpoint is unreachable, refused the client or sent none. */
-  static final class TokenException extends RuntimeException {
+  public static final class TokenException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     TokenException(String message, Throwable cause) {

@@ -1,13 +1,14 @@
-package io.lakestream.flink;
+package io.lakestream.lake.iceberg;
 
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
 
 /**
- * The file IO of the connector's REST catalog client: listing tables and reading their schemas and
- * properties need only the metadata the REST responses carry, so this one refuses to open any file
- * (and keeps Hadoop off the connector's classpath).
+ * The file IO of an engine connector's REST catalog client (Trino's, Flink's): listing tables,
+ * reading their schemas and properties and planning union reads need only the metadata the REST
+ * responses carry, and the engines read data files through their own file systems, so this one
+ * refuses to open any file (and keeps Hadoop off the connectors' class paths).
  */
 public final class MetadataOnlyFileIO implements FileIO {
   @Override
@@ -27,6 +28,6 @@ public final class MetadataOnlyFileIO implements FileIO {
 
   private static UnsupportedOperationException refused(String path) {
     return new UnsupportedOperationException(
-        "The Lakestream catalog reads no files (asked for " + path + ")");
+        "A Lakestream connector catalog client reads no files (asked for " + path + ")");
   }
 }
