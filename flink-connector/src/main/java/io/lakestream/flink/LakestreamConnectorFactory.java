@@ -6,19 +6,22 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 
 /**
- * Sinks of tables declared outside a Lakestream catalog, {@code CREATE TABLE t (...) WITH
- * ('connector'='lakestream', 'uri'=..., 'rpc-address'=..., 'table'='db.name')}: the server options
- * are the catalog's ({@link LakestreamOptions}) plus the streaming table's name. A declared {@code
- * PRIMARY KEY} makes the sink write upserts and deletes (the table must be a primary-key table),
- * otherwise appends (the table must be a log table). The declared columns must be the table's, in
- * its order; a job whose declaration does not match the table (kind, columns, key) fails when its
- * writers open, naming both. Unknown options fail the statement, naming them.
+ * Sources and sinks of tables declared outside a Lakestream catalog, {@code CREATE TABLE t (...)
+ * WITH ('connector'='lakestream', 'uri'=..., 'rpc-address'=..., 'table'='db.name')}: the server
+ * options are the catalog's ({@link LakestreamOptions}) plus the streaming table's name. A declared
+ * {@code PRIMARY KEY} makes the sink write upserts and deletes (the table must be a primary-key
+ * table), otherwise appends (the table must be a log table). The declared columns must be the
+ * table's, in its order; a job whose declaration does not match the table (kind, columns, key)
+ * fails when its writers open, naming both. Unknown options fail the statement, naming them.
  */
-public final class LakestreamConnectorFactory implements DynamicTableSinkFactory {
+public final class LakestreamConnectorFactory
+    implements DynamicTableSinkFactory, DynamicTableSourceFactory {
   /** The streaming table, {@code database.table}. */
   public static final ConfigOption<String> TABLE =
       ConfigOptions.key("table")
@@ -38,20 +41,48 @@ public final class LakestreamConnectorFactory implements DynamicTableSinkFactory
 
   @Override
   public Set<ConfigOption<?>> optionalOptions() {
-    return Set.of(
-        LakestreamOptions.TOKEN, LakestreamOptions.CREDENTIAL, LakestreamOptions.WAREHOUSE);
+    Set<ConfigOption<?>> options =
+        new java.util.HashSet<>(
+            Set.of(
+                LakestreamOptions.TOKEN,
+                LakestreamOptions.CREDENTIAL,
+                LakestreamOptions.WAREHOUSE));
+    options.addAll(LakestreamTableFactory.SCAN_OPTIONS);
+    return options;
   }
 
   @Override
-  public DynamicTableSink createDynamicTableSink(Context context) {
+  public DynamicTableSource createDynamicTableSource(Context context) {
     FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
     helper.validate();
+    String name = tableName(helper);
+    ServerAddress server = ServerAddress.of(helper.getOptions());
+    int dot = name.indexOf('.');
+    return LakestreamTableFactory.source(
+        server,
+        server.path(name.substring(0, dot), name.substring(dot + 1)),
+        name,
+        context.getCatalogTable().getResolvedSchema().getPrimaryKey().isPresent(),
+        context,
+        context.getCatalogTable().getOptions());
+  }
+
+  private static String tableName(FactoryUtil.TableFactoryHelper helper) {
     String name = helper.getOptions().get(TABLE);
     int dot = name.indexOf('.');
     if (dot <= 0 || dot == name.length() - 1 || name.indexOf('.', dot + 1) >= 0) {
       throw new ValidationException(
           "Option '" + TABLE.key() + "' must be database.table, not " + name);
     }
+    return name;
+  }
+
+  @Override
+  public DynamicTableSink createDynamicTableSink(Context context) {
+    FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+    helper.validate();
+    String name = tableName(helper);
+    int dot = name.indexOf('.');
     ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
     return LakestreamTableFactory.sink(
         ServerAddress.of(helper.getOptions()),

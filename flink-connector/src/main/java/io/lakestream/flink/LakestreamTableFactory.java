@@ -4,24 +4,32 @@ import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableKind;
+import io.lakestream.flink.source.LakestreamDynamicSource;
+import io.lakestream.flink.source.ScanOptions;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.types.logical.LogicalType;
 
 /**
- * Sinks of the tables of one {@link LakestreamCatalog} (its {@code getFactory()}): the catalog's
- * server address travels with the factory, never through the table's options, so a token never
- * shows in {@code SHOW CREATE TABLE}.
+ * Sources and sinks of the tables of one {@link LakestreamCatalog} (its {@code getFactory()}): the
+ * catalog's server address travels with the factory, never through the table's options, so a token
+ * never shows in {@code SHOW CREATE TABLE}.
  */
-final class LakestreamTableFactory implements DynamicTableSinkFactory {
+final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTableSourceFactory {
   private final ServerAddress server;
 
   LakestreamTableFactory(ServerAddress server) {
@@ -42,6 +50,70 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory {
   public Set<ConfigOption<?>> optionalOptions() {
     return Set.of();
   }
+
+  @Override
+  public DynamicTableSource createDynamicTableSource(Context context) {
+    ObjectIdentifier identifier = context.getObjectIdentifier();
+    Map<String, String> options = context.getCatalogTable().getOptions();
+    String kind = options.get(LakestreamProperties.KIND);
+    boolean primaryKey = TableKind.PRIMARY_KEY.is(kind);
+    if (!primaryKey && !TableKind.LOG.is(kind)) {
+      throw new ValidationException(
+          "Cannot read "
+              + identifier.asSummaryString()
+              + " through the Lakestream catalog: it is a plain Iceberg table, not a Lakestream"
+              + " streaming table (read it with Iceberg's Flink connector)");
+    }
+    return source(
+        server,
+        server.path(identifier.getDatabaseName(), identifier.getObjectName()),
+        identifier.asSummaryString(),
+        primaryKey,
+        context,
+        options);
+  }
+
+  /** The source of a streaming table with the given table options (and the query's hints). */
+  static DynamicTableSource source(
+      ServerAddress server,
+      io.lakestream.client.TablePath path,
+      String summary,
+      boolean primaryKey,
+      Context context,
+      Map<String, String> options) {
+    Set<String> known =
+        SCAN_OPTIONS.stream().map(ConfigOption::key).collect(java.util.stream.Collectors.toSet());
+    for (String key : options.keySet()) {
+      if (key.startsWith("scan.") && !known.contains(key)) {
+        throw new ValidationException(
+            "Unknown option '"
+                + key
+                + "' for "
+                + summary
+                + "; the read options are "
+                + new java.util.TreeSet<>(known));
+      }
+    }
+    boolean batchMode =
+        context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH;
+    return new LakestreamDynamicSource(
+        server,
+        path,
+        summary,
+        primaryKey,
+        context.getCatalogTable().getResolvedSchema(),
+        Configuration.fromMap(options),
+        batchMode);
+  }
+
+  /** The read options a streaming table takes. */
+  static final Set<ConfigOption<?>> SCAN_OPTIONS =
+      Set.of(
+          ScanOptions.STARTUP_MODE,
+          ScanOptions.STARTUP_TIMESTAMP,
+          ScanOptions.STARTUP_OFFSETS,
+          ScanOptions.BOUNDED,
+          ScanOptions.PARTITION_DISCOVERY_INTERVAL);
 
   @Override
   public DynamicTableSink createDynamicTableSink(Context context) {

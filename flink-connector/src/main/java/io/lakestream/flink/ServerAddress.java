@@ -2,10 +2,15 @@ package io.lakestream.flink;
 
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.lake.auth.OAuthTokens;
 import io.lakestream.lake.iceberg.MetadataOnlyFileIO;
 import java.io.Serializable;
 import java.net.URI;
+import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.configuration.ReadableConfig;
@@ -20,10 +25,10 @@ import org.apache.flink.table.api.ValidationException;
  * @param token a bearer token, or null
  * @param credential {@code client-id:client-secret}, or null
  */
-record ServerAddress(
+public record ServerAddress(
     URI uri, String rpcHost, int rpcPort, String warehouse, String token, String credential)
     implements Serializable {
-  ServerAddress {
+  public ServerAddress {
     requireNonNull(uri, "uri is null");
     requireNonNull(rpcHost, "rpcHost is null");
     if (token != null && credential != null) {
@@ -81,12 +86,25 @@ record ServerAddress(
         options.getOptional(LakestreamOptions.CREDENTIAL).orElse(null));
   }
 
+  /** A new connection to the stream RPC, authenticated as configured; the caller closes it. */
+  public Connection connect() {
+    return credential != null
+        ? Connection.openRenewing(
+            rpcHost, rpcPort, new OAuthTokens(uri, credential, Clock.systemUTC()))
+        : Connection.open(rpcHost, rpcPort, token);
+  }
+
+  /** The path of a table of a database (namespace) of this server's warehouse. */
+  public TablePath path(String database, String table) {
+    return new TablePath(warehouse, List.of(database), table);
+  }
+
   Optional<String> warehouseName() {
     return Optional.ofNullable(warehouse);
   }
 
   /** The properties of an Iceberg {@code RESTCatalog} of this server. */
-  Map<String, String> restCatalogProperties() {
+  public Map<String, String> restCatalogProperties() {
     Map<String, String> properties = new HashMap<>();
     properties.put("uri", uri.toString());
     properties.put("io-impl", MetadataOnlyFileIO.class.getName());

@@ -1,0 +1,279 @@
+package io.lakestream.flink.source;
+
+import static java.util.Objects.requireNonNull;
+
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.flink.ServerAddress;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.scan.LogRangePlanner;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.connector.base.source.hybrid.HybridSource;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.CatalogLoader;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.flink.source.IcebergSource;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.apache.iceberg.types.Types;
+
+/**
+ * Reads a streaming table in Flink SQL. With {@code scan.startup.mode=full} (the default) a read is
+ * a union read: the lake table's current snapshot S through Iceberg's own source, then the log of
+ * every bucket from S's tiered offsets on, so each row acknowledged before the job started is read
+ * exactly once and the rows written later follow. The other modes read only the log. A primary-key
+ * table's log is its changelog ({@code +I -U +U -D}); its lake rows come as inserts, and its union
+ * read runs at parallelism 1 (a key's lake row and its later changes must stay in order, and lake
+ * files are not split by bucket); its log-only reads keep each bucket's changes in order on one
+ * reader at any parallelism.
+ *
+ * <p>The plan (S and its offsets) is made when the job is planned, so a restored job reads the same
+ * snapshot and continues from its checkpointed offsets.
+ */
+public final class LakestreamDynamicSource implements ScanTableSource, SupportsProjectionPushDown {
+  private final ServerAddress server;
+  private final TablePath path;
+  private final String summary;
+  private final boolean primaryKey;
+  private final ResolvedSchema schema;
+  private final ReadableConfig options;
+  private final boolean batchMode;
+  private int[] projection;
+
+  /**
+   * @param options the table's options with the query's hints
+   * @param batchMode whether the job runs in batch execution mode (reads are then bounded)
+   */
+  public LakestreamDynamicSource(
+      ServerAddress server,
+      TablePath path,
+      String summary,
+      boolean primaryKey,
+      ResolvedSchema schema,
+      ReadableConfig options,
+      boolean batchMode) {
+    this.server = requireNonNull(server, "server is null");
+    this.path = requireNonNull(path, "path is null");
+    this.summary = requireNonNull(summary, "summary is null");
+    this.primaryKey = primaryKey;
+    this.schema = requireNonNull(schema, "schema is null");
+    this.options = requireNonNull(options, "options is null");
+    this.batchMode = batchMode;
+    validate();
+  }
+
+  private void validate() {
+    switch (options.get(ScanOptions.STARTUP_MODE)) {
+      case TIMESTAMP ->
+          ScanOptions.parseTimestamp(
+              options
+                  .getOptional(ScanOptions.STARTUP_TIMESTAMP)
+                  .orElseThrow(() -> missing(ScanOptions.STARTUP_TIMESTAMP.key())));
+      case OFFSETS ->
+          ScanOptions.parseOffsets(
+              options
+                  .getOptional(ScanOptions.STARTUP_OFFSETS)
+                  .orElseThrow(() -> missing(ScanOptions.STARTUP_OFFSETS.key())));
+      default -> {}
+    }
+    if (primaryKey && bounded() && batchMode) {
+      throw new ValidationException(
+          "Cannot read primary-key table "
+              + summary
+              + " in batch execution mode: its log is a changelog, which Flink's batch mode does"
+              + " not take; read it in streaming mode (scan.bounded=true stops at the end)");
+    }
+  }
+
+  private ValidationException missing(String option) {
+    return new ValidationException(
+        "Option '"
+            + option
+            + "' is required with "
+            + ScanOptions.STARTUP_MODE.key()
+            + "="
+            + options.get(ScanOptions.STARTUP_MODE).name().toLowerCase(java.util.Locale.ROOT)
+            + " (table "
+            + summary
+            + ")");
+  }
+
+  private boolean bounded() {
+    return options.getOptional(ScanOptions.BOUNDED).orElse(batchMode);
+  }
+
+  @Override
+  public ChangelogMode getChangelogMode() {
+    return primaryKey ? ChangelogMode.all() : ChangelogMode.insertOnly();
+  }
+
+  @Override
+  public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+    List<Column> columns = projectedColumns();
+    List<String> names = columns.stream().map(Column::getName).toList();
+    List<LogicalType> types = columns.stream().map(c -> c.getDataType().getLogicalType()).toList();
+    LogReadSpec spec = new LogReadSpec(names, types, null);
+    boolean bounded = bounded();
+    java.time.Duration discovery = options.get(ScanOptions.PARTITION_DISCOVERY_INTERVAL);
+    Source<RowData, ?, ?> source =
+        switch (options.get(ScanOptions.STARTUP_MODE)) {
+          case FULL -> unionSource(names, spec, bounded, discovery);
+          case EARLIEST ->
+              new LogSource(server, path, spec, new StartPositions.Earliest(), bounded, discovery);
+          case LATEST ->
+              new LogSource(server, path, spec, new StartPositions.Latest(), bounded, discovery);
+          case TIMESTAMP ->
+              new LogSource(
+                  server,
+                  path,
+                  spec,
+                  new StartPositions.FromTimestamp(
+                      ScanOptions.parseTimestamp(options.get(ScanOptions.STARTUP_TIMESTAMP))),
+                  bounded,
+                  discovery);
+          case OFFSETS ->
+              new LogSource(
+                  server,
+                  path,
+                  spec,
+                  new StartPositions.AtOffsets(
+                      ScanOptions.parseOffsets(options.get(ScanOptions.STARTUP_OFFSETS)), false),
+                  bounded,
+                  discovery);
+        };
+    if (primaryKey && source instanceof HybridSource<?>) {
+      // A key's lake row and its later changes must reach the next operator in order; the lake
+      // files are not split by bucket, so one reader reads both.
+      return SourceProvider.of(source, 1);
+    }
+    return SourceProvider.of(source);
+  }
+
+  /**
+   * The lake snapshot of now, then the log from its offsets; only the log when the lake table has
+   * no snapshot yet.
+   */
+  private Source<RowData, ?, ?> unionSource(
+      List<String> names, LogReadSpec spec, boolean bounded, java.time.Duration discovery) {
+    Map<String, String> properties = server.restCatalogProperties();
+    TableIdentifier identifier =
+        TableIdentifier.of(Namespace.of(path.namespace().toArray(String[]::new)), path.name());
+    Snapshot snapshot;
+    TieredOffsets offsets;
+    Schema projected;
+    RESTCatalog rest = new RESTCatalog();
+    try (rest;
+        Connection connection = server.connect()) {
+      rest.initialize("lakestream-planner", properties);
+      Table lake = rest.loadTable(identifier);
+      TableMetadata metadata = ((HasTableOperations) lake).operations().current();
+      snapshot = lake.currentSnapshot();
+      offsets =
+          snapshot == null
+              ? TieredOffsets.NONE
+              : TieredOffsets.committedAt(metadata, snapshot.snapshotId());
+      // Fails now, naming the bucket, when retention deleted log rows the snapshot lacks.
+      LogRangePlanner.plan(
+          path, connection.table(path), offsets, LogRangePlanner.WhenGone.FAIL, new HashMap<>());
+      List<Types.NestedField> fields = new ArrayList<>();
+      for (String name : names) {
+        fields.add(lake.schema().findField(name));
+      }
+      projected = new Schema(fields);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    LogSource log =
+        new LogSource(
+            server,
+            path,
+            spec,
+            new StartPositions.AtOffsets(offsets.partitions(), true),
+            bounded,
+            discovery);
+    if (snapshot == null) {
+      return log;
+    }
+    Map<String, String> readerProperties = new HashMap<>(properties);
+    // The lake files are read, so the catalog's own file IO is needed here.
+    readerProperties.remove("io-impl");
+    TableLoader loader =
+        TableLoader.fromCatalog(
+            CatalogLoader.rest(
+                "lakestream", new org.apache.hadoop.conf.Configuration(), readerProperties),
+            identifier);
+    IcebergSource<RowData> lake =
+        IcebergSource.forRowData()
+            .tableLoader(loader)
+            .useSnapshotId(snapshot.snapshotId())
+            .project(projected)
+            .streaming(false)
+            .flinkConfig(new Configuration())
+            .build();
+    return HybridSource.<RowData, org.apache.flink.api.connector.source.SplitEnumerator>builder(
+            lake)
+        .addSource(log)
+        .build();
+  }
+
+  private List<Column> projectedColumns() {
+    List<Column> all = schema.getColumns().stream().filter(Column::isPhysical).toList();
+    if (projection == null) {
+      return all;
+    }
+    List<Column> columns = new ArrayList<>(projection.length);
+    for (int index : projection) {
+      columns.add(all.get(index));
+    }
+    return columns;
+  }
+
+  @Override
+  public boolean supportsNestedProjection() {
+    return false;
+  }
+
+  @Override
+  public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+    int[] top = new int[projectedFields.length];
+    for (int i = 0; i < top.length; i++) {
+      top[i] = projectedFields[i][0];
+    }
+    this.projection = top;
+  }
+
+  @Override
+  public DynamicTableSource copy() {
+    LakestreamDynamicSource copy =
+        new LakestreamDynamicSource(server, path, summary, primaryKey, schema, options, batchMode);
+    copy.projection = projection == null ? null : projection.clone();
+    return copy;
+  }
+
+  @Override
+  public String asSummaryString() {
+    return "Lakestream " + summary;
+  }
+}

@@ -1,0 +1,466 @@
+package io.lakestream.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.lake.iceberg.MetadataOnlyFileIO;
+import io.lakestream.lake.offsets.TieredOffsets;
+import io.lakestream.testing.PackagedServer;
+import io.lakestream.testing.SharedPerTestRun;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.LongStream;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.rest.RESTCatalog;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Flink SQL reads of streaming tables on a MiniCluster against the packaged server (tiering every
+ * second): union reads of the lake snapshot and the log, the startup modes, a primary-key table's
+ * changelog, projection, a restore from a checkpoint, and bad input. Expected rows are those the
+ * test wrote through the client (or, for a primary-key table, a model of its writes).
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class LakestreamSourceIT {
+  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration TIERING_TIMEOUT = Duration.ofSeconds(90);
+
+  @RegisterExtension
+  static final MiniClusterExtension FLINK =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  private static PackagedServer server;
+  private static Connection client;
+  private static RESTCatalog lake;
+
+  private StreamExecutionEnvironment stream;
+  private StreamTableEnvironment flink;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    Path run = SharedPerTestRun.newRunDirectory("flink-source-it-");
+    server = PackagedServer.start(run, SERVER_START_TIMEOUT, "--tiering-discovery-interval", "1s");
+    client = Connection.open("127.0.0.1", server.rpcPort(), null);
+    lake = new RESTCatalog();
+    lake.initialize(
+        "tiered-offsets",
+        Map.of("uri", server.baseUri(), "io-impl", MetadataOnlyFileIO.class.getName()));
+  }
+
+  @AfterAll
+  static void stopServer() throws Exception {
+    if (lake != null) {
+      lake.close();
+    }
+    if (client != null) {
+      client.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @BeforeEach
+  void createCatalog() {
+    stream = StreamExecutionEnvironment.getExecutionEnvironment();
+    stream.setParallelism(2);
+    flink = StreamTableEnvironment.create(stream);
+    flink.getConfig().set("table.local-time-zone", "UTC");
+    flink.executeSql(
+        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "')");
+  }
+
+  @AfterEach
+  void dropCatalog() {
+    flink.executeSql("DROP CATALOG IF EXISTS ls");
+  }
+
+  @Test
+  void unionReadTakesTieredRowsFromTheLakeAndTheRestFromTheLog() {
+    TablePath path = logTable("union_bounded", 2);
+    append(path, 0, 1000);
+    awaitTiered(path, 1000);
+    append(path, 1000, 1500);
+
+    List<Row> rows = collect("SELECT id, name FROM ls.src.union_bounded" + bounded());
+
+    assertThat(ids(rows)).containsExactlyInAnyOrderElementsOf(range(0, 1500));
+    assertThat(rows)
+        .allSatisfy(row -> assertThat(row.getField(1)).isEqualTo("n" + row.getField(0)));
+  }
+
+  @Test
+  void unboundedUnionReadFollowsRowsWrittenWhileItRuns() throws Exception {
+    TablePath path = logTable("union_unbounded", 3);
+    append(path, 0, 300);
+    awaitTiered(path, 300);
+
+    TableResult result = flink.executeSql("SELECT id FROM ls.src.union_unbounded");
+    List<Long> ids = new ArrayList<>();
+    try (CloseableIterator<Row> rows = result.collect()) {
+      take(rows, 300, ids);
+      append(path, 300, 700);
+      take(rows, 400, ids);
+    }
+    assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 700));
+  }
+
+  @Test
+  void logOnlyStartupModes() {
+    TablePath path = logTable("modes", 1);
+    append(path, 0, 10);
+    Instant between = Instant.now();
+    LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+    append(path, 10, 20);
+
+    assertThat(ids(collect(query("modes", "'scan.startup.mode'='earliest'"))))
+        .containsExactlyInAnyOrderElementsOf(range(0, 20));
+    // One bucket: row i is at offset i.
+    assertThat(
+            ids(
+                collect(
+                    query(
+                        "modes", "'scan.startup.mode'='offsets', 'scan.startup.offsets'='0:15'"))))
+        .containsExactlyInAnyOrderElementsOf(range(15, 20));
+    assertThat(
+            ids(
+                collect(
+                    query(
+                        "modes",
+                        "'scan.startup.mode'='timestamp', 'scan.startup.timestamp'='"
+                            + between
+                            + "'"))))
+        .containsExactlyInAnyOrderElementsOf(range(10, 20));
+    assertThat(collect(query("modes", "'scan.startup.mode'='latest'"))).isEmpty();
+  }
+
+  @Test
+  void projectionReadsTheColumnsInTheQuerysOrder() {
+    TablePath path = logTable("projected", 2);
+    append(path, 0, 50);
+    awaitTiered(path, 50);
+    append(path, 50, 100);
+
+    List<Row> rows = collect("SELECT name, id FROM ls.src.projected" + bounded());
+
+    assertThat(rows).hasSize(100);
+    assertThat(rows)
+        .allSatisfy(row -> assertThat(row.getField(0)).isEqualTo("n" + row.getField(1)));
+  }
+
+  @Test
+  void primaryKeyTableIsReadAsItsChangelog() {
+    flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
+    flink.executeSql(
+        "CREATE TABLE ls.src.pk_changes (k BIGINT NOT NULL, v STRING,"
+            + " PRIMARY KEY (k) NOT ENFORCED) WITH ('lakestream.buckets'='1')");
+    TablePath path = new TablePath(null, List.of("src"), "pk_changes");
+    try (UpsertWriter writer = client.table(path).newUpsertWriter()) {
+      writer.upsert(1L, "a");
+      writer.upsert(2L, "b");
+      writer.upsert(1L, "c");
+      writer.delete(2L);
+      writer.upsert(3L, "d");
+      writer.flush();
+    }
+
+    List<Row> changes = collect(query("pk_changes", "'scan.startup.mode'='earliest'"));
+
+    assertThat(changes)
+        .containsExactly(
+            Row.ofKind(RowKind.INSERT, 1L, "a"),
+            Row.ofKind(RowKind.INSERT, 2L, "b"),
+            Row.ofKind(RowKind.UPDATE_BEFORE, 1L, "a"),
+            Row.ofKind(RowKind.UPDATE_AFTER, 1L, "c"),
+            Row.ofKind(RowKind.DELETE, 2L, "b"),
+            Row.ofKind(RowKind.INSERT, 3L, "d"));
+  }
+
+  @Test
+  void primaryKeyUnionReadFoldsToTheTablesState() {
+    flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
+    flink.executeSql(
+        "CREATE TABLE ls.src.pk_union (k BIGINT NOT NULL, v BIGINT,"
+            + " PRIMARY KEY (k) NOT ENFORCED) WITH ('lakestream.buckets'='2',"
+            + " 'lakestream.tiering.interval'='1s')");
+    TablePath path = new TablePath(null, List.of("src"), "pk_union");
+    Map<Long, Long> model = new TreeMap<>();
+    Random random = new Random(42);
+    try (UpsertWriter writer = client.table(path).newUpsertWriter()) {
+      writeRandomly(writer, random, model, 400);
+      writer.flush();
+      awaitTieredAtLeast(path, 1);
+      writeRandomly(writer, random, model, 400);
+      writer.flush();
+    }
+
+    Map<Long, Long> folded = new TreeMap<>();
+    for (Row change : collect("SELECT k, v FROM ls.src.pk_union" + bounded())) {
+      long key = (Long) change.getField(0);
+      switch (change.getKind()) {
+        case INSERT, UPDATE_AFTER -> folded.put(key, (Long) change.getField(1));
+        case UPDATE_BEFORE, DELETE -> folded.remove(key);
+      }
+    }
+    assertThat(folded).isEqualTo(model);
+  }
+
+  @Test
+  void restoreFromACheckpointEmitsEveryRowOnceAcrossTheLakeAndTheLog() throws Exception {
+    TablePath path = logTable("failover", 2);
+    append(path, 0, 2000);
+    awaitTiered(path, 2000);
+    append(path, 2000, 4000);
+
+    Configuration config = new Configuration();
+    config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+    config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+    env.setParallelism(2);
+    env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+    env.enableCheckpointing(100);
+    StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+    tables.executeSql(
+        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "')");
+    // Once in the lake part (2,000 tiered rows come first), once in the log part.
+    for (long failAfter : new long[] {1000, 3000}) {
+      FailOnce.reset(failAfter);
+      List<Long> ids = new ArrayList<>();
+      try (CloseableIterator<Long> emitted =
+          tables
+              .toDataStream(tables.sqlQuery("SELECT id FROM ls.src.failover" + bounded()))
+              .map(new FailOnce())
+              .executeAndCollect()) {
+        emitted.forEachRemaining(ids::add);
+      }
+
+      assertThat(FailOnce.FAILED.get())
+          .as("the job failed after %d rows and a checkpoint, and was restored", failAfter)
+          .isTrue();
+      assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 4000));
+    }
+  }
+
+  @Test
+  void badReadOptionsAreNamed() {
+    logTable("bad_options", 1);
+    assertThatThrownBy(() -> collect(query("bad_options", "'scan.startup.mode'='timestamp'")))
+        .hasStackTraceContaining("Option 'scan.startup.timestamp' is required");
+    assertThatThrownBy(
+            () ->
+                collect(
+                    query(
+                        "bad_options",
+                        "'scan.startup.mode'='offsets', 'scan.startup.offsets'='zero:1'")))
+        .hasStackTraceContaining("'scan.startup.offsets' must be bucket:offset pairs");
+    assertThatThrownBy(() -> collect(query("bad_options", "'scan.startup.modes'='latest'")))
+        .hasStackTraceContaining("Unknown option 'scan.startup.modes'");
+    assertThatThrownBy(() -> collect("SELECT * FROM ls.src.no_such_table"))
+        .hasStackTraceContaining("no_such_table");
+  }
+
+  @Test
+  void tableDeclaredOutsideTheCatalogIsRead() {
+    TablePath path = logTable("declared", 2);
+    append(path, 0, 40);
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE declared (id BIGINT NOT NULL, name STRING) WITH ("
+            + "'connector'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "', 'table'='src.declared', 'scan.startup.mode'='earliest', 'scan.bounded'='true')");
+
+    assertThat(ids(collect("SELECT id FROM declared")))
+        .containsExactlyInAnyOrderElementsOf(range(0, 40));
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /**
+   * A map that fails the job once, after {@code failAfter} rows went through it and a checkpoint
+   * completed (so the restore starts from split state, not from scratch). Until that checkpoint it
+   * lets rows through at most about 2,000 per second, so that a checkpoint comes before the end.
+   */
+  private static final class FailOnce implements MapFunction<Row, Long>, CheckpointListener {
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
+    private static final AtomicLong SEEN = new AtomicLong();
+    private static volatile long failAfter;
+
+    static void reset(long after) {
+      FAILED.set(false);
+      CHECKPOINTED.set(false);
+      SEEN.set(0);
+      failAfter = after;
+    }
+
+    @Override
+    public Long map(Row row) {
+      long seen = SEEN.incrementAndGet();
+      if (!CHECKPOINTED.get()) {
+        LockSupport.parkNanos(Duration.ofNanos(500_000).toNanos());
+      } else if (seen > failAfter && FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("Injected failure after " + seen + " rows");
+      }
+      return (Long) row.getField(0);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      CHECKPOINTED.set(true);
+    }
+  }
+
+  private TablePath logTable(String name, int buckets) {
+    flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
+    flink.executeSql(
+        "CREATE TABLE ls.src."
+            + name
+            + " (id BIGINT NOT NULL, name STRING) WITH ('lakestream.buckets'='"
+            + buckets
+            + "', 'lakestream.tiering.interval'='1s')");
+    return new TablePath(null, List.of("src"), name);
+  }
+
+  private static void append(TablePath path, long from, long to) {
+    try (AppendWriter writer = client.table(path).newAppendWriter()) {
+      for (long id = from; id < to; id++) {
+        writer.append(id, "n" + id);
+      }
+      writer.flush();
+    }
+  }
+
+  private static void writeRandomly(
+      UpsertWriter writer, Random random, Map<Long, Long> model, int writes) {
+    for (int i = 0; i < writes; i++) {
+      long key = random.nextInt(60);
+      if (random.nextInt(5) == 0) {
+        writer.delete(key);
+        model.remove(key);
+      } else {
+        long value = random.nextLong();
+        writer.upsert(key, value);
+        model.put(key, value);
+      }
+    }
+  }
+
+  /** Waits until the lake table's current snapshot holds {@code rows} rows of the log. */
+  private static void awaitTiered(TablePath path, long rows) {
+    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
+    long tiered = tieredRows(path);
+    while (tiered < rows && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+      tiered = tieredRows(path);
+    }
+    assertThat(tiered).as("log rows of %s in its lake snapshot", path).isEqualTo(rows);
+  }
+
+  private static void awaitTieredAtLeast(TablePath path, long rows) {
+    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
+    while (tieredRows(path) < rows && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+    }
+    assertThat(tieredRows(path))
+        .as("log rows of %s in its lake snapshot", path)
+        .isGreaterThanOrEqualTo(rows);
+  }
+
+  private static long tieredRows(TablePath path) {
+    org.apache.iceberg.Table table =
+        lake.loadTable(TableIdentifier.of(Namespace.of("src"), path.name()));
+    TieredOffsets offsets =
+        TieredOffsets.committedIn(((HasTableOperations) table).operations().current());
+    return offsets.partitions().values().stream()
+        .flatMap(buckets -> buckets.values().stream())
+        .mapToLong(Long::longValue)
+        .sum();
+  }
+
+  private static String bounded() {
+    return " /*+ OPTIONS('scan.bounded'='true') */";
+  }
+
+  private static String query(String table, String options) {
+    return "SELECT * FROM ls.src."
+        + table
+        + " /*+ OPTIONS("
+        + options
+        + ", 'scan.bounded'='true') */";
+  }
+
+  private List<Row> collect(String query) {
+    List<Row> rows = new ArrayList<>();
+    try (CloseableIterator<Row> result = flink.executeSql(query).collect()) {
+      result.forEachRemaining(rows::add);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return rows;
+  }
+
+  private static void take(Iterator<Row> rows, int count, List<Long> into) {
+    for (int i = 0; i < count; i++) {
+      into.add((Long) rows.next().getField(0));
+    }
+  }
+
+  private static List<Long> ids(List<Row> rows) {
+    return rows.stream().map(row -> (Long) row.getField(0)).toList();
+  }
+
+  private static List<Long> range(long from, long to) {
+    return LongStream.range(from, to).boxed().toList();
+  }
+}
