@@ -694,8 +694,8 @@ public final class AppendWriter implements AutoCloseable {
   }
 
   /**
-   * Sends every pending row and waits until all are acknowledged (a preparing writer: until all
-   * are encoded, see {@link #prepare()}).
+   * Sends every pending row and waits until all are acknowledged (a preparing writer: until all are
+   * encoded, see {@link #prepare()}).
    */
   public void flush() {
     List<CompletableFuture<ProduceResponse>> waiting;

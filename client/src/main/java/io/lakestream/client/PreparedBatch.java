@@ -19,8 +19,8 @@ import java.nio.ByteBuffer;
  * (stored earlier, offsets forgotten). The batches of one writer and bucket must reach the server
  * in sequence order, each after the one before it was acknowledged or answered as a duplicate; a
  * sequence that skips ahead is refused ({@code OUT_OF_ORDER_SEQUENCE}). A server forgets a writer
- * once every log segment holding its batches is deleted by retention and the bucket is reopened
- * (a restart); a batch of a forgotten writer sent again is stored again.
+ * once every log segment holding its batches is deleted by retention and the bucket is reopened (a
+ * restart); a batch of a forgotten writer sent again is stored again.
  *
  * <p>Immutable once made; {@link #batch()} and {@link #operations()} hand out the arrays
  * themselves, which callers must not change.
@@ -47,18 +47,13 @@ public record PreparedBatch(
           "A primary-key table's batch has both target columns and operations, a log table's"
               + " neither");
     }
-    if (batch.length < LogBatch.HEADER_SIZE
-        || !LogBatch.wrap(ByteBuffer.wrap(batch)).isValid()) {
+    if (batch.length < LogBatch.HEADER_SIZE || !LogBatch.wrap(ByteBuffer.wrap(batch)).isValid()) {
       throw new IllegalArgumentException("Prepared batch fails its CRC check or is truncated");
     }
     int rows = LogBatch.wrap(ByteBuffer.wrap(batch)).recordCount();
     if (operations != null && operations.length != rows) {
       throw new IllegalArgumentException(
-          "Prepared batch has "
-              + rows
-              + " rows but "
-              + operations.length
-              + " operations");
+          "Prepared batch has " + rows + " rows but " + operations.length + " operations");
     }
   }
 

@@ -29,8 +29,7 @@ public final class UpsertWriter implements AutoCloseable {
   private final int[] keyPositions;
   private final int columns;
 
-  UpsertWriter(
-      Table table, WriterOptions options, List<String> targetColumns, boolean preparing) {
+  UpsertWriter(Table table, WriterOptions options, List<String> targetColumns, boolean preparing) {
     this.table = requireNonNull(table, "table is null");
     if (!TableKind.PRIMARY_KEY.is(table.kind())) {
       throw new IllegalStateException(

@@ -39,7 +39,10 @@ public final class LakestreamConnectorFactory implements DynamicTableSinkFactory
   @Override
   public Set<ConfigOption<?>> optionalOptions() {
     return Set.of(
-        LakestreamOptions.TOKEN, LakestreamOptions.CREDENTIAL, LakestreamOptions.WAREHOUSE);
+        LakestreamOptions.TOKEN,
+        LakestreamOptions.CREDENTIAL,
+        LakestreamOptions.WAREHOUSE,
+        LakestreamOptions.SINK_DELIVERY_GUARANTEE);
   }
 
   @Override
@@ -59,6 +62,7 @@ public final class LakestreamConnectorFactory implements DynamicTableSinkFactory
         name.substring(dot + 1),
         schema.getPrimaryKey().isPresent(),
         schema,
-        name);
+        name,
+        helper.getOptions().get(LakestreamOptions.SINK_DELIVERY_GUARANTEE));
   }
 }
