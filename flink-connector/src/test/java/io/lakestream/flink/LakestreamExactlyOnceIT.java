@@ -1,6 +1,7 @@
 package io.lakestream.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lakestream.client.ChangeType;
 import io.lakestream.client.Connection;
@@ -301,6 +302,39 @@ class LakestreamExactlyOnceIT {
       }
     }
     assertThat(new TreeMap<>(folded)).isEqualTo(model);
+  }
+
+  @Test
+  void deliveryGuaranteesOtherThanTheTwoAreRefused() {
+    StreamTableEnvironment flink = tableEnvironment(failingEnvironment(1));
+    flink.executeSql("CREATE DATABASE ls.options");
+    flink.executeSql("CREATE TABLE ls.options.t (id BIGINT)");
+
+    assertThatThrownBy(
+            () ->
+                flink.executeSql(
+                    "INSERT INTO ls.options.t /*+ OPTIONS('sink.delivery-guarantee'='none') */"
+                        + " VALUES (CAST(1 AS BIGINT))"))
+        .hasStackTraceContaining(
+            "Cannot write to ls.options.t: option 'sink.delivery-guarantee' must be at-least-once"
+                + " or exactly-once, not none");
+    assertThatThrownBy(
+            () ->
+                flink.executeSql(
+                    "INSERT INTO ls.options.t /*+ OPTIONS('sink.delivery-guarantee'='twice') */"
+                        + " VALUES (CAST(1 AS BIGINT))"))
+        .hasStackTraceContaining(
+            "Cannot write to ls.options.t: option 'sink.delivery-guarantee' must be at-least-once"
+                + " or exactly-once");
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE declared (id BIGINT) WITH ('connector'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "', 'table'='options.t', 'sink.delivery-guarantee'='twice')");
+    assertThatThrownBy(() -> flink.executeSql("INSERT INTO declared VALUES (CAST(1 AS BIGINT))"))
+        .hasStackTraceContaining("sink.delivery-guarantee")
+        .hasStackTraceContaining("twice");
   }
 
   private static StreamExecutionEnvironment failingEnvironment(int parallelism) {
