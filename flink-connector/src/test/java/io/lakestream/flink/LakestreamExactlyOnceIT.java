@@ -206,12 +206,39 @@ class LakestreamExactlyOnceIT {
       committer.commit(new ArrayList<>(again));
       assertThat(again.subList(0, 3)).allMatch(request -> "already".equals(request.outcome));
       assertThat(again).allMatch(request -> !"failed".equals(request.outcome));
+
+      // A writer's batch whose predecessor never arrived is a lost batch, not a duplicate: it
+      // fails (and with it the job), as does a batch the server refuses, and every later batch of
+      // the same writer and bucket.
+      List<PreparedBatch> gapped;
+      try (io.lakestream.client.AppendWriter writer =
+          table.newPreparingAppendWriter(WriterOptions.defaults().withBatchRows(10))) {
+        for (long id = 100; id < 140; id++) {
+          writer.append(id, "g" + id);
+        }
+        gapped = writer.prepare();
+      }
+      List<Request> skipping =
+          requests(List.of(gapped.get(0), gapped.get(2), gapped.get(3)), serializer);
+      committer.commit(new ArrayList<>(skipping));
+      assertThat(skipping.get(0).outcome).isNull();
+      assertThat(skipping.subList(1, 3)).allMatch(request -> "failed".equals(request.outcome));
+      PreparedBatch first = gapped.get(1);
+      List<Request> refused =
+          List.of(
+              new Request(
+                  new PreparedBatch(
+                      first.partition(), 7, first.targetColumns(), null, first.batch())));
+      committer.commit(new ArrayList<>(refused));
+      assertThat(refused.get(0).outcome).isEqualTo("failed");
     }
     List<Long> ids = new ArrayList<>();
     for (Object[] row : readToLatest(path).rows()) {
       ids.add((Long) row[0]);
     }
-    assertThat(ids).isEqualTo(LongStream.range(0, 80).boxed().toList());
+    List<Long> expected = new ArrayList<>(LongStream.range(0, 80).boxed().toList());
+    expected.addAll(LongStream.range(100, 110).boxed().toList());
+    assertThat(ids).isEqualTo(expected);
   }
 
   @Test
