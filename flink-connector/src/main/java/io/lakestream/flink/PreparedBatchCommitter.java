@@ -14,8 +14,10 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -35,9 +37,10 @@ import org.apache.flink.api.connector.sink2.Committer;
  *       window of a writer's last 5 batches per bucket): committed already;
  *   <li>a retriable error (the outcome is in doubt: connection lost, server restarting): sent again
  *       after a backoff, up to {@value #MAX_SEND_ATTEMPTS} attempts;
- *   <li>anything else, or the attempts used up: the request, and every later one of its writer and
- *       bucket (which cannot go before it), fails with an unknown reason, which fails the job. The
- *       restore commits them all again from the last completed checkpoint.
+ *   <li>anything else (a sequence that skips ahead means the server lost an earlier batch), or the
+ *       attempts used up: the batch, and every later one of its writer and bucket (which cannot go
+ *       before it), stays unsent, and {@link #commit} throws once every other sequence is done,
+ *       which fails the job. The restore commits the checkpoint's batches again.
  * </ul>
  *
  * <p>Used by one committer subtask's thread.
@@ -70,22 +73,42 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
               key -> new ArrayList<>())
           .add(request);
     }
-    List<CompletableFuture<Void>> sending = new ArrayList<>();
+    Queue<CommitRequest<PreparedBatch>> alreadyCommitted = new ConcurrentLinkedQueue<>();
+    List<CompletableFuture<IOException>> sending = new ArrayList<>();
     for (List<CommitRequest<PreparedBatch>> sequence : sequences.values()) {
       sequence.sort(Comparator.comparingInt(request -> request.getCommittable().sequence()));
-      sending.add(send(sequence, 0, 1));
+      sending.add(send(sequence, 0, 1, alreadyCommitted));
     }
-    try {
-      CompletableFuture.allOf(sending.toArray(CompletableFuture[]::new)).get();
-    } catch (ExecutionException e) {
-      // send() signals every outcome on its requests and never completes exceptionally.
-      throw new IOException("Committing to " + table.path() + " failed", e.getCause());
+    IOException failure = null;
+    for (CompletableFuture<IOException> sent : sending) {
+      IOException failed;
+      try {
+        failed = sent.get();
+      } catch (ExecutionException e) {
+        failed = new IOException("Committing to " + table.path() + " failed", e.getCause());
+      }
+      if (failed != null && failure == null) {
+        failure = failed;
+      } else if (failed != null) {
+        failure.addSuppressed(failed);
+      }
+    }
+    alreadyCommitted.forEach(CommitRequest::signalAlreadyCommitted);
+    if (failure != null) {
+      // Fails the job; the restore commits this checkpoint's batches again.
+      throw failure;
     }
   }
 
-  /** Sends {@code sequence[index]} and then the rest, each after the one before it. */
-  private CompletableFuture<Void> send(
-      List<CommitRequest<PreparedBatch>> sequence, int index, int attempt) {
+  /**
+   * Sends {@code sequence[index]} and then the rest, each after the one before it; completes with
+   * the failure that stopped it, or null.
+   */
+  private CompletableFuture<IOException> send(
+      List<CommitRequest<PreparedBatch>> sequence,
+      int index,
+      int attempt,
+      Queue<CommitRequest<PreparedBatch>> alreadyCommitted) {
     if (index == sequence.size()) {
       return CompletableFuture.completedFuture(null);
     }
@@ -100,12 +123,12 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
     return sent.handle(
             (ignored, error) -> {
               if (error == null) {
-                return send(sequence, index + 1, 1);
+                return send(sequence, index + 1, 1, alreadyCommitted);
               }
               RpcException rpc = asRpcException(error);
               if (rpc != null && rpc.error() == ErrorCode.DUPLICATE_SEQUENCE) {
-                request.signalAlreadyCommitted();
-                return send(sequence, index + 1, 1);
+                alreadyCommitted.add(request);
+                return send(sequence, index + 1, 1, alreadyCommitted);
               }
               if (rpc != null && rpc.error().retriable() && attempt < MAX_SEND_ATTEMPTS) {
                 long backoff =
@@ -113,41 +136,31 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
                 return CompletableFuture.supplyAsync(
                         () -> null,
                         CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS))
-                    .thenCompose(later -> send(sequence, index, attempt + 1));
+                    .thenCompose(later -> send(sequence, index, attempt + 1, alreadyCommitted));
               }
-              fail(sequence, index, batch, attempt, unwrap(error));
-              return CompletableFuture.<Void>completedFuture(null);
+              return CompletableFuture.completedFuture(failure(batch, attempt, unwrap(error)));
             })
         .thenCompose(next -> next);
   }
 
-  private void fail(
-      List<CommitRequest<PreparedBatch>> sequence,
-      int index,
-      PreparedBatch batch,
-      int attempts,
-      Throwable cause) {
-    IOException failure =
-        new IOException(
-            "Cannot commit a batch of "
-                + batch.rowCount()
-                + " rows to bucket "
-                + batch.bucket()
-                + (batch.partition().isEmpty() ? "" : " of partition " + batch.partition())
-                + " of "
-                + table.path()
-                + " (writer "
-                + batch.writerId()
-                + ", sequence "
-                + batch.sequence()
-                + ") after "
-                + attempts
-                + (attempts == 1 ? " attempt: " : " attempts: ")
-                + cause.getMessage(),
-            cause);
-    for (int i = index; i < sequence.size(); i++) {
-      sequence.get(i).signalFailedWithUnknownReason(failure);
-    }
+  private IOException failure(PreparedBatch batch, int attempts, Throwable cause) {
+    return new IOException(
+        "Cannot commit a batch of "
+            + batch.rowCount()
+            + " rows to bucket "
+            + batch.bucket()
+            + (batch.partition().isEmpty() ? "" : " of partition " + batch.partition())
+            + " of "
+            + table.path()
+            + " (writer "
+            + batch.writerId()
+            + ", sequence "
+            + batch.sequence()
+            + ") after "
+            + attempts
+            + (attempts == 1 ? " attempt: " : " attempts: ")
+            + cause.getMessage(),
+        cause);
   }
 
   private static Throwable unwrap(Throwable error) {

@@ -12,6 +12,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.testing.PackagedServer;
 import io.lakestream.testing.SharedPerTestRun;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -220,17 +221,24 @@ class LakestreamExactlyOnceIT {
       }
       List<Request> skipping =
           requests(List.of(gapped.get(0), gapped.get(2), gapped.get(3)), serializer);
-      committer.commit(new ArrayList<>(skipping));
-      assertThat(skipping.get(0).outcome).isNull();
-      assertThat(skipping.subList(1, 3)).allMatch(request -> "failed".equals(request.outcome));
+      assertThatThrownBy(() -> committer.commit(new ArrayList<>(skipping)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(
+              "Cannot commit a batch of 10 rows to bucket 0 of "
+                  + path
+                  + " (writer "
+                  + gapped.get(2).writerId()
+                  + ", sequence 2) after 1 attempt")
+          .hasMessageContaining("skipped from sequence 0 to 2");
       PreparedBatch first = gapped.get(1);
       List<Request> refused =
           List.of(
               new Request(
                   new PreparedBatch(
                       first.partition(), 7, first.targetColumns(), null, first.batch())));
-      committer.commit(new ArrayList<>(refused));
-      assertThat(refused.get(0).outcome).isEqualTo("failed");
+      assertThatThrownBy(() -> committer.commit(new ArrayList<>(refused)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("to bucket 7 of " + path);
     }
     List<Long> ids = new ArrayList<>();
     for (Object[] row : readToLatest(path).rows()) {
@@ -388,7 +396,10 @@ class LakestreamExactlyOnceIT {
     return flink;
   }
 
-  /** A commit request that records how the committer signalled it (null: committed). */
+  /**
+   * A commit request that records how the committer signalled it (null: committed). Like Flink's, a
+   * failure with an unknown reason throws (it fails the job).
+   */
   private static final class Request implements CommitRequest<PreparedBatch> {
     private final PreparedBatch committable;
     private String outcome;
@@ -415,6 +426,7 @@ class LakestreamExactlyOnceIT {
     @Override
     public void signalFailedWithUnknownReason(Throwable t) {
       outcome = "failed";
+      throw new IllegalStateException("Failed to commit " + committable, t);
     }
 
     @Override
