@@ -53,8 +53,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The sink's exactly-once mode ({@code sink.delivery-guarantee}) against the packaged server on a
  * MiniCluster: a job that fails once mid-stream and restores from its last checkpoint leaves each
  * source row in a log table once (and the same job at least once leaves some twice, the control
- * that the failure really replays rows); committables committed twice, or after a partial commit,
- * store their rows once; a primary-key table's state and changelog equal a model of the writes.
+ * that the failure really replays rows); committables committed twice, after a partial commit or
+ * after the server was killed, store their rows once, and a batch whose predecessor is lost fails
+ * the commit; a primary-key table's state and changelog equal a model of the writes.
  */
 class LakestreamExactlyOnceIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
@@ -247,6 +248,89 @@ class LakestreamExactlyOnceIT {
     List<Long> expected = new ArrayList<>(LongStream.range(0, 80).boxed().toList());
     expected.addAll(LongStream.range(100, 110).boxed().toList());
     assertThat(ids).isEqualTo(expected);
+  }
+
+  @Test
+  void committablesCommittedAgainAfterTheServerWasKilledStoreTheirRowsOnce() throws Exception {
+    StreamTableEnvironment flink = tableEnvironment(failingEnvironment(1));
+    flink.executeSql("CREATE DATABASE ls.killed");
+    flink.executeSql(
+        "CREATE TABLE ls.killed.events (id BIGINT, label STRING) WITH ('lakestream.buckets'='1')");
+    flink.executeSql(
+        "CREATE TABLE ls.killed.users (k BIGINT NOT NULL, v STRING, PRIMARY KEY (k) NOT ENFORCED)"
+            + " WITH ('lakestream.buckets'='1')");
+    TablePath events = new TablePath(null, List.of("killed"), "events");
+    TablePath users = new TablePath(null, List.of("killed"), "users");
+
+    List<PreparedBatch> appends;
+    try (io.lakestream.client.AppendWriter writer =
+        client.table(events).newPreparingAppendWriter(WriterOptions.defaults().withBatchRows(10))) {
+      for (long id = 0; id < 80; id++) {
+        writer.append(id, "e" + id);
+      }
+      appends = writer.prepare();
+    }
+    // 30 inserts, 30 updates, 10 deletes: 7 batches of upserts and deletes.
+    List<PreparedBatch> upserts;
+    try (io.lakestream.client.UpsertWriter writer =
+        client.table(users).newPreparingUpsertWriter(WriterOptions.defaults().withBatchRows(10))) {
+      for (long k = 0; k < 30; k++) {
+        writer.upsert(k, "first-" + k);
+      }
+      for (long k = 0; k < 30; k++) {
+        writer.upsert(k, "second-" + k);
+      }
+      for (long k = 0; k < 10; k++) {
+        writer.delete(k);
+      }
+      upserts = writer.prepare();
+    }
+    assertThat(upserts).hasSize(7);
+    PreparedBatchSerializer serializer = new PreparedBatchSerializer();
+    commit(events, requests(appends, serializer));
+    commit(users, requests(upserts, serializer));
+
+    // The server rebuilds its writers' state from the log when it comes back.
+    server.kill();
+    server.restart();
+    List<Request> appendsAgain = requests(appends, serializer);
+    List<Request> upsertsAgain = requests(upserts, serializer);
+    commit(events, appendsAgain);
+    commit(users, upsertsAgain);
+    assertThat(appendsAgain.subList(0, 3)).allMatch(request -> "already".equals(request.outcome));
+    assertThat(upsertsAgain.subList(0, 2)).allMatch(request -> "already".equals(request.outcome));
+
+    List<Long> ids = new ArrayList<>();
+    for (Object[] row : readToLatest(events).rows()) {
+      ids.add((Long) row[0]);
+    }
+    assertThat(ids).isEqualTo(LongStream.range(0, 80).boxed().toList());
+    Changes changelog = readToLatest(users);
+    assertThat(changelog.types())
+        .hasSize(30 + 60 + 10)
+        .containsOnly(
+            ChangeType.INSERT,
+            ChangeType.UPDATE_BEFORE,
+            ChangeType.UPDATE_AFTER,
+            ChangeType.DELETE);
+    io.lakestream.client.Lookuper lookuper = client.table(users).newLookuper();
+    for (long k = 0; k < 30; k++) {
+      Object[] row = lookuper.lookup(k).get(30, TimeUnit.SECONDS);
+      if (k < 10) {
+        assertThat(row).isNull();
+      } else {
+        assertThat(row).containsExactly(k, "second-" + k);
+      }
+    }
+  }
+
+  /** Commits requests through a committer of its own, as a restored job's committer would. */
+  private static void commit(TablePath path, List<Request> requests) throws Exception {
+    Connection connection = Connection.open("127.0.0.1", server.rpcPort(), null);
+    try (PreparedBatchCommitter committer =
+        new PreparedBatchCommitter(connection, connection.table(path))) {
+      committer.commit(new ArrayList<>(requests));
+    }
   }
 
   @Test
