@@ -424,6 +424,30 @@ class LakestreamExactlyOnceIT {
   }
 
   @Test
+  void boundedJobsWithoutCheckpointsCommitAtTheEndOfInput() throws Exception {
+    StreamExecutionEnvironment streaming = StreamExecutionEnvironment.getExecutionEnvironment();
+    StreamTableEnvironment flink = tableEnvironment(streaming);
+    flink.executeSql("CREATE DATABASE ls.bounded");
+    flink.executeSql("CREATE TABLE ls.bounded.events (id BIGINT, label STRING)");
+    String insert =
+        "INSERT INTO ls.bounded.events /*+ OPTIONS('sink.delivery-guarantee'='exactly-once') */"
+            + " VALUES ";
+    flink.executeSql(insert + "(CAST(1 AS BIGINT), 'streaming'), (2, 'streaming')").await();
+
+    Configuration batchMode = new Configuration();
+    batchMode.setString("execution.runtime-mode", "batch");
+    StreamTableEnvironment batch =
+        tableEnvironment(StreamExecutionEnvironment.getExecutionEnvironment(batchMode));
+    batch.executeSql(insert + "(CAST(3 AS BIGINT), 'batch')").await();
+
+    List<String> rows = new ArrayList<>();
+    for (Object[] row : readToLatest(new TablePath(null, List.of("bounded"), "events")).rows()) {
+      rows.add(row[0] + ":" + row[1]);
+    }
+    assertThat(rows).containsExactlyInAnyOrder("1:streaming", "2:streaming", "3:batch");
+  }
+
+  @Test
   void deliveryGuaranteesOtherThanTheTwoAreRefused() {
     StreamTableEnvironment flink = tableEnvironment(failingEnvironment(1));
     flink.executeSql("CREATE DATABASE ls.options");
