@@ -19,6 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.connector.sink2.Committer;
 
@@ -52,6 +54,15 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
 
   private final Connection connection;
   private final Table table;
+  // Runs each next send and retry, so that none runs on the connection's own threads (a send may
+  // block while the connection reconnects).
+  private final ExecutorService sender =
+      Executors.newCachedThreadPool(
+          runnable -> {
+            Thread thread = new Thread(runnable, "lakestream-committer");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   /** Takes over {@code connection}, closed with the committer. */
   PreparedBatchCommitter(Connection connection, Table table) {
@@ -120,7 +131,7 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    return sent.handle(
+    return sent.handleAsync(
             (ignored, error) -> {
               if (error == null) {
                 return send(sequence, index + 1, 1, alreadyCommitted);
@@ -135,11 +146,12 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
                     Math.min(MAX_RETRY_BACKOFF_MILLIS, FIRST_RETRY_BACKOFF_MILLIS << (attempt - 1));
                 return CompletableFuture.supplyAsync(
                         () -> null,
-                        CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS))
+                        CompletableFuture.delayedExecutor(backoff, TimeUnit.MILLISECONDS, sender))
                     .thenCompose(later -> send(sequence, index, attempt + 1, alreadyCommitted));
               }
               return CompletableFuture.completedFuture(failure(batch, attempt, unwrap(error)));
-            })
+            },
+            sender)
         .thenCompose(next -> next);
   }
 
@@ -175,6 +187,10 @@ final class PreparedBatchCommitter implements Committer<PreparedBatch> {
 
   @Override
   public void close() {
-    connection.close();
+    try {
+      sender.shutdownNow();
+    } finally {
+      connection.close();
+    }
   }
 }

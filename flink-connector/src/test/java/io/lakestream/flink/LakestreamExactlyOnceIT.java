@@ -290,13 +290,34 @@ class LakestreamExactlyOnceIT {
     commit(events, requests(appends, serializer));
     commit(users, requests(upserts, serializer));
 
-    // The server rebuilds its writers' state from the log when it comes back.
-    server.kill();
-    server.restart();
+    // The server rebuilds its writers' state from the log when it comes back. The committers'
+    // connections are opened before the kill, so the commits meet a server that went away and
+    // came back (their connections reconnect; their batches are resent).
     List<Request> appendsAgain = requests(appends, serializer);
     List<Request> upsertsAgain = requests(upserts, serializer);
-    commit(events, appendsAgain);
-    commit(users, upsertsAgain);
+    Connection eventsConnection = Connection.open("127.0.0.1", server.rpcPort(), null);
+    Connection usersConnection = Connection.open("127.0.0.1", server.rpcPort(), null);
+    try (PreparedBatchCommitter eventsCommitter =
+            new PreparedBatchCommitter(eventsConnection, eventsConnection.table(events));
+        PreparedBatchCommitter usersCommitter =
+            new PreparedBatchCommitter(usersConnection, usersConnection.table(users))) {
+      server.kill();
+      java.util.concurrent.CompletableFuture<Void> recommitted =
+          java.util.concurrent.CompletableFuture.runAsync(
+              () -> {
+                try {
+                  eventsCommitter.commit(new ArrayList<>(appendsAgain));
+                  usersCommitter.commit(new ArrayList<>(upsertsAgain));
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new IllegalStateException(e);
+                }
+              });
+      server.restart();
+      recommitted.get(2, TimeUnit.MINUTES);
+    }
     assertThat(appendsAgain.subList(0, 3)).allMatch(request -> "already".equals(request.outcome));
     assertThat(upsertsAgain.subList(0, 2)).allMatch(request -> "already".equals(request.outcome));
 
