@@ -65,6 +65,14 @@ import org.apache.iceberg.util.BucketUtil;
  * #MAX_IN_FLIGHT_PER_BUCKET} batches of one bucket are in flight at once. Only when the attempts
  * run out does the batch fail, and with it the writer.
  *
+ * <p><b>Preparing writers.</b> A writer made by {@link Table#newPreparingAppendWriter} sends
+ * nothing: it batches and encodes rows the same way (without linger: a batch is cut when full or at
+ * {@link #prepare()}), frames each batch with its writer id and the bucket's next sequence, and
+ * hands the batches to the caller from {@link #prepare()} as {@link PreparedBatch}es, to send with
+ * {@link Table#send(PreparedBatch)} when the caller decides (a Flink sink, once a checkpoint
+ * completes). {@link #flush()} then only encodes; {@link #append(String, int, VectorSchemaRoot)} is
+ * refused.
+ *
  * <p>Thread safe; rows appended by one thread to one bucket keep their order.
  */
 public final class AppendWriter implements AutoCloseable {
@@ -87,6 +95,9 @@ public final class AppendWriter implements AutoCloseable {
   private final int[] targetColumns;
   private final int[] keyColumns;
   private final long writerId = new SecureRandom().nextLong() & Long.MAX_VALUE;
+  // A preparing writer's framed batches, until prepare() hands them out; null for a writer that
+  // sends.
+  private final List<PreparedBatch> prepared;
   private final BufferAllocator allocator = new RootAllocator();
   private final Partitioning.RowPartitioner partitioner;
   private final Map<String, Partition> partitions = new HashMap<>();
@@ -166,16 +177,18 @@ public final class AppendWriter implements AutoCloseable {
     }
   }
 
-  AppendWriter(Table table, WriterOptions options) {
-    this(table, options, table.arrowSchema(table.schemaId()), null);
+  AppendWriter(Table table, WriterOptions options, boolean preparing) {
+    this(table, options, table.arrowSchema(table.schemaId()), null, preparing);
   }
 
   /**
    * A writer of rows of {@code schema}; with {@code targetColumns} (empty for whole rows) it sends
    * a primary-key table's upserts and deletes instead of appends.
    */
-  AppendWriter(Table table, WriterOptions options, Schema schema, int[] targetColumns) {
+  AppendWriter(
+      Table table, WriterOptions options, Schema schema, int[] targetColumns, boolean preparing) {
     this.table = requireNonNull(table, "table is null");
+    this.prepared = preparing ? new ArrayList<>() : null;
     this.options = requireNonNull(options, "options is null");
     this.schema = requireNonNull(schema, "schema is null");
     this.targetColumns = targetColumns;
@@ -249,11 +262,13 @@ public final class AppendWriter implements AutoCloseable {
     RowBatch batch = freeBatches.poll();
     bucket.open = batch != null ? batch : new RowBatch(schema, options.batchRows());
     long generation = ++bucket.generation;
-    bucket.linger =
-        lingerTimer.schedule(
-            () -> lingerExpired(bucket, generation),
-            options.linger().toNanos(),
-            TimeUnit.NANOSECONDS);
+    if (prepared == null) {
+      bucket.linger =
+          lingerTimer.schedule(
+              () -> lingerExpired(bucket, generation),
+              options.linger().toNanos(),
+              TimeUnit.NANOSECONDS);
+    }
     if (keyColumns.length == 0) {
       bucket.partition.openRoundRobin = bucket.index;
     }
@@ -337,6 +352,10 @@ public final class AppendWriter implements AutoCloseable {
   public CompletableFuture<ProduceResponse> append(
       String partition, int bucket, VectorSchemaRoot root) {
     requireNonNull(partition, "partition is null");
+    if (prepared != null) {
+      throw new IllegalStateException(
+          "A preparing writer of " + table.path() + " takes rows, not Arrow batches");
+    }
     if (!root.getSchema().equals(schema)) {
       throw new IllegalArgumentException(
           "Batch schema differs from the current schema of " + table.path());
@@ -446,6 +465,24 @@ public final class AppendWriter implements AutoCloseable {
       if (e instanceof VirtualMachineError fatal) {
         throw fatal;
       }
+      return;
+    }
+    if (prepared != null) {
+      ByteBuffer framed = batch.buffer();
+      byte[] bytes = new byte[framed.remaining()];
+      framed.get(bytes);
+      PreparedBatch ready =
+          new PreparedBatch(
+              bucket.partition.name,
+              bucket.index,
+              targetColumns == null ? null : targetColumns.clone(),
+              operations,
+              bytes);
+      synchronized (prepared) {
+        prepared.add(ready);
+      }
+      release(bucket);
+      result.complete(null);
       return;
     }
     Sent sent = new Sent(nextOrdinal++, bucket, batch, operations, result);
@@ -634,7 +671,32 @@ public final class AppendWriter implements AutoCloseable {
     }
   }
 
-  /** Sends every pending row and waits until all are acknowledged. */
+  /**
+   * A preparing writer's batches of every row appended since the last call (the open batches are
+   * cut), each framed with this writer's id and its bucket's next sequence; sequences of a bucket
+   * follow one another across calls. Nothing is sent: send them with {@link
+   * Table#send(PreparedBatch)}, each bucket's in sequence order.
+   *
+   * @throws IllegalStateException for a writer that sends its batches itself
+   * @throws RpcException when encoding a batch failed (the writer has then failed)
+   */
+  public List<PreparedBatch> prepare() {
+    if (prepared == null) {
+      throw new IllegalStateException(
+          "Writer of " + table.path() + " sends its batches itself; it prepares none");
+    }
+    flush();
+    synchronized (prepared) {
+      List<PreparedBatch> ready = List.copyOf(prepared);
+      prepared.clear();
+      return ready;
+    }
+  }
+
+  /**
+   * Sends every pending row and waits until all are acknowledged (a preparing writer: until all are
+   * encoded, see {@link #prepare()}).
+   */
   public void flush() {
     List<CompletableFuture<ProduceResponse>> waiting;
     synchronized (this) {

@@ -141,7 +141,47 @@ public final class Table {
       throw new IllegalStateException(
           "Table " + path + " is a " + kind() + " table, not a log table");
     }
-    return new AppendWriter(this, options);
+    return new AppendWriter(this, options, false);
+  }
+
+  /**
+   * A writer of a log table that sends nothing: its rows come back from {@link
+   * AppendWriter#prepare()} as {@link PreparedBatch}es, for {@link #send(PreparedBatch)}.
+   */
+  public AppendWriter newPreparingAppendWriter(WriterOptions options) {
+    if (!TableKind.LOG.is(kind())) {
+      throw new IllegalStateException(
+          "Table " + path + " is a " + kind() + " table, not a log table");
+    }
+    return new AppendWriter(this, options, true);
+  }
+
+  /**
+   * A writer of a primary-key table's upserts and deletes of whole rows that sends nothing: its
+   * writes come back from {@link UpsertWriter#prepare()} as {@link PreparedBatch}es, for {@link
+   * #send(PreparedBatch)}.
+   */
+  public UpsertWriter newPreparingUpsertWriter(WriterOptions options) {
+    return new UpsertWriter(this, options, List.of(), true);
+  }
+
+  /**
+   * Sends a prepared batch (see {@link PreparedBatch} for the order its writer's batches must keep
+   * and for resends); completes once it is durable, with its offsets ({@code duplicate} when the
+   * server had stored it already), or exceptionally with an {@link
+   * io.lakestream.client.rpc.RpcException}: {@code DUPLICATE_SEQUENCE} when it was stored too long
+   * ago for its offsets to be known, retriable codes when its outcome is in doubt (send it again:
+   * the connection reconnects).
+   */
+  public CompletableFuture<ProduceResponse> send(PreparedBatch batch) {
+    return batch.keyValue()
+        ? putKv(
+            batch.partition(),
+            batch.bucket(),
+            batch.targetColumns(),
+            batch.operations(),
+            batch.framed())
+        : append(batch.partition(), batch.bucket(), batch.framed());
   }
 
   /** A scanner of all columns. */
@@ -239,7 +279,7 @@ public final class Table {
   }
 
   public UpsertWriter newUpsertWriter(WriterOptions options) {
-    return new UpsertWriter(this, options, List.of());
+    return new UpsertWriter(this, options, List.of(), false);
   }
 
   /**
@@ -247,7 +287,7 @@ public final class Table {
    * the primary key), other columns keep their values; its deletes remove whole rows.
    */
   public UpsertWriter newUpsertWriter(List<String> targetColumns, WriterOptions options) {
-    return new UpsertWriter(this, options, targetColumns);
+    return new UpsertWriter(this, options, targetColumns, false);
   }
 
   /**

@@ -29,7 +29,7 @@ public final class UpsertWriter implements AutoCloseable {
   private final int[] keyPositions;
   private final int columns;
 
-  UpsertWriter(Table table, WriterOptions options, List<String> targetColumns) {
+  UpsertWriter(Table table, WriterOptions options, List<String> targetColumns, boolean preparing) {
     this.table = requireNonNull(table, "table is null");
     if (!TableKind.PRIMARY_KEY.is(table.kind())) {
       throw new IllegalStateException(
@@ -39,7 +39,7 @@ public final class UpsertWriter implements AutoCloseable {
     this.columns = schema.getFields().size();
     this.keyPositions = positions(table, schema, table.primaryKey());
     int[] targets = positions(table, schema, targetColumns);
-    this.writer = new AppendWriter(table, options, schema, targets);
+    this.writer = new AppendWriter(table, options, schema, targets, preparing);
   }
 
   static int[] positions(Table table, Schema schema, List<String> names) {
@@ -79,6 +79,14 @@ public final class UpsertWriter implements AutoCloseable {
    */
   public void delete(Object... key) {
     writer.add(Lookuper.fullRow(table, key, keyPositions, columns), PutKvRequest.DELETE);
+  }
+
+  /**
+   * A preparing writer's ({@link Table#newPreparingUpsertWriter}) batches of every write since the
+   * last call; see {@link AppendWriter#prepare()}.
+   */
+  public List<PreparedBatch> prepare() {
+    return writer.prepare();
   }
 
   /** Sends every pending write and waits until all are acknowledged. */

@@ -46,7 +46,8 @@ public final class LakestreamConnectorFactory
             Set.of(
                 LakestreamOptions.TOKEN,
                 LakestreamOptions.CREDENTIAL,
-                LakestreamOptions.WAREHOUSE));
+                LakestreamOptions.WAREHOUSE,
+                LakestreamOptions.SINK_DELIVERY_GUARANTEE));
     options.addAll(LakestreamTableFactory.SCAN_OPTIONS);
     return options;
   }
@@ -90,6 +91,7 @@ public final class LakestreamConnectorFactory
         name.substring(dot + 1),
         schema.getPrimaryKey().isPresent(),
         schema,
-        name);
+        name,
+        helper.getOptions().get(LakestreamOptions.SINK_DELIVERY_GUARANTEE));
   }
 }

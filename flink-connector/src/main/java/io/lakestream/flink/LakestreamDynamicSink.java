@@ -2,9 +2,11 @@ package io.lakestream.flink;
 
 import static java.util.Objects.requireNonNull;
 
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.SinkV2Provider;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
 /**
@@ -13,11 +15,14 @@ import org.apache.flink.types.RowKind;
  * key replaces the old row).
  */
 final class LakestreamDynamicSink implements DynamicTableSink {
-  private final LakestreamSink sink;
+  private final Sink<RowData> sink;
   private final boolean primaryKey;
   private final String table;
 
-  LakestreamDynamicSink(LakestreamSink sink, boolean primaryKey, String table) {
+  /**
+   * @param sink {@link LakestreamSink} or {@link LakestreamExactlyOnceSink}
+   */
+  LakestreamDynamicSink(Sink<RowData> sink, boolean primaryKey, String table) {
     this.sink = requireNonNull(sink, "sink is null");
     this.primaryKey = primaryKey;
     this.table = requireNonNull(table, "table is null");

@@ -2,6 +2,7 @@ package io.lakestream.flink;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 
 /**
  * The options of a {@code 'type'='lakestream'} catalog, declared once. {@code uri} and {@code
@@ -50,6 +51,23 @@ public final class LakestreamOptions {
           .stringType()
           .defaultValue("default")
           .withDescription("The database (namespace) USE CATALOG starts in");
+
+  /**
+   * How the sink writes: {@code at-least-once} (the default) sends rows as they come and flushes
+   * them before each checkpoint, so a restore may write rows again; {@code exactly-once} sends the
+   * rows of a checkpoint once it completes, with writer ids and sequences kept in the checkpoint,
+   * so a restore writes no row twice (rows become visible only at checkpoints). A table option of
+   * {@code 'connector'='lakestream'} tables and, through an {@code OPTIONS} hint, of catalog
+   * tables.
+   */
+  public static final ConfigOption<DeliveryGuarantee> SINK_DELIVERY_GUARANTEE =
+      ConfigOptions.key("sink.delivery-guarantee")
+          .enumType(DeliveryGuarantee.class)
+          .defaultValue(DeliveryGuarantee.AT_LEAST_ONCE)
+          .withDescription(
+              "at-least-once (rows sent as they come, flushed at checkpoints; a restore may write"
+                  + " rows again) or exactly-once (rows sent once their checkpoint completes; a"
+                  + " restore writes no row twice)");
 
   private LakestreamOptions() {}
 }

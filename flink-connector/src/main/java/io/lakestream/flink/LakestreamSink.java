@@ -23,7 +23,8 @@ import org.apache.flink.table.data.RowData;
  * ({@code UpsertWriter}). Each writer flushes, and waits for every acknowledgement, before Flink
  * takes a checkpoint and at the end of input, so a checkpoint never covers a row the server has not
  * made durable (at least once; a restore may write rows after the last checkpoint again, which a
- * primary-key table absorbs and a log table keeps twice).
+ * primary-key table absorbs and a log table keeps twice). {@link LakestreamExactlyOnceSink} is the
+ * exactly-once variant.
  */
 final class LakestreamSink implements Sink<RowData> {
   private static final long serialVersionUID = 1L;
@@ -59,17 +60,9 @@ final class LakestreamSink implements Sink<RowData> {
 
   @Override
   public SinkWriter<RowData> createWriter(WriterInitContext context) {
-    TablePath path = new TablePath(server.warehouse(), List.of(database), table);
-    Connection connection =
-        server.credential() != null
-            ? Connection.openRenewing(
-                server.rpcHost(),
-                server.rpcPort(),
-                new OAuthTokens(server.uri(), server.credential(), Clock.systemUTC()))
-            : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
+    Connection connection = connect();
     try {
-      io.lakestream.client.Table stream = connection.table(path);
-      checkColumns(path, stream);
+      io.lakestream.client.Table stream = openTable(connection);
       return primaryKey
           ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
           : new AppendRowWriter(connection, stream.newAppendWriter(), values);
@@ -77,6 +70,44 @@ final class LakestreamSink implements Sink<RowData> {
       connection.close();
       throw e;
     }
+  }
+
+  /** A connection to the server's stream RPC; the caller closes it. */
+  Connection connect() {
+    return server.credential() != null
+        ? Connection.openRenewing(
+            server.rpcHost(),
+            server.rpcPort(),
+            new OAuthTokens(server.uri(), server.credential(), Clock.systemUTC()))
+        : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
+  }
+
+  /**
+   * The streaming table, checked against the rows this sink writes (kind, columns, key).
+   *
+   * @throws IllegalArgumentException when the table does not take them
+   */
+  io.lakestream.client.Table openTable(Connection connection) {
+    TablePath path = tablePath();
+    io.lakestream.client.Table stream = connection.table(path);
+    checkColumns(path, stream);
+    return stream;
+  }
+
+  TablePath tablePath() {
+    return new TablePath(server.warehouse(), List.of(database), table);
+  }
+
+  boolean primaryKey() {
+    return primaryKey;
+  }
+
+  RowValues values() {
+    return values;
+  }
+
+  int[] keyColumns() {
+    return keyColumns.clone();
   }
 
   /**

@@ -14,6 +14,7 @@ import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -133,7 +134,27 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
         identifier.getObjectName(),
         primaryKey,
         context.getCatalogTable().getResolvedSchema(),
-        identifier.asSummaryString());
+        identifier.asSummaryString(),
+        deliveryGuarantee(context));
+  }
+
+  /**
+   * The sink's delivery guarantee: the table's {@code sink.delivery-guarantee} option, which a
+   * catalog table gets from an {@code OPTIONS} hint.
+   */
+  private static DeliveryGuarantee deliveryGuarantee(Context context) {
+    try {
+      return Configuration.fromMap(context.getCatalogTable().getOptions())
+          .get(LakestreamOptions.SINK_DELIVERY_GUARANTEE);
+    } catch (IllegalArgumentException e) {
+      throw new ValidationException(
+          "Cannot write to "
+              + context.getObjectIdentifier().asSummaryString()
+              + ": option '"
+              + LakestreamOptions.SINK_DELIVERY_GUARANTEE.key()
+              + "' must be at-least-once or exactly-once",
+          e);
+    }
   }
 
   /**
@@ -148,7 +169,16 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
       String table,
       boolean primaryKey,
       ResolvedSchema schema,
-      String summary) {
+      String summary,
+      DeliveryGuarantee guarantee) {
+    if (guarantee == DeliveryGuarantee.NONE) {
+      throw new ValidationException(
+          "Cannot write to "
+              + summary
+              + ": option '"
+              + LakestreamOptions.SINK_DELIVERY_GUARANTEE.key()
+              + "' must be at-least-once or exactly-once, not none");
+    }
     List<Column> columns = schema.getColumns();
     LogicalType[] types = new LogicalType[columns.size()];
     for (int i = 0; i < types.length; i++) {
@@ -165,6 +195,9 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
             schema.getColumnNames(),
             new RowValues(types),
             keyColumns);
-    return new LakestreamDynamicSink(sink, primaryKey, summary);
+    return new LakestreamDynamicSink(
+        guarantee == DeliveryGuarantee.EXACTLY_ONCE ? new LakestreamExactlyOnceSink(sink) : sink,
+        primaryKey,
+        summary);
   }
 }

@@ -44,7 +44,8 @@ import org.apache.arrow.memory.OutOfMemoryException;
  *   <tr><td>{@link DeleteNotSupportedException}</td><td>{@code DELETE_NOT_SUPPORTED}</td>
  *       <td>raw</td></tr>
  *   <tr><td>{@link InvalidMutationException}</td><td>{@code INVALID_MUTATION}</td><td>raw</td></tr>
- *   <tr><td>{@link InvalidBatchException}</td><td>{@code OUT_OF_ORDER_SEQUENCE} for a writer
+ *   <tr><td>{@link InvalidBatchException}</td><td>{@code DUPLICATE_SEQUENCE} for a writer
+ *       sequence too old to deduplicate, {@code OUT_OF_ORDER_SEQUENCE} for another writer
  *       sequence error, else {@code INVALID_BATCH}</td><td>raw</td></tr>
  *   <tr><td>{@link OffsetOutOfRangeException}</td><td>{@code OFFSET_OUT_OF_RANGE}</td>
  *       <td>with context</td></tr>
@@ -116,7 +117,9 @@ public final class RpcErrors {
           new RpcException(ErrorCode.INVALID_MUTATION, e.getMessage());
       case InvalidBatchException e ->
           new RpcException(
-              e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
+              e.duplicateSequence()
+                  ? ErrorCode.DUPLICATE_SEQUENCE
+                  : e.sequenceError() ? ErrorCode.OUT_OF_ORDER_SEQUENCE : ErrorCode.INVALID_BATCH,
               e.getMessage());
       case OffsetOutOfRangeException e ->
           new RpcException(ErrorCode.OFFSET_OUT_OF_RANGE, withContext(context, e));

@@ -11,6 +11,7 @@ public enum ErrorCode {
   UNKNOWN_BUCKET(3, false),
   OFFSET_OUT_OF_RANGE(4, false),
   INVALID_BATCH(5, false),
+  /** A writer's batch whose sequence skips ahead of the writer's last one for the bucket. */
   OUT_OF_ORDER_SEQUENCE(6, false),
   NOT_AUTHENTICATED(7, false),
   NOT_AUTHORIZED(8, false),
@@ -55,7 +56,15 @@ public enum ErrorCode {
    * rpc.max-buffered-request-bytes}); it drops the request and closes the connection. The same
    * request may succeed later on a new connection.
    */
-  SERVER_BUSY(26, true);
+  SERVER_BUSY(26, true),
+  /**
+   * A writer's batch whose sequence is below the writer's last one for the bucket and older than
+   * the last 5 the server remembers: a resend of a batch the server stored earlier (writers send
+   * their sequences in order and the server takes them only in order), whose offsets it no longer
+   * knows. Nothing was written. Before this code the server answered {@link
+   * #OUT_OF_ORDER_SEQUENCE}, which now means only a sequence that skips ahead.
+   */
+  DUPLICATE_SEQUENCE(27, false);
 
   private final short code;
   private final boolean retriable;

@@ -542,7 +542,8 @@ public final class FlightIngest {
               SCHEMA_MISMATCH,
               REQUEST_TOO_LARGE,
               NOT_A_LOG_TABLE,
-              OUT_OF_ORDER_SEQUENCE ->
+              OUT_OF_ORDER_SEQUENCE,
+              DUPLICATE_SEQUENCE ->
               CallStatus.INVALID_ARGUMENT;
           case STORAGE_ERROR, SERVER_SHUTTING_DOWN, NETWORK_ERROR -> CallStatus.UNAVAILABLE;
           default -> CallStatus.INTERNAL;

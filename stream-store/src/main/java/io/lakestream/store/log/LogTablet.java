@@ -183,7 +183,7 @@ public final class LogTablet implements AutoCloseable {
               whenDurable(earlier.lastOffset() + 1));
         }
       }
-      throw InvalidBatchException.outOfOrder(
+      throw InvalidBatchException.duplicateTooOld(
           "Writer "
               + writerId
               + " sent sequence "

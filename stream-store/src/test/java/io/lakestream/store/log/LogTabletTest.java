@@ -117,7 +117,8 @@ class LogTabletTest {
       assertThat(tablet.append(batch("second", 1, 42, 1)).baseOffset()).isEqualTo(3);
       assertThatThrownBy(() -> tablet.append(batch("gap", 1, 42, 5)))
           .isInstanceOf(InvalidBatchException.class)
-          .hasMessageContaining("skipped from sequence 1 to 5");
+          .hasMessageContaining("skipped from sequence 1 to 5")
+          .satisfies(e -> assertThat(((InvalidBatchException) e).duplicateSequence()).isFalse());
       assertThat(tablet.logEndOffset()).isEqualTo(4);
     }
     try (LogTablet reopened = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
@@ -140,7 +141,8 @@ class LogTabletTest {
       }
       assertThatThrownBy(() -> tablet.append(batch("s1", 2, 9, 1)))
           .isInstanceOf(InvalidBatchException.class)
-          .hasMessageContaining("too old to deduplicate");
+          .hasMessageContaining("too old to deduplicate")
+          .satisfies(e -> assertThat(((InvalidBatchException) e).duplicateSequence()).isTrue());
       assertThat(tablet.logEndOffset()).isEqualTo(14);
     }
     try (LogTablet reopened = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
