@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * fails is logged (once per change) and tried again at the next interval; the tables of the last
  * good listing stay scheduled meanwhile.
  */
-final class TableDiscoveryReader implements SourceReader<TieringWork, TableDiscoverySource.NoSplit> {
+final class TableDiscoveryReader
+    implements SourceReader<TieringWork, TableDiscoverySource.NoSplit> {
   private static final Logger LOG = LoggerFactory.getLogger(TableDiscoveryReader.class);
   private static final long TICK_MILLIS = 100;
 

@@ -160,7 +160,8 @@ public record TieringJobOptions(
           : new IllegalArgumentException("Invalid argument: " + e.getMessage(), e);
     }
     if (!values.isEmpty()) {
-      throw new IllegalArgumentException("Unknown arguments: --" + String.join(", --", values.keySet()));
+      throw new IllegalArgumentException(
+          "Unknown arguments: --" + String.join(", --", values.keySet()));
     }
     return options;
   }

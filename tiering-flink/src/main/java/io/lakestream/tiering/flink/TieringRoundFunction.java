@@ -90,8 +90,7 @@ final class TieringRoundFunction
   }
 
   @Override
-  public void processElement(
-      TieringWork work, Context context, Collector<TieringRoundResult> out) {
+  public void processElement(TieringWork work, Context context, Collector<TieringRoundResult> out) {
     String key = work.key();
     Long started = lastStarted.get(key);
     if (started != null && work.issuedAt < started) {
@@ -119,6 +118,12 @@ final class TieringRoundFunction
       out.collect(
           new TieringRoundResult(key, round.outcome().name(), round.rows(), null, start, end));
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        // The task is being cancelled (a failover, a cancelled job): the round committed nothing
+        // and the next job's round redoes it.
+        LOG.info("Tiering round of {} interrupted: the task is cancelled", path);
+        return;
+      }
       String error = e.getClass().getSimpleName() + ": " + e.getMessage();
       if (!error.equals(lastError.put(key, error))) {
         LOG.warn("Tiering round of {} failed; retrying at its next round", path, e);
@@ -147,6 +152,9 @@ final class TieringRoundFunction
   private void sweep(TieringWork work, String key, TablePath path) {
     if (!LakeFormat.ICEBERG.value().equals(work.format)) {
       return; // Paimon's files are Paimon's; the sweep knows tiering's Iceberg files only
+    }
+    if (Thread.currentThread().isInterrupted()) {
+      return;
     }
     long now = clock.millis();
     Long due = nextSweep.get(key);

@@ -35,6 +35,12 @@ public final class TieringRoundResult {
 
   @Override
   public String toString() {
-    return table + ": " + outcome + " (" + rows + " rows" + (error == null ? ")" : ", " + error + ")");
+    return table
+        + ": "
+        + outcome
+        + " ("
+        + rows
+        + " rows"
+        + (error == null ? ")" : ", " + error + ")");
   }
 }
