@@ -10,6 +10,9 @@ import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.PackagedServer;
 import io.lakestream.testing.SharedPerTestRun;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -139,7 +142,17 @@ class TieringJobIT {
     }
     Map<Long, String> accounts = new TreeMap<>();
     upsertRows(keyed, new Random(7), 2_000, 300, accounts);
-    // The server does not tier: no table has a snapshot before the job runs.
+    // The server does not tier: its status says so, and no table has a snapshot before the job.
+    HttpResponse<String> status =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(server.baseUri() + "/v1/namespaces/plain/tables/clicks/tiering"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(status.statusCode()).as("tiering status: %s", status.body()).isEqualTo(200);
+    assertThat(status.body()).contains("tiering.enabled=false");
     for (TablePath path : written.keySet()) {
       assertThat(lakeTable(path).currentSnapshot()).as("snapshot of %s", path).isNull();
     }
