@@ -32,12 +32,18 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.PackagedProgram;
+import org.apache.flink.client.program.PackagedProgramUtils;
+import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -281,6 +287,50 @@ class TieringJobIT {
     assertExactlyOnce(events, written);
     assertThat(keyedRows(accounts)).as("rows of %s", accounts).isEqualTo(model);
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
+  void jobJarRunsItsEntryClassOnTheCluster() throws Exception {
+    client.admin().createNamespace(null, List.of("packaged"));
+    TablePath path = new TablePath(null, List.of("packaged"), "events");
+    createLogTable(path);
+    Set<Long> written = appendRows(path, 0, 2_000);
+
+    // What `flink run -c TieringJob <job jar> <arguments>` does: the entry class's main builds the
+    // job graph in the jar's class loader, and the jar travels with it to the task managers.
+    Path jar = Path.of(System.getProperty("lakestream.tiering.job.jar"));
+    assertThat(jar).as("the job jar (mvn package)").exists();
+    Configuration configuration = new Configuration(FLINK.getClientConfiguration());
+    PackagedProgram program =
+        PackagedProgram.newBuilder()
+            .setJarFile(jar.toFile())
+            .setEntryPointClassName("io.lakestream.tiering.flink.TieringJob")
+            .setArguments(
+                "--uri",
+                server.baseUri(),
+                "--rpc-address",
+                "127.0.0.1:" + server.rpcPort(),
+                "--interval",
+                "500ms",
+                "--parallelism",
+                "1")
+            .setConfiguration(configuration)
+            .build();
+    JobGraph graph = PackagedProgramUtils.createJobGraph(program, configuration, 1, false);
+    assertThat(graph.getUserJars()).as("jars of the job graph").isNotEmpty();
+    try (RestClusterClient<StandaloneClusterId> cluster =
+        new RestClusterClient<>(configuration, StandaloneClusterId.getInstance())) {
+      JobID id = cluster.submitJob(graph).get(60, TimeUnit.SECONDS);
+      try {
+        awaitTiered(path);
+        assertExactlyOnce(path, written);
+        assertThat(cluster.getJobStatus(id).get()).isEqualTo(JobStatus.RUNNING);
+      } finally {
+        cluster.cancel(id).get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      program.close();
+    }
   }
 
   /** What a hook throws to stand for a task that dies before its round commits. */
