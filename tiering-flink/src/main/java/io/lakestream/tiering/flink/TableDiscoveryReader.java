@@ -84,6 +84,9 @@ final class TableDiscoveryReader
       }
       listing = server.lake().listStreamTables();
     } catch (RuntimeException e) {
+      if (scheduler.isShutdown()) {
+        return; // closing: the listing was interrupted
+      }
       String message = e.getClass().getSimpleName() + ": " + e.getMessage();
       if (!message.equals(lastListingError)) {
         LOG.warn("Tiering cannot list the streaming tables of {}", options, e);

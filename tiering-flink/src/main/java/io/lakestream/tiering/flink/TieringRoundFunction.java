@@ -174,6 +174,9 @@ final class TieringRoundFunction
     try {
       orphans.sweep(path);
     } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        return; // the task is being cancelled
+      }
       LOG.warn("Sweeping {} for orphaned tiering files failed; retrying in {}", path, every, e);
     }
   }
