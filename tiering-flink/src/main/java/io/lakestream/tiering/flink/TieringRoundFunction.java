@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -41,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * does stops the rounds of the others. An {@link Error} fails the task, and Flink's restart
  * strategy restarts the job.
  *
+ * <p>Metrics, in the subtask's group {@code lakestream_tiering}: {@code roundsCommitted}, {@code
+ * roundsFailed} and {@code rowsTiered}.
+ *
  * <p>Files a round could not delete (its process died) are swept by {@link OrphanFiles} once older
  * than the job's orphan file age: right after the subtask first tiers a table, then every orphan
  * file age.
@@ -61,6 +66,9 @@ final class TieringRoundFunction
   private transient Map<String, Long> lastStarted;
   private transient Map<String, String> lastError;
   private transient Map<String, Long> nextSweep;
+  private transient Counter committed;
+  private transient Counter failed;
+  private transient Counter rows;
 
   TieringRoundFunction(TieringJobOptions options, JobTieringHook hook) {
     this.options = requireNonNull(options, "options is null");
@@ -89,6 +97,10 @@ final class TieringRoundFunction
             options.dataFileWriter(),
             TieredOffsetsStore.NONE);
     orphans = new OrphanFiles(server.lake(), options.orphanFileAge(), clock);
+    MetricGroup metrics = getRuntimeContext().getMetricGroup().addGroup("lakestream_tiering");
+    committed = metrics.counter("roundsCommitted");
+    failed = metrics.counter("roundsFailed");
+    rows = metrics.counter("rowsTiered");
     lastStarted = new HashMap<>();
     lastError = new HashMap<>();
     nextSweep = new HashMap<>();
@@ -112,6 +124,8 @@ final class TieringRoundFunction
         LOG.info("Tiering of {} works again after: {}", path, before);
       }
       if (round.outcome() == TieringRound.Outcome.COMMITTED) {
+        committed.inc();
+        rows.inc(round.rows());
         LOG.info(
             "Tiered {} rows of {} in {} files (snapshot {}) in {} ms",
             round.rows(),
@@ -129,6 +143,7 @@ final class TieringRoundFunction
         LOG.info("Tiering round of {} interrupted: the task is cancelled", path);
         return;
       }
+      failed.inc();
       String error = e.getClass().getSimpleName() + ": " + e.getMessage();
       if (!error.equals(lastError.put(key, error))) {
         LOG.warn("Tiering round of {} failed; retrying at its next round", path, e);
