@@ -56,6 +56,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
@@ -287,6 +288,103 @@ class TieringJobIT {
     assertExactlyOnce(events, written);
     assertThat(keyedRows(accounts)).as("rows of %s", accounts).isEqualTo(model);
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  /**
+   * The embedded crash test's two kinds of kill, for the job, while writers write: every other job
+   * is cancelled after a random number of acknowledged rows once it has committed a round (a kill
+   * anywhere: reading, writing, committing or between rounds), the others die in their first round
+   * that has files to commit, after writing them. Then a last job catches up.
+   */
+  @Test
+  void jobsKilledAtAnyMomentWhileWritersWriteLeaveEveryRowExactlyOnce() throws Exception {
+    client.admin().createNamespace(null, List.of("chaos"));
+    TablePath events = new TablePath(null, List.of("chaos"), "events");
+    TablePath accounts = new TablePath(null, List.of("chaos"), "accounts");
+    createLogTable(events);
+    createKeyedTable(accounts);
+    long seed = Long.getLong("lakestream.crash.seed", System.nanoTime());
+    System.out.println(
+        "jobsKilledAtAnyMomentWhileWritersWriteLeaveEveryRowExactlyOnce seed " + seed);
+    Random random = new Random(seed);
+
+    Set<Long> written = ConcurrentHashMap.newKeySet();
+    Map<Long, String> model = new TreeMap<>(); // guarded by itself
+    AtomicInteger acknowledged = new AtomicInteger();
+    AtomicReference<Throwable> writerFailure = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean writing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    long writerSeed = random.nextLong();
+    Thread writer =
+        new Thread(
+            () -> {
+              Random writes = new Random(writerSeed);
+              long next = 0;
+              try {
+                while (writing.get()) {
+                  written.addAll(appendRows(events, next, 100));
+                  next += 100;
+                  synchronized (model) {
+                    upsertRows(accounts, writes, 20, 300, model);
+                  }
+                  acknowledged.addAndGet(120);
+                }
+              } catch (Throwable e) {
+                writerFailure.set(e);
+              }
+            },
+            "chaos-writer");
+    writer.start();
+    int kills = 8;
+    try {
+      for (int kill = 1; kill <= kills; kill++) {
+        if (kill % 2 == 1) {
+          int snapshots = snapshotCount(events);
+          JobClient job = startJob(JobTieringHook.NONE, false, false);
+          awaitCondition(
+              () -> snapshotCount(events) > snapshots,
+              () -> "a commit of job " + job.getJobID() + " (seed " + seed + ")");
+          int target = acknowledged.get() + 100 + random.nextInt(2_000);
+          awaitCondition(
+              () -> acknowledged.get() >= target || writerFailure.get() != null,
+              () -> "acknowledged rows: " + acknowledged.get() + " of " + target);
+          job.cancel().get(60, TimeUnit.SECONDS);
+          awaitCondition(
+              () -> job.getJobStatus().join() == JobStatus.CANCELED,
+              () -> "job " + job.getJobID() + " is " + job.getJobStatus().join());
+        } else {
+          JobClient job =
+              startJob(
+                  (table, files) -> {
+                    if (!files.isEmpty()) {
+                      throw new SimulatedCrash("Crash before the commit of " + table);
+                    }
+                  },
+                  false,
+                  false);
+          awaitCondition(
+              () -> job.getJobStatus().join() == JobStatus.FAILED,
+              () -> "job " + job.getJobID() + " is " + job.getJobStatus().join());
+        }
+      }
+    } finally {
+      writing.set(false);
+      writer.join(TIMEOUT.toMillis());
+    }
+    assertThat(writerFailure.get()).as("the writer's failure").isNull();
+    assertThat(writer.isAlive()).as("the writer still running").isFalse();
+
+    startJob(JobTieringHook.NONE, false, false);
+    awaitTiered(events);
+    awaitTiered(accounts);
+    assertExactlyOnce(events, written);
+    synchronized (model) {
+      assertThat(keyedRows(accounts)).as("rows of %s (seed %d)", accounts, seed).isEqualTo(model);
+    }
+  }
+
+  private static int snapshotCount(TablePath path) {
+    return Iterables.size(lakeTable(path).snapshots());
   }
 
   @Test
