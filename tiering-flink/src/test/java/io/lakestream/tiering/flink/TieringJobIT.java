@@ -67,12 +67,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The tiering job on a MiniCluster against the packaged server started with {@code
- * --tiering-enabled false}: rows written through the client show up in the Iceberg tables exactly
- * once, read with Iceberg's generic reader through the REST catalog (expected rows are the ones
- * this test wrote); and the fault checks of embedded tiering, for the job: a job cancelled in the
- * middle of a round (its data files written, not committed) and started again, and rounds that
- * crash their task before the commit while writers go on (Flink restarts the job), leave every row
- * in Iceberg exactly once.
+ * --tiering-enabled false}, read back with Iceberg's generic reader through the REST catalog;
+ * expected rows are the ones this test wrote (primary-key tables: a model of the upserts and
+ * deletes). Rows written through the client show up in Iceberg exactly once, with each table's
+ * rounds on one subtask and the tables over several. The fault checks of embedded tiering, for the
+ * job: a job cancelled while a round waits between its files and its commit, then started again;
+ * rounds that crash their task before the commit while writers go on (Flink restarts the job); and
+ * eight jobs killed at any moment while a writer writes, then one that catches up: every row
+ * exactly once. Finally the job jar, run as {@code flink run} runs it.
  */
 class TieringJobIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
