@@ -37,11 +37,12 @@ import org.slf4j.LoggerFactory;
  * concurrent rounds commits (the other reports {@link TieringRound.Outcome#LOST_RACE}).
  *
  * <p>Work issued before the start of the table's last round is skipped: that round already read
- * everything the work was for (rounds that overrun their interval leave such work queued). A round
- * that throws a {@link RuntimeException} is reported as {@code FAILED} and logged once per change
- * of error, and the table's next work retries it, as the embedded service does; nothing one table
- * does stops the rounds of the others. An {@link Error} fails the task, and Flink's restart
- * strategy restarts the job.
+ * everything the work was for (rounds that overrun their interval leave such work queued). The
+ * times come from two TaskManagers' clocks: a skew between them can only skip or add a round, never
+ * duplicate a row. A round that throws a {@link RuntimeException} is reported as {@code FAILED} and
+ * logged once per change of error, and the table's next work retries it, as the embedded service
+ * does; nothing one table does stops the rounds of the others. An {@link Error} fails the task, and
+ * Flink's restart strategy restarts the job.
  *
  * <p>Metrics, in the subtask's group {@code lakestream_tiering}: {@code roundsCommitted}, {@code
  * roundsFailed} and {@code rowsTiered}.
