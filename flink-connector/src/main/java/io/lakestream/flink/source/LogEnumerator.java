@@ -21,11 +21,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes one {@link LogSplit} per bucket of every partition of a streaming table and hands each to
- * the reader its id hashes to, so a bucket is always read by the same subtask while the parallelism
- * stays. Start offsets are resolved once, when the enumerator first starts; a restored enumerator
- * only adds partitions that appeared since (read from their start). Unbounded sources look for new
- * partitions every {@code discoveryInterval}; bounded ones read the partitions there are at the
- * start, each bucket up to its high watermark then.
+ * the reader its id hashes to (once that reader has asked for splits), so a bucket is always read
+ * by the same subtask while the parallelism stays. Start offsets are resolved once, when the
+ * enumerator first starts; a restored enumerator only adds partitions that appeared since (read
+ * from their start). Unbounded sources look for new partitions every {@code discoveryInterval};
+ * bounded ones read the partitions there are at the start, each bucket up to its high watermark
+ * then.
  */
 final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorState> {
   private static final Logger LOG = LoggerFactory.getLogger(LogEnumerator.class);
@@ -39,6 +40,9 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
   private final Set<String> partitions;
   private final Map<Integer, List<LogSplit>> pending = new HashMap<>();
   private final Set<Integer> noMoreSplitsSent = new HashSet<>();
+  // Readers that asked for splits: a reader asks once it runs (inside a HybridSource, once it has
+  // switched to this source, which must not get splits before).
+  private final Set<Integer> ready = new HashSet<>();
   private boolean started;
   private Connection connection;
 
@@ -132,6 +136,9 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
 
   private void assignPending() {
     for (int reader : context.registeredReaders().keySet()) {
+      if (!ready.contains(reader)) {
+        continue;
+      }
       List<LogSplit> splits = pending.remove(reader);
       if (splits != null) {
         for (LogSplit split : splits) {
@@ -147,7 +154,9 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
 
   @Override
   public void handleSplitRequest(int subtaskId, String requesterHostname) {
-    // Splits are pushed as soon as they exist; readers never ask.
+    // A reader asks once, when it starts; from then on its splits are pushed as they appear.
+    ready.add(subtaskId);
+    assignPending();
   }
 
   @Override
@@ -159,7 +168,9 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
 
   @Override
   public void addReader(int subtaskId) {
-    assignPending();
+    // A new reader (or one restarted after a failure): it gets splits once it asks.
+    ready.remove(subtaskId);
+    noMoreSplitsSent.remove(subtaskId);
   }
 
   @Override

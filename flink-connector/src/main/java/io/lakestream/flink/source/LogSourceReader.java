@@ -40,7 +40,8 @@ final class LogSourceReader
 
   @Override
   public void start() {
-    // Splits are pushed by the enumerator; nothing to ask for.
+    // Tells the enumerator that this reader runs; it pushes splits from then on.
+    context.sendSplitRequest();
   }
 
   @Override

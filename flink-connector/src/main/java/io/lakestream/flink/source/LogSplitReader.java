@@ -87,7 +87,10 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
     }
     ArrowRows.Reader reader = rows.reader(batch.root());
     int count = batch.rowCount();
-    for (int i = 0; i < count; i++) {
+    // A fetch returns whole batches: rows before the split's start (a restore or a given offset
+    // in the middle of a batch) were emitted before or are not asked for.
+    int first = (int) Math.max(0, Math.min(count, split.startOffset() - batch.baseOffset()));
+    for (int i = first; i < count; i++) {
       long offset = batch.baseOffset() + i;
       if (offset >= split.stopOffset()) {
         break;
