@@ -193,6 +193,21 @@ class LakestreamSourceIT {
   }
 
   @Test
+  void filtersArePassedOnAndStillApplied() {
+    TablePath path = logTable("filtered", 2);
+    append(path, 0, 600);
+    awaitTiered(path, 600);
+    append(path, 600, 1000);
+    String query =
+        "SELECT id FROM ls.src.filtered"
+            + bounded()
+            + " WHERE id >= 550 AND 650 > id AND name IS NOT NULL";
+
+    assertThat(flink.explainSql(query)).contains("filter=[");
+    assertThat(ids(collect(query))).containsExactlyInAnyOrderElementsOf(range(550, 650));
+  }
+
+  @Test
   void primaryKeyTableIsReadAsItsChangelog() {
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
     flink.executeSql(
