@@ -7,9 +7,7 @@ import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
-import io.lakestream.lake.auth.OAuthTokens;
 import java.io.IOException;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -556,13 +554,7 @@ public final class LakestreamCatalog extends AbstractCatalog {
   private synchronized Connection connection() {
     if (connection == null) {
       try {
-        connection =
-            server.credential() != null
-                ? Connection.openRenewing(
-                    server.rpcHost(),
-                    server.rpcPort(),
-                    new OAuthTokens(server.uri(), server.credential(), Clock.systemUTC()))
-                : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
+        connection = server.connect();
       } catch (RuntimeException e) {
         throw new CatalogException(
             "Cannot connect catalog " + getName() + " to " + server + ": " + e.getMessage(), e);

@@ -7,8 +7,6 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
-import io.lakestream.lake.auth.OAuthTokens;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -74,12 +72,7 @@ final class LakestreamSink implements Sink<RowData> {
 
   /** A connection to the server's stream RPC; the caller closes it. */
   Connection connect() {
-    return server.credential() != null
-        ? Connection.openRenewing(
-            server.rpcHost(),
-            server.rpcPort(),
-            new OAuthTokens(server.uri(), server.credential(), Clock.systemUTC()))
-        : Connection.open(server.rpcHost(), server.rpcPort(), server.token());
+    return server.connect();
   }
 
   /**
