@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -84,11 +85,13 @@ class LakestreamLookupIT {
             + server.rpcPort()
             + "')");
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.dims");
-    // Orders 10, 11 and 13 find product 1 or 2; order 12's product 7 is not in the table.
+    // Orders 10, 11 and 13 find product 1 or 2; order 12's product 7 is not in the table. Literal
+    // values stay one source that emits them in order (casts inside VALUES make a union of
+    // one-row sources, in no fixed order).
     flink.executeSql(
-        "CREATE TEMPORARY VIEW orders AS SELECT order_id, product, PROCTIME() AS proc_time FROM"
-            + " (VALUES (10, CAST(1 AS BIGINT)), (11, CAST(2 AS BIGINT)), (12, CAST(7 AS BIGINT)),"
-            + " (13, CAST(1 AS BIGINT))) AS t (order_id, product)");
+        "CREATE TEMPORARY VIEW orders AS SELECT order_id, CAST(product AS BIGINT) AS product,"
+            + " PROCTIME() AS proc_time FROM (VALUES (10, 1), (11, 2), (12, 7), (13, 1))"
+            + " AS t (order_id, product)");
   }
 
   @AfterEach
@@ -142,6 +145,7 @@ class LakestreamLookupIT {
   void synchronousLookupJoinFindsTheRowsOfFullKeys() {
     createProducts("products_sync");
 
+    assertThat(flink.explainSql(join("", "products_sync", ""))).doesNotContain("async=[");
     assertThat(collect(join("", "products_sync", ""))).containsExactlyInAnyOrderElementsOf(INNER);
     assertThat(collect(join("LEFT", "products_sync", "")))
         .containsExactlyInAnyOrderElementsOf(withMiss(INNER));
@@ -150,6 +154,8 @@ class LakestreamLookupIT {
   @Test
   void asynchronousLookupJoinFindsTheRowsOfFullKeys() {
     createProducts("products_async");
+    assertThat(flink.explainSql(join("", "products_async", "'lookup.async'='true'")))
+        .contains("async=[");
 
     assertThat(collect(join("", "products_async", "'lookup.async'='true'")))
         .containsExactlyInAnyOrderElementsOf(INNER);
@@ -158,24 +164,68 @@ class LakestreamLookupIT {
   }
 
   @Test
-  void partialCacheInFrontOfSyncAndAsyncLookups() {
-    createProducts("products_cached");
+  void partialCacheAnswersRepeatedKeysFromTheCache() {
+    // Before order 13 looks product 1 up, the join key's function renames the product: a lookup
+    // without a cache sees the new name, one with a cache the name it cached for order 10.
+    flink.createTemporarySystemFunction("rename_before_13", RenameBefore13.class);
     String cache =
         "'lookup.cache'='PARTIAL', 'lookup.partial-cache.max-rows'='100',"
             + " 'lookup.partial-cache.expire-after-write'='1 h',"
             + " 'lookup.partial-cache.cache-missing-key'='true'";
+    String query =
+        "SELECT o.order_id, p.name FROM orders AS o LEFT JOIN ls.dims.%s%s FOR SYSTEM_TIME AS OF"
+            + " o.proc_time AS p ON rename_before_13(o.order_id, o.product) = p.id";
+    List<Row> renamed =
+        List.of(Row.of(10, "pen"), Row.of(11, "ink"), Row.of(12, null), Row.of(13, "pen v2"));
+    List<Row> cached =
+        List.of(Row.of(10, "pen"), Row.of(11, "ink"), Row.of(12, null), Row.of(13, "pen"));
 
-    assertThat(collect(join("LEFT", "products_cached", cache)))
+    createProducts("products_uncached");
+    RenameBefore13.table = "products_uncached";
+    assertThat(collect(String.format(query, "products_uncached", "")))
+        .containsExactlyElementsOf(renamed);
+
+    createProducts("products_cached");
+    RenameBefore13.table = "products_cached";
+    assertThat(collect(String.format(query, "products_cached", " /*+ OPTIONS(" + cache + ") */")))
+        .containsExactlyElementsOf(cached);
+
+    // Async lookups with the cache in front (orders may be in flight together, so only the
+    // result is checked).
+    createProducts("products_cached_async");
+    assertThat(collect(join("LEFT", "products_cached_async", cache + ", 'lookup.async'='true'")))
         .containsExactlyInAnyOrderElementsOf(withMiss(INNER));
-    assertThat(collect(join("", "products_cached", cache + ", 'lookup.async'='true'")))
-        .containsExactlyInAnyOrderElementsOf(INNER);
+  }
+
+  /**
+   * Returns the product; when called for order 13, first renames product 1 of {@link #table} to
+   * "pen v2" through the client (acknowledged before it returns).
+   */
+  public static final class RenameBefore13 extends ScalarFunction {
+    static volatile String table;
+
+    public Long eval(Integer orderId, Long product) {
+      if (orderId == 13) {
+        try (UpsertWriter writer = client.table(path(table)).newUpsertWriter()) {
+          writer.upsert(
+              1L, "pen v2", new BigDecimal("1.50"), (int) DAY.toEpochDay(), 1_796_452_215_123_456L);
+          writer.flush();
+        }
+      }
+      return product;
+    }
+
+    @Override
+    public boolean isDeterministic() {
+      return false;
+    }
   }
 
   @Test
   void bucketKeyPrefixLookupFindsEveryRowOfThePrefix() {
     flink.executeSql(
-        "CREATE TABLE ls.dims.variants (product BIGINT NOT NULL, variant BIGINT NOT NULL,"
-            + " color STRING, PRIMARY KEY (product, variant) NOT ENFORCED)"
+        "CREATE TABLE ls.dims.variants (product BIGINT NOT NULL, item BIGINT NOT NULL,"
+            + " color STRING, PRIMARY KEY (product, item) NOT ENFORCED)"
             + " DISTRIBUTED BY HASH(product) INTO 2 BUCKETS");
     try (UpsertWriter writer = client.table(path("variants")).newUpsertWriter()) {
       writer.upsert(1L, 1L, "red");
@@ -187,7 +237,7 @@ class LakestreamLookupIT {
       writer.flush();
     }
     String query =
-        "SELECT o.order_id, v.variant, v.color FROM orders AS o %s JOIN ls.dims.variants%s"
+        "SELECT o.order_id, v.item, v.color FROM orders AS o %s JOIN ls.dims.variants%s"
             + " FOR SYSTEM_TIME AS OF o.proc_time AS v ON o.product = v.product";
 
     List<Row> expected =
