@@ -193,6 +193,21 @@ class LakestreamSourceIT {
   }
 
   @Test
+  void filtersArePassedOnAndStillApplied() {
+    TablePath path = logTable("filtered", 2);
+    append(path, 0, 600);
+    awaitTiered(path, 600);
+    append(path, 600, 1000);
+    String query =
+        "SELECT id FROM ls.src.filtered"
+            + bounded()
+            + " WHERE id >= 550 AND 650 > id AND name IS NOT NULL";
+
+    assertThat(flink.explainSql(query)).contains("filter=[");
+    assertThat(ids(collect(query))).containsExactlyInAnyOrderElementsOf(range(550, 650));
+  }
+
+  @Test
   void primaryKeyTableIsReadAsItsChangelog() {
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
     flink.executeSql(
@@ -287,6 +302,114 @@ class LakestreamSourceIT {
           .as("the job failed after %d rows and a checkpoint, and was restored", failAfter)
           .isTrue();
       assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 4000));
+    }
+  }
+
+  @Test
+  void datagenRowsWrittenByTheSinkAreReadBackByTheSource() throws Exception {
+    logTable("generated", 3);
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE gen (id BIGINT) WITH ('connector'='datagen',"
+            + " 'fields.id.kind'='sequence', 'fields.id.start'='1', 'fields.id.end'='3000')");
+    flink
+        .executeSql(
+            "INSERT INTO ls.src.generated SELECT id, CONCAT('n', CAST(id AS STRING)) FROM gen")
+        .await();
+
+    List<Row> rows = collect(query("generated", "'scan.startup.mode'='earliest'"));
+
+    assertThat(ids(rows)).containsExactlyInAnyOrderElementsOf(range(1, 3001));
+    assertThat(rows)
+        .allSatisfy(row -> assertThat(row.getField(1)).isEqualTo("n" + row.getField(0)));
+  }
+
+  @Test
+  void aServerThatGoesAwayFailsTheJobNamingIt() throws Exception {
+    Path run = SharedPerTestRun.newRunDirectory("flink-source-gone-");
+    PackagedServer doomed =
+        PackagedServer.start(run, SERVER_START_TIMEOUT, "--tiering-enabled", "false");
+    try (Connection writer = Connection.open("127.0.0.1", doomed.rpcPort(), null)) {
+      flink.executeSql(
+          "CREATE CATALOG doomed WITH ('type'='lakestream', 'uri'='"
+              + doomed.baseUri()
+              + "', 'rpc-address'='127.0.0.1:"
+              + doomed.rpcPort()
+              + "')");
+      flink.executeSql("CREATE DATABASE doomed.src");
+      flink.executeSql("CREATE TABLE doomed.src.events (id BIGINT NOT NULL, name STRING)");
+      TablePath path = new TablePath(null, List.of("src"), "events");
+      try (AppendWriter append = writer.table(path).newAppendWriter()) {
+        append.append(1L, "n1");
+        append.flush();
+      }
+      TableResult result =
+          flink.executeSql(
+              "SELECT id FROM doomed.src.events /*+ OPTIONS('scan.startup.mode'='earliest') */");
+      try (CloseableIterator<Row> rows = result.collect()) {
+        assertThat(rows.next().getField(0)).isEqualTo(1L);
+        doomed.kill();
+        assertThatThrownBy(rows::next).hasStackTraceContaining("127.0.0.1:" + doomed.rpcPort());
+      }
+    } finally {
+      flink.executeSql("DROP CATALOG IF EXISTS doomed");
+      doomed.close();
+    }
+  }
+
+  @Test
+  void partitionsThatAppearWhileAReadRunsAreRead() throws Exception {
+    flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
+    org.apache.iceberg.Schema schema =
+        new org.apache.iceberg.Schema(
+            org.apache.iceberg.types.Types.NestedField.required(
+                1, "id", org.apache.iceberg.types.Types.LongType.get()),
+            org.apache.iceberg.types.Types.NestedField.required(
+                2, "region", org.apache.iceberg.types.Types.StringType.get()));
+    TablePath path = new TablePath(null, List.of("src"), "by_region");
+    client
+        .admin()
+        .createTable(
+            path,
+            io.lakestream.client.TableDescriptor.logTable(schema, 2)
+                .withPartitionSpecJson(
+                    org.apache.iceberg.PartitionSpecParser.toJson(
+                        org.apache.iceberg.PartitionSpec.builderFor(schema)
+                            .identity("region")
+                            .build())));
+    appendRegion(path, "eu", 0, 100);
+
+    TableResult result =
+        flink.executeSql(
+            "SELECT id, region FROM ls.src.by_region /*+ OPTIONS('scan.startup.mode'='earliest',"
+                + " 'scan.partition.discovery.interval'='200ms') */");
+    List<Row> rows = new ArrayList<>();
+    try (CloseableIterator<Row> read = result.collect()) {
+      for (int i = 0; i < 100; i++) {
+        rows.add(read.next());
+      }
+      appendRegion(path, "us", 100, 250);
+      appendRegion(path, "eu", 250, 300);
+      for (int i = 0; i < 200; i++) {
+        rows.add(read.next());
+      }
+    }
+    assertThat(ids(rows)).containsExactlyInAnyOrderElementsOf(range(0, 300));
+    assertThat(rows)
+        .allSatisfy(
+            row ->
+                assertThat(row.getField(1))
+                    .isEqualTo(
+                        (Long) row.getField(0) >= 100 && (Long) row.getField(0) < 250
+                            ? "us"
+                            : "eu"));
+  }
+
+  private static void appendRegion(TablePath path, String region, long from, long to) {
+    try (AppendWriter writer = client.table(path).newAppendWriter()) {
+      for (long id = from; id < to; id++) {
+        writer.append(id, region);
+      }
+      writer.flush();
     }
   }
 

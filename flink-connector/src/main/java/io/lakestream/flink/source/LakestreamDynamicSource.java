@@ -23,8 +23,10 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.iceberg.HasTableOperations;
@@ -57,7 +59,10 @@ import org.apache.iceberg.types.Types;
  * the rows of its keys from the server as each probe row comes.
  */
 public final class LakestreamDynamicSource
-    implements ScanTableSource, LookupTableSource, SupportsProjectionPushDown {
+    implements ScanTableSource,
+        LookupTableSource,
+        SupportsProjectionPushDown,
+        SupportsFilterPushDown {
   private final ServerAddress server;
   private final TablePath path;
   private final String summary;
@@ -66,6 +71,7 @@ public final class LakestreamDynamicSource
   private final ReadableConfig options;
   private final boolean batchMode;
   private int[] projection;
+  private List<PushedFilter> filters = List.of();
 
   /**
    * @param options the table's options with the query's hints
@@ -139,7 +145,7 @@ public final class LakestreamDynamicSource
     List<Column> columns = projectedColumns();
     List<String> names = columns.stream().map(Column::getName).toList();
     List<LogicalType> types = columns.stream().map(c -> c.getDataType().getLogicalType()).toList();
-    LogReadSpec spec = new LogReadSpec(names, types, null);
+    LogReadSpec spec = new LogReadSpec(names, types, filters);
     boolean bounded = bounded();
     java.time.Duration discovery = options.get(ScanOptions.PARTITION_DISCOVERY_INTERVAL);
     Source<RowData, ?, ?> source =
@@ -234,6 +240,7 @@ public final class LakestreamDynamicSource
             .tableLoader(loader)
             .useSnapshotId(snapshot.snapshotId())
             .project(projected)
+            .filters(filters.stream().map(PushedFilter::toIceberg).toList())
             .streaming(false)
             .flinkConfig(new Configuration())
             .build();
@@ -283,7 +290,28 @@ public final class LakestreamDynamicSource
     LakestreamDynamicSource copy =
         new LakestreamDynamicSource(server, path, summary, primaryKey, schema, options, batchMode);
     copy.projection = projection == null ? null : projection.clone();
+    copy.filters = filters;
     return copy;
+  }
+
+  /**
+   * Takes the filters it can pass on to the server (log batches) and to Iceberg (lake files); both
+   * skip only whole batches or files, so every filter also stays with Flink.
+   */
+  @Override
+  public Result applyFilters(List<ResolvedExpression> expressions) {
+    List<ResolvedExpression> accepted = new ArrayList<>();
+    List<PushedFilter> pushed = new ArrayList<>(filters);
+    for (ResolvedExpression expression : expressions) {
+      PushedFilter.of(expression)
+          .ifPresent(
+              filter -> {
+                accepted.add(expression);
+                pushed.add(filter);
+              });
+    }
+    this.filters = List.copyOf(pushed);
+    return Result.of(accepted, expressions);
   }
 
   @Override

@@ -5,7 +5,6 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.arrow.BatchFilter;
 import java.io.Serializable;
 import java.util.List;
-import java.util.Optional;
 import org.apache.flink.table.types.logical.LogicalType;
 
 /**
@@ -13,19 +12,19 @@ import org.apache.flink.table.types.logical.LogicalType;
  * with their Flink types, and the filter the server applies before sending batches (it may let
  * through rows that do not match; Flink still applies the query's filter).
  */
-record LogReadSpec(List<String> columns, List<LogicalType> types, byte[] serializedFilter)
+record LogReadSpec(List<String> columns, List<LogicalType> types, List<PushedFilter> filters)
     implements Serializable {
   LogReadSpec {
     columns = List.copyOf(requireNonNull(columns, "columns is null"));
     types = List.copyOf(requireNonNull(types, "types is null"));
+    filters = List.copyOf(requireNonNull(filters, "filters is null"));
     if (columns.size() != types.size()) {
       throw new IllegalArgumentException("columns and types differ in length");
     }
   }
 
-  Optional<BatchFilter> filter() {
-    return serializedFilter == null
-        ? Optional.empty()
-        : Optional.of(BatchFilter.parse(java.nio.ByteBuffer.wrap(serializedFilter)));
+  /** The server-side filter over a table whose current schema is {@code schema}. */
+  BatchFilter filter(org.apache.arrow.vector.types.pojo.Schema schema) {
+    return PushedFilter.batchFilter(filters, schema);
   }
 }

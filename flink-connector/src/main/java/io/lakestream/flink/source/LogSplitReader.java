@@ -7,7 +7,6 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TablePath;
-import io.lakestream.client.arrow.BatchFilter;
 import io.lakestream.flink.ServerAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,10 +42,9 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
     this.path = requireNonNull(path, "path is null");
     this.connection = server.connect();
     try {
+      io.lakestream.client.Table table = connection.table(path);
       this.scanner =
-          connection
-              .table(path)
-              .newScanner(spec.columns(), spec.filter().orElse(BatchFilter.MATCH_ALL));
+          table.newScanner(spec.columns(), spec.filter(table.arrowSchema(table.schemaId())));
     } catch (RuntimeException e) {
       connection.close();
       throw e;
