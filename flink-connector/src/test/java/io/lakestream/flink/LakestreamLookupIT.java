@@ -276,12 +276,34 @@ class LakestreamLookupIT {
                 collect(
                     "SELECT o.order_id FROM orders AS o JOIN ls.dims.events FOR SYSTEM_TIME AS OF"
                         + " o.proc_time AS e ON o.product = e.id"))
-        .hasStackTraceContaining("Cannot look up rows of log table ls.dims.events");
+        .hasStackTraceContaining(
+            "Cannot look up rows of ls.dims.events: a lookup join needs a primary-key table");
 
     assertThatThrownBy(() -> collect(join("", "products_refused", "'lookup.cache'='FULL'")))
         .hasStackTraceContaining("must be NONE or PARTIAL");
     assertThatThrownBy(() -> collect(join("", "products_refused", "'lookup.asynch'='true'")))
         .hasStackTraceContaining("Unknown option 'lookup.asynch'");
+  }
+
+  @Test
+  void tableDeclaredOutsideTheCatalogIsLookedUp() {
+    createProducts("products_declared");
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE declared_products (id BIGINT NOT NULL, name STRING,"
+            + " price DECIMAL(10, 2), since DATE, updated TIMESTAMP(6),"
+            + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "', 'table'='dims.products_declared', 'lookup.async'='true',"
+            + " 'lookup.cache'='PARTIAL', 'lookup.partial-cache.max-rows'='10')");
+
+    assertThat(
+            collect(
+                "SELECT o.order_id, p.name, p.price, p.since, p.updated FROM orders AS o JOIN"
+                    + " declared_products FOR SYSTEM_TIME AS OF o.proc_time AS p"
+                    + " ON o.product = p.id"))
+        .containsExactlyInAnyOrderElementsOf(INNER);
   }
 
   // ------------------------------------------------------------------ helpers

@@ -130,9 +130,11 @@ final class LookupProviders {
 
   static ValidationException logTable(String summary) {
     return new ValidationException(
-        "Cannot look up rows of log table "
+        "Cannot look up rows of "
             + summary
-            + ": a log table has no key; a lookup join needs a primary-key table");
+            + ": a lookup join needs a primary-key table, and it is a log table, which has no key"
+            + " (a 'connector'='lakestream' table of a primary-key table must declare its PRIMARY"
+            + " KEY)");
   }
 
   private static DefaultLookupCache cache(String summary, ReadableConfig options) {
