@@ -259,6 +259,34 @@ class LakestreamLookupIT {
   }
 
   @Test
+  void compositePrimaryKeyLookupTakesTheKeyInAnyColumnOrder() {
+    flink.executeSql(
+        "CREATE TABLE ls.dims.sizes (product BIGINT NOT NULL, item BIGINT NOT NULL,"
+            + " label STRING, PRIMARY KEY (product, item) NOT ENFORCED)"
+            + " DISTRIBUTED BY HASH(product) INTO 2 BUCKETS");
+    try (UpsertWriter writer = client.table(path("sizes")).newUpsertWriter()) {
+      writer.upsert(1L, 1L, "small");
+      writer.upsert(1L, 2L, "large");
+      writer.upsert(2L, 1L, "tiny");
+      writer.flush();
+    }
+
+    // The query names item before product, so the key row Flink passes is (item, product) while
+    // the primary key is (product, item). Orders look up (1, 2), (2, 3), (7, 4) and (1, 5); with
+    // the key's values swapped order 10 would find (2, 1) instead.
+    assertThat(
+            collect(
+                "SELECT o.order_id, s.item, s.product, s.label FROM orders AS o LEFT JOIN"
+                    + " ls.dims.sizes FOR SYSTEM_TIME AS OF o.proc_time AS s"
+                    + " ON s.item = CAST(o.order_id - 8 AS BIGINT) AND o.product = s.product"))
+        .containsExactlyInAnyOrder(
+            Row.of(10, 2L, 1L, "large"),
+            Row.of(11, null, null, null),
+            Row.of(12, null, null, null),
+            Row.of(13, null, null, null));
+  }
+
+  @Test
   void lookupsTheTableCannotServeAreRefused() {
     createProducts("products_refused");
     assertThatThrownBy(
