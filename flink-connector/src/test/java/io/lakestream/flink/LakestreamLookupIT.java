@@ -259,7 +259,7 @@ class LakestreamLookupIT {
   }
 
   @Test
-  void compositePrimaryKeyLookupTakesTheKeyInAnyColumnOrder() {
+  void compositePrimaryKeyLookupNamedInAnotherOrder() {
     flink.executeSql(
         "CREATE TABLE ls.dims.sizes (product BIGINT NOT NULL, item BIGINT NOT NULL,"
             + " label STRING, PRIMARY KEY (product, item) NOT ENFORCED)"
@@ -271,9 +271,9 @@ class LakestreamLookupIT {
       writer.flush();
     }
 
-    // The query names item before product, so the key row Flink passes is (item, product) while
-    // the primary key is (product, item). Orders look up (1, 2), (2, 3), (7, 4) and (1, 5); with
-    // the key's values swapped order 10 would find (2, 1) instead.
+    // The query names item before product in the select list and in the join condition; the
+    // client's key is (product, item). Orders look up (1, 2), (2, 3), (7, 4) and (1, 5); with the
+    // key's values swapped order 10 would find (2, 1) instead.
     assertThat(
             collect(
                 "SELECT o.order_id, s.item, s.product, s.label FROM orders AS o LEFT JOIN"
