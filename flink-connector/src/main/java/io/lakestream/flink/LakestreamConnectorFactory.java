@@ -49,6 +49,7 @@ public final class LakestreamConnectorFactory
                 LakestreamOptions.WAREHOUSE,
                 LakestreamOptions.SINK_DELIVERY_GUARANTEE));
     options.addAll(LakestreamTableFactory.SCAN_OPTIONS);
+    options.addAll(LakestreamTableFactory.LOOKUP_OPTIONS);
     return options;
   }
 

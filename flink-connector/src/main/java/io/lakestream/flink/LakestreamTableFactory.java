@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.TableKind;
 import io.lakestream.flink.source.LakestreamDynamicSource;
+import io.lakestream.flink.source.LookupJoinOptions;
 import io.lakestream.flink.source.ScanOptions;
 import java.util.Arrays;
 import java.util.List;
@@ -83,15 +84,18 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
       Context context,
       Map<String, String> options) {
     Set<String> known =
-        SCAN_OPTIONS.stream().map(ConfigOption::key).collect(java.util.stream.Collectors.toSet());
+        SCAN_OPTIONS.stream()
+            .map(ConfigOption::key)
+            .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+    LOOKUP_OPTIONS.forEach(option -> known.add(option.key()));
     for (String key : options.keySet()) {
-      if (key.startsWith("scan.") && !known.contains(key)) {
+      if ((key.startsWith("scan.") || key.startsWith("lookup.")) && !known.contains(key)) {
         throw new ValidationException(
             "Unknown option '"
                 + key
                 + "' for "
                 + summary
-                + "; the read options are "
+                + "; the read and lookup options are "
                 + new java.util.TreeSet<>(known));
       }
     }
@@ -115,6 +119,9 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
           ScanOptions.STARTUP_OFFSETS,
           ScanOptions.BOUNDED,
           ScanOptions.PARTITION_DISCOVERY_INTERVAL);
+
+  /** The lookup-join options a primary-key table takes. */
+  static final Set<ConfigOption<?>> LOOKUP_OPTIONS = LookupJoinOptions.ALL;
 
   @Override
   public DynamicTableSink createDynamicTableSink(Context context) {

@@ -13,13 +13,13 @@ import org.apache.flink.table.types.logical.LogicalType;
  * as microseconds of the day and timestamps as microseconds since the epoch (Long). Serializable,
  * so that a sink carries it to its tasks.
  */
-final class RowValues implements Serializable {
+public final class RowValues implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final RowData.FieldGetter[] getters;
   private final LogicalType[] types;
 
-  RowValues(LogicalType[] types) {
+  public RowValues(LogicalType[] types) {
     this.types = types.clone();
     this.getters = new RowData.FieldGetter[types.length];
     for (int i = 0; i < types.length; i++) {
@@ -37,7 +37,7 @@ final class RowValues implements Serializable {
   }
 
   /** The values of some columns of a row (a primary key's, in schema order). */
-  Object[] of(RowData row, int[] columns) {
+  public Object[] of(RowData row, int[] columns) {
     Object[] values = new Object[columns.length];
     for (int i = 0; i < columns.length; i++) {
       int column = columns[i];

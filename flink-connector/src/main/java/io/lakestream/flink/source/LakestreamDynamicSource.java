@@ -20,6 +20,7 @@ import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
@@ -53,9 +54,15 @@ import org.apache.iceberg.types.Types;
  *
  * <p>The plan (S and its offsets) is made when the job is planned, so a restored job reads the same
  * snapshot and continues from its checkpointed offsets.
+ *
+ * <p>A primary-key table is also a lookup source (see {@link LookupProviders}): a lookup join reads
+ * the rows of its keys from the server as each probe row comes.
  */
 public final class LakestreamDynamicSource
-    implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
+    implements ScanTableSource,
+        LookupTableSource,
+        SupportsProjectionPushDown,
+        SupportsFilterPushDown {
   private final ServerAddress server;
   private final TablePath path;
   private final String summary;
@@ -241,6 +248,15 @@ public final class LakestreamDynamicSource
             lake)
         .addSource(log)
         .build();
+  }
+
+  @Override
+  public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+    if (!primaryKey) {
+      throw LookupProviders.logTable(summary);
+    }
+    return LookupProviders.of(
+        server, path, summary, projectedColumns(), context.getKeys(), options);
   }
 
   private List<Column> projectedColumns() {
