@@ -109,13 +109,6 @@ public final class LakestreamDynamicSource
                   .orElseThrow(() -> missing(ScanOptions.STARTUP_OFFSETS.key())));
       default -> {}
     }
-    if (primaryKey && bounded() && batchMode) {
-      throw new ValidationException(
-          "Cannot read primary-key table "
-              + summary
-              + " in batch execution mode: its log is a changelog, which Flink's batch mode does"
-              + " not take; read it in streaming mode (scan.bounded=true stops at the end)");
-    }
   }
 
   private ValidationException missing(String option) {
@@ -142,6 +135,14 @@ public final class LakestreamDynamicSource
 
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+    // Scans only: a lookup join of a primary-key table works in batch mode.
+    if (primaryKey && bounded() && batchMode) {
+      throw new ValidationException(
+          "Cannot read primary-key table "
+              + summary
+              + " in batch execution mode: its log is a changelog, which Flink's batch mode does"
+              + " not take; read it in streaming mode (scan.bounded=true stops at the end)");
+    }
     List<Column> columns = projectedColumns();
     List<String> names = columns.stream().map(Column::getName).toList();
     List<LogicalType> types = columns.stream().map(c -> c.getDataType().getLogicalType()).toList();
