@@ -508,11 +508,11 @@ public final class FlinkBenchmark implements Benchmark {
             Median.of(throughput, Throughput::appendWriter),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
         Figure.withoutTarget(
-            "source_full_job_s",
-            Median.of(throughput, Throughput::flinkFullJobSeconds),
-            "s",
+            "source_full_job_ms",
+            Median.of(throughput, Throughput::flinkFullJobSeconds) * 1000,
+            "ms",
             "client LogScanner's read time of the same rows",
-            Median.of(throughput, Throughput::scanFullSeconds)),
+            Median.of(throughput, Throughput::scanFullSeconds) * 1000),
         Figure.withoutTarget(
             "latency_ms_p50",
             Median.of(latency, Latency::flinkP50),

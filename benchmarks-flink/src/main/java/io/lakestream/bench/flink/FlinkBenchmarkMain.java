@@ -14,8 +14,9 @@ public final class FlinkBenchmarkMain {
   private FlinkBenchmarkMain() {}
 
   public static void main(String[] args) {
-    // Flink logs every job's start and end at INFO; keep the progress lines readable.
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    // Flink logs every job's start at INFO and its missing Hadoop and web-log settings at WARN;
+    // keep the progress lines readable.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
     String home = System.getProperty("lakestream.home");
     if (home == null || home.isBlank()) {
       System.err.println(
