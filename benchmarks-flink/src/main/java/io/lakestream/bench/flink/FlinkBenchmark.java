@@ -114,7 +114,8 @@ public final class FlinkBenchmark implements Benchmark {
       double appendWriter,
       double flinkSink,
       double flinkFullJobSeconds,
-      double scanFullSeconds) {}
+      double scanFullSeconds,
+      double scanFullRowObjects) {}
 
   /** One iteration's latency percentiles in milliseconds. */
   private record Latency(double flinkP50, double flinkP99, double scannerP50, double scannerP99) {}
@@ -187,6 +188,7 @@ public final class FlinkBenchmark implements Benchmark {
       throws Exception {
     StreamTableEnvironment flink = session.table();
     double scanFull = scanWithClient(source.newScanner(), rows);
+    double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
     long jobStart = System.nanoTime();
     double flinkFull =
         readWithFlink(flink, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
@@ -198,9 +200,14 @@ public final class FlinkBenchmark implements Benchmark {
     context
         .progress()
         .printf(
-            "    read full: scanner %.0f, flink %.0f rows/s (job %.1f s); projected: scanner %.0f,"
-                + " flink %.0f rows/s%n",
-            scanFull, flinkFull, flinkFullJobSeconds, scanProjected, flinkProjected);
+            "    read full: scanner %.0f (as Object[] rows %.0f), flink %.0f rows/s (job %.1f s);"
+                + " projected: scanner %.0f, flink %.0f rows/s%n",
+            scanFull,
+            scanFullRowObjects,
+            flinkFull,
+            flinkFullJobSeconds,
+            scanProjected,
+            flinkProjected);
 
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
@@ -227,7 +234,8 @@ public final class FlinkBenchmark implements Benchmark {
         appendWriter,
         flinkSink,
         flinkFullJobSeconds,
-        rows / scanFull);
+        rows / scanFull,
+        scanFullRowObjects);
   }
 
   /** A local (MiniCluster) stream environment and its table environment. */
@@ -322,6 +330,47 @@ public final class FlinkBenchmark implements Benchmark {
       }
       long nanos = System.nanoTime() - first;
       if (read != rows || checksum == 42) {
+        throw new IllegalStateException("The scan returned " + read + " rows, expected " + rows);
+      }
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  /**
+   * Reads bucket 0 from the earliest offset to {@code rows}, every row copied out as the client's
+   * {@code Object[]} ({@link ScanBatch#rows()}), as a reader that hands on every value must; rows/s
+   * from the first batch to the last.
+   */
+  private static double scanRowObjectsWithClient(LogScanner scanner, long rows) {
+    try (scanner) {
+      long deadline = System.nanoTime() + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long read = 0;
+      long checksum = 0;
+      long first = 0;
+      while (scanner.position(0) < rows) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "The scan reached offset "
+                  + scanner.position(0)
+                  + " of "
+                  + rows
+                  + " by its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            if (read == 0) {
+              first = System.nanoTime();
+            }
+            for (Object[] row : batch.rows()) {
+              checksum += row.length;
+            }
+            read += batch.rowCount();
+          }
+        }
+      }
+      long nanos = System.nanoTime() - first;
+      if (read != rows || checksum != rows * WideRows.COLUMNS) {
         throw new IllegalStateException("The scan returned " + read + " rows, expected " + rows);
       }
       return rows / (nanos / 1e9);
@@ -493,6 +542,12 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner, same table, all columns",
             Median.of(throughput, Throughput::scanFull),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_vs_objects_rows_per_s",
+            Median.of(throughput, Throughput::flinkFull),
+            "rows/s",
+            "client LogScanner, same table, every row as Object[]",
+            Median.of(throughput, Throughput::scanFullRowObjects)),
         Figure.of(
             "source_projected_rows_per_s",
             Median.of(throughput, Throughput::flinkProjected),
