@@ -1,0 +1,587 @@
+package io.lakestream.bench.flink;
+
+import io.lakestream.bench.Benchmark;
+import io.lakestream.bench.BenchmarkContext;
+import io.lakestream.bench.Figure;
+import io.lakestream.bench.LakestreamLauncher;
+import io.lakestream.bench.LaunchedServer;
+import io.lakestream.bench.Median;
+import io.lakestream.bench.Percentile;
+import io.lakestream.bench.RunMode;
+import io.lakestream.bench.Target;
+import io.lakestream.bench.TemporaryDirectory;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.LogScanner;
+import io.lakestream.client.ScanBatch;
+import io.lakestream.client.Table;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.WriterOptions;
+import io.lakestream.client.arrow.BatchFilter;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.Row;
+
+/**
+ * The Flink connector's source and sink on a local MiniCluster in this JVM at parallelism 1,
+ * through the {@code lakestream} catalog in Flink SQL, each beside the client doing the same work
+ * in the same JVM, against the packaged server in its own process with tiering disabled.
+ *
+ * <p>Once per run: starts {@code bin/lakestream server --tiering-enabled false} and writes the
+ * source table, a one-bucket log table of W1-like rows ({@link WideRows}), through the client's
+ * {@link AppendWriter}. Then, with the run mode's warm-up and measured iterations, alternating the
+ * baseline and Flink so both meet the same state of the machine:
+ *
+ * <ul>
+ *   <li><b>source</b>: the client's {@link LogScanner} reads the table to its end (touching {@code
+ *       b0} and {@code s0} of every row), then a bounded Flink read of it ({@code
+ *       scan.startup.mode=earliest}, {@code scan.bounded=true}) counts its rows in a discarding
+ *       sink; all columns, then the projection {@code b0, s0}. Rates are rows over the time from
+ *       the first row to the last, so that neither side pays for its start (Flink's job start and
+ *       MiniCluster is reported apart as the full read's job time);
+ *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
+ *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
+ *       rows) inserts them into another new table. Rates are rows over the time from the first row
+ *       generated to the writer's flush (the client) or the job's end (Flink);
+ *   <li><b>latency</b>: a writer appends rows carrying their send time at a steady rate while an
+ *       unbounded Flink read ({@code scan.startup.mode=latest}, checkpoints every second) and, as
+ *       the baseline, the client's {@link LogScanner} at the latest offset record emit time minus
+ *       send time per row.
+ * </ul>
+ */
+public final class FlinkBenchmark implements Benchmark {
+  private static final String DATABASE = "bench";
+  private static final String SOURCE_TABLE = "w1";
+  private static final int FULL_ROWS = 1_000_000;
+  private static final int QUICK_ROWS = 20_000;
+  private static final int FULL_LATENCY_ROWS = 10_000;
+  private static final int QUICK_LATENCY_ROWS = 2_000;
+  private static final int LATENCY_ROWS_PER_SECOND = 1_000;
+  private static final double THROUGHPUT_RATIO_TARGET = 0.7;
+  private static final double LATENCY_P99_TARGET_MS = 50;
+  private static final List<String> PROJECTION = List.of("b0", "s0");
+
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+  private static final Duration SCAN_DEADLINE = Duration.ofMinutes(5);
+  private static final Duration LATENCY_DEADLINE = Duration.ofSeconds(60);
+  private static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(1);
+
+  @Override
+  public String name() {
+    return "flink";
+  }
+
+  @Override
+  public String workload() {
+    return "W1-like wide rows (20 columns), "
+        + FULL_ROWS
+        + " rows (quick mode "
+        + QUICK_ROWS
+        + ") in a one-bucket log table, read and written by the Flink connector on a local"
+        + " MiniCluster at parallelism 1 beside the client's LogScanner and AppendWriter in the same"
+        + " JVM; latency of "
+        + FULL_LATENCY_ROWS
+        + " rows (quick mode "
+        + QUICK_LATENCY_ROWS
+        + ") sent at "
+        + LATENCY_ROWS_PER_SECOND
+        + " rows/s, checkpoints every second";
+  }
+
+  /** One iteration's rates in rows/s, and the Flink full read's job time in seconds. */
+  private record Throughput(
+      double scanFull,
+      double flinkFull,
+      double scanProjected,
+      double flinkProjected,
+      double appendWriter,
+      double flinkSink,
+      double flinkFullJobSeconds,
+      double scanFullSeconds,
+      double scanFullRowObjects) {}
+
+  /** One iteration's latency percentiles in milliseconds. */
+  private record Latency(double flinkP50, double flinkP99, double scannerP50, double scannerP99) {}
+
+  @Override
+  public List<Figure> run(BenchmarkContext context) throws Exception {
+    boolean quick = context.mode() == RunMode.QUICK;
+    int rows = quick ? QUICK_ROWS : FULL_ROWS;
+    int latencyRows = quick ? QUICK_LATENCY_ROWS : FULL_LATENCY_ROWS;
+    Path launcher = LakestreamLauncher.find(context.lakestreamHome());
+    List<Throughput> throughput;
+    List<Latency> latency;
+    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-flink-");
+        HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
+      Path work = directory.path();
+      try (LaunchedServer server =
+          LaunchedServer.start(
+              launcher,
+              work.resolve("data"),
+              work.resolve("server.log"),
+              "Lakestream server",
+              List.of("--tiering-enabled", "false"),
+              http,
+              REQUEST_TIMEOUT)) {
+        try (Connection client = Connection.open("127.0.0.1", server.rpcPort(), null)) {
+          String catalogDdl =
+              "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
+                  + server.base()
+                  + "', 'rpc-address'='127.0.0.1:"
+                  + server.rpcPort()
+                  + "')";
+          Flink session = flink(catalogDdl, false);
+          StreamTableEnvironment flink = session.table();
+          flink.executeSql("CREATE DATABASE ls." + DATABASE);
+          createWideTable(flink, SOURCE_TABLE);
+          Table source = client.table(TablePath.of(DATABASE + "." + SOURCE_TABLE));
+          context.progress().printf("  writing %d source rows%n", rows);
+          appendWithClient(source, rows);
+          long end = source.latestOffset(0);
+          if (end != rows) {
+            throw new IllegalStateException(
+                "The source table's latest offset is " + end + " after " + rows + " appends");
+          }
+
+          int[] iteration = {0};
+          throughput =
+              context.iterate(
+                  () -> throughput(context, session, client, source, rows, iteration[0]++));
+          context.progress().println("  phase latency");
+          createLatencyTable(flink);
+          Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
+          long[] nextId = {0};
+          latency =
+              context.iterate(
+                  () -> latency(context, catalogDdl, latencyTable, latencyRows, nextId));
+        }
+        server.stopCleanly();
+      }
+    }
+    return figures(throughput, latency);
+  }
+
+  private static Throughput throughput(
+      BenchmarkContext context,
+      Flink session,
+      Connection client,
+      Table source,
+      int rows,
+      int iteration)
+      throws Exception {
+    StreamTableEnvironment flink = session.table();
+    double scanFull = scanWithClient(source.newScanner(), rows);
+    double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
+    long jobStart = System.nanoTime();
+    double flinkFull =
+        readWithFlink(flink, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkFullJobSeconds = (System.nanoTime() - jobStart) / 1e9;
+    double scanProjected =
+        scanWithClient(source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows);
+    double flinkProjected =
+        readWithFlink(flink, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    context
+        .progress()
+        .printf(
+            "    read full: scanner %.0f (as Object[] rows %.0f), flink %.0f rows/s (job %.1f s);"
+                + " projected: scanner %.0f, flink %.0f rows/s%n",
+            scanFull,
+            scanFullRowObjects,
+            flinkFull,
+            flinkFullJobSeconds,
+            scanProjected,
+            flinkProjected);
+
+    String clientTable = "sink_client_" + iteration;
+    String flinkTable = "sink_flink_" + iteration;
+    createWideTable(flink, clientTable);
+    createWideTable(flink, flinkTable);
+    double appendWriter =
+        appendWithClient(client.table(TablePath.of(DATABASE + "." + clientTable)), rows);
+    double flinkSink = writeWithFlink(session, flinkTable, rows);
+    long written = client.table(TablePath.of(DATABASE + "." + flinkTable)).latestOffset(0);
+    if (written != rows) {
+      throw new IllegalStateException(
+          "The Flink sink wrote " + written + " rows of " + rows + " into " + flinkTable);
+    }
+    flink.executeSql("DROP TABLE ls." + DATABASE + "." + clientTable);
+    flink.executeSql("DROP TABLE ls." + DATABASE + "." + flinkTable);
+    context
+        .progress()
+        .printf("    write: AppendWriter %.0f, flink %.0f rows/s%n", appendWriter, flinkSink);
+    return new Throughput(
+        scanFull,
+        flinkFull,
+        scanProjected,
+        flinkProjected,
+        appendWriter,
+        flinkSink,
+        flinkFullJobSeconds,
+        rows / scanFull,
+        scanFullRowObjects);
+  }
+
+  /** A local (MiniCluster) stream environment and its table environment. */
+  private record Flink(StreamExecutionEnvironment stream, StreamTableEnvironment table) {}
+
+  /**
+   * A table environment on a new local (MiniCluster) environment at parallelism 1, with the catalog
+   * {@code ls}.
+   */
+  private static Flink flink(String catalogDdl, boolean checkpoints) {
+    StreamExecutionEnvironment stream = StreamExecutionEnvironment.getExecutionEnvironment();
+    stream.setParallelism(1);
+    if (checkpoints) {
+      stream.enableCheckpointing(CHECKPOINT_INTERVAL.toMillis());
+    }
+    StreamTableEnvironment flink = StreamTableEnvironment.create(stream);
+    flink.getConfig().set("table.local-time-zone", "UTC");
+    flink.getConfig().set("parallelism.default", "1");
+    flink.executeSql(catalogDdl);
+    return new Flink(stream, flink);
+  }
+
+  private static void createWideTable(StreamTableEnvironment flink, String name) {
+    flink.executeSql(
+        "CREATE TABLE ls."
+            + DATABASE
+            + "."
+            + name
+            + " ("
+            + WideRows.COLUMNS_DDL
+            + ") WITH ('lakestream.buckets'='1')");
+  }
+
+  private static void createLatencyTable(StreamTableEnvironment flink) {
+    flink.executeSql(
+        "CREATE TABLE ls."
+            + DATABASE
+            + ".latency (id BIGINT NOT NULL, sent_micros BIGINT NOT NULL, pad STRING)"
+            + " WITH ('lakestream.buckets'='1')");
+  }
+
+  /** Appends rows {@code [0, rows)} and flushes; rows/s from the first append to flush() return. */
+  private static double appendWithClient(Table table, int rows) {
+    try (AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
+      long start = System.nanoTime();
+      for (int i = 0; i < rows; i++) {
+        writer.append(WideRows.values(i));
+      }
+      writer.flush();
+      return rows / ((System.nanoTime() - start) / 1e9);
+    }
+  }
+
+  /**
+   * Reads bucket 0 from the earliest offset to {@code rows}, touching {@code b0} and {@code s0} of
+   * every row; rows/s from the first batch to the last.
+   */
+  private static double scanWithClient(LogScanner scanner, long rows) {
+    try (scanner) {
+      long deadline = System.nanoTime() + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long read = 0;
+      long checksum = 0;
+      long first = 0;
+      while (scanner.position(0) < rows) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "The scan reached offset "
+                  + scanner.position(0)
+                  + " of "
+                  + rows
+                  + " by its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            if (read == 0) {
+              first = System.nanoTime();
+            }
+            VectorSchemaRoot root = batch.root();
+            BigIntVector b0 = (BigIntVector) root.getVector("b0");
+            VarCharVector s0 = (VarCharVector) root.getVector("s0");
+            ArrowBuf s0Bytes = s0.getDataBuffer();
+            int count = root.getRowCount();
+            for (int i = 0; i < count; i++) {
+              int from = s0.getStartOffset(i);
+              int to = s0.getEndOffset(i);
+              checksum += b0.get(i) + (to - from) + (to > from ? s0Bytes.getByte(from) : 0);
+            }
+            read += count;
+          }
+        }
+      }
+      long nanos = System.nanoTime() - first;
+      if (read != rows || checksum == 42) {
+        throw new IllegalStateException("The scan returned " + read + " rows, expected " + rows);
+      }
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  /**
+   * Reads bucket 0 from the earliest offset to {@code rows}, every row copied out as the client's
+   * {@code Object[]} ({@link ScanBatch#rows()}), as a reader that hands on every value must; rows/s
+   * from the first batch to the last.
+   */
+  private static double scanRowObjectsWithClient(LogScanner scanner, long rows) {
+    try (scanner) {
+      long deadline = System.nanoTime() + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long read = 0;
+      long checksum = 0;
+      long first = 0;
+      while (scanner.position(0) < rows) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "The scan reached offset "
+                  + scanner.position(0)
+                  + " of "
+                  + rows
+                  + " by its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            if (read == 0) {
+              first = System.nanoTime();
+            }
+            for (Object[] row : batch.rows()) {
+              checksum += row.length;
+            }
+            read += batch.rowCount();
+          }
+        }
+      }
+      long nanos = System.nanoTime() - first;
+      if (read != rows || checksum != rows * WideRows.COLUMNS) {
+        throw new IllegalStateException("The scan returned " + read + " rows, expected " + rows);
+      }
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  /**
+   * Runs {@code query} as a bounded read from the earliest offset into a discarding sink; rows/s
+   * from the first row emitted to the last.
+   */
+  private static double readWithFlink(StreamTableEnvironment flink, String query, long rows)
+      throws Exception {
+    String bounded =
+        query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
+    org.apache.flink.table.api.Table table = flink.sqlQuery(bounded);
+    DataStream<RowData> stream =
+        flink.toDataStream(
+            table, table.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
+    RowCounter.reset();
+    // The map's output type stated: extracted, it would be a generic RowData that Flink copies
+    // with Kryo between the chained operators, slower than the read itself.
+    stream.map(new RowCounter()).returns(stream.getType()).sinkTo(new DiscardingSink<>());
+    stream.getExecutionEnvironment().execute("lakestream-bench-read");
+    if (RowCounter.rows() != rows) {
+      throw new IllegalStateException(
+          "The Flink read of " + query + " emitted " + RowCounter.rows() + " rows of " + rows);
+    }
+    return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
+  }
+
+  /**
+   * Inserts rows {@code [0, rows)}, generated in the job, into {@code table}; rows/s from the first
+   * row generated to the job's end.
+   */
+  private static double writeWithFlink(Flink session, String table, int rows) throws Exception {
+    FirstRowTime.reset();
+    DataStream<Row> generated =
+        session.stream()
+            .fromSequence(0, rows - 1)
+            .map(new FirstRowTime())
+            .returns(WideRows.typeInfo());
+    session.table().fromDataStream(generated).executeInsert("ls." + DATABASE + "." + table).await();
+    long end = System.nanoTime();
+    return rows / ((end - FirstRowTime.nanos()) / 1e9);
+  }
+
+  /**
+   * One latency iteration: a Flink job reads the latency table unbounded from the latest offset
+   * with checkpoints every second, beside a client scanner thread; rows are sent at a steady rate
+   * until both have read one, then {@code samples} measured rows.
+   */
+  private static Latency latency(
+      BenchmarkContext context, String catalogDdl, Table table, int samples, long[] nextId)
+      throws Exception {
+    StreamTableEnvironment flink = flink(catalogDdl, true).table();
+    org.apache.flink.table.api.Table query =
+        flink.sqlQuery(
+            "SELECT * FROM ls."
+                + DATABASE
+                + ".latency /*+ OPTIONS('scan.startup.mode'='latest') */");
+    DataStream<RowData> stream =
+        flink.toDataStream(
+            query, query.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
+    stream.map(new EmitLatency()).returns(stream.getType()).sinkTo(new DiscardingSink<>());
+    LatencySamples flinkSamples = EmitLatency.SAMPLES;
+    LatencySamples scannerSamples = new LatencySamples();
+    flinkSamples.window(Long.MAX_VALUE - 1, Long.MAX_VALUE);
+    scannerSamples.window(Long.MAX_VALUE - 1, Long.MAX_VALUE);
+    long readFrom = nextId[0];
+    JobClient job = stream.getExecutionEnvironment().executeAsync("lakestream-bench-latency");
+    try (LogScanner scanner = table.newScanner();
+        AppendWriter writer = table.newAppendWriter(WriterOptions.defaults())) {
+      scanner.subscribe(0, LogScanner.latest());
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread scannerThread =
+          Thread.ofPlatform()
+              .name("latency-scanner")
+              .start(() -> readLatencies(scanner, scannerSamples, stop));
+      try {
+        long interval = TimeUnit.SECONDS.toNanos(1) / LATENCY_ROWS_PER_SECOND;
+        long next = System.nanoTime();
+        long deadline = next + LATENCY_DEADLINE.toNanos();
+        // Warm-up rows until both readers have read one sent after they started.
+        while (flinkSamples.highestId() < readFrom || scannerSamples.highestId() < readFrom) {
+          requireBefore(deadline, "row read by Flink and by the scanner", job);
+          next = send(writer, nextId, next, interval);
+        }
+        long from = nextId[0];
+        flinkSamples.window(from, from + samples);
+        scannerSamples.window(from, from + samples);
+        for (int i = 0; i < samples; i++) {
+          next = send(writer, nextId, next, interval);
+        }
+        writer.flush();
+        awaitTrue(
+            () -> flinkSamples.complete() && scannerSamples.complete(),
+            System.nanoTime() + LATENCY_DEADLINE.toNanos(),
+            "measured rows all read by Flink and by the scanner",
+            job);
+      } finally {
+        stop.set(true);
+        scannerThread.join();
+        job.cancel().get();
+      }
+    }
+    double[] flinkMillis = flinkSamples.sortedMillis();
+    double[] scannerMillis = scannerSamples.sortedMillis();
+    Latency result =
+        new Latency(
+            Percentile.of(flinkMillis, 0.5),
+            Percentile.of(flinkMillis, 0.99),
+            Percentile.of(scannerMillis, 0.5),
+            Percentile.of(scannerMillis, 0.99));
+    context
+        .progress()
+        .printf(
+            "    latency ms: flink p50 %.1f p99 %.1f; scanner p50 %.1f p99 %.1f%n",
+            result.flinkP50(), result.flinkP99(), result.scannerP50(), result.scannerP99());
+    return result;
+  }
+
+  /** Sends the next row at {@code next} (waiting for it) and returns the next send time. */
+  private static long send(AppendWriter writer, long[] nextId, long next, long interval) {
+    long wait = next - System.nanoTime();
+    if (wait > 0) {
+      LockSupport.parkNanos(wait);
+    }
+    long id = nextId[0]++;
+    writer.append(id, EmitLatency.epochMicros(), "latency-row-" + id);
+    return next + interval;
+  }
+
+  private static void readLatencies(
+      LogScanner scanner, LatencySamples samples, AtomicBoolean stop) {
+    while (!stop.get()) {
+      for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+        try (batch) {
+          VectorSchemaRoot root = batch.root();
+          BigIntVector ids = (BigIntVector) root.getVector("id");
+          BigIntVector sent = (BigIntVector) root.getVector("sent_micros");
+          long now = EmitLatency.epochMicros();
+          for (int i = 0; i < root.getRowCount(); i++) {
+            samples.record(ids.get(i), now - sent.get(i));
+          }
+        }
+      }
+    }
+  }
+
+  private static void requireBefore(long deadline, String what, JobClient job) throws Exception {
+    if (System.nanoTime() - deadline > 0) {
+      throw new IllegalStateException(
+          "No " + what + " by the deadline; the Flink job is " + job.getJobStatus().get());
+    }
+  }
+
+  private static void awaitTrue(
+      BooleanSupplier condition, long deadline, String what, JobClient job) throws Exception {
+    while (!condition.getAsBoolean()) {
+      requireBefore(deadline, what, job);
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+
+  private static List<Figure> figures(List<Throughput> throughput, List<Latency> latency) {
+    return List.of(
+        Figure.of(
+            "source_full_rows_per_s",
+            Median.of(throughput, Throughput::flinkFull),
+            "rows/s",
+            "client LogScanner, same table, all columns",
+            Median.of(throughput, Throughput::scanFull),
+            Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_vs_objects_rows_per_s",
+            Median.of(throughput, Throughput::flinkFull),
+            "rows/s",
+            "client LogScanner, same table, every row as Object[]",
+            Median.of(throughput, Throughput::scanFullRowObjects)),
+        Figure.of(
+            "source_projected_rows_per_s",
+            Median.of(throughput, Throughput::flinkProjected),
+            "rows/s",
+            "client LogScanner, same table, b0 and s0",
+            Median.of(throughput, Throughput::scanProjected),
+            Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.of(
+            "sink_rows_per_s",
+            Median.of(throughput, Throughput::flinkSink),
+            "rows/s",
+            "client AppendWriter, same rows",
+            Median.of(throughput, Throughput::appendWriter),
+            Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_job_ms",
+            Median.of(throughput, Throughput::flinkFullJobSeconds) * 1000,
+            "ms",
+            "client LogScanner's read time of the same rows",
+            Median.of(throughput, Throughput::scanFullSeconds) * 1000),
+        Figure.withoutTarget(
+            "latency_ms_p50",
+            Median.of(latency, Latency::flinkP50),
+            "ms",
+            "client LogScanner p50, same rows",
+            Median.of(latency, Latency::scannerP50)),
+        Figure.of(
+            "latency_ms_p99",
+            Median.of(latency, Latency::flinkP99),
+            "ms",
+            "client LogScanner p99, same rows",
+            Median.of(latency, Latency::scannerP99),
+            Target.below(LATENCY_P99_TARGET_MS)));
+  }
+}
