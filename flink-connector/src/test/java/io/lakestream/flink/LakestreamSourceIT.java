@@ -208,6 +208,40 @@ class LakestreamSourceIT {
   }
 
   @Test
+  void everyTypeReadsBackAsFlinkItselfProducesIt() throws Exception {
+    flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
+    String columns =
+        "id BIGINT NOT NULL, i INT, name STRING, amount DECIMAL(10, 2), big DECIMAL(30, 4),"
+            + " ok BOOLEAN, f FLOAT, d DOUBLE, dt DATE, tod TIME, ts TIMESTAMP(6),"
+            + " ltz TIMESTAMP_LTZ(6), bin BYTES";
+    flink.executeSql("CREATE TABLE ls.src.every_type (" + columns + ")");
+    String values =
+        "VALUES"
+            + " (CAST(1 AS BIGINT), 10, 'one', CAST(1.50 AS DECIMAL(10, 2)),"
+            + "  CAST('12345678901234567890.1234' AS DECIMAL(30, 4)), TRUE, CAST(1.5 AS FLOAT),"
+            + "  CAST(2.25 AS DOUBLE), DATE '2024-01-02', TIME '10:11:12',"
+            + "  CAST(TIMESTAMP '2024-01-02 03:04:05.123456' AS TIMESTAMP(6)),"
+            + "  CAST(TIMESTAMP '2024-01-02 03:04:05.654321' AS TIMESTAMP_LTZ(6)), X'CAFE'),"
+            + " (CAST(2 AS BIGINT), CAST(NULL AS INT), CAST(NULL AS STRING),"
+            + "  CAST(NULL AS DECIMAL(10, 2)), CAST(NULL AS DECIMAL(30, 4)),"
+            + "  CAST(NULL AS BOOLEAN), CAST(NULL AS FLOAT), CAST(NULL AS DOUBLE),"
+            + "  CAST(NULL AS DATE), CAST(NULL AS TIME), CAST(NULL AS TIMESTAMP(6)),"
+            + "  CAST(NULL AS TIMESTAMP_LTZ(6)), CAST(NULL AS BYTES))";
+    flink.executeSql("INSERT INTO ls.src.every_type " + values).await();
+
+    List<Row> expected = collect("SELECT * FROM (" + values + ")");
+    List<Row> read = collect(query("every_type", "'scan.startup.mode'='earliest'"));
+
+    assertThat(sortedById(read)).isEqualTo(sortedById(expected));
+  }
+
+  private static List<Row> sortedById(List<Row> rows) {
+    return rows.stream()
+        .sorted(java.util.Comparator.comparing(row -> (Long) row.getField(0)))
+        .toList();
+  }
+
+  @Test
   void primaryKeyTableIsReadAsItsChangelog() {
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
     flink.executeSql(

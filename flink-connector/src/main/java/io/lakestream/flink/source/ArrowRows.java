@@ -1,6 +1,5 @@
 package io.lakestream.flink.source;
 
-import java.math.BigDecimal;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
@@ -20,18 +19,26 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.table.data.DecimalData;
-import org.apache.flink.table.data.GenericRowData;
-import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.TimestampType;
 
 /**
- * Copies rows of a log batch (the client's Arrow vectors) into Flink's internal row format, in the
- * order of the source's produced columns. A column the batch lacks (it was written before the
- * column was added) reads as null. Values are copied out, so the batch may be closed right after.
+ * Copies rows of a log batch (the client's Arrow vectors) into Flink's binary row format, in the
+ * order of the source's produced columns: one contiguous buffer per row, no boxed values, so Flink
+ * copies a row between operators with one array copy. A column the batch lacks (it was written
+ * before the column was added) reads as null. Values are copied out, so the batch may be closed
+ * right after.
  */
 final class ArrowRows {
+  // Room for the variable-length part of a row before its buffer grows.
+  private static final int VARIABLE_BYTES_PER_COLUMN = 24;
+
   private final List<String> columns;
   private final LogicalType[] types;
 
@@ -45,7 +52,7 @@ final class ArrowRows {
     Column[] readers = new Column[columns.size()];
     for (int i = 0; i < readers.length; i++) {
       FieldVector vector = root.getVector(columns.get(i));
-      readers[i] = vector == null ? row -> null : column(vector, types[i]);
+      readers[i] = vector == null ? nullColumn(types[i]) : column(vector, types[i]);
     }
     return new Reader(readers);
   }
@@ -59,74 +66,121 @@ final class ArrowRows {
     }
 
     /** A new row with the values of row {@code index}, of insert kind. */
-    GenericRowData read(int index) {
-      GenericRowData row = new GenericRowData(columns.length);
+    BinaryRowData read(int index) {
+      BinaryRowData row = new BinaryRowData(columns.length);
+      BinaryRowWriter writer = new BinaryRowWriter(row, columns.length * VARIABLE_BYTES_PER_COLUMN);
       for (int i = 0; i < columns.length; i++) {
-        row.setField(i, columns[i].value(index));
+        columns[i].write(writer, i, index);
       }
+      writer.complete();
       return row;
     }
   }
 
+  /** Writes one column's value of a row at a position of a row being written. */
   @FunctionalInterface
   private interface Column {
-    Object value(int row);
+    void write(BinaryRowWriter writer, int position, int row);
+  }
+
+  /**
+   * How a null of the type is written: decimals and timestamps too wide for the fixed part keep
+   * their room in the variable part, as Flink's own writers do.
+   */
+  private static Column nullColumn(LogicalType type) {
+    if (type instanceof DecimalType decimal && !DecimalData.isCompact(decimal.getPrecision())) {
+      int precision = decimal.getPrecision();
+      return (writer, position, row) -> writer.writeDecimal(position, null, precision);
+    }
+    int timestampPrecision = timestampPrecision(type);
+    if (timestampPrecision >= 0 && !TimestampData.isCompact(timestampPrecision)) {
+      return (writer, position, row) -> writer.writeTimestamp(position, null, timestampPrecision);
+    }
+    return (writer, position, row) -> writer.setNullAt(position);
+  }
+
+  private static int timestampPrecision(LogicalType type) {
+    if (type instanceof TimestampType timestamp) {
+      return timestamp.getPrecision();
+    }
+    if (type instanceof LocalZonedTimestampType timestamp) {
+      return timestamp.getPrecision();
+    }
+    return -1;
   }
 
   private static Column column(FieldVector vector, LogicalType type) {
+    Column value = value(vector, type);
+    Column nulls = nullColumn(type);
+    return (writer, position, row) -> {
+      if (vector.isNull(row)) {
+        nulls.write(writer, position, row);
+      } else {
+        value.write(writer, position, row);
+      }
+    };
+  }
+
+  private static Column value(FieldVector vector, LogicalType type) {
     if (vector instanceof BigIntVector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeLong(position, v.get(row));
     }
     if (vector instanceof IntVector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeInt(position, v.get(row));
     }
     if (vector instanceof Float8Vector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeDouble(position, v.get(row));
     }
     if (vector instanceof Float4Vector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeFloat(position, v.get(row));
     }
     if (vector instanceof BitVector v) {
-      return row -> v.isNull(row) ? null : v.get(row) != 0;
+      return (writer, position, row) -> writer.writeBoolean(position, v.get(row) != 0);
     }
     if (vector instanceof VarCharVector v) {
-      return row -> v.isNull(row) ? null : StringData.fromBytes(v.get(row));
+      return (writer, position, row) ->
+          writer.writeString(position, BinaryStringData.fromBytes(v.get(row)));
     }
     if (vector instanceof VarBinaryVector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeBinary(position, v.get(row));
     }
     if (vector instanceof FixedSizeBinaryVector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeBinary(position, v.get(row));
     }
     if (vector instanceof DateDayVector v) {
-      return row -> v.isNull(row) ? null : v.get(row);
+      return (writer, position, row) -> writer.writeInt(position, v.get(row));
     }
     if (vector instanceof TimeMicroVector v) {
       // Flink's TIME values are milliseconds of the day.
-      return row -> v.isNull(row) ? null : (int) (v.get(row) / 1000);
+      return (writer, position, row) -> writer.writeInt(position, (int) (v.get(row) / 1000));
     }
-    if (vector instanceof TimeStampMicroVector v) {
-      return row -> v.isNull(row) ? null : micros(v.get(row));
-    }
-    if (vector instanceof TimeStampMicroTZVector v) {
-      return row -> v.isNull(row) ? null : micros(v.get(row));
-    }
-    if (vector instanceof TimeStampNanoVector v) {
-      return row -> v.isNull(row) ? null : nanos(v.get(row));
-    }
-    if (vector instanceof TimeStampNanoTZVector v) {
-      return row -> v.isNull(row) ? null : nanos(v.get(row));
+    int precision = timestampPrecision(type);
+    if (precision >= 0) {
+      if (vector instanceof TimeStampMicroVector v) {
+        return (writer, position, row) ->
+            writer.writeTimestamp(position, micros(v.get(row)), precision);
+      }
+      if (vector instanceof TimeStampMicroTZVector v) {
+        return (writer, position, row) ->
+            writer.writeTimestamp(position, micros(v.get(row)), precision);
+      }
+      if (vector instanceof TimeStampNanoVector v) {
+        return (writer, position, row) ->
+            writer.writeTimestamp(position, nanos(v.get(row)), precision);
+      }
+      if (vector instanceof TimeStampNanoTZVector v) {
+        return (writer, position, row) ->
+            writer.writeTimestamp(position, nanos(v.get(row)), precision);
+      }
     }
     if (vector instanceof DecimalVector v && type instanceof DecimalType decimal) {
-      int precision = decimal.getPrecision();
+      int decimalPrecision = decimal.getPrecision();
       int scale = decimal.getScale();
-      return row -> {
-        if (v.isNull(row)) {
-          return null;
-        }
-        BigDecimal value = v.getObject(row);
-        return DecimalData.fromBigDecimal(value, precision, scale);
-      };
+      return (writer, position, row) ->
+          writer.writeDecimal(
+              position,
+              DecimalData.fromBigDecimal(v.getObject(row), decimalPrecision, scale),
+              decimalPrecision);
     }
     throw new IllegalArgumentException(
         "Column "

@@ -7,18 +7,21 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.flink.ServerAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.TinyIntVector;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
-import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
 
 /**
@@ -30,7 +33,7 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
   /** A row and the offset of the next row of its bucket. */
-  record OffsetRow(GenericRowData row, long nextOffset) {}
+  record OffsetRow(RowData row, long nextOffset) {}
 
   private final Connection connection;
   private final TablePath path;
@@ -88,15 +91,19 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
     // A fetch returns whole batches: rows before the split's start (a restore or a given offset
     // in the middle of a batch) were emitted before or are not asked for.
     int first = (int) Math.max(0, Math.min(count, split.startOffset() - batch.baseOffset()));
-    for (int i = first; i < count; i++) {
-      long offset = batch.baseOffset() + i;
-      if (offset >= split.stopOffset()) {
-        break;
+    int end = (int) Math.max(first, Math.min(count, split.stopOffset() - batch.baseOffset()));
+    List<OffsetRow> batchRows = new ArrayList<>(end - first);
+    // A primary-key table's changelog has a change type per row; a log table's rows are inserts.
+    TinyIntVector changeTypes =
+        (TinyIntVector) batch.root().getVector(ArrowValues.CHANGE_TYPE_COLUMN);
+    for (int i = first; i < end; i++) {
+      BinaryRowData row = reader.read(i);
+      if (changeTypes != null) {
+        row.setRowKind(kindOf(ChangeType.fromCode(changeTypes.get(i))));
       }
-      GenericRowData row = reader.read(i);
-      row.setRowKind(kindOf(batch.changeType(i)));
-      out.add(id, new OffsetRow(row, offset + 1));
+      batchRows.add(new OffsetRow(row, batch.baseOffset() + i + 1));
     }
+    out.addAll(id, batchRows);
   }
 
   private static RowKind kindOf(ChangeType type) {
