@@ -11,14 +11,21 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.connector.base.source.hybrid.HybridSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
@@ -27,8 +34,10 @@ import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -149,9 +158,12 @@ public final class LakestreamDynamicSource
     LogReadSpec spec = new LogReadSpec(names, types, filters);
     boolean bounded = bounded();
     java.time.Duration discovery = options.get(ScanOptions.PARTITION_DISCOVERY_INTERVAL);
+    if (options.get(ScanOptions.STARTUP_MODE) == ScanOptions.StartupMode.FULL) {
+      return unionRuntime(unionSource(names, spec, bounded, discovery), columns, bounded);
+    }
     Source<RowData, ?, ?> source =
         switch (options.get(ScanOptions.STARTUP_MODE)) {
-          case FULL -> unionSource(names, spec, bounded, discovery);
+          case FULL -> throw new IllegalStateException("union reads are planned above");
           case EARLIEST ->
               new LogSource(server, path, spec, new StartPositions.Earliest(), bounded, discovery);
           case LATEST ->
@@ -175,11 +187,6 @@ public final class LakestreamDynamicSource
                   bounded,
                   discovery);
         };
-    if (primaryKey && source instanceof HybridSource<?>) {
-      // A key's lake row and its later changes must reach the next operator in order; the lake
-      // files are not split by bucket, so one reader reads both.
-      return SourceProvider.of(source, 1);
-    }
     return SourceProvider.of(source);
   }
 
@@ -187,7 +194,7 @@ public final class LakestreamDynamicSource
    * The lake snapshot of now, then the log from its offsets; only the log when the lake table has
    * no snapshot yet.
    */
-  private Source<RowData, ?, ?> unionSource(
+  private Union unionSource(
       List<String> names, LogReadSpec spec, boolean bounded, java.time.Duration discovery) {
     Map<String, String> properties = server.restCatalogProperties();
     TableIdentifier identifier =
@@ -226,7 +233,7 @@ public final class LakestreamDynamicSource
             bounded,
             discovery);
     if (snapshot == null) {
-      return log;
+      return new Union(null, log);
     }
     Map<String, String> readerProperties = new HashMap<>(properties);
     // The lake files are read, so the catalog's own file IO is needed here.
@@ -245,10 +252,67 @@ public final class LakestreamDynamicSource
             .streaming(false)
             .flinkConfig(new Configuration())
             .build();
-    return HybridSource.<RowData, org.apache.flink.api.connector.source.SplitEnumerator>builder(
-            lake)
-        .addSource(log)
-        .build();
+    return new Union(lake, log);
+  }
+
+  /** Passes rows through. */
+  private static final class Identity implements MapFunction<RowData, RowData> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public RowData map(RowData row) {
+      return row;
+    }
+  }
+
+  /** The two parts of a union read: the lake snapshot (null when there is none) and the log. */
+  private record Union(Source<RowData, ?, ?> lake, LogSource log) {}
+
+  /**
+   * A union read's runtime. A log table's rows need no order, so its lake and log parts are two
+   * sources side by side, each restored from its own checkpointed splits. A primary-key table's
+   * lake rows must precede the changes of their keys: one reader reads the lake part, then the log
+   * (Flink's {@code HybridSource}).
+   */
+  private ScanRuntimeProvider unionRuntime(Union union, List<Column> columns, boolean bounded) {
+    if (union.lake() == null) {
+      return SourceProvider.of(union.log());
+    }
+    if (primaryKey) {
+      return SourceProvider.of(
+          HybridSource.<RowData, org.apache.flink.api.connector.source.SplitEnumerator>builder(
+                  union.lake())
+              .addSource(union.log())
+              .build(),
+          1);
+    }
+    RowType rowType =
+        RowType.of(
+            columns.stream().map(c -> c.getDataType().getLogicalType()).toArray(LogicalType[]::new),
+            columns.stream().map(Column::getName).toArray(String[]::new));
+    InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(rowType);
+    return new DataStreamScanProvider() {
+      @Override
+      public DataStream<RowData> produceDataStream(
+          ProviderContext context, StreamExecutionEnvironment env) {
+        SingleOutputStreamOperator<RowData> lake =
+            env.fromSource(
+                union.lake(), WatermarkStrategy.noWatermarks(), "lake " + summary, typeInfo);
+        context.generateUid("lake").ifPresent(lake::uid);
+        SingleOutputStreamOperator<RowData> log =
+            env.fromSource(
+                union.log(), WatermarkStrategy.noWatermarks(), "log " + summary, typeInfo);
+        context.generateUid("log").ifPresent(log::uid);
+        // The planner sets the output type of the transformation it gets, which a union's (whose
+        // type the union itself has read) refuses: hand it a fresh one.
+        return lake.union(log).map(new Identity(), typeInfo).name("union " + summary);
+      }
+
+      @Override
+      public boolean isBounded() {
+        return bounded;
+      }
+    };
   }
 
   @Override
