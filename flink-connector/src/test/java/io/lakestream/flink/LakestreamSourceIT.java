@@ -15,23 +15,34 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -299,43 +310,101 @@ class LakestreamSourceIT {
   }
 
   @Test
-  void restoreFromACheckpointEmitsEveryRowOnceAcrossTheLakeAndTheLog() throws Exception {
-    TablePath path = logTable("failover", 2);
+  void restoreFromACheckpointTakenWhileTheLakeAndTheLogAreReadEmitsEveryRowOnce() throws Exception {
+    TablePath path = logTable("failover_early", 2);
     append(path, 0, 2000);
     awaitTiered(path, 2000);
     append(path, 2000, 4000);
+    // The lake and the log parts are read side by side; the restore starts from a checkpoint
+    // taken after 500 rows, in the middle of both.
+    FailOnce.reset(500, 1000);
+    StreamExecutionEnvironment env = failoverEnvironment();
+    collectCommitted(env, "SELECT id FROM ls.src.failover_early" + bounded());
+    env.execute("failover-early");
 
-    // The lake and the log parts are read side by side: a failure early on and one late.
-    for (long failAfter : new long[] {1000, 3000}) {
-      Configuration config = new Configuration();
-      config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-      config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-      config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
-      env.setParallelism(2);
-      env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-      env.enableCheckpointing(100);
-      StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-      tables.executeSql(
-          "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
-              + server.baseUri()
-              + "', 'rpc-address'='127.0.0.1:"
-              + server.rpcPort()
-              + "')");
-      FailOnce.reset(failAfter);
-      List<Long> ids = new ArrayList<>();
-      try (CloseableIterator<Long> emitted =
-          tables
-              .toDataStream(tables.sqlQuery("SELECT id FROM ls.src.failover" + bounded()))
-              .map(new FailOnce())
-              .executeAndCollect()) {
-        emitted.forEachRemaining(ids::add);
-      }
+    assertThat(FailOnce.FAILED.get())
+        .as("the job failed after a checkpoint taken past 500 rows, and was restored")
+        .isTrue();
+    assertThat(CommittedRows.committed()).containsExactlyInAnyOrderElementsOf(range(0, 4000));
+  }
 
-      assertThat(FailOnce.FAILED.get())
-          .as("the job failed after %d rows and was restored", failAfter)
-          .isTrue();
-      assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 4000));
+  @Test
+  void restoreFromACheckpointPastTheLakePartEmitsEveryRowOnce() throws Exception {
+    TablePath path = logTable("failover_late", 2);
+    append(path, 0, 2000);
+    awaitTiered(path, 2000);
+    append(path, 2000, 4000);
+    // Unbounded: the lake part ends, a checkpoint completes after every row so far went through,
+    // then rows written after it fail the job; the restore has only the log part left to read.
+    FailOnce.reset(4000, 4500);
+    StreamExecutionEnvironment env = failoverEnvironment();
+    collectCommitted(env, "SELECT id FROM ls.src.failover_late");
+    JobClient job = env.executeAsync("failover-late");
+    try {
+      awaitTrue(FailOnce.CHECKPOINTED::get, "a checkpoint after 4000 rows", job);
+      append(path, 4000, 6000);
+      awaitTrue(() -> CommittedRows.committed().size() >= 6000, "6000 committed rows", job);
+    } finally {
+      job.cancel().get();
+    }
+
+    assertThat(FailOnce.FAILED.get())
+        .as("the job failed on a row written after the checkpoint, and was restored")
+        .isTrue();
+    assertThat(CommittedRows.committed()).containsExactlyInAnyOrderElementsOf(range(0, 6000));
+  }
+
+  /**
+   * A streaming environment at parallelism 2 that checkpoints every 100 ms and restarts a failed
+   * job twice at most.
+   */
+  private static StreamExecutionEnvironment failoverEnvironment() {
+    Configuration config = new Configuration();
+    config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+    config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
+    env.setParallelism(2);
+    env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
+    env.enableCheckpointing(100);
+    // The throttled map sits behind the union of the two sources: aligned barriers would queue
+    // behind thousands of buffered rows. Unaligned ones overtake them, so a checkpoint completes
+    // while both parts are still read; forced, because Flink keeps the union's forward
+    // connections aligned otherwise.
+    env.getCheckpointConfig().enableUnalignedCheckpoints();
+    env.getCheckpointConfig().setForceUnalignedCheckpoints(true);
+    return env;
+  }
+
+  /**
+   * Adds to {@code env} the query's rows going through {@link FailOnce} into {@link CommittedRows}.
+   * (Not Flink's collect sink: it blocks its task until the client fetches, which holds back every
+   * checkpoint's barrier while rows flow.)
+   */
+  private static void collectCommitted(StreamExecutionEnvironment env, String query) {
+    StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+    tables.executeSql(
+        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
+            + server.baseUri()
+            + "', 'rpc-address'='127.0.0.1:"
+            + server.rpcPort()
+            + "')");
+    CommittedRows.reset();
+    tables
+        .toDataStream(tables.sqlQuery(query))
+        .map(new FailOnce())
+        .map(new CommittedRows())
+        .sinkTo(new DiscardingSink<>());
+  }
+
+  private static void awaitTrue(BooleanSupplier condition, String what, JobClient job)
+      throws Exception {
+    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline)
+          .as("%s by the deadline; the job is %s", what, job.getJobStatus().get())
+          .isNegative();
+      LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
     }
   }
 
@@ -484,21 +553,25 @@ class LakestreamSourceIT {
   // ------------------------------------------------------------------ helpers
 
   /**
-   * A map that fails the job once, after {@code failAfter} rows went through it. Until a checkpoint
-   * completed it lets rows through at most about 500 per second per subtask, so that the restore
-   * usually starts from checkpointed split state; the test asserts exactly once either way.
+   * A map that fails the job once: on the first row after {@code failAfter} rows went through it
+   * and a checkpoint completed once {@code checkpointAfter} rows had, so that the restore starts
+   * from split state taken in the middle of the read. Until that checkpoint it lets rows through at
+   * most about 500 per second per subtask, so that the read is not over before it; if none
+   * completes, the job ends without a failure and the test says so.
    */
   private static final class FailOnce implements MapFunction<Row, Long>, CheckpointListener {
     static final AtomicBoolean FAILED = new AtomicBoolean();
     private static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
     private static final AtomicLong SEEN = new AtomicLong();
+    private static volatile long checkpointAfter;
     private static volatile long failAfter;
 
-    static void reset(long after) {
+    static void reset(long checkpointAfterRows, long failAfterRows) {
       FAILED.set(false);
       CHECKPOINTED.set(false);
       SEEN.set(0);
-      failAfter = after;
+      checkpointAfter = checkpointAfterRows;
+      failAfter = failAfterRows;
     }
 
     @Override
@@ -506,17 +579,103 @@ class LakestreamSourceIT {
       long seen = SEEN.incrementAndGet();
       if (!CHECKPOINTED.get()) {
         LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
-      }
-      if (seen > failAfter && FAILED.compareAndSet(false, true)) {
+      } else if (seen > failAfter && FAILED.compareAndSet(false, true)) {
         throw new IllegalStateException(
-            "Injected failure after " + seen + " rows (checkpointed: " + CHECKPOINTED.get() + ")");
+            "Injected failure after a checkpoint and " + seen + " rows");
       }
       return (Long) row.getField(0);
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
+      if (SEEN.get() >= checkpointAfter) {
+        CHECKPOINTED.set(true);
+      }
+    }
+  }
+
+  /**
+   * A map that records the rows going through it as each checkpoint's share: the rows a subtask saw
+   * between two snapshots are kept in the later snapshot's state and handed on ({@link
+   * #committed()}) when that checkpoint completes, or, after a restore, from the restored state if
+   * its completion was not seen before the failure. The rows handed on are those the job's restored
+   * state accounts for, each once when the source emits it once.
+   */
+  private static final class CommittedRows extends RichMapFunction<Long, Long>
+      implements CheckpointedFunction, CheckpointListener {
+    private static final Object LOCK = new Object();
+    private static final List<Long> COMMITTED = new ArrayList<>();
+    private static final Set<String> PUBLISHED = new HashSet<>();
+
+    /** Rows per (subtask, checkpoint) not yet handed on, each entry {subtask, checkpoint, row}. */
+    private transient ListState<long[]> pending;
+
+    private transient TreeMap<Long, List<Long>> byCheckpoint;
+    private transient List<Long> sinceSnapshot;
+    private transient int subtask;
+
+    static void reset() {
+      synchronized (LOCK) {
+        COMMITTED.clear();
+        PUBLISHED.clear();
+      }
+    }
+
+    static List<Long> committed() {
+      synchronized (LOCK) {
+        return new ArrayList<>(COMMITTED);
+      }
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+      subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+      byCheckpoint = new TreeMap<>();
+      sinceSnapshot = new ArrayList<>();
+      pending =
+          context
+              .getOperatorStateStore()
+              .getListState(new ListStateDescriptor<>("pending", long[].class));
+      if (context.isRestored()) {
+        Map<String, List<Long>> groups = new TreeMap<>();
+        for (long[] entry : pending.get()) {
+          groups.computeIfAbsent(entry[0] + "/" + entry[1], k -> new ArrayList<>()).add(entry[2]);
+        }
+        groups.forEach(CommittedRows::publish);
+      }
+      pending.clear();
+    }
+
+    @Override
+    public Long map(Long id) {
+      sinceSnapshot.add(id);
+      return id;
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+      byCheckpoint.put(context.getCheckpointId(), sinceSnapshot);
+      sinceSnapshot = new ArrayList<>();
+      List<long[]> entries = new ArrayList<>();
+      byCheckpoint.forEach(
+          (checkpoint, rows) ->
+              rows.forEach(row -> entries.add(new long[] {subtask, checkpoint, row})));
+      pending.update(entries);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      Map<Long, List<Long>> done = byCheckpoint.headMap(checkpointId, true);
+      done.forEach((checkpoint, rows) -> publish(subtask + "/" + checkpoint, rows));
+      done.clear();
+    }
+
+    private static void publish(String group, List<Long> rows) {
+      synchronized (LOCK) {
+        if (PUBLISHED.add(group)) {
+          COMMITTED.addAll(rows);
+        }
+      }
     }
   }
 
