@@ -41,6 +41,7 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.TableResult;
@@ -52,6 +53,7 @@ import org.apache.flink.util.CloseableIterator;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.actions.Actions;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -406,6 +408,60 @@ class LakestreamSourceIT {
           .isNegative();
       LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
     }
+  }
+
+  /**
+   * Another engine's lake maintenance between a union read's planning and its run: Iceberg's own
+   * Flink compaction rewrites the table's files and every snapshot but the new one is expired,
+   * deleting the files only the snapshot the read was planned on held. The read must then be exact
+   * (every row once) or fail naming the snapshot; never a partial result.
+   */
+  @Test
+  void aReadPlannedOnASnapshotAnotherEngineExpiredIsExactOrFailsNamingIt() throws Exception {
+    TablePath path = logTable("expired", 2);
+    // Two tiering commits, so that compaction has files to merge.
+    append(path, 0, 2000);
+    awaitTiered(path, 2000);
+    append(path, 2000, 4000);
+    awaitTiered(path, 4000);
+    long pinned = currentSnapshotId("expired");
+    org.apache.flink.table.api.Table planned =
+        flink.sqlQuery("SELECT id FROM ls.src.expired" + bounded());
+    DataStream<Row> rows = flink.toDataStream(planned);
+    append(path, 4000, 5000);
+
+    try (RESTCatalog engine = new RESTCatalog()) {
+      engine.initialize("other-engine", Map.of("uri", server.baseUri()));
+      org.apache.iceberg.Table table =
+          engine.loadTable(TableIdentifier.of(Namespace.of("src"), "expired"));
+      StreamExecutionEnvironment batch = StreamExecutionEnvironment.getExecutionEnvironment();
+      batch.setParallelism(1);
+      Actions.forTable(batch, table).rewriteDataFiles().execute();
+      table.refresh();
+      table
+          .expireSnapshots()
+          .expireOlderThan(System.currentTimeMillis() + 1)
+          .retainLast(1)
+          .commit();
+      table.refresh();
+      assertThat(table.snapshot(pinned)).as("the planned snapshot, expired").isNull();
+    }
+
+    List<Long> ids = new ArrayList<>();
+    try {
+      try (CloseableIterator<Row> emitted = rows.executeAndCollect()) {
+        emitted.forEachRemaining(row -> ids.add((Long) row.getField(0)));
+      }
+      assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 5000));
+    } catch (Exception failure) {
+      assertThat(failure).hasStackTraceContaining(String.valueOf(pinned));
+    }
+  }
+
+  private static long currentSnapshotId(String table) {
+    return lake.loadTable(TableIdentifier.of(Namespace.of("src"), table))
+        .currentSnapshot()
+        .snapshotId();
   }
 
   @Test
