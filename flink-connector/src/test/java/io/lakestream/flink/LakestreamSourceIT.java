@@ -454,7 +454,12 @@ class LakestreamSourceIT {
       }
       assertThat(ids).containsExactlyInAnyOrderElementsOf(range(0, 5000));
     } catch (Exception failure) {
-      assertThat(failure).hasStackTraceContaining(String.valueOf(pinned));
+      assertThat(failure)
+          .hasStackTraceContaining(
+              "Lake snapshot "
+                  + pinned
+                  + " of src.expired, on which this union read was planned,"
+                  + " no longer exists");
     }
   }
 

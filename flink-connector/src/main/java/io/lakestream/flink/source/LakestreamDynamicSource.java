@@ -252,7 +252,8 @@ public final class LakestreamDynamicSource
             .streaming(false)
             .flinkConfig(new Configuration())
             .build();
-    return new Union(lake, log);
+    return new Union(
+        new LakeSnapshotSource<>(lake, loader, identifier.toString(), snapshot.snapshotId()), log);
   }
 
   /** Passes rows through. */
