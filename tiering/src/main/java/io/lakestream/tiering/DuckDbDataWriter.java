@@ -11,7 +11,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -51,6 +50,7 @@ import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.parquet.ParquetUtil;
 import org.apache.iceberg.types.Types;
 import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBDriver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -376,7 +376,10 @@ final class DuckDbDataWriter implements AutoCloseable {
     settings.setProperty("preserve_insertion_order", "false");
     settings.setProperty("memory_limit", "1GB");
     try {
-      return DriverManager.getConnection("jdbc:duckdb:", settings);
+      // The driver itself, not DriverManager: under a class loader that is not the system one
+      // (Flink's user-code class loader running the tiering job), DriverManager finds no driver
+      // registered by the service loader and answers "No suitable driver".
+      return new DuckDBDriver().connect("jdbc:duckdb:", settings);
     } catch (SQLException e) {
       throw new IOException("Cannot start DuckDB to write Parquet files: " + e.getMessage(), e);
     }

@@ -77,12 +77,7 @@ final class TieringRoundFunction
   }
 
   @Override
-  public void open(OpenContext context) throws ClassNotFoundException {
-    // DuckDB's JDBC driver registers itself with DriverManager when its class loads. Found through
-    // the service loader it would be loaded by the system class loader, which does not see the
-    // job jar: under Flink's user-code class loader, DriverManager then finds no driver for
-    // "jdbc:duckdb:" ("No suitable driver") until the class happens to load.
-    Class.forName("org.duckdb.DuckDBDriver", true, TieringRoundFunction.class.getClassLoader());
+  public void open(OpenContext context) {
     clock = Clock.systemUTC();
     server = ServerConnections.open(options, true);
     // The catalog's own record of offsets lives in the server's database, out of the job's reach:
