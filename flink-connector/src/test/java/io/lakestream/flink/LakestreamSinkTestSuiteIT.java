@@ -1,6 +1,10 @@
 package io.lakestream.flink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.lakestream.client.LogScanner;
+import io.lakestream.client.Lookuper;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
@@ -11,8 +15,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -25,6 +32,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.testframe.environment.MiniClusterTestEnvironment;
+import org.apache.flink.connector.testframe.environment.TestEnvironmentSettings;
 import org.apache.flink.connector.testframe.external.ExternalContextFactory;
 import org.apache.flink.connector.testframe.external.ExternalSystemDataReader;
 import org.apache.flink.connector.testframe.external.sink.DataStreamSinkV2ExternalContext;
@@ -36,11 +44,20 @@ import org.apache.flink.connector.testframe.junit.annotations.TestSemantics;
 import org.apache.flink.connector.testframe.testsuites.SinkTestSuiteBase;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.types.RowKind;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Flink's sink test suite ({@link SinkTestSuiteBase}) against the sink that {@link
@@ -56,6 +73,8 @@ import org.apache.iceberg.types.Types;
  * case's context creates its own log table of two buckets and reads it back with the client's
  * {@link LogScanner}.
  */
+// The suites' waits (eventuallySucceeds, waitUntilCondition) have no deadline of their own.
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LakestreamSinkTestSuiteIT extends SinkTestSuiteBase<LakestreamSinkTestSuiteIT.TestRow> {
   private static final Schema TABLE_SCHEMA =
       new Schema(
@@ -76,6 +95,84 @@ class LakestreamSinkTestSuiteIT extends SinkTestSuiteBase<LakestreamSinkTestSuit
   @TestSemantics
   CheckpointingMode[] semantics =
       new CheckpointingMode[] {CheckpointingMode.EXACTLY_ONCE, CheckpointingMode.AT_LEAST_ONCE};
+
+  /**
+   * The builder's sink of a primary-key table whose key is not its first column: {@code +I} and
+   * {@code +U} rows are upserts by that key and {@code -D} rows deletes, whatever the input's order
+   * of kinds; the table's rows afterwards, looked up by key, are the last ones written.
+   */
+  @Test
+  void builderWritesAPrimaryKeyTableByItsKey() throws Exception {
+    Schema schema =
+        new Schema(
+            List.of(
+                Types.NestedField.optional(1, "name", Types.StringType.get()),
+                Types.NestedField.required(2, "id", Types.LongType.get())),
+            Set.of(2));
+    TablePath path = new TablePath(null, List.of(LakestreamServerResource.DATABASE), "users");
+    server
+        .client()
+        .admin()
+        .createTable(
+            path,
+            TableDescriptor.of(
+                schema, Map.of(TableDescriptor.KIND, "primary-key", TableDescriptor.BUCKETS, "2")));
+    List<RowData> changes =
+        List.of(
+            row(RowKind.INSERT, "ann", 1),
+            row(RowKind.INSERT, "bob", 2),
+            row(RowKind.INSERT, "cid", 3),
+            row(RowKind.UPDATE_BEFORE, "ann", 1),
+            row(RowKind.UPDATE_AFTER, "amy", 1),
+            row(RowKind.DELETE, "bob", 2));
+    StreamExecutionEnvironment env =
+        flink.createExecutionEnvironment(TestEnvironmentSettings.builder().build());
+    env.fromData(
+            changes,
+            InternalTypeInfo.of(
+                RowType.of(
+                    new LogicalType[] {VarCharType.STRING_TYPE, new BigIntType(false)},
+                    new String[] {"name", "id"})))
+        .setParallelism(1)
+        // Each key's changes on one writer, in order (the SQL planner does the same before a sink).
+        .keyBy(row -> row.getLong(1), org.apache.flink.api.common.typeinfo.Types.LONG)
+        .sinkTo(
+            new LakestreamSinkBuilder()
+                .setServer(server.address())
+                .setTable(LakestreamServerResource.DATABASE, "users")
+                .build())
+        .setParallelism(2);
+    env.execute("primary-key sink");
+
+    Lookuper lookuper = server.client().table(path).newLookuper();
+    assertThat(lookuper.lookup(1L).get(30, TimeUnit.SECONDS)).containsExactly("amy", 1L);
+    assertThat(lookuper.lookup(2L).get(30, TimeUnit.SECONDS)).isNull();
+    assertThat(lookuper.lookup(3L).get(30, TimeUnit.SECONDS)).containsExactly("cid", 3L);
+  }
+
+  /** The builder refuses what it cannot write to, naming it, before any job runs. */
+  @Test
+  void builderRefusesAnUnknownTableAndNoGuarantee() {
+    assertThatThrownBy(
+            () ->
+                new LakestreamSinkBuilder()
+                    .setServer(server.address())
+                    .setTable(LakestreamServerResource.DATABASE, "no_such_table")
+                    .build())
+        .hasMessageContaining("no_such_table");
+    assertThatThrownBy(
+            () -> new LakestreamSinkBuilder().setDeliveryGuarantee(DeliveryGuarantee.NONE))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("NONE");
+    assertThatThrownBy(() -> new LakestreamSinkBuilder().build())
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  private static RowData row(RowKind kind, String name, long id) {
+    GenericRowData row = GenericRowData.of(StringData.fromString(name), id);
+    row.setRowKind(kind);
+    return row;
+  }
 
   /**
    * A row of the test's log table, ordered by all its values (serializable: the suite's source

@@ -1,14 +1,19 @@
 package io.lakestream.flink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.flink.source.LakestreamSourceBuilder;
+import io.lakestream.flink.source.LogSource;
 import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -38,6 +43,8 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Flink's source test suite ({@link SourceTestSuiteBase}) against the log source that {@link
@@ -51,6 +58,8 @@ import org.apache.iceberg.types.Types;
  * binary rows, so the expected rows are binary rows too ({@code RowData} equality is per
  * implementation).
  */
+// The suites' waits (eventuallySucceeds, waitUntilCondition) have no deadline of their own.
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LakestreamSourceTestSuiteIT extends SourceTestSuiteBase<RowData> {
   private static final RowType ROW_TYPE =
       RowType.of(
@@ -81,6 +90,42 @@ class LakestreamSourceTestSuiteIT extends SourceTestSuiteBase<RowData> {
 
   @TestSemantics
   CheckpointingMode[] semantics = new CheckpointingMode[] {CheckpointingMode.EXACTLY_ONCE};
+
+  /**
+   * The builder reads the chosen columns in the chosen order, with the table's types, and refuses a
+   * column the table does not have, naming the table's.
+   */
+  @Test
+  void builderReadsChosenColumnsAndRefusesUnknownOnes() {
+    LogTableContext context = new LogTableContext(server);
+    try {
+      String table = context.path.name();
+      LogSource source =
+          new LakestreamSourceBuilder()
+              .setServer(server.address())
+              .setTable(LakestreamServerResource.DATABASE, table)
+              .setColumns("value", "id")
+              .build();
+      assertThat(source.getProducedType())
+          .isEqualTo(
+              InternalTypeInfo.of(
+                  RowType.of(
+                      new LogicalType[] {new DoubleType(false), new BigIntType(false)},
+                      new String[] {"value", "id"})));
+      assertThatThrownBy(
+              () ->
+                  new LakestreamSourceBuilder()
+                      .setServer(server.address())
+                      .setTable(LakestreamServerResource.DATABASE, table)
+                      .setColumns("id", "colour")
+                      .build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("colour")
+          .hasMessageContaining("[id, split, name, value]");
+    } finally {
+      context.close();
+    }
+  }
 
   /** A log table partitioned by split, read from the start of each partition's log. */
   static final class LogTableContext implements DataStreamSourceExternalContext<RowData> {
