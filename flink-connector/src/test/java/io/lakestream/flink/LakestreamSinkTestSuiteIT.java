@@ -71,7 +71,7 @@ import org.junit.jupiter.api.Timeout;
  * the records are {@link TestRow}s, handed to the connector's {@code Sink<RowData>} by a sink that
  * only converts each one to a {@code GenericRowData} (and passes the committer through). Each test
  * case's context creates its own log table of two buckets and reads it back with the client's
- * {@link LogScanner}.
+ * {@link LogScanner}. Every case of the suite applies, none is overridden.
  */
 // The suites' waits (eventuallySucceeds, waitUntilCondition) have no deadline of their own.
 @Timeout(value = 3, unit = TimeUnit.MINUTES)

@@ -56,7 +56,8 @@ import org.junit.jupiter.api.Timeout;
  * one bucket per partition, so that a split of the suite is a partition (one source split) and its
  * rows keep their order. The rows are generated from the suite's seed; the source emits Flink's
  * binary rows, so the expected rows are binary rows too ({@code RowData} equality is per
- * implementation).
+ * implementation). Every case of the suite applies, none is overridden; the source's semantic is
+ * exactly once (its split state is the next offset).
  */
 // The suites' waits (eventuallySucceeds, waitUntilCondition) have no deadline of their own.
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
