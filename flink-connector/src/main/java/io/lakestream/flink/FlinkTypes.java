@@ -18,8 +18,10 @@ import org.apache.iceberg.types.Types;
  *
  * <p>A streaming table takes flat columns only; {@link #toIceberg} refuses nested Flink types and
  * the types Iceberg has no equivalent for, naming the column and the type.
+ *
+ * <p>Public for the DataStream builders ({@code LakestreamSourceBuilder} reads a table's columns).
  */
-final class FlinkTypes {
+public final class FlinkTypes {
   /** The precision of Iceberg's time and timestamp types (microseconds). */
   static final int MICROS = 6;
 
@@ -84,7 +86,7 @@ final class FlinkTypes {
   }
 
   /** The Flink type of a field, {@code NOT NULL} when it is required. */
-  static DataType toFlink(Types.NestedField field) {
+  public static DataType toFlink(Types.NestedField field) {
     return nullable(toFlink(field.type()), field.isOptional());
   }
 

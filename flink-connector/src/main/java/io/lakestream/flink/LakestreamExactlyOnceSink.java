@@ -56,19 +56,21 @@ final class LakestreamExactlyOnceSink implements Sink<RowData>, SupportsCommitte
     Connection connection = sink.connect();
     try {
       io.lakestream.client.Table stream = sink.openTable(connection);
-      return sink.primaryKey()
-          ? new PreparingRowWriter(
-              connection,
-              null,
-              stream.newPreparingUpsertWriter(WriterOptions.defaults()),
-              sink.values(),
-              sink.keyColumns())
-          : new PreparingRowWriter(
-              connection,
-              stream.newPreparingAppendWriter(WriterOptions.defaults()),
-              null,
-              sink.values(),
-              sink.keyColumns());
+      return CountingSinkWriter.committing(
+          sink.primaryKey()
+              ? new PreparingRowWriter(
+                  connection,
+                  null,
+                  stream.newPreparingUpsertWriter(WriterOptions.defaults()),
+                  sink.values(),
+                  sink.keyColumns())
+              : new PreparingRowWriter(
+                  connection,
+                  stream.newPreparingAppendWriter(WriterOptions.defaults()),
+                  null,
+                  sink.values(),
+                  sink.keyColumns()),
+          context);
     } catch (RuntimeException e) {
       connection.close();
       throw e;

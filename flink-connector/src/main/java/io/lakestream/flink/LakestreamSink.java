@@ -61,9 +61,11 @@ final class LakestreamSink implements Sink<RowData> {
     Connection connection = connect();
     try {
       io.lakestream.client.Table stream = openTable(connection);
-      return primaryKey
-          ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
-          : new AppendRowWriter(connection, stream.newAppendWriter(), values);
+      return CountingSinkWriter.of(
+          primaryKey
+              ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
+              : new AppendRowWriter(connection, stream.newAppendWriter(), values),
+          context);
     } catch (RuntimeException e) {
       connection.close();
       throw e;
