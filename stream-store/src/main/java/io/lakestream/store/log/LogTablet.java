@@ -12,7 +12,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +38,9 @@ import java.util.stream.Stream;
  * its last {@value #DEDUPLICATION_WINDOW} batches is a retry: it is not written again and the
  * original offsets are returned, so a writer may keep that many batches in flight per bucket and
  * still retry all of them after a lost connection or a crash. A sequence that skips ahead is
- * refused, so a lost batch is never silently papered over.
+ * refused, so a lost batch is never silently papered over. A writer is forgotten once its last
+ * batch is older than the log's retention (as Kafka expires idle producer ids), so the state of
+ * short-lived writers does not pile up; a writer that comes back after that starts afresh.
  *
  * <p><b>Recovery.</b> Opening a tablet scans every segment, checks CRCs, truncates a torn tail and
  * rebuilds writer state; every batch acknowledged before a crash is still there.
@@ -53,7 +56,10 @@ public final class LogTablet implements AutoCloseable {
   private final LogConfig config;
   private final Clock clock;
   private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
-  private final Map<Long, java.util.ArrayDeque<WriterState>> writers = new HashMap<>();
+
+  /** Each writer's latest batches, the writer that wrote longest ago first. */
+  private final LinkedHashMap<Long, java.util.ArrayDeque<WriterState>> writers =
+      new LinkedHashMap<>();
 
   /** How many of a writer's latest batches are remembered for deduplicating retries. */
   static final int DEDUPLICATION_WINDOW = 5;
@@ -69,7 +75,7 @@ public final class LogTablet implements AutoCloseable {
   private boolean flushRequested;
   private Thread flusher;
 
-  private record WriterState(int sequence, long baseOffset, long lastOffset) {}
+  private record WriterState(int sequence, long baseOffset, long lastOffset, long writtenMillis) {}
 
   private record Pending(long endOffset, CompletableFuture<Void> future) {}
 
@@ -140,24 +146,51 @@ public final class LogTablet implements AutoCloseable {
       java.util.ArrayDeque<WriterState> recent = writers.get(writerId);
       WriterState last = recent == null ? null : recent.peekLast();
       if (offset <= logEndOffset && (last == null || sequence > last.sequence())) {
-        rememberWriter(writerId, sequence, offset, offset - 1);
+        rememberWriter(writerId, sequence, offset, offset - 1, clock.millis());
       }
     }
   }
 
   private void rememberWriter(LogBatch batch) {
     rememberWriter(
-        batch.writerId(), batch.writerSequence(), batch.baseOffset(), batch.lastOffset());
+        batch.writerId(),
+        batch.writerSequence(),
+        batch.baseOffset(),
+        batch.lastOffset(),
+        batch.commitTimestamp());
   }
 
-  private void rememberWriter(long writerId, int sequence, long baseOffset, long lastOffset) {
-    if (writerId != LogBatch.NO_WRITER) {
-      java.util.ArrayDeque<WriterState> recent =
-          writers.computeIfAbsent(writerId, id -> new java.util.ArrayDeque<>());
-      recent.addLast(new WriterState(sequence, baseOffset, lastOffset));
-      if (recent.size() > DEDUPLICATION_WINDOW) {
-        recent.removeFirst();
-      }
+  private void rememberWriter(
+      long writerId, int sequence, long baseOffset, long lastOffset, long writtenMillis) {
+    if (writerId == LogBatch.NO_WRITER) {
+      return;
+    }
+    // Taken out and put back, so that the map stays ordered by each writer's last batch.
+    java.util.ArrayDeque<WriterState> recent = writers.remove(writerId);
+    if (recent == null) {
+      recent = new java.util.ArrayDeque<>();
+    }
+    recent.addLast(new WriterState(sequence, baseOffset, lastOffset, writtenMillis));
+    if (recent.size() > DEDUPLICATION_WINDOW) {
+      recent.removeFirst();
+    }
+    writers.put(writerId, recent);
+    forgetIdleWriters();
+  }
+
+  /** Forgets the writers whose last batch is older than the retention. */
+  private void forgetIdleWriters() {
+    long oldest = clock.millis() - config.retention().toMillis();
+    Iterator<java.util.ArrayDeque<WriterState>> eldest = writers.values().iterator();
+    while (eldest.hasNext() && eldest.next().peekLast().writtenMillis() < oldest) {
+      eldest.remove();
+    }
+  }
+
+  /** How many writers the tablet remembers, for tests. */
+  int rememberedWriters() {
+    synchronized (appendLock) {
+      return writers.size();
     }
   }
 
@@ -251,7 +284,7 @@ public final class LogTablet implements AutoCloseable {
         }
         emptyAppends.force(false);
       }
-      rememberWriter(writerId, sequence, logEndOffset, logEndOffset - 1);
+      rememberWriter(writerId, sequence, logEndOffset, logEndOffset - 1, clock.millis());
       return new AppendResult(logEndOffset, logEndOffset - 1, false, whenDurable(logEndOffset));
     }
   }

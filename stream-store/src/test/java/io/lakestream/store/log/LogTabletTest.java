@@ -128,6 +128,32 @@ class LogTabletTest {
   }
 
   @Test
+  void writersIdleLongerThanTheRetentionAreForgottenOthersStillDeduplicate() throws Exception {
+    // The test config's retention is one hour.
+    try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      for (long writer = 1; writer <= 1000; writer++) {
+        tablet.append(batch("short-lived", 1, writer, 0));
+      }
+      clock.advance(Duration.ofMinutes(30).toMillis());
+      AppendResult kept = tablet.append(batch("recent", 1, 5000, 0));
+      assertThat(tablet.rememberedWriters()).isEqualTo(1001);
+
+      clock.advance(Duration.ofMinutes(31).toMillis());
+      AppendResult another = tablet.append(batch("another", 1, 6000, 0));
+      another.durable().get();
+      assertThat(tablet.rememberedWriters()).isEqualTo(2);
+      AppendResult retry = tablet.append(batch("recent", 1, 5000, 0));
+      assertThat(retry.duplicate()).isTrue();
+      assertThat(retry.baseOffset()).isEqualTo(kept.baseOffset());
+    }
+    // Rebuilt from the log by the batches' commit times: the same writers are forgotten.
+    try (LogTablet reopened = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
+      assertThat(reopened.rememberedWriters()).isEqualTo(2);
+      assertThat(reopened.append(batch("another", 1, 6000, 0)).duplicate()).isTrue();
+    }
+  }
+
+  @Test
   void retriesOfAnyOfTheLastFiveBatchesGetTheirOriginalOffsets() throws Exception {
     try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
       List<AppendResult> originals = new ArrayList<>();
