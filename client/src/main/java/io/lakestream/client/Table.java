@@ -166,6 +166,14 @@ public final class Table {
   }
 
   /**
+   * A preparing writer (as {@link #newPreparingUpsertWriter(WriterOptions)}) of partial updates:
+   * its upserts change only {@code targetColumns} (which must include the primary key).
+   */
+  public UpsertWriter newPreparingUpsertWriter(List<String> targetColumns, WriterOptions options) {
+    return new UpsertWriter(this, options, targetColumns, true);
+  }
+
+  /**
    * Sends a prepared batch (see {@link PreparedBatch} for the order its writer's batches must keep
    * and for resends); completes once it is durable, with its offsets ({@code duplicate} when the
    * server had stored it already), or exceptionally with an {@link

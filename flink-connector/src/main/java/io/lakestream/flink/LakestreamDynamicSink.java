@@ -2,6 +2,9 @@ package io.lakestream.flink;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -40,9 +43,31 @@ final class LakestreamDynamicSink implements DynamicTableSink {
         .build();
   }
 
+  /**
+   * The sink for the statement: for {@code INSERT INTO t (columns) ...} into a primary-key table
+   * naming fewer than all its columns, a sink of partial updates that change only those columns
+   * (the planner fills the others with nulls, which are not written). The key is always among them:
+   * Flink refuses an INSERT that leaves out a NOT NULL column, as every key column is.
+   */
   @Override
   public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-    return SinkV2Provider.of(sink);
+    Optional<int[][]> targets = context.getTargetColumns();
+    LakestreamSink whole =
+        sink instanceof LakestreamExactlyOnceSink exactlyOnce
+            ? exactlyOnce.target()
+            : (LakestreamSink) sink;
+    if (!primaryKey || targets.isEmpty() || targets.get().length == whole.columns().size()) {
+      return SinkV2Provider.of(sink);
+    }
+    List<String> columns = whole.columns();
+    List<String> target = new ArrayList<>();
+    for (int[] path : targets.get()) {
+      target.add(columns.get(path[0]));
+    }
+    return SinkV2Provider.of(
+        sink instanceof LakestreamExactlyOnceSink exactlyOnce
+            ? exactlyOnce.withTargetColumns(target)
+            : whole.withTargetColumns(target));
   }
 
   @Override

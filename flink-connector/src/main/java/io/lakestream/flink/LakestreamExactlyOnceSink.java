@@ -51,6 +51,16 @@ final class LakestreamExactlyOnceSink implements Sink<RowData>, SupportsCommitte
     this.sink = requireNonNull(sink, "sink is null");
   }
 
+  /** The table, columns and server this sink writes, as the at-least-once sink has them. */
+  LakestreamSink target() {
+    return sink;
+  }
+
+  /** This sink writing partial updates (see {@link LakestreamSink#withTargetColumns}). */
+  LakestreamExactlyOnceSink withTargetColumns(List<String> targetColumns) {
+    return new LakestreamExactlyOnceSink(sink.withTargetColumns(targetColumns));
+  }
+
   @Override
   public SinkWriter<RowData> createWriter(WriterInitContext context) {
     Connection connection = sink.connect();
@@ -61,7 +71,10 @@ final class LakestreamExactlyOnceSink implements Sink<RowData>, SupportsCommitte
               ? new PreparingRowWriter(
                   connection,
                   null,
-                  stream.newPreparingUpsertWriter(WriterOptions.defaults()),
+                  sink.targetColumns().isEmpty()
+                      ? stream.newPreparingUpsertWriter(WriterOptions.defaults())
+                      : stream.newPreparingUpsertWriter(
+                          sink.targetColumns(), WriterOptions.defaults()),
                   sink.values(),
                   sink.keyColumns())
               : new PreparingRowWriter(

@@ -7,6 +7,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -34,6 +35,7 @@ final class LakestreamSink implements Sink<RowData> {
   private final List<String> columns;
   private final RowValues values;
   private final int[] keyColumns;
+  private final List<String> targetColumns;
 
   /**
    * @param columns the names of the columns rows have, which must be the table's, in its order
@@ -54,6 +56,31 @@ final class LakestreamSink implements Sink<RowData> {
     this.columns = List.copyOf(columns);
     this.values = requireNonNull(values, "values is null");
     this.keyColumns = keyColumns.clone();
+    this.targetColumns = List.of();
+  }
+
+  private LakestreamSink(LakestreamSink sink, List<String> targetColumns) {
+    this.server = sink.server;
+    this.database = sink.database;
+    this.table = sink.table;
+    this.primaryKey = sink.primaryKey;
+    this.columns = sink.columns;
+    this.values = sink.values;
+    this.keyColumns = sink.keyColumns;
+    this.targetColumns = List.copyOf(targetColumns);
+  }
+
+  /**
+   * This sink writing partial updates of a primary-key table: upserts change only {@code
+   * targetColumns} (which include the key), the other columns keep their values.
+   */
+  LakestreamSink withTargetColumns(List<String> targetColumns) {
+    return new LakestreamSink(this, targetColumns);
+  }
+
+  /** The columns partial updates write, or empty when rows are written whole. */
+  List<String> targetColumns() {
+    return targetColumns;
   }
 
   @Override
@@ -63,7 +90,13 @@ final class LakestreamSink implements Sink<RowData> {
       io.lakestream.client.Table stream = openTable(connection);
       return CountingSinkWriter.of(
           primaryKey
-              ? new UpsertRowWriter(connection, stream.newUpsertWriter(), values, keyColumns)
+              ? new UpsertRowWriter(
+                  connection,
+                  targetColumns.isEmpty()
+                      ? stream.newUpsertWriter()
+                      : stream.newUpsertWriter(targetColumns, WriterOptions.defaults()),
+                  values,
+                  keyColumns)
               : new AppendRowWriter(connection, stream.newAppendWriter(), values),
           context);
     } catch (RuntimeException e) {
@@ -103,6 +136,11 @@ final class LakestreamSink implements Sink<RowData> {
 
   int[] keyColumns() {
     return keyColumns.clone();
+  }
+
+  /** The names of the columns rows have, in the table's order. */
+  List<String> columns() {
+    return columns;
   }
 
   /**

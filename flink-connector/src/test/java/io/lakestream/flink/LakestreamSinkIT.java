@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.Schema;
@@ -284,6 +285,30 @@ class LakestreamSinkIT {
             new Change(ChangeType.UPDATE_AFTER, row(2L, "bob", 21)),
             new Change(ChangeType.INSERT, row(3L, "cy", 30)),
             new Change(ChangeType.DELETE, row(1L, "ann", 10)));
+  }
+
+  @Test
+  void insertNamingSomeColumnsOfAPrimaryKeyTableUpdatesOnlyThoseColumns() throws Exception {
+    flink.executeSql("CREATE DATABASE ls.partial");
+    flink.executeSql(
+        "CREATE TABLE ls.partial.users (id BIGINT NOT NULL, name STRING, score INT,"
+            + " PRIMARY KEY (id) NOT ENFORCED) WITH ('lakestream.buckets'='2')");
+    flink.executeSql("INSERT INTO ls.partial.users VALUES (1, 'ann', 10), (2, 'bob', 20)").await();
+
+    flink.executeSql("INSERT INTO ls.partial.users (id, score) VALUES (1, 11), (3, 30)").await();
+    flink
+        .executeSql(
+            "INSERT INTO ls.partial.users /*+ OPTIONS('sink.delivery-guarantee'='exactly-once') */"
+                + " (name, id) VALUES ('bobby', 2)")
+        .await();
+
+    io.lakestream.client.Lookuper lookuper = client.table(table("partial", "users")).newLookuper();
+    assertThat(lookuper.lookup(1L).get(30, TimeUnit.SECONDS)).containsExactly(1L, "ann", 11);
+    assertThat(lookuper.lookup(2L).get(30, TimeUnit.SECONDS)).containsExactly(2L, "bobby", 20);
+    assertThat(lookuper.lookup(3L).get(30, TimeUnit.SECONDS)).containsExactly(3L, null, 30);
+    assertThatThrownBy(
+            () -> flink.executeSql("INSERT INTO ls.partial.users (name) VALUES ('nokey')").await())
+        .hasStackTraceContaining("Column 'id' has no default value and does not allow NULLs");
   }
 
   @Test
