@@ -39,8 +39,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
  *
  * <p>A fetch that fails with a retriable error (the connection broke, for example because the
  * server restarted) is issued again from the bucket's position, on a new connection if need be;
- * nothing is skipped or read twice. Only after {@value #MAX_FETCH_ATTEMPTS} failures in a row of
- * one bucket does {@link #poll} throw.
+ * nothing is skipped or read twice. {@link #poll} throws after {@value #MAX_FETCH_ATTEMPTS}
+ * failures in a row of one bucket, or once its fetches have failed for {@link
+ * Connection#RECONNECT_TIMEOUT} (a reconnect gives up after that long, so a server that is gone
+ * fails the poll after about that long, not after that many reconnects).
  */
 public final class LogScanner implements AutoCloseable {
   private static final int MAX_FETCH_BYTES = 8 << 20;
@@ -63,7 +65,20 @@ public final class LogScanner implements AutoCloseable {
   private final Map<TableBucket, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
   private final ResponseBuffers responseBuffers = new ResponseBuffers();
-  private final Map<TableBucket, Integer> failedFetches = new HashMap<>();
+  private final Map<TableBucket, FailedFetches> failedFetches = new HashMap<>();
+
+  /** A bucket's fetches that failed in a row: how many, and when the first did. */
+  private record FailedFetches(int count, long firstNanos) {
+    FailedFetches another() {
+      return new FailedFetches(count + 1, firstNanos);
+    }
+
+    boolean exhausted(long now) {
+      return count >= MAX_FETCH_ATTEMPTS
+          || now - firstNanos >= Connection.RECONNECT_TIMEOUT.toNanos();
+    }
+  }
+
   private final Map<TableBucket, Integer> fetchBytes = new HashMap<>();
   private final int[] projection;
 
@@ -259,8 +274,10 @@ public final class LogScanner implements AutoCloseable {
         try {
           response = Connection.await(fetch);
         } catch (RpcException e) {
-          int failures = failedFetches.merge(bucket, 1, Integer::sum);
-          if (!e.error().retriable() || failures >= MAX_FETCH_ATTEMPTS) {
+          long now = System.nanoTime();
+          FailedFetches failures =
+              failedFetches.merge(bucket, new FailedFetches(1, now), (a, b) -> a.another());
+          if (!e.error().retriable() || failures.exhausted(now)) {
             failedFetches.remove(bucket);
             throw e;
           }

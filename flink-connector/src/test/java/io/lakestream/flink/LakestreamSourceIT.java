@@ -512,7 +512,12 @@ class LakestreamSourceIT {
       try (CloseableIterator<Row> rows = result.collect()) {
         assertThat(rows.next().getField(0)).isEqualTo(1L);
         doomed.kill();
+        long killed = System.nanoTime();
         assertThatThrownBy(rows::next).hasStackTraceContaining("127.0.0.1:" + doomed.rpcPort());
+        // The scanner gives up once its fetches have failed for the client's reconnect timeout,
+        // not after a reconnect timeout per retry.
+        assertThat(Duration.ofNanos(System.nanoTime() - killed))
+            .isLessThan(Connection.RECONNECT_TIMEOUT.multipliedBy(3));
       }
     } finally {
       flink.executeSql("DROP CATALOG IF EXISTS doomed");
