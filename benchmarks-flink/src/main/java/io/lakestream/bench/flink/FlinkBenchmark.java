@@ -62,7 +62,9 @@ import org.apache.flink.types.Row;
  *       neither side pays for its start (Flink's job start and MiniCluster is reported apart as the
  *       full read's job time). Two more scanner rates of all columns are reported without a target:
  *       touching only {@code b0} and {@code s0} of every row (about the batches' arrival rate), and
- *       every row copied out as the client's {@code Object[]} (boxed values);
+ *       every row copied out as the client's {@code Object[]} (boxed values). Both Flink reads run
+ *       a second time with object reuse enabled (no copy of every row between the chained
+ *       operators), reported beside the default's rates without a target;
  *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
  *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
  *       rows) inserts them into another new table. Rates are rows over the time from the first row
@@ -124,7 +126,9 @@ public final class FlinkBenchmark implements Benchmark {
       double flinkFullJobSeconds,
       double scanFullSeconds,
       double scanFullRowObjects,
-      double scanFullTwoColumns) {}
+      double scanFullTwoColumns,
+      double flinkFullObjectReuse,
+      double flinkProjectedObjectReuse) {}
 
   /** One iteration's latency percentiles in milliseconds. */
   private record Latency(double flinkP50, double flinkP99, double scannerP50, double scannerP99) {}
@@ -157,6 +161,9 @@ public final class FlinkBenchmark implements Benchmark {
                   + server.rpcPort()
                   + "')";
           Flink session = flink(catalogDdl, false);
+          // The same reads with object reuse: no copy of every row between chained operators.
+          Flink reuseSession = flink(catalogDdl, false);
+          reuseSession.stream().getConfig().enableObjectReuse();
           StreamTableEnvironment flink = session.table();
           flink.executeSql("CREATE DATABASE ls." + DATABASE);
           createWideTable(flink, SOURCE_TABLE);
@@ -172,7 +179,9 @@ public final class FlinkBenchmark implements Benchmark {
           int[] iteration = {0};
           throughput =
               context.iterate(
-                  () -> throughput(context, session, client, source, rows, iteration[0]++));
+                  () ->
+                      throughput(
+                          context, session, reuseSession, client, source, rows, iteration[0]++));
           context.progress().println("  phase latency");
           createLatencyTable(flink);
           Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
@@ -190,6 +199,7 @@ public final class FlinkBenchmark implements Benchmark {
   private static Throughput throughput(
       BenchmarkContext context,
       Flink session,
+      Flink reuseSession,
       Connection client,
       Table source,
       int rows,
@@ -208,18 +218,27 @@ public final class FlinkBenchmark implements Benchmark {
             source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows, PROJECTION.size());
     double flinkProjected =
         readWithFlink(flink, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkFullObjectReuse =
+        readWithFlink(
+            reuseSession.table(), "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkProjectedObjectReuse =
+        readWithFlink(
+            reuseSession.table(), "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     context
         .progress()
         .printf(
             "    read full: scanner %.0f (b0 and s0 touched %.0f, as Object[] rows %.0f), flink %.0f"
-                + " rows/s (job %.1f s); projected: scanner %.0f, flink %.0f rows/s%n",
+                + " rows/s (job %.1f s); projected: scanner %.0f, flink %.0f rows/s; with object"
+                + " reuse: flink full %.0f, projected %.0f rows/s%n",
             scanFull,
             scanFullTwoColumns,
             scanFullRowObjects,
             flinkFull,
             flinkFullJobSeconds,
             scanProjected,
-            flinkProjected);
+            flinkProjected,
+            flinkFullObjectReuse,
+            flinkProjectedObjectReuse);
 
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
@@ -248,7 +267,9 @@ public final class FlinkBenchmark implements Benchmark {
         flinkFullJobSeconds,
         rows / scanFull,
         scanFullRowObjects,
-        scanFullTwoColumns);
+        scanFullTwoColumns,
+        flinkFullObjectReuse,
+        flinkProjectedObjectReuse);
   }
 
   /** A local (MiniCluster) stream environment and its table environment. */
@@ -675,6 +696,19 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner, same table, every value of b0 and s0 read from the Arrow vectors",
             Median.of(throughput, Throughput::scanProjected),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_object_reuse_rows_per_s",
+            Median.of(throughput, Throughput::flinkFullObjectReuse),
+            "rows/s",
+            "the same full read without object reuse (Flink's default: every row copied between"
+                + " chained operators)",
+            Median.of(throughput, Throughput::flinkFull)),
+        Figure.withoutTarget(
+            "source_projected_object_reuse_rows_per_s",
+            Median.of(throughput, Throughput::flinkProjectedObjectReuse),
+            "rows/s",
+            "the same projected read without object reuse",
+            Median.of(throughput, Throughput::flinkProjected)),
         Figure.of(
             "sink_rows_per_s",
             Median.of(throughput, Throughput::flinkSink),

@@ -1,5 +1,6 @@
 package io.lakestream.flink.source;
 
+import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -38,14 +39,17 @@ import org.apache.flink.table.types.logical.TimestampType;
  * before the column was added) reads as null.
  *
  * <p>A batch's rows are written column by column, each column in one loop over its vector (no
- * per-value dispatch), into one byte array that all the batch's rows point into: one allocation per
- * batch plus one small row object per row. Values are copied out, so the Arrow batch may be closed
- * right after; the rows stay valid as long as they are referenced. Not thread safe; a reader is
- * used by one fetcher thread.
+ * per-value dispatch), into byte arrays of about {@value #CHUNK_BYTES} bytes that several rows
+ * point into: one allocation per chunk of rows plus one small row object per row. Values are copied
+ * out, so the Arrow batch may be closed right after; the rows stay valid as long as they are
+ * referenced. Not thread safe; a reader is used by one fetcher thread.
  */
 final class ArrowRows {
   // Strings and byte arrays up to this length are kept in the field itself, as Flink does.
   private static final int MAX_INLINE_BYTES = 7;
+  // Rows are written into arrays of about this size: larger ones would be humongous objects for
+  // G1, allocated and collected apart, and one row kept downstream would keep a whole batch alive.
+  private static final int CHUNK_BYTES = 128 << 10;
 
   private final List<String> columns;
   private final LogicalType[] types;
@@ -69,43 +73,57 @@ final class ArrowRows {
       FieldVector vector = root.getVector(columns.get(i));
       writers[i] = vector == null ? new NullColumn(types[i]) : column(vector, types[i]);
     }
-    int[] rowOffsets = new int[count + 1];
+    int[] sizes = new int[count];
     for (Column column : writers) {
-      column.addVariableBytes(rowOffsets, first, count);
+      column.addVariableBytes(sizes, first, count);
     }
-    // rowOffsets[r + 1] holds row r's variable bytes; turned into start offsets here.
+    Rows rows = new Rows(count);
+    int chunkStart = 0;
     int offset = 0;
     for (int r = 0; r < count; r++) {
-      int size = fixedBytes + rowOffsets[r + 1];
-      rowOffsets[r] = offset;
-      offset += size;
+      sizes[r] += fixedBytes;
+      if (offset > 0 && offset + sizes[r] > CHUNK_BYTES) {
+        rows.allocate(chunkStart, r, offset);
+        chunkStart = r;
+        offset = 0;
+      }
+      rows.rowOffsets[r] = offset;
+      offset += sizes[r];
     }
-    rowOffsets[count] = offset;
-    Rows rows = new Rows(MemorySegmentFactory.wrap(new byte[offset]), rowOffsets, count);
+    rows.allocate(chunkStart, count, offset);
     for (int i = 0; i < arity; i++) {
       writers[i].write(rows, i, first);
     }
     BinaryRowData[] out = new BinaryRowData[count];
     for (int r = 0; r < count; r++) {
       BinaryRowData row = new BinaryRowData(arity);
-      row.pointTo(rows.segment, rowOffsets[r], rowOffsets[r + 1] - rowOffsets[r]);
+      row.pointTo(rows.segments[r], rows.rowOffsets[r], sizes[r]);
       out[r] = row;
     }
     return out;
   }
 
-  /** The batch's rows being written: one segment, each row's start and its next variable byte. */
+  /**
+   * The batch's rows being written: per row its segment (a chunk of the batch's rows), its start in
+   * it and its next free variable byte.
+   */
   private final class Rows {
-    final MemorySegment segment;
+    final MemorySegment[] segments;
     final int[] rowOffsets;
     // Per row, the next free byte of its variable part, relative to the row's start.
     final int[] cursors;
 
-    Rows(MemorySegment segment, int[] rowOffsets, int count) {
-      this.segment = segment;
-      this.rowOffsets = rowOffsets;
+    Rows(int count) {
+      this.segments = new MemorySegment[count];
+      this.rowOffsets = new int[count];
       this.cursors = new int[count];
-      java.util.Arrays.fill(cursors, fixedBytes);
+      Arrays.fill(cursors, fixedBytes);
+    }
+
+    /** One zeroed segment of {@code bytes} for rows {@code [from, to)}. */
+    void allocate(int from, int to, int bytes) {
+      MemorySegment segment = MemorySegmentFactory.wrap(new byte[bytes]);
+      Arrays.fill(segments, from, to, segment);
     }
 
     int field(int row, int position) {
@@ -116,7 +134,7 @@ final class ArrowRows {
       // The first byte holds the row kind: field bits start at bit 8.
       int bit = position + 8;
       int index = rowOffsets[row] + (bit >>> 3);
-      segment.put(index, (byte) (segment.get(index) | (1 << (bit & 7))));
+      segments[row].put(index, (byte) (segments[row].get(index) | (1 << (bit & 7))));
     }
 
     /**
@@ -130,7 +148,7 @@ final class ArrowRows {
     }
 
     void putOffsetAndSize(int row, int position, int offset, int size) {
-      segment.putLong(field(row, position), ((long) offset << 32) | size);
+      segments[row].putLong(field(row, position), ((long) offset << 32) | size);
     }
 
     /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
@@ -140,10 +158,10 @@ final class ArrowRows {
         for (int i = 0; i < length; i++) {
           value |= (data.getByte(start + i) & 0xFFL) << (i * 8);
         }
-        segment.putLong(field(row, position), ((length | 0x80L) << 56) | value);
+        segments[row].putLong(field(row, position), ((length | 0x80L) << 56) | value);
       } else {
         int at = reserve(row, roundToWord(length));
-        byte[] target = segment.getArray();
+        byte[] target = segments[row].getArray();
         data.getBytes(start, target, rowOffsets[row] + at, length);
         putOffsetAndSize(row, position, at, length);
       }
@@ -157,8 +175,8 @@ final class ArrowRows {
   /** One column of a batch, written over all its rows at once. */
   private abstract static class Column {
     /**
-     * Adds each row's bytes in the variable part to {@code sizes[row - first + 1]}, for the rows
-     * {@code [first, first + count)}.
+     * Adds each row's bytes in the variable part to {@code sizes[row - first]}, for the rows {@code
+     * [first, first + count)}.
      */
     void addVariableBytes(int[] sizes, int first, int count) {}
 
@@ -203,7 +221,7 @@ final class ArrowRows {
     void addVariableBytes(int[] sizes, int first, int count) {
       if (reserved > 0) {
         for (int r = 0; r < count; r++) {
-          sizes[r + 1] += reserved;
+          sizes[r] += reserved;
         }
       }
     }
@@ -239,7 +257,7 @@ final class ArrowRows {
         if (nulls && vector.isNull(first + r)) {
           rows.setNull(r, position);
         } else {
-          writeValue(rows.segment, rows.field(r, position), first + r);
+          writeValue(rows.segments[r], rows.field(r, position), first + r);
         }
       }
     }
@@ -350,7 +368,7 @@ final class ArrowRows {
         int length =
             offsets.getInt((index + 1) * Integer.BYTES) - offsets.getInt(index * Integer.BYTES);
         if (length > MAX_INLINE_BYTES && !(nulls && vector.isNull(first + r))) {
-          sizes[r + 1] += roundToWord(length);
+          sizes[r] += roundToWord(length);
         }
       }
     }
@@ -388,7 +406,7 @@ final class ArrowRows {
         boolean nulls = vector.getNullCount() > 0;
         for (int r = 0; r < count; r++) {
           if (!(nulls && vector.isNull(first + r))) {
-            sizes[r + 1] += roundToWord(width);
+            sizes[r] += roundToWord(width);
           }
         }
       }
@@ -427,7 +445,7 @@ final class ArrowRows {
     void addVariableBytes(int[] sizes, int first, int count) {
       if (!compact) {
         for (int r = 0; r < count; r++) {
-          sizes[r + 1] += 8;
+          sizes[r] += 8;
         }
       }
     }
@@ -444,11 +462,11 @@ final class ArrowRows {
         long value = vector.get(first + r);
         long millis = Math.floorDiv(value, unitsPerMilli);
         if (compact) {
-          rows.segment.putLong(rows.field(r, position), millis);
+          rows.segments[r].putLong(rows.field(r, position), millis);
         } else {
           int nanoOfMilli = (int) Math.floorMod(value, unitsPerMilli) * nanosPerUnit;
           int at = rows.reserve(r, 8);
-          rows.segment.putLong(rows.rowOffsets[r] + at, millis);
+          rows.segments[r].putLong(rows.rowOffsets[r] + at, millis);
           rows.putOffsetAndSize(r, position, at, nanoOfMilli);
         }
       }
@@ -476,7 +494,7 @@ final class ArrowRows {
     void addVariableBytes(int[] sizes, int first, int count) {
       if (!compact) {
         for (int r = 0; r < count; r++) {
-          sizes[r + 1] += 16;
+          sizes[r] += 16;
         }
       }
     }
@@ -491,11 +509,11 @@ final class ArrowRows {
         if (value == null) {
           writeNull(rows, r, position, compact ? 0 : 16);
         } else if (compact) {
-          rows.segment.putLong(rows.field(r, position), value.toUnscaledLong());
+          rows.segments[r].putLong(rows.field(r, position), value.toUnscaledLong());
         } else {
           byte[] bytes = value.toUnscaledBytes();
           int at = rows.reserve(r, 16);
-          rows.segment.put(rows.rowOffsets[r] + at, bytes, 0, bytes.length);
+          rows.segments[r].put(rows.rowOffsets[r] + at, bytes, 0, bytes.length);
           rows.putOffsetAndSize(r, position, at, bytes.length);
         }
       }

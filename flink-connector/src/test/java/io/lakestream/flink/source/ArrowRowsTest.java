@@ -107,6 +107,36 @@ class ArrowRowsTest {
     }
   }
 
+  @Test
+  void aLargeBatchsRowsAreAllWritten() {
+    int count = 5_000;
+    try (BufferAllocator allocator = new RootAllocator();
+        BigIntVector b = new BigIntVector("b", allocator);
+        VarCharVector s = new VarCharVector("s", allocator)) {
+      for (int r = 0; r < count; r++) {
+        b.setSafe(r, r * 3L);
+        s.setSafe(r, "x".repeat(r % 60).getBytes(StandardCharsets.UTF_8));
+      }
+      b.setValueCount(count);
+      s.setValueCount(count);
+      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(b, s));
+      BinaryRowData[] rows =
+          new ArrowRows(
+                  List.of("s", "b"),
+                  List.of(new VarCharType(VarCharType.MAX_LENGTH), new BigIntType()))
+              .read(root, 1, count);
+      assertThat(rows).hasSize(count - 1);
+      for (int r = 1; r < count; r++) {
+        BinaryRowData expected = new BinaryRowData(2);
+        BinaryRowWriter writer = new BinaryRowWriter(expected);
+        writer.writeString(0, StringData.fromString("x".repeat(r % 60)));
+        writer.writeLong(1, r * 3L);
+        writer.complete();
+        assertThat(rows[r - 1]).as("row %s", r).isEqualTo(expected);
+      }
+    }
+  }
+
   private static VectorSchemaRoot batch(BufferAllocator allocator) {
     BigIntVector b = new BigIntVector("b", allocator);
     IntVector i = new IntVector("i", allocator);
