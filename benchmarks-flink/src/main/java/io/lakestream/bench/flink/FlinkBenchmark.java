@@ -28,6 +28,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.flink.core.execution.JobClient;
@@ -49,12 +52,19 @@ import org.apache.flink.types.Row;
  * baseline and Flink so both meet the same state of the machine:
  *
  * <ul>
- *   <li><b>source</b>: the client's {@link LogScanner} reads the table to its end (touching {@code
- *       b0} and {@code s0} of every row), then a bounded Flink read of it ({@code
+ *   <li><b>source</b>: the client's {@link LogScanner} reads the table to its end, reading every
+ *       value of every column of every row from the batches' typed Arrow vectors, column by column
+ *       and unboxed (longs, ints and doubles summed, every byte of every string hashed: the same
+ *       values a source hands on), then a bounded Flink read of it ({@code
  *       scan.startup.mode=earliest}, {@code scan.bounded=true}) counts its rows in a discarding
- *       sink; all columns, then the projection {@code b0, s0}. Rates are rows over the time from
- *       the first row to the last, so that neither side pays for its start (Flink's job start and
- *       MiniCluster is reported apart as the full read's job time);
+ *       sink; all 20 columns, then the projection {@code b0, s0} (the scanner reading every value
+ *       of its two columns). Rates are rows over the time from the first row to the last, so that
+ *       neither side pays for its start (Flink's job start and MiniCluster is reported apart as the
+ *       full read's job time). Two more scanner rates of all columns are reported without a target:
+ *       touching only {@code b0} and {@code s0} of every row (about the batches' arrival rate), and
+ *       every row copied out as the client's {@code Object[]} (boxed values). Both Flink reads run
+ *       a second time with object reuse enabled (no copy of every row between the chained
+ *       operators), reported beside the default's rates without a target;
  *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
  *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
  *       rows) inserts them into another new table. Rates are rows over the time from the first row
@@ -115,7 +125,10 @@ public final class FlinkBenchmark implements Benchmark {
       double flinkSink,
       double flinkFullJobSeconds,
       double scanFullSeconds,
-      double scanFullRowObjects) {}
+      double scanFullRowObjects,
+      double scanFullTwoColumns,
+      double flinkFullObjectReuse,
+      double flinkProjectedObjectReuse) {}
 
   /** One iteration's latency percentiles in milliseconds. */
   private record Latency(double flinkP50, double flinkP99, double scannerP50, double scannerP99) {}
@@ -148,6 +161,9 @@ public final class FlinkBenchmark implements Benchmark {
                   + server.rpcPort()
                   + "')";
           Flink session = flink(catalogDdl, false);
+          // The same reads with object reuse: no copy of every row between chained operators.
+          Flink reuseSession = flink(catalogDdl, false);
+          reuseSession.stream().getConfig().enableObjectReuse();
           StreamTableEnvironment flink = session.table();
           flink.executeSql("CREATE DATABASE ls." + DATABASE);
           createWideTable(flink, SOURCE_TABLE);
@@ -163,7 +179,9 @@ public final class FlinkBenchmark implements Benchmark {
           int[] iteration = {0};
           throughput =
               context.iterate(
-                  () -> throughput(context, session, client, source, rows, iteration[0]++));
+                  () ->
+                      throughput(
+                          context, session, reuseSession, client, source, rows, iteration[0]++));
           context.progress().println("  phase latency");
           createLatencyTable(flink);
           Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
@@ -181,33 +199,46 @@ public final class FlinkBenchmark implements Benchmark {
   private static Throughput throughput(
       BenchmarkContext context,
       Flink session,
+      Flink reuseSession,
       Connection client,
       Table source,
       int rows,
       int iteration)
       throws Exception {
     StreamTableEnvironment flink = session.table();
-    double scanFull = scanWithClient(source.newScanner(), rows);
+    double scanFull = scanWithClient(source.newScanner(), rows, WideRows.COLUMNS);
+    double scanFullTwoColumns = scanTwoColumnsWithClient(source.newScanner(), rows);
     double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
     long jobStart = System.nanoTime();
     double flinkFull =
         readWithFlink(flink, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     double flinkFullJobSeconds = (System.nanoTime() - jobStart) / 1e9;
     double scanProjected =
-        scanWithClient(source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows);
+        scanWithClient(
+            source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows, PROJECTION.size());
     double flinkProjected =
         readWithFlink(flink, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkFullObjectReuse =
+        readWithFlink(
+            reuseSession.table(), "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkProjectedObjectReuse =
+        readWithFlink(
+            reuseSession.table(), "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     context
         .progress()
         .printf(
-            "    read full: scanner %.0f (as Object[] rows %.0f), flink %.0f rows/s (job %.1f s);"
-                + " projected: scanner %.0f, flink %.0f rows/s%n",
+            "    read full: scanner %.0f (b0 and s0 touched %.0f, as Object[] rows %.0f), flink %.0f"
+                + " rows/s (job %.1f s); projected: scanner %.0f, flink %.0f rows/s; with object"
+                + " reuse: flink full %.0f, projected %.0f rows/s%n",
             scanFull,
+            scanFullTwoColumns,
             scanFullRowObjects,
             flinkFull,
             flinkFullJobSeconds,
             scanProjected,
-            flinkProjected);
+            flinkProjected,
+            flinkFullObjectReuse,
+            flinkProjectedObjectReuse);
 
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
@@ -235,7 +266,10 @@ public final class FlinkBenchmark implements Benchmark {
         flinkSink,
         flinkFullJobSeconds,
         rows / scanFull,
-        scanFullRowObjects);
+        scanFullRowObjects,
+        scanFullTwoColumns,
+        flinkFullObjectReuse,
+        flinkProjectedObjectReuse);
   }
 
   /** A local (MiniCluster) stream environment and its table environment. */
@@ -290,10 +324,108 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   /**
-   * Reads bucket 0 from the earliest offset to {@code rows}, touching {@code b0} and {@code s0} of
-   * every row; rows/s from the first batch to the last.
+   * Reads bucket 0 from the earliest offset to {@code rows}, reading every value of every column of
+   * every row from the batches' typed Arrow vectors, column by column, as a reader that hands on
+   * all values must, without boxing: longs, ints and doubles summed, every byte of every string
+   * hashed 8 at a time, nulls counted; the batches must have {@code columns} columns. Rows/s from
+   * the first batch to the last.
    */
-  private static double scanWithClient(LogScanner scanner, long rows) {
+  private static double scanWithClient(LogScanner scanner, long rows, int columns) {
+    try (scanner) {
+      long deadline = System.nanoTime() + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long read = 0;
+      long checksum = 0;
+      long first = 0;
+      while (scanner.position(0) < rows) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "The scan reached offset "
+                  + scanner.position(0)
+                  + " of "
+                  + rows
+                  + " by its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            if (read == 0) {
+              first = System.nanoTime();
+            }
+            VectorSchemaRoot root = batch.root();
+            if (root.getFieldVectors().size() != columns) {
+              throw new IllegalStateException(
+                  "A scanned batch has the columns "
+                      + root.getSchema().getFields()
+                      + ", expected "
+                      + columns);
+            }
+            int count = root.getRowCount();
+            for (FieldVector vector : root.getFieldVectors()) {
+              checksum += readValues(vector, count);
+            }
+            read += count;
+          }
+        }
+      }
+      long nanos = System.nanoTime() - first;
+      if (read != rows || checksum == 42) {
+        throw new IllegalStateException("The scan returned " + read + " rows, expected " + rows);
+      }
+      return rows / (nanos / 1e9);
+    }
+  }
+
+  /** A checksum over every value of the vector's first {@code count} rows. */
+  private static long readValues(FieldVector vector, int count) {
+    long checksum = 0;
+    if (vector instanceof BigIntVector v) {
+      ArrowBuf data = v.getDataBuffer();
+      for (int i = 0; i < count; i++) {
+        checksum += v.isNull(i) ? 1 : data.getLong((long) i * Long.BYTES);
+      }
+    } else if (vector instanceof IntVector v) {
+      ArrowBuf data = v.getDataBuffer();
+      for (int i = 0; i < count; i++) {
+        checksum += v.isNull(i) ? 1 : data.getInt((long) i * Integer.BYTES);
+      }
+    } else if (vector instanceof Float8Vector v) {
+      ArrowBuf data = v.getDataBuffer();
+      for (int i = 0; i < count; i++) {
+        checksum += v.isNull(i) ? 1 : Double.doubleToRawLongBits(data.getDouble((long) i * 8));
+      }
+    } else if (vector instanceof VarCharVector v) {
+      ArrowBuf offsets = v.getOffsetBuffer();
+      ArrowBuf data = v.getDataBuffer();
+      for (int i = 0; i < count; i++) {
+        if (v.isNull(i)) {
+          checksum += 1;
+          continue;
+        }
+        long from = offsets.getInt((long) i * Integer.BYTES);
+        long to = offsets.getInt((long) (i + 1) * Integer.BYTES);
+        long hash = to - from;
+        long at = from;
+        for (; at + Long.BYTES <= to; at += Long.BYTES) {
+          hash = hash * 31 + data.getLong(at);
+        }
+        for (; at < to; at++) {
+          hash = hash * 31 + data.getByte(at);
+        }
+        checksum += hash;
+      }
+    } else {
+      throw new IllegalStateException(
+          "Column " + vector.getName() + " has the unexpected vector type " + vector.getClass());
+    }
+    return checksum;
+  }
+
+  /**
+   * Reads bucket 0 from the earliest offset to {@code rows}, touching only {@code b0} and {@code
+   * s0} of every row (its length and first byte): little more than the batches' arrival, whatever
+   * the columns fetched; rows/s from the first batch to the last.
+   */
+  private static double scanTwoColumnsWithClient(LogScanner scanner, long rows) {
     try (scanner) {
       long deadline = System.nanoTime() + SCAN_DEADLINE.toNanos();
       scanner.subscribe(0, LogScanner.earliest());
@@ -541,9 +673,16 @@ public final class FlinkBenchmark implements Benchmark {
             "source_full_rows_per_s",
             Median.of(throughput, Throughput::flinkFull),
             "rows/s",
-            "client LogScanner, same table, all columns",
+            "client LogScanner, same table, every value of all 20 columns read from the Arrow"
+                + " vectors (unboxed)",
             Median.of(throughput, Throughput::scanFull),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_vs_batches_rows_per_s",
+            Median.of(throughput, Throughput::flinkFull),
+            "rows/s",
+            "client LogScanner, same table, all columns fetched, only b0 and s0 touched",
+            Median.of(throughput, Throughput::scanFullTwoColumns)),
         Figure.withoutTarget(
             "source_full_vs_objects_rows_per_s",
             Median.of(throughput, Throughput::flinkFull),
@@ -554,9 +693,22 @@ public final class FlinkBenchmark implements Benchmark {
             "source_projected_rows_per_s",
             Median.of(throughput, Throughput::flinkProjected),
             "rows/s",
-            "client LogScanner, same table, b0 and s0",
+            "client LogScanner, same table, every value of b0 and s0 read from the Arrow vectors",
             Median.of(throughput, Throughput::scanProjected),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_object_reuse_rows_per_s",
+            Median.of(throughput, Throughput::flinkFullObjectReuse),
+            "rows/s",
+            "the same full read without object reuse (Flink's default: every row copied between"
+                + " chained operators)",
+            Median.of(throughput, Throughput::flinkFull)),
+        Figure.withoutTarget(
+            "source_projected_object_reuse_rows_per_s",
+            Median.of(throughput, Throughput::flinkProjectedObjectReuse),
+            "rows/s",
+            "the same projected read without object reuse",
+            Median.of(throughput, Throughput::flinkProjected)),
         Figure.of(
             "sink_rows_per_s",
             Median.of(throughput, Throughput::flinkSink),

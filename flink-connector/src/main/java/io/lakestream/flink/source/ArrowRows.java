@@ -1,6 +1,9 @@
 package io.lakestream.flink.source;
 
+import java.util.Arrays;
 import java.util.List;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -15,14 +18,15 @@ import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
 import org.apache.arrow.vector.TimeStampNanoTZVector;
 import org.apache.arrow.vector.TimeStampNanoVector;
+import org.apache.arrow.vector.TimeStampVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.data.binary.BinaryStringData;
-import org.apache.flink.table.data.writer.BinaryRowWriter;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -30,73 +34,169 @@ import org.apache.flink.table.types.logical.TimestampType;
 
 /**
  * Copies rows of a log batch (the client's Arrow vectors) into Flink's binary row format, in the
- * order of the source's produced columns: one contiguous buffer per row, no boxed values, so Flink
- * copies a row between operators with one array copy. A column the batch lacks (it was written
- * before the column was added) reads as null. Values are copied out, so the batch may be closed
- * right after.
+ * order of the source's produced columns, byte for byte as Flink's own {@code BinaryRowWriter} lays
+ * them out (so rows compare and hash equal to Flink's). A column the batch lacks (it was written
+ * before the column was added) reads as null.
+ *
+ * <p>A batch's rows are written column by column, each column in one loop over its vector (no
+ * per-value dispatch), into byte arrays of about {@value #CHUNK_BYTES} bytes that several rows
+ * point into: one allocation per chunk of rows plus one small row object per row. Values are copied
+ * out, so the Arrow batch may be closed right after; the rows stay valid as long as they are
+ * referenced. Not thread safe; a reader is used by one fetcher thread.
  */
 final class ArrowRows {
-  // Room for the variable-length part of a row before its buffer grows.
-  private static final int VARIABLE_BYTES_PER_COLUMN = 24;
+  // Strings and byte arrays up to this length are kept in the field itself, as Flink does.
+  private static final int MAX_INLINE_BYTES = 7;
+  // Rows are written into arrays of about this size: larger ones would be humongous objects for
+  // G1, allocated and collected apart, and one row kept downstream would keep a whole batch alive.
+  private static final int CHUNK_BYTES = 128 << 10;
 
   private final List<String> columns;
   private final LogicalType[] types;
+  private final int arity;
+  private final int nullBitsBytes;
+  private final int fixedBytes;
 
   ArrowRows(List<String> columns, List<LogicalType> types) {
     this.columns = List.copyOf(columns);
     this.types = types.toArray(LogicalType[]::new);
+    this.arity = this.types.length;
+    this.nullBitsBytes = BinaryRowData.calculateBitSetWidthInBytes(arity);
+    this.fixedBytes = BinaryRowData.calculateFixPartSizeInBytes(arity);
   }
 
-  /** A reader of the given batch's rows. */
-  Reader reader(VectorSchemaRoot root) {
-    Column[] readers = new Column[columns.size()];
-    for (int i = 0; i < readers.length; i++) {
+  /** New rows with the values of rows {@code [first, end)} of the batch, of insert kind. */
+  BinaryRowData[] read(VectorSchemaRoot root, int first, int end) {
+    int count = end - first;
+    Column[] writers = new Column[arity];
+    for (int i = 0; i < arity; i++) {
       FieldVector vector = root.getVector(columns.get(i));
-      readers[i] = vector == null ? nullColumn(types[i]) : column(vector, types[i]);
+      writers[i] = vector == null ? new NullColumn(types[i]) : column(vector, types[i]);
     }
-    return new Reader(readers);
-  }
-
-  /** The rows of one batch. */
-  static final class Reader {
-    private final Column[] columns;
-
-    private Reader(Column[] columns) {
-      this.columns = columns;
+    int[] sizes = new int[count];
+    for (Column column : writers) {
+      column.addVariableBytes(sizes, first, count);
     }
-
-    /** A new row with the values of row {@code index}, of insert kind. */
-    BinaryRowData read(int index) {
-      BinaryRowData row = new BinaryRowData(columns.length);
-      BinaryRowWriter writer = new BinaryRowWriter(row, columns.length * VARIABLE_BYTES_PER_COLUMN);
-      for (int i = 0; i < columns.length; i++) {
-        columns[i].write(writer, i, index);
+    Rows rows = new Rows(count);
+    int chunkStart = 0;
+    int offset = 0;
+    for (int r = 0; r < count; r++) {
+      sizes[r] += fixedBytes;
+      if (offset > 0 && offset + sizes[r] > CHUNK_BYTES) {
+        rows.allocate(chunkStart, r, offset);
+        chunkStart = r;
+        offset = 0;
       }
-      writer.complete();
-      return row;
+      rows.rowOffsets[r] = offset;
+      offset += sizes[r];
     }
-  }
-
-  /** Writes one column's value of a row at a position of a row being written. */
-  @FunctionalInterface
-  private interface Column {
-    void write(BinaryRowWriter writer, int position, int row);
+    rows.allocate(chunkStart, count, offset);
+    for (int i = 0; i < arity; i++) {
+      writers[i].write(rows, i, first);
+    }
+    BinaryRowData[] out = new BinaryRowData[count];
+    for (int r = 0; r < count; r++) {
+      BinaryRowData row = new BinaryRowData(arity);
+      row.pointTo(rows.segments[r], rows.rowOffsets[r], sizes[r]);
+      out[r] = row;
+    }
+    return out;
   }
 
   /**
-   * How a null of the type is written: decimals and timestamps too wide for the fixed part keep
-   * their room in the variable part, as Flink's own writers do.
+   * The batch's rows being written: per row its segment (a chunk of the batch's rows), its start in
+   * it and its next free variable byte.
    */
-  private static Column nullColumn(LogicalType type) {
+  private final class Rows {
+    final MemorySegment[] segments;
+    final int[] rowOffsets;
+    // Per row, the next free byte of its variable part, relative to the row's start.
+    final int[] cursors;
+
+    Rows(int count) {
+      this.segments = new MemorySegment[count];
+      this.rowOffsets = new int[count];
+      this.cursors = new int[count];
+      Arrays.fill(cursors, fixedBytes);
+    }
+
+    /** One zeroed segment of {@code bytes} for rows {@code [from, to)}. */
+    void allocate(int from, int to, int bytes) {
+      MemorySegment segment = MemorySegmentFactory.wrap(new byte[bytes]);
+      Arrays.fill(segments, from, to, segment);
+    }
+
+    int field(int row, int position) {
+      return rowOffsets[row] + nullBitsBytes + 8 * position;
+    }
+
+    void setNull(int row, int position) {
+      // The first byte holds the row kind: field bits start at bit 8.
+      int bit = position + 8;
+      int index = rowOffsets[row] + (bit >>> 3);
+      segments[row].put(index, (byte) (segments[row].get(index) | (1 << (bit & 7))));
+    }
+
+    /**
+     * Reserves {@code bytes} (a multiple of 8) of the row's variable part; returns its offset
+     * relative to the row's start.
+     */
+    int reserve(int row, int bytes) {
+      int at = cursors[row];
+      cursors[row] = at + bytes;
+      return at;
+    }
+
+    void putOffsetAndSize(int row, int position, int offset, int size) {
+      segments[row].putLong(field(row, position), ((long) offset << 32) | size);
+    }
+
+    /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
+    void putBytes(int row, int position, ArrowBuf data, long start, int length) {
+      if (length <= MAX_INLINE_BYTES) {
+        long value = 0;
+        for (int i = 0; i < length; i++) {
+          value |= (data.getByte(start + i) & 0xFFL) << (i * 8);
+        }
+        segments[row].putLong(field(row, position), ((length | 0x80L) << 56) | value);
+      } else {
+        int at = reserve(row, roundToWord(length));
+        byte[] target = segments[row].getArray();
+        data.getBytes(start, target, rowOffsets[row] + at, length);
+        putOffsetAndSize(row, position, at, length);
+      }
+    }
+  }
+
+  private static int roundToWord(int bytes) {
+    return (bytes + 7) & ~7;
+  }
+
+  /** One column of a batch, written over all its rows at once. */
+  private abstract static class Column {
+    /**
+     * Adds each row's bytes in the variable part to {@code sizes[row - first]}, for the rows {@code
+     * [first, first + count)}.
+     */
+    void addVariableBytes(int[] sizes, int first, int count) {}
+
+    /** Writes the column's values of rows {@code [first, ...)} into field {@code position}. */
+    abstract void write(Rows rows, int position, int first);
+  }
+
+  /**
+   * Bytes a value of the type keeps in the variable part even when null: decimals and timestamps
+   * too wide for the fixed part, as Flink's writer reserves them.
+   */
+  private static int reservedBytes(LogicalType type) {
     if (type instanceof DecimalType decimal && !DecimalData.isCompact(decimal.getPrecision())) {
-      int precision = decimal.getPrecision();
-      return (writer, position, row) -> writer.writeDecimal(position, null, precision);
+      return 16;
     }
     int timestampPrecision = timestampPrecision(type);
     if (timestampPrecision >= 0 && !TimestampData.isCompact(timestampPrecision)) {
-      return (writer, position, row) -> writer.writeTimestamp(position, null, timestampPrecision);
+      return 8;
     }
-    return (writer, position, row) -> writer.setNullAt(position);
+    return 0;
   }
 
   private static int timestampPrecision(LogicalType type) {
@@ -109,78 +209,138 @@ final class ArrowRows {
     return -1;
   }
 
-  private static Column column(FieldVector vector, LogicalType type) {
-    Column value = value(vector, type);
-    Column nulls = nullColumn(type);
-    return (writer, position, row) -> {
-      if (vector.isNull(row)) {
-        nulls.write(writer, position, row);
-      } else {
-        value.write(writer, position, row);
+  /** A column the batch lacks: nulls. */
+  private static final class NullColumn extends Column {
+    private final int reserved;
+
+    NullColumn(LogicalType type) {
+      this.reserved = reservedBytes(type);
+    }
+
+    @Override
+    void addVariableBytes(int[] sizes, int first, int count) {
+      if (reserved > 0) {
+        for (int r = 0; r < count; r++) {
+          sizes[r] += reserved;
+        }
       }
-    };
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      for (int r = 0; r < rows.cursors.length; r++) {
+        writeNull(rows, r, position, reserved);
+      }
+    }
   }
 
-  private static Column value(FieldVector vector, LogicalType type) {
+  private static void writeNull(Rows rows, int row, int position, int reserved) {
+    rows.setNull(row, position);
+    if (reserved > 0) {
+      rows.putOffsetAndSize(row, position, rows.reserve(row, reserved), 0);
+    }
+  }
+
+  /** A column whose values each take the fixed part only, null or not. */
+  private abstract static class FixedColumn<V extends FieldVector> extends Column {
+    final V vector;
+
+    FixedColumn(V vector) {
+      this.vector = vector;
+    }
+
+    @Override
+    final void write(Rows rows, int position, int first) {
+      int count = rows.cursors.length;
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < count; r++) {
+        if (nulls && vector.isNull(first + r)) {
+          rows.setNull(r, position);
+        } else {
+          writeValue(rows.segments[r], rows.field(r, position), first + r);
+        }
+      }
+    }
+
+    abstract void writeValue(MemorySegment segment, int field, int index);
+  }
+
+  private static Column column(FieldVector vector, LogicalType type) {
     if (vector instanceof BigIntVector v) {
-      return (writer, position, row) -> writer.writeLong(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putLong(field, vector.getDataBuffer().getLong((long) index * Long.BYTES));
+        }
+      };
     }
     if (vector instanceof IntVector v) {
-      return (writer, position, row) -> writer.writeInt(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putInt(field, vector.getDataBuffer().getInt((long) index * Integer.BYTES));
+        }
+      };
     }
     if (vector instanceof Float8Vector v) {
-      return (writer, position, row) -> writer.writeDouble(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putDouble(field, vector.getDataBuffer().getDouble((long) index * Double.BYTES));
+        }
+      };
     }
     if (vector instanceof Float4Vector v) {
-      return (writer, position, row) -> writer.writeFloat(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putFloat(field, vector.get(index));
+        }
+      };
     }
     if (vector instanceof BitVector v) {
-      return (writer, position, row) -> writer.writeBoolean(position, v.get(row) != 0);
-    }
-    if (vector instanceof VarCharVector v) {
-      return (writer, position, row) ->
-          writer.writeString(position, BinaryStringData.fromBytes(v.get(row)));
-    }
-    if (vector instanceof VarBinaryVector v) {
-      return (writer, position, row) -> writer.writeBinary(position, v.get(row));
-    }
-    if (vector instanceof FixedSizeBinaryVector v) {
-      return (writer, position, row) -> writer.writeBinary(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putBoolean(field, vector.get(index) != 0);
+        }
+      };
     }
     if (vector instanceof DateDayVector v) {
-      return (writer, position, row) -> writer.writeInt(position, v.get(row));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          segment.putInt(field, vector.get(index));
+        }
+      };
     }
     if (vector instanceof TimeMicroVector v) {
-      // Flink's TIME values are milliseconds of the day.
-      return (writer, position, row) -> writer.writeInt(position, (int) (v.get(row) / 1000));
+      return new FixedColumn<>(v) {
+        @Override
+        void writeValue(MemorySegment segment, int field, int index) {
+          // Flink's TIME values are milliseconds of the day.
+          segment.putInt(field, (int) (vector.get(index) / 1000));
+        }
+      };
+    }
+    if (vector instanceof VarCharVector || vector instanceof VarBinaryVector) {
+      return new VariableWidthColumn((BaseVariableWidthVector) vector);
+    }
+    if (vector instanceof FixedSizeBinaryVector v) {
+      return new FixedWidthBinaryColumn(v);
     }
     int precision = timestampPrecision(type);
-    if (precision >= 0) {
-      if (vector instanceof TimeStampMicroVector v) {
-        return (writer, position, row) ->
-            writer.writeTimestamp(position, micros(v.get(row)), precision);
-      }
-      if (vector instanceof TimeStampMicroTZVector v) {
-        return (writer, position, row) ->
-            writer.writeTimestamp(position, micros(v.get(row)), precision);
-      }
-      if (vector instanceof TimeStampNanoVector v) {
-        return (writer, position, row) ->
-            writer.writeTimestamp(position, nanos(v.get(row)), precision);
-      }
-      if (vector instanceof TimeStampNanoTZVector v) {
-        return (writer, position, row) ->
-            writer.writeTimestamp(position, nanos(v.get(row)), precision);
-      }
+    if (precision >= 0
+        && (vector instanceof TimeStampMicroVector
+            || vector instanceof TimeStampMicroTZVector
+            || vector instanceof TimeStampNanoVector
+            || vector instanceof TimeStampNanoTZVector)) {
+      boolean nanos =
+          vector instanceof TimeStampNanoVector || vector instanceof TimeStampNanoTZVector;
+      return new TimestampColumn((TimeStampVector) vector, nanos, precision);
     }
     if (vector instanceof DecimalVector v && type instanceof DecimalType decimal) {
-      int decimalPrecision = decimal.getPrecision();
-      int scale = decimal.getScale();
-      return (writer, position, row) ->
-          writer.writeDecimal(
-              position,
-              DecimalData.fromBigDecimal(v.getObject(row), decimalPrecision, scale),
-              decimalPrecision);
+      return new DecimalColumn(v, decimal);
     }
     throw new IllegalArgumentException(
         "Column "
@@ -191,13 +351,172 @@ final class ArrowRows {
             + type);
   }
 
-  private static TimestampData micros(long micros) {
-    return TimestampData.fromEpochMillis(
-        Math.floorDiv(micros, 1000), (int) Math.floorMod(micros, 1000) * 1000);
+  /** Strings and byte arrays: up to 7 bytes in the field, longer ones in the variable part. */
+  private static final class VariableWidthColumn extends Column {
+    private final BaseVariableWidthVector vector;
+
+    VariableWidthColumn(BaseVariableWidthVector vector) {
+      this.vector = vector;
+    }
+
+    @Override
+    void addVariableBytes(int[] sizes, int first, int count) {
+      ArrowBuf offsets = vector.getOffsetBuffer();
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < count; r++) {
+        long index = first + r;
+        int length =
+            offsets.getInt((index + 1) * Integer.BYTES) - offsets.getInt(index * Integer.BYTES);
+        if (length > MAX_INLINE_BYTES && !(nulls && vector.isNull(first + r))) {
+          sizes[r] += roundToWord(length);
+        }
+      }
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      ArrowBuf offsets = vector.getOffsetBuffer();
+      ArrowBuf data = vector.getDataBuffer();
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < rows.cursors.length; r++) {
+        long index = first + r;
+        if (nulls && vector.isNull(first + r)) {
+          rows.setNull(r, position);
+          continue;
+        }
+        int start = offsets.getInt(index * Integer.BYTES);
+        int length = offsets.getInt((index + 1) * Integer.BYTES) - start;
+        rows.putBytes(r, position, data, start, length);
+      }
+    }
   }
 
-  private static TimestampData nanos(long nanos) {
-    return TimestampData.fromEpochMillis(
-        Math.floorDiv(nanos, 1_000_000), (int) Math.floorMod(nanos, 1_000_000));
+  private static final class FixedWidthBinaryColumn extends Column {
+    private final FixedSizeBinaryVector vector;
+    private final int width;
+
+    FixedWidthBinaryColumn(FixedSizeBinaryVector vector) {
+      this.vector = vector;
+      this.width = vector.getByteWidth();
+    }
+
+    @Override
+    void addVariableBytes(int[] sizes, int first, int count) {
+      if (width > MAX_INLINE_BYTES) {
+        boolean nulls = vector.getNullCount() > 0;
+        for (int r = 0; r < count; r++) {
+          if (!(nulls && vector.isNull(first + r))) {
+            sizes[r] += roundToWord(width);
+          }
+        }
+      }
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      ArrowBuf data = vector.getDataBuffer();
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < rows.cursors.length; r++) {
+        if (nulls && vector.isNull(first + r)) {
+          rows.setNull(r, position);
+        } else {
+          rows.putBytes(r, position, data, (long) (first + r) * width, width);
+        }
+      }
+    }
+  }
+
+  /**
+   * Timestamps: milliseconds in the field when the precision is at most 3, else milliseconds in the
+   * variable part and the nanoseconds of the millisecond beside its offset, as Flink lays them.
+   */
+  private static final class TimestampColumn extends Column {
+    private final TimeStampVector vector;
+    private final long unitsPerMilli;
+    private final boolean compact;
+
+    TimestampColumn(TimeStampVector vector, boolean nanos, int precision) {
+      this.vector = vector;
+      this.unitsPerMilli = nanos ? 1_000_000 : 1_000;
+      this.compact = TimestampData.isCompact(precision);
+    }
+
+    @Override
+    void addVariableBytes(int[] sizes, int first, int count) {
+      if (!compact) {
+        for (int r = 0; r < count; r++) {
+          sizes[r] += 8;
+        }
+      }
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      boolean nulls = vector.getNullCount() > 0;
+      int nanosPerUnit = (int) (1_000_000 / unitsPerMilli);
+      for (int r = 0; r < rows.cursors.length; r++) {
+        if (nulls && vector.isNull(first + r)) {
+          writeNull(rows, r, position, compact ? 0 : 8);
+          continue;
+        }
+        long value = vector.get(first + r);
+        long millis = Math.floorDiv(value, unitsPerMilli);
+        if (compact) {
+          rows.segments[r].putLong(rows.field(r, position), millis);
+        } else {
+          int nanoOfMilli = (int) Math.floorMod(value, unitsPerMilli) * nanosPerUnit;
+          int at = rows.reserve(r, 8);
+          rows.segments[r].putLong(rows.rowOffsets[r] + at, millis);
+          rows.putOffsetAndSize(r, position, at, nanoOfMilli);
+        }
+      }
+    }
+  }
+
+  /**
+   * Decimals: the unscaled value in the field when the precision is at most 18, else its bytes in
+   * 16 bytes of the variable part. A value that does not fit the precision reads as null.
+   */
+  private static final class DecimalColumn extends Column {
+    private final DecimalVector vector;
+    private final int precision;
+    private final int scale;
+    private final boolean compact;
+
+    DecimalColumn(DecimalVector vector, DecimalType type) {
+      this.vector = vector;
+      this.precision = type.getPrecision();
+      this.scale = type.getScale();
+      this.compact = DecimalData.isCompact(precision);
+    }
+
+    @Override
+    void addVariableBytes(int[] sizes, int first, int count) {
+      if (!compact) {
+        for (int r = 0; r < count; r++) {
+          sizes[r] += 16;
+        }
+      }
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      for (int r = 0; r < rows.cursors.length; r++) {
+        DecimalData value =
+            vector.isNull(first + r)
+                ? null
+                : DecimalData.fromBigDecimal(vector.getObject(first + r), precision, scale);
+        if (value == null) {
+          writeNull(rows, r, position, compact ? 0 : 16);
+        } else if (compact) {
+          rows.segments[r].putLong(rows.field(r, position), value.toUnscaledLong());
+        } else {
+          byte[] bytes = value.toUnscaledBytes();
+          int at = rows.reserve(r, 16);
+          rows.segments[r].put(rows.rowOffsets[r] + at, bytes, 0, bytes.length);
+          rows.putOffsetAndSize(r, position, at, bytes.length);
+        }
+      }
+    }
   }
 }

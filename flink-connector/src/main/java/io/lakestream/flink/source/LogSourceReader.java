@@ -1,6 +1,6 @@
 package io.lakestream.flink.source;
 
-import io.lakestream.flink.source.LogSplitReader.OffsetRow;
+import io.lakestream.flink.source.LogRecords.Position;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.flink.api.connector.source.SourceOutput;
@@ -18,7 +18,7 @@ import org.apache.flink.table.data.RowData;
  */
 final class LogSourceReader
     extends SingleThreadMultiplexSourceReaderBase<
-        OffsetRow, RowData, LogSplit, LogSourceReader.SplitState> {
+        Position, RowData, LogSplit, LogSourceReader.SplitState> {
 
   /** A split being read: where its next row is. */
   static final class SplitState {
@@ -32,7 +32,7 @@ final class LogSourceReader
   }
 
   LogSourceReader(
-      Supplier<SplitReader<OffsetRow, LogSplit>> splitReaders,
+      Supplier<SplitReader<Position, LogSplit>> splitReaders,
       Configuration config,
       SourceReaderContext context) {
     super(splitReaders, new Emitter(), config, context);
@@ -59,9 +59,9 @@ final class LogSourceReader
     return state.split.at(state.next);
   }
 
-  private static final class Emitter implements RecordEmitter<OffsetRow, RowData, SplitState> {
+  private static final class Emitter implements RecordEmitter<Position, RowData, SplitState> {
     @Override
-    public void emitRecord(OffsetRow row, SourceOutput<RowData> output, SplitState state) {
+    public void emitRecord(Position row, SourceOutput<RowData> output, SplitState state) {
       output.collect(row.row());
       state.next = row.nextOffset();
     }

@@ -15,12 +15,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.TinyIntVector;
-import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
 
@@ -29,11 +27,8 @@ import org.apache.flink.types.RowKind;
  * them), on the source's fetcher thread. Each row goes out with the offset after it, which the
  * reader's checkpoint keeps as its split's next offset.
  */
-final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogSplit> {
+final class LogSplitReader implements SplitReader<LogRecords.Position, LogSplit> {
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
-
-  /** A row and the offset of the next row of its bucket. */
-  record OffsetRow(RowData row, long nextOffset) {}
 
   private final Connection connection;
   private final TablePath path;
@@ -56,8 +51,8 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
   }
 
   @Override
-  public RecordsWithSplitIds<OffsetRow> fetch() {
-    RecordsBySplits.Builder<OffsetRow> out = new RecordsBySplits.Builder<>();
+  public RecordsWithSplitIds<LogRecords.Position> fetch() {
+    LogRecords.Builder out = new LogRecords.Builder();
     if (!splits.isEmpty()) {
       for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
         try (batch) {
@@ -80,30 +75,27 @@ final class LogSplitReader implements SplitReader<LogSplitReader.OffsetRow, LogS
     return out.build();
   }
 
-  private void add(ScanBatch batch, RecordsBySplits.Builder<OffsetRow> out) {
+  private void add(ScanBatch batch, LogRecords.Builder out) {
     String id = LogSplit.idOf(batch.partition(), batch.bucket());
     LogSplit split = splits.get(id);
     if (split == null) {
       return;
     }
-    ArrowRows.Reader reader = rows.reader(batch.root());
     int count = batch.rowCount();
     // A fetch returns whole batches: rows before the split's start (a restore or a given offset
     // in the middle of a batch) were emitted before or are not asked for.
     int first = (int) Math.max(0, Math.min(count, split.startOffset() - batch.baseOffset()));
     int end = (int) Math.max(first, Math.min(count, split.stopOffset() - batch.baseOffset()));
-    List<OffsetRow> batchRows = new ArrayList<>(end - first);
+    BinaryRowData[] batchRows = rows.read(batch.root(), first, end);
     // A primary-key table's changelog has a change type per row; a log table's rows are inserts.
     TinyIntVector changeTypes =
         (TinyIntVector) batch.root().getVector(ArrowValues.CHANGE_TYPE_COLUMN);
-    for (int i = first; i < end; i++) {
-      BinaryRowData row = reader.read(i);
-      if (changeTypes != null) {
-        row.setRowKind(kindOf(ChangeType.fromCode(changeTypes.get(i))));
+    if (changeTypes != null) {
+      for (int i = first; i < end; i++) {
+        batchRows[i - first].setRowKind(kindOf(ChangeType.fromCode(changeTypes.get(i))));
       }
-      batchRows.add(new OffsetRow(row, batch.baseOffset() + i + 1));
     }
-    out.addAll(id, batchRows);
+    out.add(id, batchRows, batch.baseOffset() + first);
   }
 
   private static RowKind kindOf(ChangeType type) {
