@@ -32,6 +32,8 @@ public final class LogSource implements Source<RowData, LogSplit, LogEnumeratorS
   private final StartPositions start;
   private final boolean bounded;
   private final Duration discoveryInterval;
+  // Null: every partition.
+  private final PartitionSelection selection;
 
   LogSource(
       ServerAddress server,
@@ -40,6 +42,21 @@ public final class LogSource implements Source<RowData, LogSplit, LogEnumeratorS
       StartPositions start,
       boolean bounded,
       Duration discoveryInterval) {
+    this(server, path, spec, start, bounded, discoveryInterval, null);
+  }
+
+  /**
+   * @param selection the partitions to read (of those there are and those that appear later), or
+   *     null for all
+   */
+  LogSource(
+      ServerAddress server,
+      TablePath path,
+      LogReadSpec spec,
+      StartPositions start,
+      boolean bounded,
+      Duration discoveryInterval,
+      PartitionSelection selection) {
     this.server = requireNonNull(server, "server is null");
     requireNonNull(path, "path is null");
     this.namespace = path.namespace().toArray(String[]::new);
@@ -48,6 +65,7 @@ public final class LogSource implements Source<RowData, LogSplit, LogEnumeratorS
     this.start = requireNonNull(start, "start is null");
     this.bounded = bounded;
     this.discoveryInterval = requireNonNull(discoveryInterval, "discoveryInterval is null");
+    this.selection = selection;
   }
 
   private TablePath path() {
@@ -62,13 +80,15 @@ public final class LogSource implements Source<RowData, LogSplit, LogEnumeratorS
   @Override
   public SplitEnumerator<LogSplit, LogEnumeratorState> createEnumerator(
       SplitEnumeratorContext<LogSplit> context) {
-    return new LogEnumerator(context, server, path(), start, bounded, discoveryInterval, null);
+    return new LogEnumerator(
+        context, server, path(), start, bounded, discoveryInterval, selection, null);
   }
 
   @Override
   public SplitEnumerator<LogSplit, LogEnumeratorState> restoreEnumerator(
       SplitEnumeratorContext<LogSplit> context, LogEnumeratorState state) {
-    return new LogEnumerator(context, server, path(), start, bounded, discoveryInterval, state);
+    return new LogEnumerator(
+        context, server, path(), start, bounded, discoveryInterval, selection, state);
   }
 
   @Override
