@@ -35,6 +35,7 @@ import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsPartitionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsWatermarkPushDown;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -188,11 +189,25 @@ public final class LakestreamDynamicSource
     boolean bounded = bounded();
     java.time.Duration discovery = options.get(ScanOptions.PARTITION_DISCOVERY_INTERVAL);
     if (options.get(ScanOptions.STARTUP_MODE) == ScanOptions.StartupMode.FULL) {
-      return unionRuntime(unionSource(names, spec, bounded, discovery), columns, bounded);
+      // The lake reader filters rows by the selected partitions' columns: they must be read.
+      List<Column> read = withSelectedPartitionColumns(columns);
+      LogReadSpec unionSpec =
+          read.size() == columns.size()
+              ? spec
+              : new LogReadSpec(
+                  read.stream().map(Column::getName).toList(),
+                  read.stream().map(c -> c.getDataType().getLogicalType()).toList(),
+                  filters);
+      return unionRuntime(
+          unionSource(unionSpec.columns(), unionSpec, bounded, discovery), read, columns, bounded);
     }
     if (watermarks != null || upsert()) {
       return streamRuntime(
-          List.of(new Part("log", logOnlySource(spec, bounded, discovery))), -1, columns, bounded);
+          List.of(new Part("log", logOnlySource(spec, bounded, discovery))),
+          -1,
+          columns,
+          columns,
+          bounded);
     }
     return SourceProvider.of(logOnlySource(spec, bounded, discovery));
   }
@@ -321,12 +336,13 @@ public final class LakestreamDynamicSource
    * lake rows must precede the changes of their keys: one reader reads the lake part, then the log
    * (Flink's {@code HybridSource}).
    */
-  private ScanRuntimeProvider unionRuntime(Union union, List<Column> columns, boolean bounded) {
-    boolean plain = watermarks == null && !upsert();
+  private ScanRuntimeProvider unionRuntime(
+      Union union, List<Column> read, List<Column> columns, boolean bounded) {
+    boolean plain = watermarks == null && !upsert() && read.size() == columns.size();
     if (union.lake() == null) {
       return plain
           ? SourceProvider.of(union.log())
-          : streamRuntime(List.of(new Part("log", union.log())), -1, columns, bounded);
+          : streamRuntime(List.of(new Part("log", union.log())), -1, read, columns, bounded);
     }
     if (primaryKey) {
       Source<RowData, ?, ?> hybrid =
@@ -336,13 +352,39 @@ public final class LakestreamDynamicSource
               .build();
       return plain
           ? SourceProvider.of(hybrid, 1)
-          : streamRuntime(List.of(new Part("hybrid", hybrid)), 1, columns, bounded);
+          : streamRuntime(List.of(new Part("hybrid", hybrid)), 1, read, columns, bounded);
     }
     return streamRuntime(
         List.of(new Part("lake", union.lake()), new Part("log", union.log())),
         -1,
+        read,
         columns,
         bounded);
+  }
+
+  /**
+   * The columns to read: the query's, then the selected partitions' columns the query does not read
+   * (the planner drops those it knows to be constant), which the source drops again.
+   */
+  private List<Column> withSelectedPartitionColumns(List<Column> columns) {
+    if (selection == null) {
+      return columns;
+    }
+    List<Column> read = new ArrayList<>(columns);
+    for (Column column : schema.getColumns()) {
+      if (column.isPhysical()
+          && !read.contains(column)
+          && selection.partitions().stream().anyMatch(p -> p.containsKey(column.getName()))) {
+        read.add(column);
+      }
+    }
+    return read;
+  }
+
+  private static RowType rowType(List<Column> columns) {
+    return RowType.of(
+        columns.stream().map(c -> c.getDataType().getLogicalType()).toArray(LogicalType[]::new),
+        columns.stream().map(Column::getName).toArray(String[]::new));
   }
 
   /** A source of a read with the suffix of its operator's uid. */
@@ -353,14 +395,13 @@ public final class LakestreamDynamicSource
    * side by side when there are several; in upsert mode without the {@code -U} rows.
    *
    * @param parallelism the sources' parallelism, or -1 for the job's
+   * @param read the columns the sources read: {@code columns}, then any only the sources need
    */
   private ScanRuntimeProvider streamRuntime(
-      List<Part> parts, int parallelism, List<Column> columns, boolean bounded) {
-    RowType rowType =
-        RowType.of(
-            columns.stream().map(c -> c.getDataType().getLogicalType()).toArray(LogicalType[]::new),
-            columns.stream().map(Column::getName).toArray(String[]::new));
-    InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(rowType);
+      List<Part> parts, int parallelism, List<Column> read, List<Column> columns, boolean bounded) {
+    InternalTypeInfo<RowData> readType = InternalTypeInfo.of(rowType(read));
+    InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(rowType(columns));
+    Trim trim = read.size() == columns.size() ? null : new Trim(rowType(columns));
     WatermarkStrategy<RowData> strategy =
         watermarks == null ? WatermarkStrategy.noWatermarks() : watermarks;
     boolean dropUpdateBefore = upsert();
@@ -372,7 +413,7 @@ public final class LakestreamDynamicSource
         DataStream<RowData> union = null;
         for (Part part : parts) {
           SingleOutputStreamOperator<RowData> read =
-              env.fromSource(part.source(), strategy, part.uid() + " " + summary, typeInfo);
+              env.fromSource(part.source(), strategy, part.uid() + " " + summary, readType);
           context.generateUid(part.uid()).ifPresent(read::uid);
           if (parallelism > 0) {
             read.setParallelism(parallelism);
@@ -380,7 +421,12 @@ public final class LakestreamDynamicSource
           stream = read;
           union = union == null ? read : union.union(read);
         }
-        if (parts.size() > 1) {
+        if (trim != null) {
+          stream = union.map(trim, typeInfo).name("project " + summary);
+          if (parallelism > 0) {
+            stream.setParallelism(parallelism);
+          }
+        } else if (parts.size() > 1) {
           // The planner sets the output type of the transformation it gets, which a union's
           // (whose type the union itself has read) refuses: hand it a fresh one.
           stream = union.map(new Identity(), typeInfo).name("union " + summary);
@@ -400,6 +446,28 @@ public final class LakestreamDynamicSource
         return bounded;
       }
     };
+  }
+
+  /** Keeps a row's first fields, dropping those read only for the source's own use. */
+  private static final class Trim implements MapFunction<RowData, RowData> {
+    private static final long serialVersionUID = 1L;
+    private final RowData.FieldGetter[] getters;
+
+    Trim(RowType kept) {
+      getters = new RowData.FieldGetter[kept.getFieldCount()];
+      for (int i = 0; i < getters.length; i++) {
+        getters[i] = RowData.createFieldGetter(kept.getTypeAt(i), i);
+      }
+    }
+
+    @Override
+    public RowData map(RowData row) {
+      GenericRowData kept = new GenericRowData(row.getRowKind(), getters.length);
+      for (int i = 0; i < getters.length; i++) {
+        kept.setField(i, getters[i].getFieldOrNull(row));
+      }
+      return kept;
+    }
   }
 
   /** Drops the {@code -U} rows of a changelog, leaving upserts. */
