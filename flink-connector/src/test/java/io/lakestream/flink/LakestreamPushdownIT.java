@@ -20,11 +20,11 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -53,6 +53,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LakestreamPushdownIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration TIERING_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration WINDOW_TIMEOUT = Duration.ofSeconds(60);
   private static final LocalDateTime EPOCH = LocalDateTime.of(2026, 1, 1, 0, 0);
 
   @RegisterExtension
@@ -116,9 +117,10 @@ class LakestreamPushdownIT {
   // ------------------------------------------------------------------ watermarks
 
   /**
-   * Rows 0..89 at second id/3 (three 10-second windows of 30 rows each), then 30 rows at second 100
-   * that move every bucket's watermark past the three windows: the windows close while the job
-   * runs, read from the log alone and from the lake snapshot plus the log.
+   * Rows 0..89 at second id/3 (three 10-second windows of 30 rows each), tiered, then (once a read
+   * runs) 30 rows at second 100 that move every bucket's watermark past the three windows: the
+   * windows close while the job runs, read from the log alone and from the lake snapshot plus the
+   * log.
    */
   @Test
   void eventTimeWindowsCloseOnWatermarksGeneratedPerSplit() throws Exception {
@@ -126,9 +128,8 @@ class LakestreamPushdownIT {
         "CREATE TABLE ls.src.events (id BIGINT NOT NULL, ts TIMESTAMP(6))"
             + " DISTRIBUTED BY HASH(id) INTO 3 BUCKETS WITH ('lakestream.tiering.interval'='1s')");
     TablePath path = new TablePath(null, List.of("src"), "events");
-    insertEvents(LongStream.range(0, 90), id -> id / 3);
+    insertEvents(path, LongStream.range(0, 90), id -> id / 3);
     awaitTiered(path, 90);
-    insertEvents(LongStream.range(1000, 1030), id -> 100);
 
     // Model: window start second -> (count, sum of ids).
     Map<Long, List<Long>> expected = new TreeMap<>();
@@ -158,10 +159,15 @@ class LakestreamPushdownIT {
           .contains("watermark=[");
 
       Map<Long, List<Long>> windows = new TreeMap<>();
-      try (CloseableIterator<Row> rows = flink.executeSql(query).collect()) {
+      TableResult result = flink.executeSql(query);
+      // Written once the read is planned, so they are in its log part in either mode (a union
+      // read's log splits hold the watermark back until their buckets have rows).
+      long closers = mode.equals("earliest") ? 1000 : 2000;
+      insertEvents(path, LongStream.range(closers, closers + 30), id -> 100);
+      try (CloseableIterator<Row> rows = result.collect()) {
         // Unbounded: these come only when watermarks close the windows.
         for (int i = 0; i < expected.size(); i++) {
-          Row row = rows.next();
+          Row row = nextWithin(WINDOW_TIMEOUT, rows, result);
           long start = Duration.between(EPOCH, (LocalDateTime) row.getField(0)).toSeconds();
           windows.put(
               start, List.of((Long) row.getField(1), ((Number) row.getField(2)).longValue()));
@@ -171,21 +177,67 @@ class LakestreamPushdownIT {
     }
   }
 
-  private void insertEvents(LongStream ids, java.util.function.LongUnaryOperator second)
+  /**
+   * The next row of an unbounded result, failing with the job's watermarks (from Flink's REST API)
+   * when none comes in time.
+   */
+  private static Row nextWithin(Duration timeout, CloseableIterator<Row> rows, TableResult result)
       throws Exception {
-    String values =
-        ids.mapToObj(
-                id ->
-                    "(CAST("
-                        + id
-                        + " AS BIGINT), CAST(TIMESTAMP '"
-                        + EPOCH
-                            .plusSeconds(second.applyAsLong(id))
-                            .format(
-                                java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
-                        + "' AS TIMESTAMP(6)))")
-            .collect(Collectors.joining(", "));
-    flink.executeSql("INSERT INTO ls.src.events VALUES " + values).await();
+    java.util.concurrent.CompletableFuture<Row> next =
+        java.util.concurrent.CompletableFuture.supplyAsync(rows::next);
+    try {
+      return next.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      String watermarks = watermarks(result.getJobClient().orElseThrow().getJobID().toString());
+      result.getJobClient().orElseThrow().cancel();
+      throw new AssertionError("No window closed within " + timeout + "; " + watermarks, e);
+    }
+  }
+
+  private static String watermarks(String job) throws Exception {
+    org.apache.flink.configuration.Configuration config = FLINK.getClientConfiguration();
+    String base =
+        "http://"
+            + config.get(org.apache.flink.configuration.RestOptions.ADDRESS)
+            + ":"
+            + config.get(org.apache.flink.configuration.RestOptions.PORT)
+            + "/jobs/"
+            + job;
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String plan =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(base)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    StringBuilder out = new StringBuilder("watermarks by vertex: ");
+    java.util.regex.Matcher vertex =
+        java.util.regex.Pattern.compile(
+                "\"id\":\"([0-9a-f]{32})\",\"slotSharingGroupId\"[^}]*?\"name\":\"([^\"]*)\"")
+            .matcher(plan);
+    while (vertex.find()) {
+      out.append(vertex.group(2))
+          .append(" -> ")
+          .append(
+              http.send(
+                      java.net.http.HttpRequest.newBuilder(
+                              java.net.URI.create(
+                                  base + "/vertices/" + vertex.group(1) + "/watermarks"))
+                          .build(),
+                      java.net.http.HttpResponse.BodyHandlers.ofString())
+                  .body())
+          .append("; ");
+    }
+    return out.append(" job: ").append(plan).toString();
+  }
+
+  /** Appends rows {@code ids}, row id at {@code second(id)} seconds after {@link #EPOCH}. */
+  private static void insertEvents(
+      TablePath path, LongStream ids, java.util.function.LongUnaryOperator second) {
+    long epochMicros = EPOCH.toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000L;
+    try (AppendWriter writer = client.table(path).newAppendWriter()) {
+      ids.forEach(id -> writer.append(id, epochMicros + second.applyAsLong(id) * 1_000_000L));
+      writer.flush();
+    }
   }
 
   // ------------------------------------------------------------------ partitions
