@@ -118,7 +118,8 @@ final class LakestreamTableFactory implements DynamicTableSinkFactory, DynamicTa
           ScanOptions.STARTUP_TIMESTAMP,
           ScanOptions.STARTUP_OFFSETS,
           ScanOptions.BOUNDED,
-          ScanOptions.PARTITION_DISCOVERY_INTERVAL);
+          ScanOptions.PARTITION_DISCOVERY_INTERVAL,
+          ScanOptions.CHANGELOG_MODE);
 
   /** The lookup-join options a primary-key table takes. */
   static final Set<ConfigOption<?>> LOOKUP_OPTIONS = LookupJoinOptions.ALL;

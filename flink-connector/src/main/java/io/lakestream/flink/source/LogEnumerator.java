@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * enumerator first starts; a restored enumerator only adds partitions that appeared since (read
  * from their start). Unbounded sources look for new partitions every {@code discoveryInterval};
  * bounded ones read the partitions there are at the start, each bucket up to its high watermark
- * then.
+ * then. With a {@link PartitionSelection} only the partitions it selects get splits.
  */
 final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorState> {
   private static final Logger LOG = LoggerFactory.getLogger(LogEnumerator.class);
@@ -37,6 +37,7 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
   private final StartPositions start;
   private final boolean bounded;
   private final Duration discoveryInterval;
+  private final PartitionSelection selection;
   private final Set<String> partitions;
   private final Map<Integer, List<LogSplit>> pending = new HashMap<>();
   private final Set<Integer> noMoreSplitsSent = new HashSet<>();
@@ -53,6 +54,7 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
       StartPositions start,
       boolean bounded,
       Duration discoveryInterval,
+      PartitionSelection selection,
       LogEnumeratorState restored) {
     this.context = requireNonNull(context, "context is null");
     this.server = requireNonNull(server, "server is null");
@@ -60,6 +62,7 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
     this.start = requireNonNull(start, "start is null");
     this.bounded = bounded;
     this.discoveryInterval = requireNonNull(discoveryInterval, "discoveryInterval is null");
+    this.selection = selection;
     // Read by the discovery thread, changed on the coordinator's.
     this.partitions = ConcurrentHashMap.newKeySet();
     if (restored != null) {
@@ -96,6 +99,10 @@ final class LogEnumerator implements SplitEnumerator<LogSplit, LogEnumeratorStat
     List<LogSplit> splits = new ArrayList<>();
     for (String partition : current) {
       if (partitions.contains(partition)) {
+        continue;
+      }
+      if (selection != null && !selection.includes(partition)) {
+        // Pruned by the query's partition filter, which Flink no longer applies to the rows.
         continue;
       }
       for (int bucket = 0; bucket < table.buckets(); bucket++) {

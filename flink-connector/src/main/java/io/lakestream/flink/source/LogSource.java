@@ -41,6 +41,8 @@ public final class LogSource
   private final StartPositions start;
   private final boolean bounded;
   private final Duration discoveryInterval;
+  // Null: every partition.
+  private final PartitionSelection selection;
 
   LogSource(
       ServerAddress server,
@@ -49,6 +51,21 @@ public final class LogSource
       StartPositions start,
       boolean bounded,
       Duration discoveryInterval) {
+    this(server, path, spec, start, bounded, discoveryInterval, null);
+  }
+
+  /**
+   * @param selection the partitions to read (of those there are and those that appear later), or
+   *     null for all
+   */
+  LogSource(
+      ServerAddress server,
+      TablePath path,
+      LogReadSpec spec,
+      StartPositions start,
+      boolean bounded,
+      Duration discoveryInterval,
+      PartitionSelection selection) {
     this.server = requireNonNull(server, "server is null");
     requireNonNull(path, "path is null");
     this.namespace = path.namespace().toArray(String[]::new);
@@ -57,6 +74,7 @@ public final class LogSource
     this.start = requireNonNull(start, "start is null");
     this.bounded = bounded;
     this.discoveryInterval = requireNonNull(discoveryInterval, "discoveryInterval is null");
+    this.selection = selection;
   }
 
   private TablePath path() {
@@ -79,13 +97,15 @@ public final class LogSource
   @Override
   public SplitEnumerator<LogSplit, LogEnumeratorState> createEnumerator(
       SplitEnumeratorContext<LogSplit> context) {
-    return new LogEnumerator(context, server, path(), start, bounded, discoveryInterval, null);
+    return new LogEnumerator(
+        context, server, path(), start, bounded, discoveryInterval, selection, null);
   }
 
   @Override
   public SplitEnumerator<LogSplit, LogEnumeratorState> restoreEnumerator(
       SplitEnumeratorContext<LogSplit> context, LogEnumeratorState state) {
-    return new LogEnumerator(context, server, path(), start, bounded, discoveryInterval, state);
+    return new LogEnumerator(
+        context, server, path(), start, bounded, discoveryInterval, selection, state);
   }
 
   @Override

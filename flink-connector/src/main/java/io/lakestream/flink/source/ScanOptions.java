@@ -26,6 +26,17 @@ public final class ScanOptions {
     OFFSETS
   }
 
+  /** Which changes a primary-key table's read emits. */
+  public enum ChangelogMode {
+    /** Every change with its row kind: {@code +I -U +U -D}. */
+    ALL,
+    /**
+     * Upserts: {@code +I +U -D} without the {@code -U} rows; Flink's planner restores what its
+     * operators need (a {@code ChangelogNormalize} keyed by the primary key).
+     */
+    UPSERT
+  }
+
   public static final ConfigOption<StartupMode> STARTUP_MODE =
       ConfigOptions.key("scan.startup.mode")
           .enumType(StartupMode.class)
@@ -64,6 +75,14 @@ public final class ScanOptions {
           .durationType()
           .defaultValue(Duration.ofSeconds(10))
           .withDescription("How often an unbounded read looks for new partitions");
+
+  public static final ConfigOption<ChangelogMode> CHANGELOG_MODE =
+      ConfigOptions.key("scan.changelog-mode")
+          .enumType(ChangelogMode.class)
+          .defaultValue(ChangelogMode.ALL)
+          .withDescription(
+              "For primary-key tables: all (+I -U +U -D) or upsert (+I +U -D, without the -U"
+                  + " rows; the planner adds a ChangelogNormalize where its operators need them)");
 
   private ScanOptions() {}
 
