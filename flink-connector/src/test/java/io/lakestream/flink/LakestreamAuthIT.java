@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,7 +33,7 @@ class LakestreamAuthIT {
   private static final String CLIENT_SECRET = "s3cret-of-flink34-do-not-show";
   private static final String SIGNING_KEY = "0123456789abcdef0123456789abcdef-signing-key-34";
 
-  @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+  @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(1);
 
   private static PackagedServer server;
 

@@ -18,7 +18,6 @@ import java.util.Set;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.iceberg.Schema;
@@ -43,7 +42,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LakestreamCatalogIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
 
-  @RegisterExtension static final MiniClusterExtension FLINK = new MiniClusterExtension();
+  @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(1);
 
   private static PackagedServer server;
   private static RESTCatalog iceberg;

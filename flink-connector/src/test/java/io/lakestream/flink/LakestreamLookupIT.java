@@ -16,11 +16,9 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterAll;
@@ -42,13 +40,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LakestreamLookupIT {
   private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
 
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(1)
-              .build());
+  @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(1);
 
   private static PackagedServer server;
   private static Connection client;

@@ -21,12 +21,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.iceberg.HasTableOperations;
@@ -56,13 +54,7 @@ class LakestreamPushdownIT {
   private static final Duration WINDOW_TIMEOUT = Duration.ofSeconds(60);
   private static final LocalDateTime EPOCH = LocalDateTime.of(2026, 1, 1, 0, 0);
 
-  @RegisterExtension
-  static final MiniClusterExtension FLINK =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(4)
-              .build());
+  @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(4);
 
   private static PackagedServer server;
   private static Connection client;
