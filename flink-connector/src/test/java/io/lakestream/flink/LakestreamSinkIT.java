@@ -167,7 +167,7 @@ class LakestreamSinkIT {
       flink.executeSql(
           "CREATE TABLE ls.keyed."
               + name
-              + " (id BIGINT NOT NULL, name STRING, day DATE)"
+              + " (id BIGINT NOT NULL, name STRING, born DATE)"
               + " DISTRIBUTED BY HASH(name) INTO 3 BUCKETS");
     }
     StringBuilder values = new StringBuilder();

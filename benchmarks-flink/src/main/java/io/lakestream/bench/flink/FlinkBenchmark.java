@@ -82,8 +82,12 @@ public final class FlinkBenchmark implements Benchmark {
   /**
    * System property naming the parts to run: {@code all} (the default) or {@code sink} (only the
    * sink's write and the same job into a discarding sink, no source table, reads or latency).
+   * Without it, the environment variable {@link #PARTS_VARIABLE} (which reaches the benchmark
+   * through {@code bin/lakestream bench flink}).
    */
   static final String PARTS_PROPERTY = "lakestream.bench.flink.parts";
+
+  static final String PARTS_VARIABLE = "LAKESTREAM_BENCH_FLINK_PARTS";
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
@@ -282,13 +286,19 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   private static boolean sinkOnly() {
-    String parts = System.getProperty(PARTS_PROPERTY, "all");
+    String variable = System.getenv(PARTS_VARIABLE);
+    String parts = System.getProperty(PARTS_PROPERTY, variable == null ? "all" : variable);
     return switch (parts) {
       case "all" -> false;
       case "sink" -> true;
       default ->
           throw new IllegalArgumentException(
-              "System property " + PARTS_PROPERTY + " is all or sink, not " + parts);
+              "System property "
+                  + PARTS_PROPERTY
+                  + " (or environment variable "
+                  + PARTS_VARIABLE
+                  + ") is all or sink, not "
+                  + parts);
     };
   }
 
