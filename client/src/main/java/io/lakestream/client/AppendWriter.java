@@ -118,6 +118,8 @@ public final class AppendWriter implements AutoCloseable {
   private final NavigableMap<Long, Sent> inDoubt = new TreeMap<>();
   private long nextOrdinal;
   private boolean closed;
+  // The only partition of an unpartitioned table, once rows from an accessor went to it.
+  private Partition unpartitioned;
 
   /** The buckets of one partition (the only one, named "", of an unpartitioned table). */
   private static final class Partition {
@@ -223,6 +225,63 @@ public final class AppendWriter implements AutoCloseable {
    */
   public void append(Object... values) {
     add(values, (byte) 0);
+  }
+
+  /**
+   * Appends one row read from an accessor (see {@link RowAccessor} for which method each column's
+   * type calls): the values go straight into the batch, without the {@code Object[]} and boxed
+   * values of {@link #append(Object...)}. Batching, acknowledgement and failures are as {@link
+   * #append(Object...)}'s.
+   *
+   * @throws IllegalArgumentException for a row that does not fit the schema; the row is not
+   *     appended and the writer stays usable
+   * @throws RpcException when an earlier batch failed
+   */
+  public void append(RowAccessor row) {
+    add(row, (byte) 0);
+  }
+
+  /** Adds a row read from an accessor, as {@link #add(Object[], byte)}. */
+  void add(RowAccessor row, byte operation) {
+    if (row.columnCount() != schema.getFields().size()) {
+      throw new IllegalArgumentException(
+          "Row has "
+              + row.columnCount()
+              + " values; table "
+              + table.path()
+              + " has "
+              + schema.getFields().size()
+              + " columns");
+    }
+    if (partitioner != null || keyColumns.length > 0) {
+      // The partition and the bucket are computed from values as append(Object...) takes them.
+      Object[] values = new Object[row.columnCount()];
+      for (int column = 0; column < values.length; column++) {
+        values[column] = row.isNullAt(column) ? null : row.getObject(column);
+      }
+      add(values, operation);
+      return;
+    }
+    synchronized (this) {
+      throwIfFailed();
+      checkOpen();
+      if (unpartitioned == null) {
+        unpartitioned = partition(Partitioning.UNPARTITIONED);
+      }
+      Partition partition = unpartitioned;
+      Bucket bucket = partition.buckets[bucketFor(partition, null)];
+      if (bucket.open == null) {
+        open(bucket);
+      }
+      if (targetColumns == null) {
+        bucket.open.add(row);
+      } else {
+        bucket.open.add(row, operation);
+      }
+      if (bucket.open.isFull()) {
+        handOff(bucket);
+      }
+    }
   }
 
   /** Adds a row, with an operation code when the writer writes to a primary-key table. */

@@ -89,6 +89,61 @@ public final class RowBatch {
   /** Adds a row with an operation code (for a primary-key table's writes), as {@link #add}. */
   public void add(Object[] values, byte operation) {
     add(values);
+    setOperation(operation);
+  }
+
+  /**
+   * Adds a row read from an accessor, each value stored straight into its column (strings as their
+   * UTF-8 bytes); the caller checked its arity and that the batch is not full.
+   *
+   * @throws IllegalArgumentException for a value the column cannot hold, or thrown by the accessor;
+   *     the batch is unchanged
+   */
+  public void add(RowAccessor row) {
+    int index = rows;
+    int column = 0;
+    try {
+      for (; column < columns.length; column++) {
+        Column target = columns[column];
+        if (row.isNullAt(column)) {
+          target.setNull(index);
+          continue;
+        }
+        switch (target.access) {
+          case Column.LONG -> ((LongColumn) target).values[index] = row.getLong(column);
+          case Column.INT -> ((IntColumn) target).values[index] = row.getInt(column);
+          case Column.DOUBLE -> ((DoubleColumn) target).values[index] = row.getDouble(column);
+          case Column.STRING -> ((BytesColumn) target).writeInline(index, row, column);
+          default -> {
+            Object value = row.getObject(column);
+            if (!target.store(index, value)) {
+              throw new IllegalArgumentException(
+                  "Column "
+                      + schema.getFields().get(column).getName()
+                      + " of type "
+                      + schema.getFields().get(column).getType()
+                      + " cannot hold a "
+                      + value.getClass().getName());
+            }
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      for (int undo = Math.min(column, columns.length - 1); undo >= 0; undo--) {
+        columns[undo].clearNull(index);
+      }
+      throw e;
+    }
+    rows = index + 1;
+  }
+
+  /** Adds a row read from an accessor with an operation code, as {@link #add(RowAccessor)}. */
+  public void add(RowAccessor row, byte operation) {
+    add(row);
+    setOperation(operation);
+  }
+
+  private void setOperation(byte operation) {
     if (operations == null) {
       operations = new byte[capacity];
     }
@@ -126,7 +181,9 @@ public final class RowBatch {
         break;
       case Column.STRING:
         if (value instanceof String) {
-          ((BytesColumn) column).values[row] = value;
+          BytesColumn strings = (BytesColumn) column;
+          strings.values[row] = value;
+          strings.references = true;
           return true;
         }
         break;
@@ -170,11 +227,19 @@ public final class RowBatch {
     static final int STRING = 4;
 
     final int kind;
+    // How a row accessor's value reaches this column: LONG (getLong), INT (getInt), DOUBLE
+    // (getDouble), STRING (writeBytes, strings and binary) or OTHER (getObject, then store).
+    final int access;
     private long[] nulls = new long[0];
     private boolean anyNull;
 
     Column(int kind) {
+      this(kind, kind);
+    }
+
+    Column(int kind, int access) {
       this.kind = kind;
+      this.access = access;
     }
 
     static Column of(Field field, int capacity) {
@@ -329,7 +394,7 @@ public final class RowBatch {
     private final boolean date;
 
     IntColumn(int capacity, boolean date) {
-      super(date ? OTHER : INT);
+      super(date ? OTHER : INT, INT);
       this.values = new int[capacity];
       this.date = date;
     }
@@ -380,24 +445,56 @@ public final class RowBatch {
     }
   }
 
-  /** Strings (kept as references until written) and byte arrays. */
-  private static final class BytesColumn extends Column {
+  /**
+   * Strings (kept as references until written) and byte arrays; or, from a row accessor, their
+   * bytes copied in at once ("inline"), so that writing the batch copies them in bulk.
+   */
+  private static final class BytesColumn extends Column implements RowAccessor.ByteTarget {
+    // Marks a row whose bytes are inline, from inlineStarts[row] to inlineEnds[row].
+    private static final Object INLINE = new Object();
+
     final Object[] values;
     private final int[] offsets;
     private final boolean binary;
     private byte[] data = new byte[1024];
+    private final int[] inlineStarts;
+    private final int[] inlineEnds;
+    private byte[] inline = new byte[0];
+    private int inlineSize;
+    // Whether some row holds a reference (a String or byte[]) rather than inline bytes.
+    boolean references;
 
     BytesColumn(int capacity, boolean binary) {
-      super(binary ? OTHER : STRING);
+      super(binary ? OTHER : STRING, STRING);
       this.values = new Object[capacity];
       this.offsets = new int[capacity + 1];
+      this.inlineStarts = new int[capacity];
+      this.inlineEnds = new int[capacity];
       this.binary = binary;
+    }
+
+    /** Copies a row accessor's value of {@code column} in as the bytes of {@code row}. */
+    void writeInline(int row, RowAccessor accessor, int column) {
+      inlineStarts[row] = inlineSize;
+      values[row] = INLINE;
+      accessor.writeBytes(column, this);
+      inlineEnds[row] = inlineSize;
+    }
+
+    @Override
+    public void write(byte[] source, int offset, int length) {
+      if (inlineSize + length > inline.length) {
+        inline = Arrays.copyOf(inline, Math.max(inlineSize + length, inline.length * 2 + 1024));
+      }
+      System.arraycopy(source, offset, inline, inlineSize, length);
+      inlineSize += length;
     }
 
     @Override
     boolean store(int row, Object value) {
       if (binary ? value instanceof byte[] : value instanceof CharSequence) {
         values[row] = value;
+        references = true;
         return true;
       }
       return false;
@@ -405,22 +502,44 @@ public final class RowBatch {
 
     @Override
     void clearValue(int row) {
+      if (values[row] == INLINE) {
+        // Only the newest row is ever cleared (a null, or a row left out): its bytes are the last.
+        inlineSize = inlineStarts[row];
+      }
       values[row] = null;
+      inlineStarts[row] = inlineSize;
+      inlineEnds[row] = inlineSize;
     }
 
     @Override
     void reset(int rows) {
       super.reset(rows);
       Arrays.fill(values, 0, rows, null);
+      inlineSize = 0;
+      references = false;
     }
 
     @Override
     void writeTo(FieldVector vector, int rows) {
+      if (!references) {
+        // Every row's bytes are inline (a null row's are empty) and in row order: copy them whole.
+        System.arraycopy(inlineStarts, 0, offsets, 0, rows);
+        offsets[rows] = inlineSize;
+        writeVector(vector, rows, inline, inlineSize);
+        return;
+      }
       int size = 0;
       for (int row = 0; row < rows; row++) {
         offsets[row] = size;
         Object value = values[row];
-        if (value != null) {
+        if (value == INLINE) {
+          int length = inlineEnds[row] - inlineStarts[row];
+          if (size + length > data.length) {
+            data = Arrays.copyOf(data, Math.max(size + length, data.length * 2));
+          }
+          System.arraycopy(inline, inlineStarts[row], data, size, length);
+          size += length;
+        } else if (value != null) {
           byte[] bytes =
               value instanceof byte[] raw ? raw : value.toString().getBytes(StandardCharsets.UTF_8);
           if (size + bytes.length > data.length) {
@@ -431,6 +550,11 @@ public final class RowBatch {
         }
       }
       offsets[rows] = size;
+      writeVector(vector, rows, data, size);
+    }
+
+    /** Fills the vector from {@code offsets} and the first {@code size} bytes of {@code bytes}. */
+    private void writeVector(FieldVector vector, int rows, byte[] bytes, int size) {
       BaseVariableWidthVector variable = (BaseVariableWidthVector) vector;
       variable.allocateNew(Math.max(size, 1), rows);
       writeValidity(vector, rows);
@@ -440,7 +564,7 @@ public final class RowBatch {
           .order(ByteOrder.LITTLE_ENDIAN)
           .asIntBuffer()
           .put(offsets, 0, rows + 1);
-      variable.getDataBuffer().setBytes(0, data, 0, size);
+      variable.getDataBuffer().setBytes(0, bytes, 0, size);
       variable.setLastSet(rows - 1);
     }
   }

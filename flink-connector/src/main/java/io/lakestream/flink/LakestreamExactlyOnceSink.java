@@ -116,6 +116,7 @@ final class LakestreamExactlyOnceSink implements Sink<RowData>, SupportsCommitte
     private final AppendWriter appends;
     private final UpsertWriter upserts;
     private final RowValues values;
+    private final RowDataAccessor accessor;
     private final int[] keyColumns;
 
     /** One of {@code appends} (a log table) and {@code upserts} (a primary-key table) is null. */
@@ -129,13 +130,14 @@ final class LakestreamExactlyOnceSink implements Sink<RowData>, SupportsCommitte
       this.appends = appends;
       this.upserts = upserts;
       this.values = values;
+      this.accessor = values.accessor();
       this.keyColumns = keyColumns;
     }
 
     @Override
     public void write(RowData row, Context context) {
       if (appends != null) {
-        appends.append(values.of(row));
+        appends.append(accessor.of(row));
         return;
       }
       switch (row.getRowKind()) {

@@ -187,21 +187,24 @@ final class LakestreamSink implements Sink<RowData> {
     }
   }
 
-  /** Appends every row of a log table (the planner hands a log table inserts only). */
+  /**
+   * Appends every row of a log table (the planner hands a log table inserts only), each read column
+   * by column straight into the writer's batch.
+   */
   private static final class AppendRowWriter implements SinkWriter<RowData> {
     private final Connection connection;
     private final AppendWriter writer;
-    private final RowValues values;
+    private final RowDataAccessor accessor;
 
     AppendRowWriter(Connection connection, AppendWriter writer, RowValues values) {
       this.connection = connection;
       this.writer = writer;
-      this.values = values;
+      this.accessor = values.accessor();
     }
 
     @Override
     public void write(RowData row, Context context) {
-      writer.append(values.of(row));
+      writer.append(accessor.of(row));
     }
 
     @Override

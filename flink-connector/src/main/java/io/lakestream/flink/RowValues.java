@@ -46,6 +46,19 @@ public final class RowValues implements Serializable {
     return values;
   }
 
+  /** The value of one column of a row. */
+  Object value(RowData row, int column) {
+    return convert(types[column], getters[column].getFieldOrNull(row));
+  }
+
+  /**
+   * An accessor that hands rows of these types to the client's writers column by column (one per
+   * writer: it is not thread safe).
+   */
+  RowDataAccessor accessor() {
+    return new RowDataAccessor(this, types);
+  }
+
   private static Object convert(LogicalType type, Object value) {
     if (value == null) {
       return null;

@@ -3,6 +3,7 @@ package io.lakestream.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lakestream.client.AppendWriter;
 import io.lakestream.client.ChangeType;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
@@ -150,6 +151,72 @@ class LakestreamSinkIT {
                 null,
                 null),
             row(3L, 30, null, null, null, null, null, null, null, null, null, new byte[0]));
+  }
+
+  @Test
+  void rowsOfALogTableWithABucketKeyGoToTheBucketsTheClientPicks() throws Exception {
+    flink.executeSql("CREATE DATABASE ls.keyed");
+    for (String name : List.of("by_flink", "by_client")) {
+      flink.executeSql(
+          "CREATE TABLE ls.keyed."
+              + name
+              + " (id BIGINT NOT NULL, name STRING, born DATE)"
+              + " DISTRIBUTED BY HASH(name) INTO 3 BUCKETS");
+    }
+    StringBuilder values = new StringBuilder();
+    try (AppendWriter writer = client.table(table("keyed", "by_client")).newAppendWriter()) {
+      for (int i = 0; i < 60; i++) {
+        String name = i % 7 == 0 ? null : "name-" + (i % 11) + (i % 2 == 0 ? "ü" : "");
+        writer.append((long) i, name, 19_000 + i);
+        values
+            .append(i == 0 ? "" : ", ")
+            .append("(")
+            .append(i)
+            .append(", ")
+            .append(name == null ? "CAST(NULL AS STRING)" : "'" + name + "'")
+            .append(", DATE '")
+            .append(LocalDate.ofEpochDay(19_000 + i))
+            .append("')");
+      }
+    }
+    flink.executeSql("INSERT INTO ls.keyed.by_flink VALUES " + values).await();
+
+    List<List<String>> byClient = rowsPerBucket(table("keyed", "by_client"), 60);
+    assertThat(byClient.stream().filter(bucket -> !bucket.isEmpty())).hasSizeGreaterThan(1);
+    assertThat(rowsPerBucket(table("keyed", "by_flink"), 60)).isEqualTo(byClient);
+  }
+
+  /**
+   * Each bucket's rows, sorted, once {@code rows} rows arrived in all, within {@link
+   * #READ_TIMEOUT}.
+   */
+  private static List<List<String>> rowsPerBucket(TablePath path, int rows) {
+    io.lakestream.client.Table table = client.table(path);
+    List<List<String>> buckets = new ArrayList<>();
+    int read = 0;
+    for (int bucket = 0; bucket < table.buckets(); bucket++) {
+      List<String> bucketRows = new ArrayList<>();
+      long end = table.latestOffset(bucket);
+      try (LogScanner scanner = table.newScanner()) {
+        scanner.subscribe(bucket, LogScanner.earliest());
+        long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+        while (scanner.position(bucket) < end) {
+          if (System.nanoTime() > deadline) {
+            throw new AssertionError("Bucket " + bucket + " of " + path + " not read to " + end);
+          }
+          for (ScanBatch batch : scanner.poll(Duration.ofMillis(200))) {
+            try (batch) {
+              batch.rows().forEach(values -> bucketRows.add(row(values)));
+            }
+          }
+        }
+      }
+      bucketRows.sort(null);
+      read += bucketRows.size();
+      buckets.add(bucketRows);
+    }
+    assertThat(read).isEqualTo(rows);
+    return buckets;
   }
 
   @Test

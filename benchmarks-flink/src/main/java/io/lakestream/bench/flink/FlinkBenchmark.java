@@ -21,6 +21,7 @@ import io.lakestream.client.arrow.BatchFilter;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -67,8 +68,10 @@ import org.apache.flink.types.Row;
  *       operators), reported beside the default's rates without a target;
  *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
  *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
- *       rows) inserts them into another new table. Rates are rows over the time from the first row
- *       generated to the writer's flush (the client) or the job's end (Flink);
+ *       rows) inserts them into another new table; then the same job inserts them into a {@code
+ *       blackhole} table (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink,
+ *       reported without a target as the ceiling of the sink's rate. Rates are rows over the time
+ *       from the first row generated to the writer's flush (the client) or the job's end (Flink);
  *   <li><b>latency</b>: a writer appends rows carrying their send time at a steady rate while an
  *       unbounded Flink read ({@code scan.startup.mode=latest}, checkpoints every second) and, as
  *       the baseline, the client's {@link LogScanner} at the latest offset record emit time minus
@@ -78,6 +81,7 @@ import org.apache.flink.types.Row;
 public final class FlinkBenchmark implements Benchmark {
   private static final String DATABASE = "bench";
   private static final String SOURCE_TABLE = "w1";
+  private static final String DISCARD_TABLE = "default_catalog.default_database.discard";
   private static final int FULL_ROWS = 1_000_000;
   private static final int QUICK_ROWS = 20_000;
   private static final int FULL_LATENCY_ROWS = 10_000;
@@ -86,6 +90,16 @@ public final class FlinkBenchmark implements Benchmark {
   private static final double THROUGHPUT_RATIO_TARGET = 0.7;
   private static final double LATENCY_P99_TARGET_MS = 50;
   private static final List<String> PROJECTION = List.of("b0", "s0");
+
+  /**
+   * System property naming the parts to run: {@code all} (the default) or {@code sink} (only the
+   * sink's write and the same job into a discarding sink, no source table, reads or latency).
+   * Without it, the environment variable {@link #PARTS_VARIABLE} (which reaches the benchmark
+   * through {@code bin/lakestream bench flink}).
+   */
+  static final String PARTS_PROPERTY = "lakestream.bench.flink.parts";
+
+  static final String PARTS_VARIABLE = "LAKESTREAM_BENCH_FLINK_PARTS";
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
@@ -123,6 +137,7 @@ public final class FlinkBenchmark implements Benchmark {
       double flinkProjected,
       double appendWriter,
       double flinkSink,
+      double flinkDiscard,
       double flinkFullJobSeconds,
       double scanFullSeconds,
       double scanFullRowObjects,
@@ -136,6 +151,7 @@ public final class FlinkBenchmark implements Benchmark {
   @Override
   public List<Figure> run(BenchmarkContext context) throws Exception {
     boolean quick = context.mode() == RunMode.QUICK;
+    boolean sinkOnly = sinkOnly();
     int rows = quick ? QUICK_ROWS : FULL_ROWS;
     int latencyRows = quick ? QUICK_LATENCY_ROWS : FULL_LATENCY_ROWS;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
@@ -168,27 +184,41 @@ public final class FlinkBenchmark implements Benchmark {
           flink.executeSql("CREATE DATABASE ls." + DATABASE);
           createWideTable(flink, SOURCE_TABLE);
           Table source = client.table(TablePath.of(DATABASE + "." + SOURCE_TABLE));
-          context.progress().printf("  writing %d source rows%n", rows);
-          appendWithClient(source, rows);
-          long end = source.latestOffset(0);
-          if (end != rows) {
-            throw new IllegalStateException(
-                "The source table's latest offset is " + end + " after " + rows + " appends");
+          if (!sinkOnly) {
+            context.progress().printf("  writing %d source rows%n", rows);
+            appendWithClient(source, rows);
+            long end = source.latestOffset(0);
+            if (end != rows) {
+              throw new IllegalStateException(
+                  "The source table's latest offset is " + end + " after " + rows + " appends");
+            }
           }
+          createDiscardTable(flink);
 
           int[] iteration = {0};
           throughput =
               context.iterate(
                   () ->
                       throughput(
-                          context, session, reuseSession, client, source, rows, iteration[0]++));
-          context.progress().println("  phase latency");
-          createLatencyTable(flink);
-          Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
-          long[] nextId = {0};
-          latency =
-              context.iterate(
-                  () -> latency(context, catalogDdl, latencyTable, latencyRows, nextId));
+                          context,
+                          session,
+                          reuseSession,
+                          client,
+                          source,
+                          rows,
+                          iteration[0]++,
+                          sinkOnly));
+          if (sinkOnly) {
+            latency = List.of();
+          } else {
+            context.progress().println("  phase latency");
+            createLatencyTable(flink);
+            Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
+            long[] nextId = {0};
+            latency =
+                context.iterate(
+                    () -> latency(context, catalogDdl, latencyTable, latencyRows, nextId));
+          }
         }
         server.stopCleanly();
       }
@@ -203,9 +233,27 @@ public final class FlinkBenchmark implements Benchmark {
       Connection client,
       Table source,
       int rows,
-      int iteration)
+      int iteration,
+      boolean sinkOnly)
       throws Exception {
     StreamTableEnvironment flink = session.table();
+    if (sinkOnly) {
+      Write write = write(context, session, client, rows, iteration);
+      return new Throughput(
+          0,
+          0,
+          0,
+          0,
+          write.appendWriter(),
+          write.flinkSink(),
+          write.flinkDiscard(),
+          0,
+          0,
+          0,
+          0,
+          0,
+          0);
+    }
     double scanFull = scanWithClient(source.newScanner(), rows, WideRows.COLUMNS);
     double scanFullTwoColumns = scanTwoColumnsWithClient(source.newScanner(), rows);
     double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
@@ -240,13 +288,40 @@ public final class FlinkBenchmark implements Benchmark {
             flinkFullObjectReuse,
             flinkProjectedObjectReuse);
 
+    Write write = write(context, session, client, rows, iteration);
+    return new Throughput(
+        scanFull,
+        flinkFull,
+        scanProjected,
+        flinkProjected,
+        write.appendWriter(),
+        write.flinkSink(),
+        write.flinkDiscard(),
+        flinkFullJobSeconds,
+        rows / scanFull,
+        scanFullRowObjects,
+        scanFullTwoColumns,
+        flinkFullObjectReuse,
+        flinkProjectedObjectReuse);
+  }
+
+  /**
+   * The sink part of one iteration in rows/s: the client's AppendWriter, the Flink sink, and the
+   * same Flink job into a discarding sink.
+   */
+  private record Write(double appendWriter, double flinkSink, double flinkDiscard) {}
+
+  private static Write write(
+      BenchmarkContext context, Flink session, Connection client, int rows, int iteration)
+      throws Exception {
+    StreamTableEnvironment flink = session.table();
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
     createWideTable(flink, clientTable);
     createWideTable(flink, flinkTable);
     double appendWriter =
         appendWithClient(client.table(TablePath.of(DATABASE + "." + clientTable)), rows);
-    double flinkSink = writeWithFlink(session, flinkTable, rows);
+    double flinkSink = writeWithFlink(session, "ls." + DATABASE + "." + flinkTable, rows);
     long written = client.table(TablePath.of(DATABASE + "." + flinkTable)).latestOffset(0);
     if (written != rows) {
       throw new IllegalStateException(
@@ -254,22 +329,31 @@ public final class FlinkBenchmark implements Benchmark {
     }
     flink.executeSql("DROP TABLE ls." + DATABASE + "." + clientTable);
     flink.executeSql("DROP TABLE ls." + DATABASE + "." + flinkTable);
+    double flinkDiscard = writeWithFlink(session, DISCARD_TABLE, rows);
     context
         .progress()
-        .printf("    write: AppendWriter %.0f, flink %.0f rows/s%n", appendWriter, flinkSink);
-    return new Throughput(
-        scanFull,
-        flinkFull,
-        scanProjected,
-        flinkProjected,
-        appendWriter,
-        flinkSink,
-        flinkFullJobSeconds,
-        rows / scanFull,
-        scanFullRowObjects,
-        scanFullTwoColumns,
-        flinkFullObjectReuse,
-        flinkProjectedObjectReuse);
+        .printf(
+            "    write: AppendWriter %.0f, flink %.0f rows/s; flink into a discarding sink %.0f"
+                + " rows/s%n",
+            appendWriter, flinkSink, flinkDiscard);
+    return new Write(appendWriter, flinkSink, flinkDiscard);
+  }
+
+  private static boolean sinkOnly() {
+    String variable = System.getenv(PARTS_VARIABLE);
+    String parts = System.getProperty(PARTS_PROPERTY, variable == null ? "all" : variable);
+    return switch (parts) {
+      case "all" -> false;
+      case "sink" -> true;
+      default ->
+          throw new IllegalArgumentException(
+              "System property "
+                  + PARTS_PROPERTY
+                  + " (or environment variable "
+                  + PARTS_VARIABLE
+                  + ") is all or sink, not "
+                  + parts);
+    };
   }
 
   /** A local (MiniCluster) stream environment and its table environment. */
@@ -301,6 +385,20 @@ public final class FlinkBenchmark implements Benchmark {
             + " ("
             + WideRows.COLUMNS_DDL
             + ") WITH ('lakestream.buckets'='1')");
+  }
+
+  /**
+   * A table of the wide columns in Flink's in-memory catalog whose connector ({@code blackhole})
+   * discards every row with Flink's {@code DiscardingSink}: the sink job's plan without the
+   * connector.
+   */
+  private static void createDiscardTable(StreamTableEnvironment flink) {
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE "
+            + DISCARD_TABLE
+            + " ("
+            + WideRows.COLUMNS_DDL
+            + ") WITH ('connector'='blackhole')");
   }
 
   private static void createLatencyTable(StreamTableEnvironment flink) {
@@ -534,8 +632,8 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   /**
-   * Inserts rows {@code [0, rows)}, generated in the job, into {@code table}; rows/s from the first
-   * row generated to the job's end.
+   * Inserts rows {@code [0, rows)}, generated in the job, into {@code table} (its full name);
+   * rows/s from the first row generated to the job's end.
    */
   private static double writeWithFlink(Flink session, String table, int rows) throws Exception {
     FirstRowTime.reset();
@@ -544,7 +642,7 @@ public final class FlinkBenchmark implements Benchmark {
             .fromSequence(0, rows - 1)
             .map(new FirstRowTime())
             .returns(WideRows.typeInfo());
-    session.table().fromDataStream(generated).executeInsert("ls." + DATABASE + "." + table).await();
+    session.table().fromDataStream(generated).executeInsert(table).await();
     long end = System.nanoTime();
     return rows / ((end - FirstRowTime.nanos()) / 1e9);
   }
@@ -668,6 +766,31 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   private static List<Figure> figures(List<Throughput> throughput, List<Latency> latency) {
+    List<Figure> sink =
+        List.of(
+            Figure.of(
+                "sink_rows_per_s",
+                Median.of(throughput, Throughput::flinkSink),
+                "rows/s",
+                "client AppendWriter, same rows",
+                Median.of(throughput, Throughput::appendWriter),
+                Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+            Figure.withoutTarget(
+                "sink_job_without_sink_rows_per_s",
+                Median.of(throughput, Throughput::flinkDiscard),
+                "rows/s",
+                "client AppendWriter, same rows (Flink's own pipeline, discarding every row)",
+                Median.of(throughput, Throughput::appendWriter)));
+    if (latency.isEmpty()) {
+      return sink;
+    }
+    List<Figure> figures = new ArrayList<>(figures(throughput, latency, sink.get(0)));
+    figures.add(sink.get(1));
+    return figures;
+  }
+
+  private static List<Figure> figures(
+      List<Throughput> throughput, List<Latency> latency, Figure sink) {
     return List.of(
         Figure.of(
             "source_full_rows_per_s",
@@ -709,13 +832,7 @@ public final class FlinkBenchmark implements Benchmark {
             "rows/s",
             "the same projected read without object reuse",
             Median.of(throughput, Throughput::flinkProjected)),
-        Figure.of(
-            "sink_rows_per_s",
-            Median.of(throughput, Throughput::flinkSink),
-            "rows/s",
-            "client AppendWriter, same rows",
-            Median.of(throughput, Throughput::appendWriter),
-            Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        sink,
         Figure.withoutTarget(
             "source_full_job_ms",
             Median.of(throughput, Throughput::flinkFullJobSeconds) * 1000,
