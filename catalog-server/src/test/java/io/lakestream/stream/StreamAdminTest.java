@@ -187,7 +187,11 @@ class StreamAdminTest {
     Admin admin = writer.admin();
     RpcException noBuckets =
         rpcError(
-            () -> admin.createTable(TablePath.of("adm.bad"), TableDescriptor.logTable(CLICKS, 0)));
+            () ->
+                admin.createTable(
+                    TablePath.of("adm.bad"),
+                    // The builder refuses 0 itself; the server must too.
+                    TableDescriptor.logTable(CLICKS, 1).withProperty("lakestream.buckets", "0")));
     assertThat(noBuckets.error()).isEqualTo(ErrorCode.INVALID_TABLE_DEFINITION);
     assertThat(noBuckets.getMessage()).contains("lakestream.buckets", "'0'", "1 to 1024");
 
