@@ -53,11 +53,21 @@ public record TableDescriptor(
   private static final Duration MIN_TIERING_INTERVAL = Duration.ofSeconds(1);
   private static final Duration MAX_TIERING_INTERVAL = Duration.ofDays(7);
 
-  /** A descriptor of these parts; the properties are copied. */
+  /**
+   * A descriptor of these parts; the properties are copied in their order.
+   *
+   * @throws NullPointerException for a null part, property key or value
+   */
   public TableDescriptor {
     requireNonNull(schemaJson, "schemaJson is null");
     requireNonNull(partitionSpecJson, "partitionSpecJson is null");
-    properties = Collections.unmodifiableMap(new LinkedHashMap<>(properties));
+    Map<String, String> copy = new LinkedHashMap<>();
+    properties.forEach(
+        (key, value) ->
+            copy.put(
+                requireNonNull(key, "property key is null"),
+                requireNonNull(value, () -> "value of property " + key + " is null")));
+    properties = Collections.unmodifiableMap(copy);
   }
 
   /**

@@ -154,5 +154,10 @@ class TableDescriptorTest {
     assertThat(log.properties()).doesNotContainKey("owner");
     assertThatThrownBy(() -> log.properties().put("x", "y"))
         .isInstanceOf(UnsupportedOperationException.class);
+    java.util.Map<String, String> withNull = new java.util.HashMap<>();
+    withNull.put("owner", null);
+    assertThatThrownBy(() -> new TableDescriptor("{}", "", withNull))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("owner");
   }
 }

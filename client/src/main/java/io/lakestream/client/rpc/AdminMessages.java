@@ -199,6 +199,7 @@ public final class AdminMessages {
       requireNonNull(table, "table is null");
     }
 
+    /** The body, ready to send. */
     public ByteBuffer encode() {
       ByteBuffer buffer =
           ByteBuffer.allocate(namespaceSize(warehouse, namespace) + Wire.stringSize(table));
@@ -207,6 +208,7 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
+    /** The request in a body. */
     public static TableRequest decode(ByteBuffer buffer) {
       String warehouse = getWarehouse(buffer);
       List<String> namespace = getLevels(buffer);
@@ -241,6 +243,7 @@ public final class AdminMessages {
       tieredOffsets = java.util.Collections.unmodifiableMap(copy);
     }
 
+    /** The body, ready to send. */
     public ByteBuffer encode() {
       byte[] schema = schemaJson.getBytes(StandardCharsets.UTF_8);
       byte[] spec = partitionSpecJson.getBytes(StandardCharsets.UTF_8);
@@ -271,6 +274,11 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
+    /**
+     * The response in a body.
+     *
+     * @throws RpcException {@code INVALID_REQUEST} for a count the body cannot hold
+     */
     public static DescribeTableResponse decode(ByteBuffer buffer) {
       String tableId = Wire.getString(buffer);
       String schema = StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
