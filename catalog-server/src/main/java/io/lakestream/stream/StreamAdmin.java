@@ -7,13 +7,16 @@ import io.lakestream.catalog.WarehouseCatalog;
 import io.lakestream.catalog.Warehouses;
 import io.lakestream.client.rpc.AdminMessages.CreateTableRequest;
 import io.lakestream.client.rpc.AdminMessages.CreateTableResponse;
+import io.lakestream.client.rpc.AdminMessages.DescribeTableResponse;
 import io.lakestream.client.rpc.AdminMessages.DropTableRequest;
 import io.lakestream.client.rpc.AdminMessages.DropTableResponse;
 import io.lakestream.client.rpc.AdminMessages.ListTablesResponse;
 import io.lakestream.client.rpc.AdminMessages.NamespaceRequest;
+import io.lakestream.client.rpc.AdminMessages.TableRequest;
 import io.lakestream.client.rpc.ApiKey;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.rest.IcebergRestHandlers;
 import io.lakestream.store.StreamAccess;
 import io.lakestream.store.TableAdmin;
@@ -25,11 +28,13 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.NoSuchNamespaceException;
+import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.rest.CatalogHandlers;
 import org.apache.iceberg.rest.responses.LoadTableResponse;
 
@@ -38,7 +43,7 @@ import org.apache.iceberg.rest.responses.LoadTableResponse;
  * is the same catalog entry a REST {@code createTable} makes (same validation of names and {@code
  * lakestream.} properties, same Iceberg create path), and a drop runs the catalog's drop listener,
  * which deletes the stream data. Grants match the REST routes: creating a namespace needs write on
- * its parent, creating and dropping a table write on its namespace, listing read.
+ * its parent, creating and dropping a table write on its namespace, listing and describing read.
  *
  * <p>This class is the one place that maps catalog exceptions to wire error codes for these
  * requests. Thread safe.
@@ -60,6 +65,7 @@ public final class StreamAdmin implements TableAdmin {
         case CREATE_TABLE -> createTable(principal, CreateTableRequest.decode(body));
         case DROP_TABLE -> dropTable(principal, DropTableRequest.decode(body));
         case LIST_TABLES -> listTables(principal, NamespaceRequest.decode(body));
+        case DESCRIBE_TABLE -> describeTable(principal, TableRequest.decode(body));
         default -> throw new IllegalArgumentException(key + " is not a catalog request");
       };
     } catch (AlreadyExistsException e) {
@@ -143,6 +149,45 @@ public final class StreamAdmin implements TableAdmin {
     access.checkNamespace(principal, catalog.name(), request.namespace(), false);
     return new ListTablesResponse(
             catalog.listTables(namespace).stream().map(TableIdentifier::name).toList())
+        .encode();
+  }
+
+  /** Read on the namespace, as a REST loadTable of the table needs. */
+  private ByteBuffer describeTable(String principal, TableRequest request) {
+    Namespace namespace = namespace(request.namespace());
+    WarehouseCatalog catalog = warehouses.catalog(request.warehouse());
+    access.checkNamespace(principal, catalog.name(), request.namespace(), false);
+    validName(request.table());
+    TableMetadata metadata;
+    try {
+      metadata =
+          catalog.currentTableMetadata(TableIdentifier.of(namespace, request.table())).orElse(null);
+    } catch (NotFoundException e) {
+      metadata = null;
+    }
+    if (metadata == null) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_TABLE, "Table does not exist: " + namespace + "." + request.table());
+    }
+    TieredOffsets tiered;
+    try {
+      tiered = TieredOffsets.committedIn(metadata);
+    } catch (IllegalArgumentException e) {
+      throw new RpcException(
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+          "Cannot read the tiered offsets of "
+              + namespace
+              + "."
+              + request.table()
+              + ": "
+              + e.getMessage());
+    }
+    return new DescribeTableResponse(
+            metadata.uuid(),
+            SchemaParser.toJson(metadata.schema()),
+            metadata.spec().isUnpartitioned() ? "" : PartitionSpecParser.toJson(metadata.spec()),
+            metadata.properties(),
+            tiered.partitions())
         .encode();
   }
 

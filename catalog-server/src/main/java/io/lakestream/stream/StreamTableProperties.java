@@ -33,7 +33,7 @@ public final class StreamTableProperties {
   public static final String LOG = TableKind.LOG.value();
   public static final String PRIMARY_KEY = TableKind.PRIMARY_KEY.value();
   private static final Set<String> KINDS = Set.of(LOG, PRIMARY_KEY);
-  public static final int MAX_BUCKETS = 1024;
+  public static final int MAX_BUCKETS = LakestreamProperties.MAX_BUCKETS;
 
   private StreamTableProperties() {}
 

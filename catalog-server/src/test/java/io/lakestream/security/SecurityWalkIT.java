@@ -551,6 +551,7 @@ class SecurityWalkIT {
               ApiKey.FETCH,
               ApiKey.LIST_OFFSETS,
               ApiKey.LIST_TABLES,
+              ApiKey.DESCRIBE_TABLE,
               ApiKey.LIST_PARTITIONS,
               ApiKey.LOOKUP,
               ApiKey.PREFIX_LOOKUP,

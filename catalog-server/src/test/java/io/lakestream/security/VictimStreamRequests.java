@@ -71,6 +71,7 @@ final class VictimStreamRequests {
       case DROP_TABLE ->
           parts(new AdminMessages.DropTableRequest(null, victim, "t", true).encode());
       case LIST_TABLES -> parts(new AdminMessages.NamespaceRequest(null, victim).encode());
+      case DESCRIBE_TABLE -> parts(new AdminMessages.TableRequest(null, victim, "t").encode());
       case LIST_PARTITIONS -> parts(new Messages.ListPartitionsRequest(logTableId).encode());
       case PUT_KV -> {
         ByteBuffer batch = kvBatch.duplicate();

@@ -8,7 +8,10 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
 import io.lakestream.client.Table;
+import io.lakestream.client.TableBucket;
+import io.lakestream.client.TableDescription;
 import io.lakestream.client.TableDescriptor;
+import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
@@ -187,7 +190,11 @@ class StreamAdminTest {
     Admin admin = writer.admin();
     RpcException noBuckets =
         rpcError(
-            () -> admin.createTable(TablePath.of("adm.bad"), TableDescriptor.logTable(CLICKS, 0)));
+            () ->
+                admin.createTable(
+                    TablePath.of("adm.bad"),
+                    // The builder refuses 0 itself; the server must too.
+                    TableDescriptor.logTable(CLICKS, 1).withProperty("lakestream.buckets", "0")));
     assertThat(noBuckets.error()).isEqualTo(ErrorCode.INVALID_TABLE_DEFINITION);
     assertThat(noBuckets.getMessage()).contains("lakestream.buckets", "'0'", "1 to 1024");
 
@@ -277,6 +284,192 @@ class StreamAdminTest {
       assertThat(rpcError(() -> anonymous.admin().listTables(null, List.of("adm"))).error())
           .isEqualTo(ErrorCode.NOT_AUTHENTICATED);
     }
+  }
+
+  @Test
+  void ifNotExistsFormsSayWhetherTheyCreated() {
+    Admin admin = writer.admin();
+    assertThat(admin.createNamespaceIfNotExists(null, List.of("adm_once"))).isTrue();
+    assertThat(catalog.namespaceExists(Namespace.of("adm_once"))).isTrue();
+    assertThat(admin.createNamespaceIfNotExists(null, List.of("adm_once"))).isFalse();
+
+    TablePath path = TablePath.of("adm_once.events");
+    assertThat(admin.createTableIfNotExists(path, TableDescriptor.logTable(CLICKS, 2))).isTrue();
+    // An existing table is left as it is, even with another definition.
+    assertThat(admin.createTableIfNotExists(path, TableDescriptor.logTable(CLICKS, 5))).isFalse();
+    assertThat(writer.table(path).buckets()).isEqualTo(2);
+
+    // Other refusals still throw.
+    assertThat(
+            rpcError(
+                    () ->
+                        admin.createTableIfNotExists(
+                            TablePath.of("nowhere.events"), TableDescriptor.logTable(CLICKS, 1)))
+                .error())
+        .isEqualTo(ErrorCode.UNKNOWN_NAMESPACE);
+    assertThat(
+            rpcError(
+                    () ->
+                        reader
+                            .admin()
+                            .createTableIfNotExists(
+                                TablePath.of("adm_once.theirs"),
+                                TableDescriptor.logTable(CLICKS, 1)))
+                .error())
+        .isEqualTo(ErrorCode.NOT_AUTHORIZED);
+    assertThat(
+            rpcError(() -> reader.admin().createNamespaceIfNotExists(null, List.of("adm_reader")))
+                .error())
+        .isEqualTo(ErrorCode.NOT_AUTHORIZED);
+    assertThat(
+            rpcError(() -> admin.createNamespaceIfNotExists(null, List.of("adm_once", "bad/name")))
+                .error())
+        .isEqualTo(ErrorCode.INVALID_REQUEST);
+  }
+
+  @Test
+  void tableExistsAsksForTheTableItself() throws Exception {
+    catalog.createTable(
+        TableIdentifier.of("adm", "plain_exists"), CLICKS, PartitionSpec.unpartitioned(), Map.of());
+    assertThat(reader.admin().tableExists(TablePath.of("adm.plain_exists"))).isTrue();
+    assertThat(reader.admin().tableExists(TablePath.of("adm.never_made"))).isFalse();
+    assertThat(reader.admin().tableExists(TablePath.of("nowhere.plain_exists"))).isFalse();
+    assertThat(
+            reader
+                .admin()
+                .tableExists(new TablePath("no-such-warehouse", List.of("adm"), "plain_exists")))
+        .isFalse();
+    try (Connection anonymous = Connection.open("127.0.0.1", server.rpcPort(), null)) {
+      assertThat(
+              rpcError(() -> anonymous.admin().tableExists(TablePath.of("adm.plain_exists")))
+                  .error())
+          .isEqualTo(ErrorCode.NOT_AUTHENTICATED);
+    }
+  }
+
+  @Test
+  void aPrimaryKeyTableBuiltByTheDescriptorIsAcceptedAsIs() {
+    Schema users =
+        new Schema(
+            Types.NestedField.optional(1, "tenant", Types.StringType.get()),
+            Types.NestedField.optional(2, "user_id", Types.LongType.get()),
+            Types.NestedField.optional(3, "name", Types.StringType.get()),
+            Types.NestedField.optional(4, "version", Types.LongType.get()));
+    TablePath path = TablePath.of("adm.users");
+
+    writer
+        .admin()
+        .createTable(
+            path,
+            TableDescriptor.primaryKeyTable(users, List.of("tenant", "user_id"), 4)
+                .withBucketKey("tenant")
+                .withVersionColumn("version")
+                .withTieringInterval(Duration.ofMinutes(2)));
+
+    org.apache.iceberg.Table rest = catalog.loadTable(TableIdentifier.of("adm", "users"));
+    assertThat(rest.schema().identifierFieldNames()).containsExactlyInAnyOrder("tenant", "user_id");
+    assertThat(rest.schema().findField("tenant").isRequired()).isTrue();
+    assertThat(rest.schema().findField("user_id").isRequired()).isTrue();
+    assertThat(rest.schema().findField("name").isOptional()).isTrue();
+    assertThat(rest.properties())
+        .containsEntry("lakestream.kind", "primary-key")
+        .containsEntry("lakestream.buckets", "4")
+        .containsEntry("lakestream.bucket-key", "tenant")
+        .containsEntry("lakestream.merge-engine", "versioned")
+        .containsEntry("lakestream.merge-engine.version-column", "version")
+        .containsEntry("lakestream.tiering.interval", "120000ms");
+    Table table = writer.table(path);
+    assertThat(table.kind()).isEqualTo("primary-key");
+    assertThat(table.primaryKey()).containsExactly("tenant", "user_id");
+    assertThat(table.bucketKey()).containsExactly("tenant");
+
+    // What only the server can check is still refused with the reason.
+    RpcException notAPrefix =
+        rpcError(
+            () ->
+                writer
+                    .admin()
+                    .createTable(
+                        TablePath.of("adm.users_bad"),
+                        TableDescriptor.primaryKeyTable(users, List.of("tenant", "user_id"), 2)
+                            .withBucketKey("name")));
+    assertThat(notAPrefix.error()).isEqualTo(ErrorCode.INVALID_TABLE_DEFINITION);
+    assertThat(notAPrefix.getMessage()).contains("name");
+    RpcException noVersionColumn =
+        rpcError(
+            () ->
+                writer
+                    .admin()
+                    .createTable(
+                        TablePath.of("adm.users_bad"),
+                        TableDescriptor.primaryKeyTable(users, List.of("user_id"), 2)
+                            .withVersionColumn("updated_at")));
+    assertThat(noVersionColumn.error()).isEqualTo(ErrorCode.INVALID_TABLE_DEFINITION);
+    assertThat(noVersionColumn.getMessage()).contains("updated_at");
+    assertThat(writer.admin().tableExists(TablePath.of("adm.users_bad"))).isFalse();
+  }
+
+  @Test
+  void describeGivesTheEntryAndEveryBucketsOffsets() {
+    Admin admin = writer.admin();
+    TablePath path = TablePath.of("adm.described");
+    String id =
+        admin.createTable(path, TableDescriptor.logTable(CLICKS, 3).withBucketKey("user_id"));
+    Table table = writer.table(path);
+    try (AppendWriter append = table.newAppendWriter()) {
+      for (long user = 0; user < 10; user++) {
+        append.append(user, "https://example.com/" + user, 1_700_000_000_000_000L);
+      }
+    }
+
+    TableDescription description = reader.admin().describe(path);
+
+    assertThat(description.path()).isEqualTo(path);
+    assertThat(description.tableId()).isEqualTo(id);
+    assertThat(description.kind()).contains(TableKind.LOG);
+    assertThat(description.properties())
+        .containsEntry("lakestream.buckets", "3")
+        .containsEntry("lakestream.bucket-key", "user_id");
+    assertThat(description.schemaJson()).contains("\"user_id\"", "\"url\"", "\"at\"");
+    assertThat(description.partitionSpecJson()).isEmpty();
+    assertThat(description.buckets().keySet())
+        .containsExactly(new TableBucket("", 0), new TableBucket("", 1), new TableBucket("", 2));
+    long written = 0;
+    for (int bucket = 0; bucket < 3; bucket++) {
+      TableDescription.BucketStatus status = description.buckets().get(new TableBucket("", bucket));
+      assertThat(status.latestOffset()).isEqualTo(table.latestOffset(bucket));
+      assertThat(status.earliestOffset()).isZero();
+      // Nothing was tiered: the tiering service of this server has not run a round on the table.
+      assertThat(status.tieredOffset()).isEqualTo(-1);
+      assertThat(status.lag()).isEqualTo(status.latestOffset());
+      written += status.latestOffset();
+    }
+    assertThat(written).isEqualTo(10);
+    assertThat(description.totalLag()).isEqualTo(10);
+
+    catalog.createTable(
+        TableIdentifier.of("adm", "plain_described"),
+        CLICKS,
+        PartitionSpec.builderFor(CLICKS).day("at").build(),
+        Map.of("owner", "test"));
+    TableDescription plain = reader.admin().describe(TablePath.of("adm.plain_described"));
+    assertThat(plain.kind()).isEmpty();
+    assertThat(plain.buckets()).isEmpty();
+    assertThat(plain.properties()).containsEntry("owner", "test");
+    assertThat(plain.partitionSpecJson()).contains("\"day\"", "at_day");
+
+    assertThat(rpcError(() -> admin.describe(TablePath.of("adm.never_made"))).error())
+        .isEqualTo(ErrorCode.UNKNOWN_TABLE);
+    // As a REST loadTable: a table in a namespace that does not exist does not exist.
+    assertThat(rpcError(() -> admin.describe(TablePath.of("nowhere.described"))).error())
+        .isEqualTo(ErrorCode.UNKNOWN_TABLE);
+    assertThat(
+            rpcError(
+                    () ->
+                        admin.describe(
+                            new TablePath("no-such-warehouse", List.of("adm"), "described")))
+                .error())
+        .isEqualTo(ErrorCode.UNKNOWN_NAMESPACE);
   }
 
   private static List<Object[]> readRows(Table table, int expected) {

@@ -113,7 +113,7 @@ public final class StreamService implements RequestHandler {
             CompletableFuture.completedFuture(
                 ResponseBody.of(
                     lookup(session, LookupRequest.decode(body), key == ApiKey.PREFIX_LOOKUP)));
-        case CREATE_NAMESPACE, CREATE_TABLE, DROP_TABLE, LIST_TABLES ->
+        case CREATE_NAMESPACE, CREATE_TABLE, DROP_TABLE, LIST_TABLES, DESCRIBE_TABLE ->
             CompletableFuture.completedFuture(
                 ResponseBody.of(admin.handle(session.principal(), key, body)));
       };

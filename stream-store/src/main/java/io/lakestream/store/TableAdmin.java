@@ -6,8 +6,9 @@ import java.nio.ByteBuffer;
 
 /**
  * The stream RPC's catalog requests: {@link ApiKey#CREATE_NAMESPACE}, {@link ApiKey#CREATE_TABLE},
- * {@link ApiKey#DROP_TABLE} and {@link ApiKey#LIST_TABLES}. The server backs it with the catalog
- * its REST endpoint serves; the stream store only routes the requests.
+ * {@link ApiKey#DROP_TABLE}, {@link ApiKey#LIST_TABLES} and {@link ApiKey#DESCRIBE_TABLE}. The
+ * server backs it with the catalog its REST endpoint serves; the stream store only routes the
+ * requests.
  *
  * <p>{@link #handle} decodes the body, checks the principal's grants, changes or reads the catalog
  * and returns the encoded response before it returns (catalog changes are short database
@@ -20,8 +21,8 @@ public interface TableAdmin {
    * @param key one of the catalog requests
    * @return the response body
    * @throws RpcException with the wire error code: {@code ALREADY_EXISTS}, {@code
-   *     UNKNOWN_NAMESPACE}, {@code INVALID_TABLE_DEFINITION}, {@code INVALID_REQUEST}, {@code
-   *     NOT_AUTHORIZED}
+   *     UNKNOWN_NAMESPACE}, {@code UNKNOWN_TABLE}, {@code INVALID_TABLE_DEFINITION}, {@code
+   *     INVALID_REQUEST}, {@code NOT_AUTHORIZED}
    */
   ByteBuffer handle(String principal, ApiKey key, ByteBuffer body);
 }

@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * Request and response bodies of the stream RPC's catalog requests ({@link ApiKey#CREATE_NAMESPACE}
- * to {@link ApiKey#LIST_TABLES}), version 0. A namespace is encoded as {@code string warehouse (""
- * = default) | int32 levels | string level...}, as in {@link Messages.MetadataRequest}.
+ * to {@link ApiKey#LIST_TABLES}, and {@link ApiKey#DESCRIBE_TABLE}), version 0. A namespace is
+ * encoded as {@code string warehouse ("" = default) | int32 levels | string level...}, as in {@link
+ * Messages.MetadataRequest}.
  */
 public final class AdminMessages {
   private static final int MAX_LEVELS = 64;
@@ -188,6 +189,126 @@ public final class AdminMessages {
         tables.add(Wire.getString(buffer));
       }
       return new ListTablesResponse(tables);
+    }
+  }
+
+  /** A table by warehouse (null for the server's default), namespace and name. */
+  public record TableRequest(String warehouse, List<String> namespace, String table) {
+    public TableRequest {
+      namespace = List.copyOf(namespace);
+      requireNonNull(table, "table is null");
+    }
+
+    /** The body, ready to send. */
+    public ByteBuffer encode() {
+      ByteBuffer buffer =
+          ByteBuffer.allocate(namespaceSize(warehouse, namespace) + Wire.stringSize(table));
+      putNamespace(buffer, warehouse, namespace);
+      Wire.putString(buffer, table);
+      return buffer.flip();
+    }
+
+    /** The request in a body. */
+    public static TableRequest decode(ByteBuffer buffer) {
+      String warehouse = getWarehouse(buffer);
+      List<String> namespace = getLevels(buffer);
+      return new TableRequest(warehouse, namespace, Wire.getString(buffer));
+    }
+  }
+
+  /**
+   * A table as the catalog holds it.
+   *
+   * @param tableId the table's id (its Iceberg table UUID)
+   * @param schemaJson the current schema as Iceberg JSON
+   * @param partitionSpecJson the default partition spec as Iceberg JSON, empty when unpartitioned
+   * @param properties the table properties
+   * @param tieredOffsets per partition name ({@code ""} when unpartitioned) and bucket, the next
+   *     offset to tier into the lake, from the newest tiering commit in the table's snapshot
+   *     history; empty when nothing was tiered
+   */
+  public record DescribeTableResponse(
+      String tableId,
+      String schemaJson,
+      String partitionSpecJson,
+      Map<String, String> properties,
+      Map<String, Map<Integer, Long>> tieredOffsets) {
+    public DescribeTableResponse {
+      requireNonNull(tableId, "tableId is null");
+      requireNonNull(schemaJson, "schemaJson is null");
+      requireNonNull(partitionSpecJson, "partitionSpecJson is null");
+      properties = Map.copyOf(properties);
+      Map<String, Map<Integer, Long>> copy = new LinkedHashMap<>();
+      tieredOffsets.forEach((partition, buckets) -> copy.put(partition, Map.copyOf(buckets)));
+      tieredOffsets = java.util.Collections.unmodifiableMap(copy);
+    }
+
+    /** The body, ready to send. */
+    public ByteBuffer encode() {
+      byte[] schema = schemaJson.getBytes(StandardCharsets.UTF_8);
+      byte[] spec = partitionSpecJson.getBytes(StandardCharsets.UTF_8);
+      int size = Wire.stringSize(tableId) + 4 + schema.length + 4 + spec.length + 4 + 4;
+      for (Map.Entry<String, String> property : properties.entrySet()) {
+        size += Wire.stringSize(property.getKey()) + Wire.stringSize(property.getValue());
+      }
+      for (Map.Entry<String, Map<Integer, Long>> partition : tieredOffsets.entrySet()) {
+        size += Wire.stringSize(partition.getKey()) + 4 + partition.getValue().size() * 12;
+      }
+      ByteBuffer buffer = ByteBuffer.allocate(size);
+      Wire.putString(buffer, tableId);
+      buffer.putInt(schema.length).put(schema);
+      buffer.putInt(spec.length).put(spec);
+      buffer.putInt(properties.size());
+      properties.forEach(
+          (key, value) -> {
+            Wire.putString(buffer, key);
+            Wire.putString(buffer, value);
+          });
+      buffer.putInt(tieredOffsets.size());
+      tieredOffsets.forEach(
+          (partition, buckets) -> {
+            Wire.putString(buffer, partition);
+            buffer.putInt(buckets.size());
+            buckets.forEach((bucket, offset) -> buffer.putInt(bucket).putLong(offset));
+          });
+      return buffer.flip();
+    }
+
+    /**
+     * The response in a body.
+     *
+     * @throws RpcException {@code INVALID_REQUEST} for a count the body cannot hold
+     */
+    public static DescribeTableResponse decode(ByteBuffer buffer) {
+      String tableId = Wire.getString(buffer);
+      String schema = StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
+      String spec = StandardCharsets.UTF_8.decode(Wire.getBytes(buffer)).toString();
+      int count = buffer.getInt();
+      if (count < 0 || count > MAX_PROPERTIES) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid property count " + count);
+      }
+      Map<String, String> properties = new LinkedHashMap<>();
+      for (int i = 0; i < count; i++) {
+        properties.put(Wire.getString(buffer), Wire.getString(buffer));
+      }
+      int partitions = buffer.getInt();
+      if (partitions < 0 || partitions > buffer.remaining() / 6) {
+        throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid partition count " + partitions);
+      }
+      Map<String, Map<Integer, Long>> tiered = new LinkedHashMap<>();
+      for (int i = 0; i < partitions; i++) {
+        String partition = Wire.getString(buffer);
+        int buckets = buffer.getInt();
+        if (buckets < 0 || buckets > buffer.remaining() / 12) {
+          throw new RpcException(ErrorCode.INVALID_REQUEST, "Invalid bucket count " + buckets);
+        }
+        Map<Integer, Long> offsets = new LinkedHashMap<>();
+        for (int j = 0; j < buckets; j++) {
+          offsets.put(buffer.getInt(), buffer.getLong());
+        }
+        tiered.put(partition, offsets);
+      }
+      return new DescribeTableResponse(tableId, schema, spec, properties, tiered);
     }
   }
 

@@ -44,7 +44,12 @@ public enum ApiKey {
    * Pages of every row of a primary-key table's bucket, from one consistent snapshot tied to a log
    * offset.
    */
-  SCAN_KV(13, 0);
+  SCAN_KV(13, 0),
+  /**
+   * A table (streaming or not) as the catalog holds it: id, schema, partition spec, properties and
+   * the offsets its lake table holds; {@link ErrorCode#UNKNOWN_TABLE} when there is none.
+   */
+  DESCRIBE_TABLE(14, 0);
 
   private final short id;
   private final short latestVersion;

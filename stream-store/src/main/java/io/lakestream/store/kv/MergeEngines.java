@@ -3,6 +3,7 @@ package io.lakestream.store.kv;
 import static java.util.Objects.requireNonNull;
 
 import io.lakestream.client.LakestreamProperties;
+import io.lakestream.client.MergeEngineType;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -32,13 +33,13 @@ public final class MergeEngines {
   public static final String MERGE_ENGINE = LakestreamProperties.MERGE_ENGINE;
   public static final String VERSION_COLUMN = LakestreamProperties.MERGE_ENGINE_VERSION_COLUMN;
   public static final String FIELDS_PREFIX = LakestreamProperties.FIELDS_PREFIX;
-  public static final String AGGREGATE_FUNCTION = "aggregate-function";
-  public static final String LISTAGG_DELIMITER = "listagg-delimiter";
+  public static final String AGGREGATE_FUNCTION = LakestreamProperties.AGGREGATE_FUNCTION;
+  public static final String LISTAGG_DELIMITER = LakestreamProperties.LISTAGG_DELIMITER;
 
-  public static final String LAST_ROW = "last-row";
-  public static final String FIRST_ROW = "first-row";
-  public static final String VERSIONED = "versioned";
-  public static final String AGGREGATION = "aggregation";
+  public static final String LAST_ROW = MergeEngineType.LAST_ROW.value();
+  public static final String FIRST_ROW = MergeEngineType.FIRST_ROW.value();
+  public static final String VERSIONED = MergeEngineType.VERSIONED.value();
+  public static final String AGGREGATION = MergeEngineType.AGGREGATION.value();
   private static final List<String> ENGINES = List.of(LAST_ROW, FIRST_ROW, VERSIONED, AGGREGATION);
 
   private MergeEngines() {}
@@ -116,11 +117,11 @@ public final class MergeEngines {
               + engine);
     }
     boolean[] key = keyColumns(schema);
-    return switch (engine) {
+    return switch (MergeEngineType.fromValue(engine).orElseThrow()) {
       case FIRST_ROW -> new FirstRowMergeEngine();
       case VERSIONED -> versioned(columns, key, properties.get(VERSION_COLUMN));
       case AGGREGATION -> aggregation(columns, key, functions, delimiters);
-      default -> new LastRowMergeEngine();
+      case LAST_ROW -> new LastRowMergeEngine();
     };
   }
 
