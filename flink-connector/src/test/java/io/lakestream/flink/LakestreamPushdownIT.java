@@ -6,11 +6,7 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
-import io.lakestream.lake.iceberg.MetadataOnlyFileIO;
-import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.PackagedServer;
-import io.lakestream.testing.SharedPerTestRun;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -19,7 +15,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
@@ -27,11 +22,8 @@ import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
-import org.apache.iceberg.catalog.Namespace;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterAll;
@@ -49,13 +41,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class LakestreamPushdownIT {
-  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration TIERING_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration WINDOW_TIMEOUT = Duration.ofSeconds(60);
   private static final LocalDateTime EPOCH = LocalDateTime.of(2026, 1, 1, 0, 0);
 
   @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(4);
 
+  private static TestServer servers;
   private static PackagedServer server;
   private static Connection client;
   private static RESTCatalog lake;
@@ -64,25 +56,16 @@ class LakestreamPushdownIT {
 
   @BeforeAll
   static void startServer() throws Exception {
-    Path run = SharedPerTestRun.newRunDirectory("flink-pushdown-it-");
-    server = PackagedServer.start(run, SERVER_START_TIMEOUT, "--tiering-discovery-interval", "1s");
-    client = Connection.open("127.0.0.1", server.rpcPort(), null);
-    lake = new RESTCatalog();
-    lake.initialize(
-        "tiered-offsets",
-        Map.of("uri", server.baseUri(), "io-impl", MetadataOnlyFileIO.class.getName()));
+    servers = TestServer.start("flink-pushdown-it", "--tiering-discovery-interval", "1s");
+    server = servers.server();
+    client = servers.client();
+    lake = servers.lake();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
-    if (lake != null) {
-      lake.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -92,12 +75,7 @@ class LakestreamPushdownIT {
     stream.setParallelism(2);
     flink = StreamTableEnvironment.create(stream);
     flink.getConfig().set("table.local-time-zone", "UTC");
-    flink.executeSql(
-        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
-            + server.baseUri()
-            + "', 'rpc-address'='127.0.0.1:"
-            + server.rpcPort()
-            + "')");
+    flink.executeSql(servers.catalogDdl("ls"));
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.src");
   }
 
@@ -121,7 +99,7 @@ class LakestreamPushdownIT {
             + " DISTRIBUTED BY HASH(id) INTO 3 BUCKETS WITH ('lakestream.tiering.interval'='1s')");
     TablePath path = new TablePath(null, List.of("src"), "events");
     insertEvents(path, LongStream.range(0, 90), id -> id / 3);
-    awaitTiered(path, 90);
+    servers.awaitTiered(path, 90, TIERING_TIMEOUT);
 
     // Model: window start second -> (count, sum of ids).
     Map<Long, List<Long>> expected = new TreeMap<>();
@@ -138,7 +116,7 @@ class LakestreamPushdownIT {
               + mode
               + " (id BIGINT NOT NULL, ts TIMESTAMP(6), rt AS CAST(ts AS TIMESTAMP(3)),"
               + " WATERMARK FOR rt AS rt - INTERVAL '5' SECOND) WITH ("
-              + connection("src.events")
+              + servers.connectorOptions("src.events")
               + ", 'scan.startup.mode'='"
               + mode
               + "')");
@@ -257,7 +235,7 @@ class LakestreamPushdownIT {
     appendRegion(path, "eu", 0, 100);
     appendRegion(path, "us", 100, 300);
     appendRegion(path, "apac", 300, 350);
-    awaitTiered(path, 350);
+    servers.awaitTiered(path, 350, TIERING_TIMEOUT);
     appendRegion(path, "eu", 350, 400);
     appendRegion(path, "us", 400, 600);
     appendRegion(path, "apac", 600, 650);
@@ -267,7 +245,7 @@ class LakestreamPushdownIT {
           "CREATE TEMPORARY TABLE by_region_"
               + mode
               + " (id BIGINT NOT NULL, region STRING NOT NULL) PARTITIONED BY (region) WITH ("
-              + connection("src.by_region")
+              + servers.connectorOptions("src.by_region")
               + ", 'scan.startup.mode'='"
               + mode
               + "', 'scan.bounded'='true')");
@@ -324,7 +302,7 @@ class LakestreamPushdownIT {
     try (UpsertWriter writer = client.table(path).newUpsertWriter()) {
       writeRandomly(writer, random, model, 400);
       writer.flush();
-      awaitTieredAtLeast(path, 1);
+      servers.awaitTieredAtLeast(path, 1, TIERING_TIMEOUT);
       writeRandomly(writer, random, model, 400);
       writer.flush();
     }
@@ -376,48 +354,6 @@ class LakestreamPushdownIT {
   }
 
   // ------------------------------------------------------------------ helpers
-
-  private static String connection(String table) {
-    return "'connector'='lakestream', 'uri'='"
-        + server.baseUri()
-        + "', 'rpc-address'='127.0.0.1:"
-        + server.rpcPort()
-        + "', 'table'='"
-        + table
-        + "'";
-  }
-
-  /** Waits until the lake table's current snapshot holds {@code rows} rows of the log. */
-  private static void awaitTiered(TablePath path, long rows) {
-    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
-    long tiered = tieredRows(path);
-    while (tiered < rows && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-      tiered = tieredRows(path);
-    }
-    assertThat(tiered).as("log rows of %s in its lake snapshot", path).isEqualTo(rows);
-  }
-
-  private static void awaitTieredAtLeast(TablePath path, long rows) {
-    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
-    while (tieredRows(path) < rows && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-    }
-    assertThat(tieredRows(path))
-        .as("log rows of %s in its lake snapshot", path)
-        .isGreaterThanOrEqualTo(rows);
-  }
-
-  private static long tieredRows(TablePath path) {
-    org.apache.iceberg.Table table =
-        lake.loadTable(TableIdentifier.of(Namespace.of("src"), path.name()));
-    TieredOffsets offsets =
-        TieredOffsets.committedIn(((HasTableOperations) table).operations().current());
-    return offsets.partitions().values().stream()
-        .flatMap(buckets -> buckets.values().stream())
-        .mapToLong(Long::longValue)
-        .sum();
-  }
 
   private List<Row> collect(String query) {
     List<Row> rows = new ArrayList<>();

@@ -7,8 +7,6 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
-import io.lakestream.lake.iceberg.MetadataOnlyFileIO;
-import io.lakestream.lake.offsets.TieredOffsets;
 import io.lakestream.testing.PackagedServer;
 import io.lakestream.testing.SharedPerTestRun;
 import java.nio.file.Path;
@@ -48,7 +46,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.actions.Actions;
@@ -74,6 +71,7 @@ class LakestreamSourceIT {
 
   @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(2);
 
+  private static TestServer servers;
   private static PackagedServer server;
   private static Connection client;
   private static RESTCatalog lake;
@@ -83,25 +81,16 @@ class LakestreamSourceIT {
 
   @BeforeAll
   static void startServer() throws Exception {
-    Path run = SharedPerTestRun.newRunDirectory("flink-source-it-");
-    server = PackagedServer.start(run, SERVER_START_TIMEOUT, "--tiering-discovery-interval", "1s");
-    client = Connection.open("127.0.0.1", server.rpcPort(), null);
-    lake = new RESTCatalog();
-    lake.initialize(
-        "tiered-offsets",
-        Map.of("uri", server.baseUri(), "io-impl", MetadataOnlyFileIO.class.getName()));
+    servers = TestServer.start("flink-source-it", "--tiering-discovery-interval", "1s");
+    server = servers.server();
+    client = servers.client();
+    lake = servers.lake();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
-    if (lake != null) {
-      lake.close();
-    }
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -111,12 +100,7 @@ class LakestreamSourceIT {
     stream.setParallelism(2);
     flink = StreamTableEnvironment.create(stream);
     flink.getConfig().set("table.local-time-zone", "UTC");
-    flink.executeSql(
-        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
-            + server.baseUri()
-            + "', 'rpc-address'='127.0.0.1:"
-            + server.rpcPort()
-            + "')");
+    flink.executeSql(servers.catalogDdl("ls"));
   }
 
   @AfterEach
@@ -128,7 +112,7 @@ class LakestreamSourceIT {
   void unionReadTakesTieredRowsFromTheLakeAndTheRestFromTheLog() {
     TablePath path = logTable("union_bounded", 2);
     append(path, 0, 1000);
-    awaitTiered(path, 1000);
+    servers.awaitTiered(path, 1000, TIERING_TIMEOUT);
     append(path, 1000, 1500);
 
     List<Row> rows = collect("SELECT id, name FROM ls.src.union_bounded" + bounded());
@@ -142,7 +126,7 @@ class LakestreamSourceIT {
   void unboundedUnionReadFollowsRowsWrittenWhileItRuns() throws Exception {
     TablePath path = logTable("union_unbounded", 3);
     append(path, 0, 300);
-    awaitTiered(path, 300);
+    servers.awaitTiered(path, 300, TIERING_TIMEOUT);
 
     TableResult result = flink.executeSql("SELECT id FROM ls.src.union_unbounded");
     List<Long> ids = new ArrayList<>();
@@ -187,7 +171,7 @@ class LakestreamSourceIT {
   void projectionReadsTheColumnsInTheQuerysOrder() {
     TablePath path = logTable("projected", 2);
     append(path, 0, 50);
-    awaitTiered(path, 50);
+    servers.awaitTiered(path, 50, TIERING_TIMEOUT);
     append(path, 50, 100);
 
     List<Row> rows = collect("SELECT name, id FROM ls.src.projected" + bounded());
@@ -201,7 +185,7 @@ class LakestreamSourceIT {
   void filtersArePassedOnAndStillApplied() {
     TablePath path = logTable("filtered", 2);
     append(path, 0, 600);
-    awaitTiered(path, 600);
+    servers.awaitTiered(path, 600, TIERING_TIMEOUT);
     append(path, 600, 1000);
     String query =
         "SELECT id FROM ls.src.filtered"
@@ -287,7 +271,7 @@ class LakestreamSourceIT {
     try (UpsertWriter writer = client.table(path).newUpsertWriter()) {
       writeRandomly(writer, random, model, 400);
       writer.flush();
-      awaitTieredAtLeast(path, 1);
+      servers.awaitTieredAtLeast(path, 1, TIERING_TIMEOUT);
       writeRandomly(writer, random, model, 400);
       writer.flush();
     }
@@ -310,7 +294,7 @@ class LakestreamSourceIT {
     // that the lake source is still running (held back) when the checkpoint is taken: a finished
     // source whose rows are still in flight holds back checkpoints.
     append(path, 0, 50_000);
-    awaitTiered(path, 50_000);
+    servers.awaitTiered(path, 50_000, TIERING_TIMEOUT);
     append(path, 50_000, 52_000);
     // The lake and the log parts are read side by side; the restore starts from a checkpoint
     // taken after 500 rows, in the middle of both.
@@ -329,7 +313,7 @@ class LakestreamSourceIT {
   void restoreFromACheckpointPastTheLakePartEmitsEveryRowOnce() throws Exception {
     TablePath path = logTable("failover_late", 2);
     append(path, 0, 2000);
-    awaitTiered(path, 2000);
+    servers.awaitTiered(path, 2000, TIERING_TIMEOUT);
     append(path, 2000, 4000);
     // Unbounded: the lake part ends, a checkpoint completes after every row so far went through,
     // then rows written after it fail the job; the restore has only the log part left to read.
@@ -416,9 +400,9 @@ class LakestreamSourceIT {
     TablePath path = logTable("expired", 2);
     // Two tiering commits, so that compaction has files to merge.
     append(path, 0, 2000);
-    awaitTiered(path, 2000);
+    servers.awaitTiered(path, 2000, TIERING_TIMEOUT);
     append(path, 2000, 4000);
-    awaitTiered(path, 4000);
+    servers.awaitTiered(path, 4000, TIERING_TIMEOUT);
     long pinned = currentSnapshotId("expired");
     org.apache.flink.table.api.Table planned =
         flink.sqlQuery("SELECT id FROM ls.src.expired" + bounded());
@@ -773,38 +757,6 @@ class LakestreamSourceIT {
         model.put(key, value);
       }
     }
-  }
-
-  /** Waits until the lake table's current snapshot holds {@code rows} rows of the log. */
-  private static void awaitTiered(TablePath path, long rows) {
-    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
-    long tiered = tieredRows(path);
-    while (tiered < rows && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-      tiered = tieredRows(path);
-    }
-    assertThat(tiered).as("log rows of %s in its lake snapshot", path).isEqualTo(rows);
-  }
-
-  private static void awaitTieredAtLeast(TablePath path, long rows) {
-    long deadline = System.nanoTime() + TIERING_TIMEOUT.toNanos();
-    while (tieredRows(path) < rows && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
-    }
-    assertThat(tieredRows(path))
-        .as("log rows of %s in its lake snapshot", path)
-        .isGreaterThanOrEqualTo(rows);
-  }
-
-  private static long tieredRows(TablePath path) {
-    org.apache.iceberg.Table table =
-        lake.loadTable(TableIdentifier.of(Namespace.of("src"), path.name()));
-    TieredOffsets offsets =
-        TieredOffsets.committedIn(((HasTableOperations) table).operations().current());
-    return offsets.partitions().values().stream()
-        .flatMap(buckets -> buckets.values().stream())
-        .mapToLong(Long::longValue)
-        .sum();
   }
 
   private static String bounded() {
