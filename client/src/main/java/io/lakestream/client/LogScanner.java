@@ -15,13 +15,16 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
@@ -33,6 +36,26 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * Reads a log table's buckets from chosen offsets: {@link #subscribe} buckets, then {@link #poll}
  * for batches as they become durable on the server. Each subscribed bucket keeps one fetch in
  * flight (a long poll when caught up), so new rows arrive without polling delay.
+ *
+ * <p>{@link #subscribeAll} subscribes every bucket of the table at once: of every partition of a
+ * partitioned table, including partitions created later (found by a check every {@link
+ * #PARTITION_CHECK_INTERVAL} during {@link #poll}, and read from their first row). {@link
+ * #caughtUp()} tells a reader that has read up to the high watermark of every subscribed bucket,
+ * for example a batch job that reads what is there now and stops, or a test that waits for the rows
+ * it wrote:
+ *
+ * <pre>{@code
+ * try (LogScanner scanner = table.newScanner()) {
+ *   scanner.subscribeAll(LogScanner.earliest());
+ *   do {
+ *     for (ScanBatch batch : scanner.poll(Duration.ofSeconds(1))) {
+ *       try (batch) {
+ *         process(batch);
+ *       }
+ *     }
+ *   } while (!scanner.caughtUp());
+ * }
+ * }</pre>
  *
  * <p>Projection is done by the server, which sends only the requested columns' buffers; the filter
  * lets it skip whole batches by their statistics. Not thread safe: one thread polls.
@@ -53,6 +76,12 @@ public final class LogScanner implements AutoCloseable {
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
   private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
 
+  /**
+   * How often {@link #poll} looks for new partitions of a partitioned table after {@link
+   * #subscribeAll}.
+   */
+  public static final Duration PARTITION_CHECK_INTERVAL = Duration.ofSeconds(2);
+
   /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
   static final int MAX_FETCH_ATTEMPTS = 6;
 
@@ -66,6 +95,12 @@ public final class LogScanner implements AutoCloseable {
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
   private final ResponseBuffers responseBuffers = new ResponseBuffers();
   private final Map<TableBucket, FailedFetches> failedFetches = new HashMap<>();
+  // The high watermark last seen per subscribed bucket: from its offset lookup or its last fetch.
+  private final Map<TableBucket, Long> highWatermarks = new HashMap<>();
+  // After subscribeAll of a partitioned table: the partitions it subscribed, and when to look for
+  // new ones (System.nanoTime()); null when subscribeAll was not called.
+  private Set<String> allPartitions;
+  private long nextPartitionCheckNanos;
 
   /** A bucket's fetches that failed in a row: how many, and when the first did. */
   private record FailedFetches(int count, long firstNanos) {
@@ -159,17 +194,129 @@ public final class LogScanner implements AutoCloseable {
     if (bucket < 0 || bucket >= table.buckets()) {
       throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
     }
+    requireNonNull(start, "start is null");
+    if (start instanceof Start.Earliest || start instanceof Start.Latest) {
+      // The high watermark first, as caughtUp() compares with it: the log start cannot pass it.
+      long highWatermark = table.latestOffset(partition, bucket);
+      startAt(
+          new TableBucket(partition, bucket),
+          start instanceof Start.Earliest ? table.earliestOffset(partition, bucket) : highWatermark,
+          highWatermark);
+      return;
+    }
     long offset;
     if (start instanceof Start.AtOffset at) {
       offset = at.offset();
-    } else if (start instanceof Start.AtTimestamp at) {
-      offset = table.offsetForTimestamp(partition, bucket, at.epochMillis());
-    } else if (start instanceof Start.Latest) {
-      offset = table.latestOffset(partition, bucket);
     } else {
-      offset = table.earliestOffset(partition, bucket);
+      offset =
+          table.offsetForTimestamp(partition, bucket, ((Start.AtTimestamp) start).epochMillis());
     }
-    TableBucket key = new TableBucket(partition, bucket);
+    startAt(new TableBucket(partition, bucket), offset, null);
+  }
+
+  /**
+   * Subscribes every bucket of the table from {@code start}: of an unpartitioned table, or of every
+   * partition a partitioned table has now. While this scanner polls, it also looks for partitions
+   * created after this call (every {@link #PARTITION_CHECK_INTERVAL}) and reads their buckets from
+   * their first row, whatever {@code start} is: a partition's first rows are new to the reader. A
+   * partition that disappears (retention expired it) is unsubscribed. Buckets subscribed before
+   * stay subscribed; a bucket subscribed again restarts at {@code start}.
+   *
+   * @throws RpcException when the table's partitions or offsets cannot be looked up
+   */
+  public void subscribeAll(Start start) {
+    requireNonNull(start, "start is null");
+    List<String> partitions = table.partitions();
+    subscribeAll(partitions, start);
+    if (table.isPartitioned()) {
+      allPartitions = new HashSet<>(partitions);
+      nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+    }
+  }
+
+  /** Subscribes every bucket of some partitions, looking their offsets up together. */
+  private void subscribeAll(List<String> partitions, Start start) {
+    if (start instanceof Start.Earliest || start instanceof Start.Latest) {
+      Map<TableBucket, Table.BucketOffsets> offsets = table.offsets(partitions);
+      offsets.forEach(
+          (bucket, range) ->
+              startAt(
+                  bucket,
+                  start instanceof Start.Earliest ? range.earliest() : range.latest(),
+                  range.latest()));
+      return;
+    }
+    for (String partition : partitions) {
+      for (int bucket = 0; bucket < table.buckets(); bucket++) {
+        subscribe(partition, bucket, start);
+      }
+    }
+  }
+
+  /** Subscribes partitions created since the last check and drops those that are gone. */
+  private void checkPartitionsIfDue() {
+    if (allPartitions == null || System.nanoTime() < nextPartitionCheckNanos) {
+      return;
+    }
+    List<String> partitions;
+    try {
+      partitions = table.partitions();
+    } catch (RpcException e) {
+      if (!e.error().retriable()) {
+        throw e;
+      }
+      // Checked again at the next interval, on a reconnected socket.
+      nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+      return;
+    }
+    List<String> created = new ArrayList<>();
+    for (String partition : partitions) {
+      if (!allPartitions.contains(partition)) {
+        created.add(partition);
+      }
+    }
+    for (String partition : new ArrayList<>(allPartitions)) {
+      if (!partitions.contains(partition)) {
+        for (int bucket = 0; bucket < table.buckets(); bucket++) {
+          unsubscribe(partition, bucket);
+        }
+        allPartitions.remove(partition);
+      }
+    }
+    if (!created.isEmpty()) {
+      subscribeAll(created, earliest());
+      allPartitions.addAll(created);
+    }
+    nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+  }
+
+  /**
+   * Whether every subscribed bucket has been read up to the high watermark last seen for it: every
+   * row that was durable when the scanner last asked has been returned by {@link #poll} (filtered
+   * batches count as read). A bucket's high watermark is seen when it is subscribed at the earliest
+   * or latest offset or by {@link #subscribeAll} with those, and in every fetch response; a bucket
+   * subscribed at an offset or timestamp is not caught up before its first fetch has answered.
+   *
+   * <p>Like the end offsets a Kafka consumer compares its positions with, this is a moment's
+   * answer: rows written since may follow in the next poll. After {@link #subscribeAll} of a
+   * partitioned table it covers the partitions found so far. True when no bucket is subscribed.
+   */
+  public boolean caughtUp() {
+    for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
+      Long highWatermark = highWatermarks.get(entry.getKey());
+      if (highWatermark == null || entry.getValue() < highWatermark) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Starts reading a bucket at an offset.
+   *
+   * @param highWatermark the bucket's high watermark if just looked up, else null
+   */
+  private void startAt(TableBucket key, long offset, Long highWatermark) {
     failedFetches.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
@@ -177,6 +324,11 @@ public final class LogScanner implements AutoCloseable {
     }
     positions.put(key, offset);
     fetchBytes.put(key, FIRST_FETCH_BYTES);
+    if (highWatermark == null) {
+      highWatermarks.remove(key);
+    } else {
+      highWatermarks.put(key, highWatermark);
+    }
   }
 
   /** Stops reading a bucket of a partition (for example one that retention expired). */
@@ -185,6 +337,7 @@ public final class LogScanner implements AutoCloseable {
     positions.remove(key);
     fetchBytes.remove(key);
     failedFetches.remove(key);
+    highWatermarks.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
       abandon(previous);
@@ -229,6 +382,7 @@ public final class LogScanner implements AutoCloseable {
   private List<ScanBatch> poll(Duration timeout, List<ScanBatch> batches) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
+      checkPartitionsIfDue();
       long remaining = deadline - System.nanoTime();
       int wait =
           (int) Math.max(0, Math.min(MAX_WAIT_MILLIS, TimeUnit.NANOSECONDS.toMillis(remaining)));
@@ -247,7 +401,13 @@ public final class LogScanner implements AutoCloseable {
                     responseBuffers));
       }
       if (fetches.isEmpty()) {
-        return batches;
+        long now = System.nanoTime();
+        if (allPartitions == null || now >= deadline || Thread.currentThread().isInterrupted()) {
+          return batches;
+        }
+        // Nothing to read yet: wait for the next partition check within the caller's timeout.
+        LockSupport.parkNanos(Math.min(deadline, nextPartitionCheckNanos) - now);
+        continue;
       }
       CompletableFuture<Object> any =
           CompletableFuture.anyOf(fetches.values().toArray(CompletableFuture[]::new));
@@ -285,6 +445,7 @@ public final class LogScanner implements AutoCloseable {
           continue;
         }
         failedFetches.remove(bucket);
+        highWatermarks.put(bucket, response.highWatermark());
         long position = positions.get(bucket);
         long next = Math.max(position, response.nextOffset());
         if (next > position) {
@@ -513,5 +674,7 @@ public final class LogScanner implements AutoCloseable {
     fetches.values().forEach(this::abandon);
     fetches.clear();
     positions.clear();
+    highWatermarks.clear();
+    allPartitions = null;
   }
 }
