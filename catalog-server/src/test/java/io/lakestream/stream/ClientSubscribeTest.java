@@ -13,9 +13,14 @@ import io.lakestream.client.TablePath;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
+import io.lakestream.config.Configuration;
+import io.lakestream.server.LakestreamServer;
+import io.lakestream.server.ServerConfig;
 import io.lakestream.testing.LakestreamExtension;
+import io.lakestream.testing.ServerProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +33,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Connecting by URI (one address or several bootstrap addresses, bad URIs refused with the problem
@@ -184,6 +190,52 @@ class ClientSubscribeTest {
             RpcException.class, e -> assertThat(e.error()).isEqualTo(ErrorCode.NETWORK_ERROR))
         .hasMessageContaining("127.0.0.1:" + dead + ": ")
         .hasMessageContaining("127.0.0.1:" + otherDead + ": ");
+  }
+
+  @Test
+  void aReconnectWalksTheAddressList(@TempDir Path otherData) throws IOException {
+    create("walk", PartitionSpec.unpartitioned(), 1);
+    TablePath walk = TablePath.of("app.walk");
+    Map<String, String> settings =
+        Map.of(
+            "data-dir",
+            otherData.toString(),
+            "http.port",
+            Integer.toString(ServerProcess.freePort()),
+            "rpc.port",
+            Integer.toString(ServerProcess.freePort()),
+            "flight.port",
+            Integer.toString(ServerProcess.freePort()));
+    LakestreamServer other =
+        LakestreamServer.start(
+            ServerConfig.from(
+                Configuration.builder(ServerConfig.allKeys()).layer("test", settings).build()));
+    try (Connection connection =
+        Connection.open("lakestream://127.0.0.1:" + other.rpcPort() + ",127.0.0.1:" + rpcPort())) {
+      // Connected to the first address, a server without the table.
+      assertThatThrownBy(() -> connection.table(walk))
+          .isInstanceOfSatisfying(
+              RpcException.class, e -> assertThat(e.error()).isEqualTo(ErrorCode.UNKNOWN_TABLE));
+      other.close();
+      other = null;
+      // The first server is gone: the reconnect goes on to the second address, which has it.
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      Table table = null;
+      while (table == null) {
+        assertThat(System.nanoTime()).isLessThan(deadline);
+        try {
+          table = connection.table(walk);
+        } catch (RpcException e) {
+          // In flight when the first server closed: its outcome is unknown, so ask again.
+          assertThat(e.error()).isIn(ErrorCode.NETWORK_ERROR, ErrorCode.UNKNOWN_TABLE);
+        }
+      }
+      assertThat(table.latestOffset(0)).isZero();
+    } finally {
+      if (other != null) {
+        other.close();
+      }
+    }
   }
 
   @Test
