@@ -310,4 +310,39 @@ class ClientSubscribeTest {
       assertThat(readFromEarliest).isEqualTo(all);
     }
   }
+
+  @Test
+  void aRangeReadsExactlyItsOffsetsAndWaitsForRowsNotYetWritten() {
+    // One bucket: a row's offset is its id. Batches of 100 rows, so both ends cut a batch.
+    Table table = create("ranges", PartitionSpec.unpartitioned(), 1);
+    write(table, 0, 1_000, "eu");
+    try (LogScanner scanner = table.newScanner()) {
+      scanner.subscribeRange(0, 150, 730);
+      assertThat(scanner.caughtUp()).isFalse();
+      Map<Long, String> read = new TreeMap<>();
+      pollUntil(scanner, read, LogScanner::caughtUp);
+      assertThat(read).isEqualTo(expected(150, 730, "eu"));
+      assertThat(scanner.position(0)).isEqualTo(730);
+      assertThat(scanner.poll(Duration.ofMillis(200))).isEmpty();
+
+      // Beyond the high watermark: the rows there now, then the rest once written.
+      scanner.subscribeRange(0, 990, 1_010);
+      Map<Long, String> tail = new TreeMap<>();
+      pollUntil(scanner, tail, s -> tail.size() >= 10);
+      assertThat(scanner.poll(Duration.ofMillis(200))).isEmpty();
+      assertThat(scanner.caughtUp()).isFalse();
+      write(table, 1_000, 1_050, "us");
+      pollUntil(scanner, tail, LogScanner::caughtUp);
+      Map<Long, String> expectedTail = expected(990, 1_000, "eu");
+      expectedTail.putAll(expected(1_000, 1_010, "us"));
+      assertThat(tail).isEqualTo(expectedTail);
+
+      scanner.subscribeRange(0, 5, 5);
+      assertThat(scanner.caughtUp()).isTrue();
+      assertThat(scanner.poll(Duration.ofMillis(100))).isEmpty();
+      assertThatThrownBy(() -> scanner.subscribeRange(0, 10, 9))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("[10, 9)");
+    }
+  }
 }

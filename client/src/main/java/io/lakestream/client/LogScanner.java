@@ -28,9 +28,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
 
 /**
  * Reads a log table's buckets from chosen offsets: {@link #subscribe} buckets, then {@link #poll}
@@ -100,6 +102,8 @@ public final class LogScanner implements AutoCloseable {
   // After subscribeAll of a partitioned table: the partitions it subscribed, and when to look for
   // new ones (System.nanoTime()); null when subscribeAll was not called.
   private Set<String> allPartitions;
+  // The end (exclusive) of each bucket read as a bounded range.
+  private final Map<TableBucket, Long> rangeEnds = new HashMap<>();
   private long nextPartitionCheckNanos;
 
   /** A bucket's fetches that failed in a row: how many, and when the first did. */
@@ -291,6 +295,53 @@ public final class LogScanner implements AutoCloseable {
   }
 
   /**
+   * Reads the offsets {@code [fromOffset, toOffset)} of a bucket of an unpartitioned table, for a
+   * batch job: see {@link #subscribeRange(String, int, long, long)}.
+   */
+  public void subscribeRange(int bucket, long fromOffset, long toOffset) {
+    if (table.isPartitioned()) {
+      throw new IllegalArgumentException(
+          "Table "
+              + table.path()
+              + " is partitioned: subscribe to a range of a partition's bucket");
+    }
+    subscribeRange(Partitioning.UNPARTITIONED, bucket, fromOffset, toOffset);
+  }
+
+  /**
+   * Reads the offsets {@code [fromOffset, toOffset)} of a bucket of a partition, then stops
+   * fetching it: {@link #poll} returns exactly the rows of that range (batches that straddle an end
+   * come back cut to it; their {@link ScanBatch#baseOffset()} is the first row's offset), and the
+   * bucket counts as {@link #caughtUp()} once its {@link #position} has reached {@code toOffset}. A
+   * range that ends beyond the high watermark waits for its rows to be written. Subscribing the
+   * bucket again (by any method) replaces the range.
+   *
+   * @throws IllegalArgumentException for a bucket the table does not have, a negative offset, or
+   *     {@code toOffset < fromOffset}
+   */
+  public void subscribeRange(String partition, int bucket, long fromOffset, long toOffset) {
+    requireNonNull(partition, "partition is null");
+    if (bucket < 0 || bucket >= table.buckets()) {
+      throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
+    }
+    if (fromOffset < 0 || toOffset < fromOffset) {
+      throw new IllegalArgumentException(
+          "Cannot read offsets ["
+              + fromOffset
+              + ", "
+              + toOffset
+              + ") of "
+              + new TableBucket(partition, bucket)
+              + " of "
+              + table.path()
+              + ": the range must start at 0 or later and end at or after its start");
+    }
+    TableBucket key = new TableBucket(partition, bucket);
+    startAt(key, fromOffset, null);
+    rangeEnds.put(key, toOffset);
+  }
+
+  /**
    * Whether every subscribed bucket has been read up to the high watermark last seen for it: every
    * row that was durable when the scanner last asked has been returned by {@link #poll} (filtered
    * batches count as read). A bucket's high watermark is seen when it is subscribed at the earliest
@@ -299,11 +350,14 @@ public final class LogScanner implements AutoCloseable {
    *
    * <p>Like the end offsets a Kafka consumer compares its positions with, this is a moment's
    * answer: rows written since may follow in the next poll. After {@link #subscribeAll} of a
-   * partitioned table it covers the partitions found so far. True when no bucket is subscribed.
+   * partitioned table it covers the partitions found so far. A bucket read as a range ({@link
+   * #subscribeRange}) is caught up once it has reached the range's end. True when no bucket is
+   * subscribed.
    */
   public boolean caughtUp() {
     for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
-      Long highWatermark = highWatermarks.get(entry.getKey());
+      Long rangeEnd = rangeEnds.get(entry.getKey());
+      Long highWatermark = rangeEnd != null ? rangeEnd : highWatermarks.get(entry.getKey());
       if (highWatermark == null || entry.getValue() < highWatermark) {
         return false;
       }
@@ -324,6 +378,7 @@ public final class LogScanner implements AutoCloseable {
     }
     positions.put(key, offset);
     fetchBytes.put(key, FIRST_FETCH_BYTES);
+    rangeEnds.remove(key);
     if (highWatermark == null) {
       highWatermarks.remove(key);
     } else {
@@ -338,6 +393,7 @@ public final class LogScanner implements AutoCloseable {
     fetchBytes.remove(key);
     failedFetches.remove(key);
     highWatermarks.remove(key);
+    rangeEnds.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
       abandon(previous);
@@ -387,6 +443,9 @@ public final class LogScanner implements AutoCloseable {
       int wait =
           (int) Math.max(0, Math.min(MAX_WAIT_MILLIS, TimeUnit.NANOSECONDS.toMillis(remaining)));
       for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
+        if (rangeEnded(entry.getKey(), entry.getValue())) {
+          continue;
+        }
         fetches.computeIfAbsent(
             entry.getKey(),
             bucket ->
@@ -448,7 +507,11 @@ public final class LogScanner implements AutoCloseable {
         highWatermarks.put(bucket, response.highWatermark());
         long position = positions.get(bucket);
         long next = Math.max(position, response.nextOffset());
-        if (next > position) {
+        Long rangeEnd = rangeEnds.get(bucket);
+        if (rangeEnd != null) {
+          next = Math.min(next, rangeEnd);
+        }
+        if (next > position && !rangeEnded(bucket, next)) {
           // Ask for what follows before decoding this, so the server reads while we decode.
           fetches.put(
               bucket,
@@ -470,6 +533,15 @@ public final class LogScanner implements AutoCloseable {
         return batches;
       }
     }
+  }
+
+  /** Whether a bucket read as a range has nothing more to read at a position. */
+  private boolean rangeEnded(TableBucket bucket, long position) {
+    if (rangeEnds.isEmpty()) {
+      return false;
+    }
+    Long end = rangeEnds.get(bucket);
+    return end != null && position >= end;
   }
 
   /** The size to ask the next fetch of a bucket for; the one after asks for twice as much. */
@@ -532,6 +604,7 @@ public final class LogScanner implements AutoCloseable {
     ResponseLease lease = new ResponseLease(bytes);
     try {
       long position = positions.get(bucket);
+      Long rangeEnd = rangeEnds.get(bucket);
       while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
         long size = LogBatch.LOG_OVERHEAD + (long) bytes.getInt(bytes.position() + LogBatch.LENGTH);
         if (size < LogBatch.HEADER_SIZE || size > bytes.remaining()) {
@@ -554,6 +627,9 @@ public final class LogScanner implements AutoCloseable {
         bytes.position(bytes.position() + (int) size);
         if (batch.nextOffset() <= position) {
           continue;
+        }
+        if (rangeEnd != null && batch.baseOffset() >= rangeEnd) {
+          break;
         }
         VectorSchemaRoot root;
         try {
@@ -583,17 +659,47 @@ public final class LogScanner implements AutoCloseable {
                   + e.getMessage(),
               e);
         }
+        long baseOffset = batch.baseOffset();
+        if (rangeEnd != null) {
+          // Only the batches at a range's ends are cut: a copy of the rows inside the range.
+          int first = (int) Math.max(0, position - baseOffset);
+          int end = (int) Math.min(root.getRowCount(), rangeEnd - baseOffset);
+          if (first > 0 || end < root.getRowCount()) {
+            root = copyRows(root, first, end);
+            baseOffset += first;
+          }
+        }
         into.add(
             new ScanBatch(
                 bucket.partition(),
                 bucket.bucket(),
-                batch.baseOffset(),
+                baseOffset,
                 batch.schemaId(),
                 batch.commitTimestamp(),
                 root));
       }
     } finally {
       lease.release();
+    }
+  }
+
+  /**
+   * Rows {@code [first, end)} of a batch, copied into the scanner's allocator; closes the batch.
+   */
+  private VectorSchemaRoot copyRows(VectorSchemaRoot root, int first, int end) {
+    try (root) {
+      VectorSchemaRoot copy = VectorSchemaRoot.create(root.getSchema(), allocator);
+      copy.allocateNew();
+      for (int column = 0; column < root.getFieldVectors().size(); column++) {
+        FieldVector target = copy.getVector(column);
+        TransferPair pair = root.getVector(column).makeTransferPair(target);
+        for (int row = first; row < end; row++) {
+          pair.copyValueSafe(row, row - first);
+        }
+        target.setValueCount(Math.max(0, end - first));
+      }
+      copy.setRowCount(Math.max(0, end - first));
+      return copy;
     }
   }
 
@@ -675,6 +781,7 @@ public final class LogScanner implements AutoCloseable {
     fetches.clear();
     positions.clear();
     highWatermarks.clear();
+    rangeEnds.clear();
     allPartitions = null;
   }
 }
