@@ -27,16 +27,23 @@ import java.util.function.Supplier;
  * reading from streaming tables, and for creating them ({@link #admin()}).
  *
  * <pre>{@code
- * try (Connection connection = Connection.open("127.0.0.1", 9123, null)) {
+ * try (Connection connection = Connection.open("lakestream://10.0.0.1:9123,10.0.0.2:9123")) {
  *   Table clicks = connection.table(TablePath.of("analytics.clicks"));
  *   ...
  * }
  * }</pre>
  *
+ * <p><b>Addresses.</b> A connection is opened on one server ({@link #open(String, int)}) or on a
+ * list of bootstrap addresses ({@link #open(String)}, see {@link ServerAddress} for the URI form):
+ * they are tried in order until one connects and authenticates. A failed address is skipped after
+ * at most {@code 10 s} (the connect timeout); a refused token fails at once, since every server
+ * would refuse it.
+ *
  * <p><b>Reconnecting.</b> When the socket fails (for example the server restarts), the requests in
  * flight on it fail with {@code NETWORK_ERROR}: their outcome is unknown. The next request opens a
- * new socket and authenticates again with the same token, retrying the connect with backoff for up
- * to {@link #RECONNECT_TIMEOUT}; only when that fails too does the request fail with {@code
+ * new socket and authenticates again with the same token, trying the address it was connected to
+ * first and then the other addresses in the list's order, and retrying the whole list with backoff
+ * for up to {@link #RECONNECT_TIMEOUT}; only when that fails too does the request fail with {@code
  * NETWORK_ERROR}. It also looks up again every table this connection has looked up, because a
  * restarted server knows a table id only once a client has asked for the table by path. {@link
  * AppendWriter} resends its in-doubt batches (the server deduplicates them) and {@link LogScanner}
@@ -56,10 +63,11 @@ public final class Connection implements AutoCloseable {
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
-  private final String host;
-  private final int port;
+  private final List<ServerAddress> addresses;
   private final Supplier<String> token;
   private volatile RpcConnection rpc;
+  // Index in addresses of the server rpc is (or was last) connected to.
+  private volatile int connectedTo;
   private volatile boolean closed;
   private final Set<TablePath> tables = ConcurrentHashMap.newKeySet();
   // Two per scanner fetching at full speed, for a few scanners at a time.
@@ -69,11 +77,96 @@ public final class Connection implements AutoCloseable {
   /** Fetch response buffers a connection keeps for its scanners. */
   static final int MAX_KEPT_RESPONSE_BUFFERS = 4;
 
-  private Connection(String host, int port, Supplier<String> token, RpcConnection rpc) {
-    this.host = requireNonNull(host, "host is null");
-    this.port = port;
-    this.token = token;
+  private Connection(
+      List<ServerAddress> addresses, Supplier<String> token, RpcConnection rpc, int connectedTo) {
+    this.addresses = List.copyOf(addresses);
+    this.token = requireNonNull(token, "token is null");
     this.rpc = requireNonNull(rpc, "rpc is null");
+    this.connectedTo = connectedTo;
+  }
+
+  /**
+   * Connects to the first server of a connection URI that accepts the connection, without a token
+   * (for a server that runs without authentication).
+   *
+   * @param uri {@code lakestream://host:port}, or several addresses {@code
+   *     lakestream://host1:port1,host2:port2} tried in order (see {@link ServerAddress})
+   * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
+   * @throws RpcException {@code NETWORK_ERROR} when no address can be reached, listing why for each
+   */
+  public static Connection open(String uri) {
+    return open(uri, null);
+  }
+
+  /**
+   * Connects as {@link #open(String)} does and authenticates with a token.
+   *
+   * @param token a bearer token from the catalog's token endpoint or the external issuer, or null
+   *     when the server runs without authentication
+   * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
+   * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when no
+   *     address can be reached
+   */
+  public static Connection open(String uri, String token) {
+    return openRenewing(uri, () -> token);
+  }
+
+  /**
+   * Connects as {@link #open(String, String)} does, asking {@code token} for the token at every
+   * connect and reconnect (see {@link #openRenewing(String, int, Supplier)}).
+   *
+   * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
+   */
+  public static Connection openRenewing(String uri, Supplier<String> token) {
+    return openRenewing(ServerAddress.parseUri(uri), token);
+  }
+
+  /**
+   * Connects to one server without a token (for a server that runs without authentication).
+   *
+   * @throws RpcException {@code NETWORK_ERROR} when the server cannot be reached
+   */
+  public static Connection open(String host, int port) {
+    return open(host, port, null);
+  }
+
+  /**
+   * Connects to the first of {@code addresses} that accepts the connection and the token.
+   *
+   * @param addresses tried in order; also the order a reconnect tries them in, after the address
+   *     last connected to
+   * @param token gives a bearer token at every connect and reconnect, or null when the server runs
+   *     without authentication
+   * @throws IllegalArgumentException when {@code addresses} is empty
+   * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when no
+   *     address can be reached, listing why for each
+   */
+  public static Connection openRenewing(List<ServerAddress> addresses, Supplier<String> token) {
+    requireNonNull(addresses, "addresses is null");
+    requireNonNull(token, "token is null");
+    if (addresses.isEmpty()) {
+      throw new IllegalArgumentException("No server address to connect to");
+    }
+    List<String> problems = new ArrayList<>();
+    String current = token.get();
+    for (int i = 0; i < addresses.size(); i++) {
+      ServerAddress address = addresses.get(i);
+      try {
+        return new Connection(addresses, token, connect(address, current), i);
+      } catch (IOException e) {
+        problems.add(address + ": " + e.getMessage());
+      } catch (RpcException e) {
+        if (!e.error().retriable()) {
+          throw e;
+        }
+        problems.add(address + ": " + e.getMessage());
+      }
+    }
+    throw new RpcException(
+        ErrorCode.NETWORK_ERROR,
+        addresses.size() == 1
+            ? "Cannot connect to " + problems.get(0)
+            : "Cannot connect to any of " + addresses + ": " + String.join("; ", problems));
   }
 
   /**
@@ -97,19 +190,17 @@ public final class Connection implements AutoCloseable {
    * @param token gives a bearer token, or null when the server runs without authentication
    */
   public static Connection openRenewing(String host, int port, Supplier<String> token) {
-    requireNonNull(token, "token is null");
-    try {
-      return new Connection(host, port, token, connect(host, port, token.get()));
-    } catch (IOException e) {
-      throw new RpcException(
-          ErrorCode.NETWORK_ERROR,
-          "Cannot connect to " + host + ":" + port + ": " + e.getMessage());
-    }
+    return openRenewing(List.of(new ServerAddress(host, port)), token);
+  }
+
+  /** The addresses this connection connects to, in the order given. */
+  public List<ServerAddress> addresses() {
+    return addresses;
   }
 
   /** Opens a socket and authenticates on it. */
-  private static RpcConnection connect(String host, int port, String token) throws IOException {
-    RpcConnection rpc = RpcConnection.open(host, port, CONNECT_TIMEOUT);
+  private static RpcConnection connect(ServerAddress address, String token) throws IOException {
+    RpcConnection rpc = RpcConnection.open(address.host(), address.port(), CONNECT_TIMEOUT);
     if (token != null) {
       try {
         await(rpc.send(ApiKey.AUTHENTICATE, new AuthenticateRequest(token).encode()));
@@ -148,17 +239,28 @@ public final class Connection implements AutoCloseable {
         }
         RpcConnection fresh = null;
         RpcException refused = null;
-        String problem;
-        try {
-          fresh = connect(host, port, token.get());
-          lookUpTablesAgain(fresh);
-          problem = null;
-        } catch (IOException e) {
-          problem = e.getMessage();
-        } catch (RpcException e) {
-          refused = e;
-          problem = e.getMessage();
+        List<String> problems = new ArrayList<>();
+        // The server last connected to first, then the others in the list's order.
+        for (int attempt = 0; attempt < addresses.size() && fresh == null; attempt++) {
+          int index = (connectedTo + attempt) % addresses.size();
+          ServerAddress address = addresses.get(index);
+          try {
+            fresh = connect(address, token.get());
+            lookUpTablesAgain(fresh);
+            connectedTo = index;
+          } catch (IOException e) {
+            fresh = null;
+            problems.add(address + ": " + e.getMessage());
+          } catch (RpcException e) {
+            fresh = null;
+            problems.add(address + ": " + e.getMessage());
+            if (!e.error().retriable()) {
+              refused = e;
+              break;
+            }
+          }
         }
+        String problem = String.join("; ", problems);
         if (fresh != null) {
           rpc = fresh;
           if (closed) {
@@ -175,9 +277,7 @@ public final class Connection implements AutoCloseable {
           throw new RpcException(
               ErrorCode.NETWORK_ERROR,
               "Cannot reconnect to "
-                  + host
-                  + ":"
-                  + port
+                  + (addresses.size() == 1 ? addresses.get(0) : "any of " + addresses)
                   + " within "
                   + RECONNECT_TIMEOUT
                   + ": "

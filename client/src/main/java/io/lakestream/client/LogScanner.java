@@ -15,24 +15,49 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.arrow.vector.util.TransferPair;
 
 /**
  * Reads a log table's buckets from chosen offsets: {@link #subscribe} buckets, then {@link #poll}
  * for batches as they become durable on the server. Each subscribed bucket keeps one fetch in
  * flight (a long poll when caught up), so new rows arrive without polling delay.
+ *
+ * <p>{@link #subscribeAll} subscribes every bucket of the table at once: of every partition of a
+ * partitioned table, including partitions created later (found by a check every {@link
+ * #PARTITION_CHECK_INTERVAL} during {@link #poll}, and read from their first row). {@link
+ * #caughtUp()} tells a reader that has read up to the high watermark of every subscribed bucket,
+ * for example a batch job that reads what is there now and stops, or a test that waits for the rows
+ * it wrote:
+ *
+ * <pre>{@code
+ * try (LogScanner scanner = table.newScanner()) {
+ *   scanner.subscribeAll(LogScanner.earliest());
+ *   do {
+ *     for (ScanBatch batch : scanner.poll(Duration.ofSeconds(1))) {
+ *       try (batch) {
+ *         process(batch);
+ *       }
+ *     }
+ *   } while (!scanner.caughtUp());
+ * }
+ * }</pre>
  *
  * <p>Projection is done by the server, which sends only the requested columns' buffers; the filter
  * lets it skip whole batches by their statistics. Not thread safe: one thread polls.
@@ -53,6 +78,12 @@ public final class LogScanner implements AutoCloseable {
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
   private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
 
+  /**
+   * How often {@link #poll} looks for new partitions of a partitioned table after {@link
+   * #subscribeAll}.
+   */
+  public static final Duration PARTITION_CHECK_INTERVAL = Duration.ofSeconds(2);
+
   /** Fetches of one bucket in a row that may fail retriably before {@link #poll} throws. */
   static final int MAX_FETCH_ATTEMPTS = 6;
 
@@ -66,6 +97,14 @@ public final class LogScanner implements AutoCloseable {
   private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
   private final ResponseBuffers responseBuffers = new ResponseBuffers();
   private final Map<TableBucket, FailedFetches> failedFetches = new HashMap<>();
+  // The high watermark last seen per subscribed bucket: from its offset lookup or its last fetch.
+  private final Map<TableBucket, Long> highWatermarks = new HashMap<>();
+  // After subscribeAll of a partitioned table: the partitions it subscribed, and when to look for
+  // new ones (System.nanoTime()); null when subscribeAll was not called.
+  private Set<String> allPartitions;
+  // The end (exclusive) of each bucket read as a bounded range.
+  private final Map<TableBucket, Long> rangeEnds = new HashMap<>();
+  private long nextPartitionCheckNanos;
 
   /** A bucket's fetches that failed in a row: how many, and when the first did. */
   private record FailedFetches(int count, long firstNanos) {
@@ -159,17 +198,179 @@ public final class LogScanner implements AutoCloseable {
     if (bucket < 0 || bucket >= table.buckets()) {
       throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
     }
+    requireNonNull(start, "start is null");
+    if (start instanceof Start.Earliest || start instanceof Start.Latest) {
+      // The high watermark first, as caughtUp() compares with it: the log start cannot pass it.
+      long highWatermark = table.latestOffset(partition, bucket);
+      startAt(
+          new TableBucket(partition, bucket),
+          start instanceof Start.Earliest ? table.earliestOffset(partition, bucket) : highWatermark,
+          highWatermark);
+      return;
+    }
     long offset;
     if (start instanceof Start.AtOffset at) {
       offset = at.offset();
-    } else if (start instanceof Start.AtTimestamp at) {
-      offset = table.offsetForTimestamp(partition, bucket, at.epochMillis());
-    } else if (start instanceof Start.Latest) {
-      offset = table.latestOffset(partition, bucket);
     } else {
-      offset = table.earliestOffset(partition, bucket);
+      offset =
+          table.offsetForTimestamp(partition, bucket, ((Start.AtTimestamp) start).epochMillis());
+    }
+    startAt(new TableBucket(partition, bucket), offset, null);
+  }
+
+  /**
+   * Subscribes every bucket of the table from {@code start}: of an unpartitioned table, or of every
+   * partition a partitioned table has now. While this scanner polls, it also looks for partitions
+   * created after this call (every {@link #PARTITION_CHECK_INTERVAL}) and reads their buckets from
+   * their first row, whatever {@code start} is: a partition's first rows are new to the reader. A
+   * partition that disappears (retention expired it) is unsubscribed. Buckets subscribed before
+   * stay subscribed; a bucket subscribed again restarts at {@code start}.
+   *
+   * @throws RpcException when the table's partitions or offsets cannot be looked up
+   */
+  public void subscribeAll(Start start) {
+    requireNonNull(start, "start is null");
+    List<String> partitions = table.partitions();
+    subscribeAll(partitions, start);
+    if (table.isPartitioned()) {
+      allPartitions = new HashSet<>(partitions);
+      nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+    }
+  }
+
+  /** Subscribes every bucket of some partitions, looking their offsets up together. */
+  private void subscribeAll(List<String> partitions, Start start) {
+    if (start instanceof Start.Earliest || start instanceof Start.Latest) {
+      Map<TableBucket, Table.BucketOffsets> offsets = table.offsets(partitions);
+      offsets.forEach(
+          (bucket, range) ->
+              startAt(
+                  bucket,
+                  start instanceof Start.Earliest ? range.earliest() : range.latest(),
+                  range.latest()));
+      return;
+    }
+    for (String partition : partitions) {
+      for (int bucket = 0; bucket < table.buckets(); bucket++) {
+        subscribe(partition, bucket, start);
+      }
+    }
+  }
+
+  /** Subscribes partitions created since the last check and drops those that are gone. */
+  private void checkPartitionsIfDue() {
+    if (allPartitions == null || System.nanoTime() < nextPartitionCheckNanos) {
+      return;
+    }
+    List<String> partitions;
+    try {
+      partitions = table.partitions();
+    } catch (RpcException e) {
+      if (!e.error().retriable()) {
+        throw e;
+      }
+      // Checked again at the next interval, on a reconnected socket.
+      nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+      return;
+    }
+    List<String> created = new ArrayList<>();
+    for (String partition : partitions) {
+      if (!allPartitions.contains(partition)) {
+        created.add(partition);
+      }
+    }
+    for (String partition : new ArrayList<>(allPartitions)) {
+      if (!partitions.contains(partition)) {
+        for (int bucket = 0; bucket < table.buckets(); bucket++) {
+          unsubscribe(partition, bucket);
+        }
+        allPartitions.remove(partition);
+      }
+    }
+    if (!created.isEmpty()) {
+      subscribeAll(created, earliest());
+      allPartitions.addAll(created);
+    }
+    nextPartitionCheckNanos = System.nanoTime() + PARTITION_CHECK_INTERVAL.toNanos();
+  }
+
+  /**
+   * Reads the offsets {@code [fromOffset, toOffset)} of a bucket of an unpartitioned table, for a
+   * batch job: see {@link #subscribeRange(String, int, long, long)}.
+   */
+  public void subscribeRange(int bucket, long fromOffset, long toOffset) {
+    if (table.isPartitioned()) {
+      throw new IllegalArgumentException(
+          "Table "
+              + table.path()
+              + " is partitioned: subscribe to a range of a partition's bucket");
+    }
+    subscribeRange(Partitioning.UNPARTITIONED, bucket, fromOffset, toOffset);
+  }
+
+  /**
+   * Reads the offsets {@code [fromOffset, toOffset)} of a bucket of a partition, then stops
+   * fetching it: {@link #poll} returns exactly the rows of that range (batches that straddle an end
+   * come back cut to it; their {@link ScanBatch#baseOffset()} is the first row's offset), and the
+   * bucket counts as {@link #caughtUp()} once its {@link #position} has reached {@code toOffset}. A
+   * range that ends beyond the high watermark waits for its rows to be written. Subscribing the
+   * bucket again (by any method) replaces the range.
+   *
+   * @throws IllegalArgumentException for a bucket the table does not have, a negative offset, or
+   *     {@code toOffset < fromOffset}
+   */
+  public void subscribeRange(String partition, int bucket, long fromOffset, long toOffset) {
+    requireNonNull(partition, "partition is null");
+    if (bucket < 0 || bucket >= table.buckets()) {
+      throw new IllegalArgumentException("Table " + table.path() + " has no bucket " + bucket);
+    }
+    if (fromOffset < 0 || toOffset < fromOffset) {
+      throw new IllegalArgumentException(
+          "Cannot read offsets ["
+              + fromOffset
+              + ", "
+              + toOffset
+              + ") of "
+              + new TableBucket(partition, bucket)
+              + " of "
+              + table.path()
+              + ": the range must start at 0 or later and end at or after its start");
     }
     TableBucket key = new TableBucket(partition, bucket);
+    startAt(key, fromOffset, null);
+    rangeEnds.put(key, toOffset);
+  }
+
+  /**
+   * Whether every subscribed bucket has been read up to the high watermark last seen for it: every
+   * row that was durable when the scanner last asked has been returned by {@link #poll} (filtered
+   * batches count as read). A bucket's high watermark is seen when it is subscribed at the earliest
+   * or latest offset or by {@link #subscribeAll} with those, and in every fetch response; a bucket
+   * subscribed at an offset or timestamp is not caught up before its first fetch has answered.
+   *
+   * <p>Like the end offsets a Kafka consumer compares its positions with, this is a moment's
+   * answer: rows written since may follow in the next poll. After {@link #subscribeAll} of a
+   * partitioned table it covers the partitions found so far. A bucket read as a range ({@link
+   * #subscribeRange}) is caught up once it has reached the range's end. True when no bucket is
+   * subscribed.
+   */
+  public boolean caughtUp() {
+    for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
+      Long rangeEnd = rangeEnds.get(entry.getKey());
+      Long highWatermark = rangeEnd != null ? rangeEnd : highWatermarks.get(entry.getKey());
+      if (highWatermark == null || entry.getValue() < highWatermark) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Starts reading a bucket at an offset.
+   *
+   * @param highWatermark the bucket's high watermark if just looked up, else null
+   */
+  private void startAt(TableBucket key, long offset, Long highWatermark) {
     failedFetches.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
@@ -177,6 +378,12 @@ public final class LogScanner implements AutoCloseable {
     }
     positions.put(key, offset);
     fetchBytes.put(key, FIRST_FETCH_BYTES);
+    rangeEnds.remove(key);
+    if (highWatermark == null) {
+      highWatermarks.remove(key);
+    } else {
+      highWatermarks.put(key, highWatermark);
+    }
   }
 
   /** Stops reading a bucket of a partition (for example one that retention expired). */
@@ -185,6 +392,8 @@ public final class LogScanner implements AutoCloseable {
     positions.remove(key);
     fetchBytes.remove(key);
     failedFetches.remove(key);
+    highWatermarks.remove(key);
+    rangeEnds.remove(key);
     CompletableFuture<FetchResponse> previous = fetches.remove(key);
     if (previous != null) {
       abandon(previous);
@@ -229,10 +438,14 @@ public final class LogScanner implements AutoCloseable {
   private List<ScanBatch> poll(Duration timeout, List<ScanBatch> batches) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
+      checkPartitionsIfDue();
       long remaining = deadline - System.nanoTime();
       int wait =
           (int) Math.max(0, Math.min(MAX_WAIT_MILLIS, TimeUnit.NANOSECONDS.toMillis(remaining)));
       for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
+        if (rangeEnded(entry.getKey(), entry.getValue())) {
+          continue;
+        }
         fetches.computeIfAbsent(
             entry.getKey(),
             bucket ->
@@ -247,7 +460,13 @@ public final class LogScanner implements AutoCloseable {
                     responseBuffers));
       }
       if (fetches.isEmpty()) {
-        return batches;
+        long now = System.nanoTime();
+        if (allPartitions == null || now >= deadline || Thread.currentThread().isInterrupted()) {
+          return batches;
+        }
+        // Nothing to read yet: wait for the next partition check within the caller's timeout.
+        LockSupport.parkNanos(Math.min(deadline, nextPartitionCheckNanos) - now);
+        continue;
       }
       CompletableFuture<Object> any =
           CompletableFuture.anyOf(fetches.values().toArray(CompletableFuture[]::new));
@@ -285,9 +504,14 @@ public final class LogScanner implements AutoCloseable {
           continue;
         }
         failedFetches.remove(bucket);
+        highWatermarks.put(bucket, response.highWatermark());
         long position = positions.get(bucket);
         long next = Math.max(position, response.nextOffset());
-        if (next > position) {
+        Long rangeEnd = rangeEnds.get(bucket);
+        if (rangeEnd != null) {
+          next = Math.min(next, rangeEnd);
+        }
+        if (next > position && !rangeEnded(bucket, next)) {
           // Ask for what follows before decoding this, so the server reads while we decode.
           fetches.put(
               bucket,
@@ -309,6 +533,15 @@ public final class LogScanner implements AutoCloseable {
         return batches;
       }
     }
+  }
+
+  /** Whether a bucket read as a range has nothing more to read at a position. */
+  private boolean rangeEnded(TableBucket bucket, long position) {
+    if (rangeEnds.isEmpty()) {
+      return false;
+    }
+    Long end = rangeEnds.get(bucket);
+    return end != null && position >= end;
   }
 
   /** The size to ask the next fetch of a bucket for; the one after asks for twice as much. */
@@ -371,6 +604,7 @@ public final class LogScanner implements AutoCloseable {
     ResponseLease lease = new ResponseLease(bytes);
     try {
       long position = positions.get(bucket);
+      Long rangeEnd = rangeEnds.get(bucket);
       while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
         long size = LogBatch.LOG_OVERHEAD + (long) bytes.getInt(bytes.position() + LogBatch.LENGTH);
         if (size < LogBatch.HEADER_SIZE || size > bytes.remaining()) {
@@ -393,6 +627,9 @@ public final class LogScanner implements AutoCloseable {
         bytes.position(bytes.position() + (int) size);
         if (batch.nextOffset() <= position) {
           continue;
+        }
+        if (rangeEnd != null && batch.baseOffset() >= rangeEnd) {
+          break;
         }
         VectorSchemaRoot root;
         try {
@@ -422,17 +659,47 @@ public final class LogScanner implements AutoCloseable {
                   + e.getMessage(),
               e);
         }
+        long baseOffset = batch.baseOffset();
+        if (rangeEnd != null) {
+          // Only the batches at a range's ends are cut: a copy of the rows inside the range.
+          int first = (int) Math.max(0, position - baseOffset);
+          int end = (int) Math.min(root.getRowCount(), rangeEnd - baseOffset);
+          if (first > 0 || end < root.getRowCount()) {
+            root = copyRows(root, first, end);
+            baseOffset += first;
+          }
+        }
         into.add(
             new ScanBatch(
                 bucket.partition(),
                 bucket.bucket(),
-                batch.baseOffset(),
+                baseOffset,
                 batch.schemaId(),
                 batch.commitTimestamp(),
                 root));
       }
     } finally {
       lease.release();
+    }
+  }
+
+  /**
+   * Rows {@code [first, end)} of a batch, copied into the scanner's allocator; closes the batch.
+   */
+  private VectorSchemaRoot copyRows(VectorSchemaRoot root, int first, int end) {
+    try (root) {
+      VectorSchemaRoot copy = VectorSchemaRoot.create(root.getSchema(), allocator);
+      copy.allocateNew();
+      for (int column = 0; column < root.getFieldVectors().size(); column++) {
+        FieldVector target = copy.getVector(column);
+        TransferPair pair = root.getVector(column).makeTransferPair(target);
+        for (int row = first; row < end; row++) {
+          pair.copyValueSafe(row, row - first);
+        }
+        target.setValueCount(Math.max(0, end - first));
+      }
+      copy.setRowCount(Math.max(0, end - first));
+      return copy;
     }
   }
 
@@ -513,5 +780,8 @@ public final class LogScanner implements AutoCloseable {
     fetches.values().forEach(this::abandon);
     fetches.clear();
     positions.clear();
+    highWatermarks.clear();
+    rangeEnds.clear();
+    allPartitions = null;
   }
 }
