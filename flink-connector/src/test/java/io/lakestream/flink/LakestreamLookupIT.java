@@ -7,10 +7,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
 import io.lakestream.testing.PackagedServer;
-import io.lakestream.testing.SharedPerTestRun;
 import java.math.BigDecimal;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -38,10 +35,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class LakestreamLookupIT {
-  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
 
   @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(1);
 
+  private static TestServer servers;
   private static PackagedServer server;
   private static Connection client;
 
@@ -49,18 +46,15 @@ class LakestreamLookupIT {
 
   @BeforeAll
   static void startServer() throws Exception {
-    Path run = SharedPerTestRun.newRunDirectory("flink-lookup-it-");
-    server = PackagedServer.start(run, SERVER_START_TIMEOUT);
-    client = Connection.open("127.0.0.1", server.rpcPort(), null);
+    servers = TestServer.start("flink-lookup-it");
+    server = servers.server();
+    client = servers.client();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -70,12 +64,7 @@ class LakestreamLookupIT {
     stream.setParallelism(1);
     flink = StreamTableEnvironment.create(stream);
     flink.getConfig().set("table.local-time-zone", "UTC");
-    flink.executeSql(
-        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
-            + server.baseUri()
-            + "', 'rpc-address'='127.0.0.1:"
-            + server.rpcPort()
-            + "')");
+    flink.executeSql(servers.catalogDdl("ls"));
     flink.executeSql("CREATE DATABASE IF NOT EXISTS ls.dims");
     // Orders 10, 11 and 13 find product 1 or 2; order 12's product 7 is not in the table. Literal
     // values stay one source that emits them in order (casts inside VALUES make a union of

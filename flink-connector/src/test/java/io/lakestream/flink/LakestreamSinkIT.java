@@ -11,9 +11,7 @@ import io.lakestream.client.ScanBatch;
 import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
 import io.lakestream.testing.PackagedServer;
-import io.lakestream.testing.SharedPerTestRun;
 import java.math.BigDecimal;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -43,11 +41,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * hand.
  */
 class LakestreamSinkIT {
-  private static final Duration SERVER_START_TIMEOUT = Duration.ofSeconds(120);
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
 
   @RegisterExtension static final SharedFlink FLINK = SharedFlink.withParallelism(2);
 
+  private static TestServer servers;
   private static PackagedServer server;
   private static Connection client;
 
@@ -56,18 +54,15 @@ class LakestreamSinkIT {
 
   @BeforeAll
   static void startServer() throws Exception {
-    Path run = SharedPerTestRun.newRunDirectory("flink-sink-it-");
-    server = PackagedServer.start(run, SERVER_START_TIMEOUT, "--tiering-enabled", "false");
-    client = Connection.open("127.0.0.1", server.rpcPort(), null);
+    servers = TestServer.start("flink-sink-it", "--tiering-enabled", "false");
+    server = servers.server();
+    client = servers.client();
   }
 
   @AfterAll
   static void stopServer() throws Exception {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -78,12 +73,7 @@ class LakestreamSinkIT {
     flink.getConfig().set("table.local-time-zone", "UTC");
     // One writer: a primary-key table's changelog is then in the order of the writes.
     flink.getConfig().set("parallelism.default", "1");
-    flink.executeSql(
-        "CREATE CATALOG ls WITH ('type'='lakestream', 'uri'='"
-            + server.baseUri()
-            + "', 'rpc-address'='127.0.0.1:"
-            + server.rpcPort()
-            + "')");
+    flink.executeSql(servers.catalogDdl("ls"));
   }
 
   @AfterEach
@@ -251,7 +241,7 @@ class LakestreamSinkIT {
     flink.executeSql("CREATE TABLE ls.outside.notes (id BIGINT NOT NULL, body STRING)");
     flink.executeSql(
         "CREATE TEMPORARY TABLE notes (id BIGINT NOT NULL, body STRING) WITH ("
-            + connectorOptions("outside.notes")
+            + servers.connectorOptions("outside.notes")
             + ")");
 
     await(flink.executeSql("INSERT INTO notes VALUES (7, 'seven'), (8, CAST(NULL AS STRING))"));
@@ -263,7 +253,7 @@ class LakestreamSinkIT {
 
     flink.executeSql(
         "CREATE TEMPORARY TABLE bad_option (id BIGINT) WITH ("
-            + connectorOptions("outside.notes")
+            + servers.connectorOptions("outside.notes")
             + ", 'colour'='red')");
     assertThatThrownBy(() -> flink.executeSql("INSERT INTO bad_option VALUES (1)"))
         .hasStackTraceContaining("Unsupported options")
@@ -272,7 +262,7 @@ class LakestreamSinkIT {
     flink.executeSql(
         "CREATE TEMPORARY TABLE keyed_notes (id BIGINT NOT NULL, body STRING,"
             + " PRIMARY KEY (id) NOT ENFORCED) WITH ("
-            + connectorOptions("outside.notes")
+            + servers.connectorOptions("outside.notes")
             + ")");
     assertThatThrownBy(() -> await(flink.executeSql("INSERT INTO keyed_notes VALUES (9, 'x')")))
         .hasStackTraceContaining(
@@ -281,23 +271,13 @@ class LakestreamSinkIT {
     // Columns in another order would put values in the wrong columns: the job fails instead.
     flink.executeSql(
         "CREATE TEMPORARY TABLE swapped (body STRING, id BIGINT NOT NULL) WITH ("
-            + connectorOptions("outside.notes")
+            + servers.connectorOptions("outside.notes")
             + ")");
     assertThatThrownBy(() -> await(flink.executeSql("INSERT INTO swapped VALUES ('y', 10)")))
         .hasStackTraceContaining(
             "Cannot write to outside.notes: its columns are [id, body] but the Flink table has"
                 + " [body, id]");
     assertThat(readChangelog(table("outside", "notes"), 2)).hasSize(2);
-  }
-
-  private static String connectorOptions(String table) {
-    return "'connector'='lakestream', 'uri'='"
-        + server.baseUri()
-        + "', 'rpc-address'='127.0.0.1:"
-        + server.rpcPort()
-        + "', 'table'='"
-        + table
-        + "'";
   }
 
   private static void await(org.apache.flink.table.api.TableResult result) {
