@@ -44,16 +44,25 @@ import org.apache.iceberg.util.BucketUtil;
  * table each row first goes to its partition ({@link Partitioning}, computed from the row as
  * Iceberg would), and each partition has its own buckets and batches; the server creates a
  * partition on its first batch. Each writer has a random writer id and a sequence per bucket, so a
- * batch resent after a lost response is stored once. {@link #flush()} sends everything pending and
- * waits for every acknowledgement; a failed batch fails the next {@code append}, {@code flush()} or
- * {@code close()} with the server's typed error.
+ * batch resent after a lost response is stored once.
+ *
+ * <p><b>Acknowledgements.</b> {@code append} returns at once with a future of the row's {@link
+ * WriteAck}: it completes when the row's batch is durable on the server (with the batch's bucket
+ * and offsets), or fails with the batch's typed {@link RpcException} and then exactly the rows of
+ * that batch are not written. Rows of one batch share one future, so acknowledgements cost nothing
+ * per row. An application that must know which rows are durable keeps the futures (or chains on
+ * them, as on a Kafka producer's callback); one that only needs "everything so far" calls {@link
+ * #flush()}, which sends everything pending and waits for every acknowledgement. Once a batch has
+ * failed the writer takes no more rows: the next {@code append}, {@code flush()} or {@code close()}
+ * throws the server's typed error (a later batch of the same bucket would be refused out of
+ * sequence anyway), while batches already sent keep their own outcome.
  *
  * <p>The appending thread only stores values into column vectors. A full batch is handed to the
  * writer's sender thread, which computes its statistics, encodes (and compresses) it and sends it,
- * so encoding overlaps with building the next batch. At most {@link WriterOptions#maxInFlight()}
- * batches are handed off and not yet acknowledged; beyond that, appends wait (backpressure).
- * Batches are sent in the order they were handed off, so each bucket's sequence reaches the server
- * in order.
+ * so encoding overlaps with building the next batch. At most {@link
+ * WriterOptions#maxInFlightRequests()} batches are handed off and not yet acknowledged; beyond
+ * that, appends wait (backpressure). Batches are sent in the order they were handed off, so each
+ * bucket's sequence reaches the server in order.
  *
  * <p><b>Retries.</b> A batch whose outcome is in doubt (the connection failed before its response,
  * or the server answered a retriable error) is resent as it was, with the same writer id and
@@ -141,6 +150,8 @@ public final class AppendWriter implements AutoCloseable {
     private final Partition partition;
     private final int index;
     private RowBatch open;
+    // The acknowledgement of the open batch, which every row added to it returns.
+    private CompletableFuture<WriteAck> ack;
     private long generation;
     private int sequence;
     private ScheduledFuture<?> linger;
@@ -198,7 +209,7 @@ public final class AppendWriter implements AutoCloseable {
         table.bucketKey().stream().mapToInt(column -> LogScanner.indexOf(schema, column)).toArray();
     Partitioning partitioning = table.partitioning();
     this.partitioner = partitioning.isPartitioned() ? partitioning.rowPartitioner() : null;
-    this.inFlight = new Semaphore(options.maxInFlight());
+    this.inFlight = new Semaphore(options.maxInFlightRequests());
   }
 
   private static ThreadFactory daemon(String name) {
@@ -219,12 +230,20 @@ public final class AppendWriter implements AutoCloseable {
    * null). Values: Long, Integer, Double, Float, String, Boolean, byte[], BigDecimal, LocalDate
    * (date), and Long microseconds for timestamps.
    *
+   * <p>The row joins its bucket's open batch; the returned future completes when that batch is
+   * acknowledged, that is durable on the server, or fails with the batch's {@link RpcException}
+   * (its {@link RpcException#error() error code} says why) when the server refused it or its
+   * retries ran out. The future is shared by the rows of the batch: it completes once for all of
+   * them, so waiting on it costs nothing per row. A row whose future failed was not written; a row
+   * whose future completed was written exactly once, even if its batch was resent.
+   *
+   * @return the acknowledgement of the row's batch
    * @throws IllegalArgumentException or ClassCastException for a row that does not fit the schema;
    *     the row is not appended and the writer stays usable
-   * @throws RpcException when an earlier batch failed
+   * @throws RpcException when an earlier batch failed: the writer then takes no more rows
    */
-  public void append(Object... values) {
-    add(values, (byte) 0);
+  public CompletableFuture<WriteAck> append(Object... values) {
+    return add(values, (byte) 0);
   }
 
   /**
@@ -233,16 +252,17 @@ public final class AppendWriter implements AutoCloseable {
    * values of {@link #append(Object...)}. Batching, acknowledgement and failures are as {@link
    * #append(Object...)}'s.
    *
+   * @return the acknowledgement of the row's batch, as {@link #append(Object...)} returns it
    * @throws IllegalArgumentException for a row that does not fit the schema; the row is not
    *     appended and the writer stays usable
-   * @throws RpcException when an earlier batch failed
+   * @throws RpcException when an earlier batch failed: the writer then takes no more rows
    */
-  public void append(RowAccessor row) {
-    add(row, (byte) 0);
+  public CompletableFuture<WriteAck> append(RowAccessor row) {
+    return add(row, (byte) 0);
   }
 
   /** Adds a row read from an accessor, as {@link #add(Object[], byte)}. */
-  void add(RowAccessor row, byte operation) {
+  CompletableFuture<WriteAck> add(RowAccessor row, byte operation) {
     if (row.columnCount() != schema.getFields().size()) {
       throw new IllegalArgumentException(
           "Row has "
@@ -259,8 +279,7 @@ public final class AppendWriter implements AutoCloseable {
       for (int column = 0; column < values.length; column++) {
         values[column] = row.isNullAt(column) ? null : row.getObject(column);
       }
-      add(values, operation);
-      return;
+      return add(values, operation);
     }
     synchronized (this) {
       throwIfFailed();
@@ -278,14 +297,19 @@ public final class AppendWriter implements AutoCloseable {
       } else {
         bucket.open.add(row, operation);
       }
+      CompletableFuture<WriteAck> ack = bucket.ack;
       if (bucket.open.isFull()) {
         handOff(bucket);
       }
+      return ack;
     }
   }
 
-  /** Adds a row, with an operation code when the writer writes to a primary-key table. */
-  void add(Object[] values, byte operation) {
+  /**
+   * Adds a row, with an operation code when the writer writes to a primary-key table; returns the
+   * acknowledgement of its batch.
+   */
+  CompletableFuture<WriteAck> add(Object[] values, byte operation) {
     if (values.length != schema.getFields().size()) {
       throw new IllegalArgumentException(
           "Row has "
@@ -311,15 +335,19 @@ public final class AppendWriter implements AutoCloseable {
       } else {
         bucket.open.add(values, operation);
       }
+      CompletableFuture<WriteAck> ack = bucket.ack;
       if (bucket.open.isFull()) {
         handOff(bucket);
       }
+      return ack;
     }
   }
 
   private void open(Bucket bucket) {
     RowBatch batch = freeBatches.poll();
-    bucket.open = batch != null ? batch : new RowBatch(schema, options.batchRows());
+    bucket.open =
+        batch != null ? batch : new RowBatch(schema, options.batchRows(), options.batchBytes());
+    bucket.ack = new CompletableFuture<>();
     long generation = ++bucket.generation;
     if (prepared == null) {
       bucket.linger =
@@ -450,7 +478,9 @@ public final class AppendWriter implements AutoCloseable {
   /** Hands the bucket's open batch to the sender; waits while too many batches are in flight. */
   private void handOff(Bucket bucket) {
     RowBatch batch = bucket.open;
+    CompletableFuture<WriteAck> ack = bucket.ack;
     bucket.open = null;
+    bucket.ack = null;
     if (bucket.linger != null) {
       bucket.linger.cancel(false);
       bucket.linger = null;
@@ -460,21 +490,39 @@ public final class AppendWriter implements AutoCloseable {
     }
     if (batch.rowCount() == 0) {
       recycle(batch);
+      // No row returned this future (a failed add left the batch empty): nothing waits on it.
+      ack.cancel(false);
       return;
     }
     byte[] operations = targetColumns == null ? null : batch.operations();
-    submit(
-        bucket,
-        batch.rowCount(),
-        () -> {
-          try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-            batch.writeTo(root);
-            return encode(root);
-          } finally {
-            recycle(batch);
+    int rows = batch.rowCount();
+    TableBucket id = bucket.id();
+    CompletableFuture<ProduceResponse> result =
+        submit(
+            bucket,
+            rows,
+            () -> {
+              try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+                batch.writeTo(root);
+                return encode(root);
+              } finally {
+                recycle(batch);
+              }
+            },
+            operations);
+    result.whenComplete(
+        (response, error) -> {
+          if (error != null) {
+            ack.completeExceptionally(asRpcException(error));
+          } else if (response == null) {
+            // A preparing writer's batch: prepared, not yet sent, so there are no offsets.
+            ack.complete(null);
+          } else {
+            ack.complete(
+                new WriteAck(
+                    id, response.baseOffset(), response.lastOffset(), rows, response.duplicate()));
           }
-        },
-        operations);
+        });
   }
 
   /** Queues one batch for the sender; the caller holds this writer's lock. */
@@ -789,7 +837,15 @@ public final class AppendWriter implements AutoCloseable {
         closed = true;
         for (Partition partition : partitions.values()) {
           for (Bucket bucket : partition.buckets) {
+            if (bucket.ack != null) {
+              // Rows added while a failed flush() returned: they were never sent.
+              bucket.ack.completeExceptionally(
+                  new RpcException(
+                      ErrorCode.NETWORK_ERROR,
+                      "Writer of " + table.path() + " closed before the batch was sent"));
+            }
             bucket.open = null;
+            bucket.ack = null;
           }
         }
       }

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Predicate;
@@ -46,17 +47,40 @@ public final class RowBatch {
   private final Schema schema;
   private final Column[] columns;
   private final int capacity;
+  private final long byteLimit;
+  // The estimated bytes of a row's fixed-width values, and the columns whose values vary in size.
+  private final int fixedRowBytes;
+  private final BytesColumn[] variableColumns;
   private int rows;
   private byte[] operations;
 
+  /** A batch of at most {@code capacity} rows. */
   public RowBatch(Schema schema, int capacity) {
+    this(schema, capacity, Long.MAX_VALUE);
+  }
+
+  /**
+   * A batch that is {@linkplain #isFull() full} at {@code capacity} rows or once its estimated
+   * uncompressed size reaches {@code byteLimit} bytes: fixed-width values count their width,
+   * strings their length in chars, byte arrays their length.
+   */
+  public RowBatch(Schema schema, int capacity, long byteLimit) {
     this.schema = schema;
     this.capacity = capacity;
+    this.byteLimit = byteLimit;
     List<Field> fields = schema.getFields();
     this.columns = new Column[fields.size()];
+    List<BytesColumn> variable = new ArrayList<>();
+    int fixed = 0;
     for (int i = 0; i < columns.length; i++) {
       columns[i] = Column.of(fields.get(i), capacity);
+      fixed += columns[i].width;
+      if (columns[i] instanceof BytesColumn bytes) {
+        variable.add(bytes);
+      }
     }
+    this.fixedRowBytes = fixed;
+    this.variableColumns = variable.toArray(new BytesColumn[0]);
   }
 
   /**
@@ -180,10 +204,11 @@ public final class RowBatch {
         }
         break;
       case Column.STRING:
-        if (value instanceof String) {
+        if (value instanceof String text) {
           BytesColumn strings = (BytesColumn) column;
           strings.values[row] = value;
           strings.references = true;
+          strings.estimatedBytes += text.length();
           return true;
         }
         break;
@@ -197,8 +222,18 @@ public final class RowBatch {
     return rows;
   }
 
+  /** Whether the batch reached its row capacity or its byte limit. */
   public boolean isFull() {
-    return rows >= capacity;
+    return rows >= capacity || (byteLimit != Long.MAX_VALUE && estimatedBytes() >= byteLimit);
+  }
+
+  /** The batch's estimated uncompressed size, as its byte limit counts it. */
+  public long estimatedBytes() {
+    long bytes = (long) rows * fixedRowBytes;
+    for (BytesColumn column : variableColumns) {
+      bytes += column.estimatedBytes;
+    }
+    return bytes;
   }
 
   /** Fills a new root of the batch's schema with its rows; the root's vectors must be empty. */
@@ -227,19 +262,22 @@ public final class RowBatch {
     static final int STRING = 4;
 
     final int kind;
+    // A value's estimated width in bytes (a variable-width column's offset).
+    final int width;
     // How a row accessor's value reaches this column: LONG (getLong), INT (getInt), DOUBLE
     // (getDouble), STRING (writeBytes, strings and binary) or OTHER (getObject, then store).
     final int access;
     private long[] nulls = new long[0];
     private boolean anyNull;
 
-    Column(int kind) {
-      this(kind, kind);
+    Column(int kind, int width) {
+      this(kind, kind, width);
     }
 
-    Column(int kind, int access) {
+    Column(int kind, int access, int width) {
       this.kind = kind;
       this.access = access;
+      this.width = width;
     }
 
     static Column of(Field field, int capacity) {
@@ -365,7 +403,7 @@ public final class RowBatch {
     }
 
     LongColumn(int capacity, boolean time) {
-      super(LONG);
+      super(LONG, 8);
       values = new long[capacity];
       this.time = time;
     }
@@ -394,7 +432,7 @@ public final class RowBatch {
     private final boolean date;
 
     IntColumn(int capacity, boolean date) {
-      super(date ? OTHER : INT, INT);
+      super(date ? OTHER : INT, INT, 4);
       this.values = new int[capacity];
       this.date = date;
     }
@@ -426,7 +464,7 @@ public final class RowBatch {
     final double[] values;
 
     DoubleColumn(int capacity) {
-      super(DOUBLE);
+      super(DOUBLE, 8);
       values = new double[capacity];
     }
 
@@ -463,9 +501,11 @@ public final class RowBatch {
     private int inlineSize;
     // Whether some row holds a reference (a String or byte[]) rather than inline bytes.
     boolean references;
+    // The values' size as the batch's byte limit counts it: chars of strings, bytes otherwise.
+    long estimatedBytes;
 
     BytesColumn(int capacity, boolean binary) {
-      super(binary ? OTHER : STRING, STRING);
+      super(binary ? OTHER : STRING, STRING, 4);
       this.values = new Object[capacity];
       this.offsets = new int[capacity + 1];
       this.inlineStarts = new int[capacity];
@@ -479,6 +519,7 @@ public final class RowBatch {
       values[row] = INLINE;
       accessor.writeBytes(column, this);
       inlineEnds[row] = inlineSize;
+      estimatedBytes += inlineSize - inlineStarts[row];
     }
 
     @Override
@@ -495,6 +536,8 @@ public final class RowBatch {
       if (binary ? value instanceof byte[] : value instanceof CharSequence) {
         values[row] = value;
         references = true;
+        estimatedBytes +=
+            value instanceof byte[] raw ? raw.length : ((CharSequence) value).length();
         return true;
       }
       return false;
@@ -517,6 +560,7 @@ public final class RowBatch {
       Arrays.fill(values, 0, rows, null);
       inlineSize = 0;
       references = false;
+      estimatedBytes = 0;
     }
 
     @Override
@@ -575,7 +619,7 @@ public final class RowBatch {
     private final Predicate<Object> accepts;
 
     ObjectColumn(int capacity, Predicate<Object> accepts) {
-      super(OTHER);
+      super(OTHER, 8);
       this.values = new Object[capacity];
       this.accepts = accepts;
     }

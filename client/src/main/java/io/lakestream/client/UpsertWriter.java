@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.client.rpc.Messages.PutKvRequest;
 import io.lakestream.client.rpc.RpcException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
@@ -20,6 +21,11 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * columns change. A row the server refuses (a null key column, a delete on a first-row table, a
  * partial update without the key) fails its batch, and the writer, with a typed {@link
  * RpcException}; nothing of that batch is applied.
+ *
+ * <p>{@code upsert} and {@code delete} return a future of the write's {@link WriteAck}, shared by
+ * the writes of one batch, exactly as {@link AppendWriter#append(Object...)} does: it completes
+ * once the batch's changelog is durable and lookups see it, or fails with the batch's typed {@link
+ * RpcException}, and then none of that batch's writes were applied.
  *
  * <p>Thread safe; writes of one thread to one key keep their order.
  */
@@ -66,19 +72,23 @@ public final class UpsertWriter implements AutoCloseable {
    * AppendWriter#append(Object...)} for the value types). For a partial-update writer, values of
    * columns outside its target columns are ignored.
    *
+   * @return the acknowledgement of the write's batch
    * @throws IllegalArgumentException for a row that does not fit the schema; nothing is written
+   * @throws RpcException when an earlier batch failed: the writer then takes no more writes
    */
-  public void upsert(Object... row) {
-    writer.add(row, PutKvRequest.UPSERT);
+  public CompletableFuture<WriteAck> upsert(Object... row) {
+    return writer.add(row, PutKvRequest.UPSERT);
   }
 
   /**
    * Deletes the row of a primary key, given as the key columns' values in schema order.
    *
+   * @return the acknowledgement of the delete's batch
    * @throws IllegalArgumentException for a key of the wrong arity
+   * @throws RpcException when an earlier batch failed: the writer then takes no more writes
    */
-  public void delete(Object... key) {
-    writer.add(Lookuper.fullRow(table, key, keyPositions, columns), PutKvRequest.DELETE);
+  public CompletableFuture<WriteAck> delete(Object... key) {
+    return writer.add(Lookuper.fullRow(table, key, keyPositions, columns), PutKvRequest.DELETE);
   }
 
   /**
