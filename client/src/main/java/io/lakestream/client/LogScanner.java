@@ -153,29 +153,51 @@ public final class LogScanner implements AutoCloseable {
             .toArray();
   }
 
-  /** Where a subscription starts. */
+  /**
+   * Where a subscription starts; made by {@link #earliest()}, {@link #latest()}, {@link
+   * #offset(long)} and {@link #timestamp(long)}.
+   */
   public sealed interface Start {
+    /** The bucket's first row still kept (log retention may have removed older ones). */
     record Earliest() implements Start {}
 
+    /** The bucket's high watermark at subscription: only rows written from then on are read. */
     record Latest() implements Start {}
 
+    /**
+     * A given offset.
+     *
+     * @param offset the offset of the first row to read
+     */
     record AtOffset(long offset) implements Start {}
 
+    /**
+     * The first row committed at or after a time.
+     *
+     * @param epochMillis milliseconds since the epoch
+     */
     record AtTimestamp(long epochMillis) implements Start {}
   }
 
+  /** Starts at each bucket's first kept row. */
   public static Start earliest() {
     return new Start.Earliest();
   }
 
+  /** Starts at each bucket's high watermark when subscribed: reads only rows written later. */
   public static Start latest() {
     return new Start.Latest();
   }
 
+  /**
+   * Starts at an offset; the server refuses an offset outside the bucket's kept rows with {@code
+   * OFFSET_OUT_OF_RANGE}.
+   */
   public static Start offset(long offset) {
     return new Start.AtOffset(offset);
   }
 
+  /** Starts at the first row the server committed at or after {@code epochMillis}. */
   public static Start timestamp(long epochMillis) {
     return new Start.AtTimestamp(epochMillis);
   }
@@ -757,6 +779,7 @@ public final class LogScanner implements AutoCloseable {
     return -1;
   }
 
+  /** The filter this scanner's fetches carry (the server skips batches it excludes). */
   public BatchFilter filter() {
     return filter;
   }

@@ -104,6 +104,11 @@ public final class UpsertWriter implements AutoCloseable {
     writer.flush();
   }
 
+  /**
+   * Flushes, then releases the writer's threads and memory.
+   *
+   * @throws RpcException when a batch failed
+   */
   @Override
   public void close() {
     writer.close();
