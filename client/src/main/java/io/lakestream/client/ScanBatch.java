@@ -59,6 +59,36 @@ public record ScanBatch(
   }
 
   /**
+   * A typed view of the rows, positioned before the first: its columns are the batch's columns in
+   * order (without a primary-key changelog's change-type column). Reading every value through it
+   * allocates nothing per row; see {@link ScanRow}. Each call makes a new view with its own cursor.
+   */
+  public ScanRow row() {
+    int columns = valueColumns();
+    List<FieldVector> vectors = root.getFieldVectors().subList(0, columns);
+    List<String> names = new ArrayList<>(columns);
+    for (FieldVector vector : vectors) {
+      names.add(vector.getName());
+    }
+    return new ScanRow(root, baseOffset, vectors, names);
+  }
+
+  /**
+   * A typed view of the given columns, by name, positioned before the first row: column i of the
+   * view is {@code columns.get(i)}, in every batch whatever schema it was written with. A column
+   * the batch does not have (it was written before the column was added) is null in every row, as
+   * {@link #rows(List)} reads it. See {@link ScanRow}.
+   */
+  public ScanRow row(List<String> columns) {
+    requireNonNull(columns, "columns is null");
+    List<FieldVector> vectors = new ArrayList<>(columns.size());
+    for (String column : columns) {
+      vectors.add(root.getVector(requireNonNull(column, "column name is null")));
+    }
+    return new ScanRow(root, baseOffset, vectors, columns);
+  }
+
+  /**
    * The rows as values (Arrow's Java objects: Long, Integer, Double, Text, ...), for convenience.
    */
   public List<Object[]> rows() {
