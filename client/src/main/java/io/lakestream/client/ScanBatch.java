@@ -16,6 +16,10 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * until its last batch is closed, so a consumer that keeps batches for long should copy what it
  * keeps (or transfer the vectors, which keeps the response too) and close the batch.
  *
+ * <p>Values are read three ways: from the Arrow vectors of {@link #root()}; through a typed cursor,
+ * {@link #row()} or {@link #row(List)}, which reads them from the same memory without allocating
+ * per row; or as an {@code Object[]} per row with {@link #rows()}, the simplest and slowest.
+ *
  * @param partition the partition the rows come from ({@link Partitioning#UNPARTITIONED} for a table
  *     without partitions)
  * @param bucket the bucket the rows come from

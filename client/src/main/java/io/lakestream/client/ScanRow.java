@@ -141,11 +141,11 @@ public final class ScanRow {
       }
       byte kind = kindOf(vector.getField().getType());
       kinds[column] = kind;
-      if (kind == OTHER) {
-        continue;
-      }
       if (vector.getNullCount() > 0) {
         validity[column] = vector.getValidityBuffer();
+      }
+      if (kind == OTHER) {
+        continue;
       }
       values[column] = vector.getDataBuffer();
       if (kind == STRING || kind == BINARY) {

@@ -24,9 +24,11 @@ import org.apache.arrow.vector.FixedSizeBinaryVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
 import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.SmallIntVector;
 import org.apache.arrow.vector.TimeMicroVector;
 import org.apache.arrow.vector.TimeStampMicroTZVector;
 import org.apache.arrow.vector.TimeStampMicroVector;
+import org.apache.arrow.vector.TimeStampNanoVector;
 import org.apache.arrow.vector.TinyIntVector;
 import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
@@ -349,6 +351,40 @@ class ScanRowTest {
     assertThatThrownBy(() -> row.getLong(at(row, "s")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("of type string");
+  }
+
+  @Test
+  void aColumnOfATypeWithoutAGetterStillSaysWhetherItIsNull() {
+    Schema schema =
+        new Schema(
+            List.of(
+                Field.nullable("small", new ArrowType.Int(16, true)),
+                Field.nullable("nanos", new ArrowType.Timestamp(TimeUnit.NANOSECOND, null))));
+    VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+    opened.add(root);
+    root.allocateNew();
+    ((SmallIntVector) root.getVector(0)).setSafe(0, 5);
+    root.getVector(0).setNull(1);
+    ((TimeStampNanoVector) root.getVector(1)).setSafe(0, 5L);
+    root.getVector(1).setNull(1);
+    root.setRowCount(2);
+    ScanRow row = batch(root).row();
+    row.next();
+    assertThat(row.isNull(0)).isFalse();
+    assertThat(row.isNull(1)).isFalse();
+    assertThatThrownBy(() -> row.getInt(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Cannot read column small of type Int(16, true) with getInt: the view has no getter"
+                + " for it");
+    assertThatThrownBy(() -> row.getTimestampMicros(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "Cannot read column nanos of type Timestamp(NANOSECOND, null) with getTimestampMicros:"
+                + " the view has no getter for it");
+    row.next();
+    assertThat(row.isNull(0)).isTrue();
+    assertThat(row.isNull(1)).isTrue();
   }
 
   @Test
