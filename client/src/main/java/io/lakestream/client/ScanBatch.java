@@ -25,6 +25,9 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * @param bucket the bucket the rows come from
  * @param baseOffset the offset of the first row; row i has offset {@code baseOffset + i}
  * @param schemaId the schema the batch was written with
+ * @param commitTimestamp when the server appended the batch to its log, in milliseconds since the
+ *     epoch (the server's clock); the same for every row of the batch
+ * @param root the batch's columns (a primary-key table's changelog ends with a change-type column)
  */
 public record ScanBatch(
     String partition,
@@ -39,6 +42,7 @@ public record ScanBatch(
     requireNonNull(root, "root is null");
   }
 
+  /** The number of rows in the batch. */
   public int rowCount() {
     return root.getRowCount();
   }
