@@ -76,8 +76,10 @@ import org.apache.arrow.vector.util.DecimalUtility;
  * <p><b>Lifetime and cost.</b> The view resolves the batch's column buffers once, when it is made;
  * a getter is then an array access and a read of the batch's memory. It reads the batch as it was
  * when the view was made and must not be used after the batch is {@linkplain ScanBatch#close()
- * closed}: the memory it reads may by then hold another batch's values. Not thread safe: use a view
- * on one thread at a time (each thread may make its own view of the same batch).
+ * closed}: the memory it reads may by then hold another batch's values. {@link #next()} and {@link
+ * #moveTo(int)} throw {@link IllegalStateException} once the batch is closed; getters do not check.
+ * Not thread safe: use a view on one thread at a time (each thread may make its own view of the
+ * same batch).
  */
 public final class ScanRow {
   // Column kinds; a getter checks its column's kind before it reads.
@@ -115,6 +117,8 @@ public final class ScanRow {
   // Per string column, a read-only view of its data buffer, made on the first getUtf8.
   private final ByteBuffer[] utf8Views;
   private byte[] scratch = NO_BYTES;
+  // A vector of the batch: closing the batch sets its value count to 0.
+  private final FieldVector probe;
   private int row = -1;
 
   /**
@@ -158,6 +162,7 @@ public final class ScanRow {
     }
     FieldVector types = root.getVector(ArrowValues.CHANGE_TYPE_COLUMN);
     this.changeTypes = types == null ? null : types.getDataBuffer();
+    this.probe = root.getFieldVectors().isEmpty() ? null : root.getFieldVectors().get(0);
   }
 
   private static byte kindOf(ArrowType type) {
@@ -225,9 +230,12 @@ public final class ScanRow {
   /**
    * Moves to the next row: the first row on the first call. Returns false, and leaves the cursor on
    * no row, once every row has been visited.
+   *
+   * @throws IllegalStateException if the batch is closed
    */
   public boolean next() {
     if (row + 1 < rowCount) {
+      checkOpen();
       row++;
       return true;
     }
@@ -240,12 +248,14 @@ public final class ScanRow {
    * there.
    *
    * @throws IndexOutOfBoundsException for a row outside {@code [0, rowCount())}
+   * @throws IllegalStateException if the batch is closed
    */
   public void moveTo(int row) {
     if (row < 0 || row >= rowCount) {
       throw new IndexOutOfBoundsException(
           "Cannot move to row " + row + " of a batch of " + rowCount + " rows");
     }
+    checkOpen();
     this.row = row;
   }
 
@@ -512,6 +522,15 @@ public final class ScanRow {
     byte[] bytes = new byte[length];
     values[column].getBytes(start, bytes, 0, length);
     return bytes;
+  }
+
+  private void checkOpen() {
+    if (probe != null && probe.getValueCount() != rowCount) {
+      throw new IllegalStateException(
+          "The batch at offset "
+              + baseOffset
+              + " is closed: a view must not be used after its batch is closed");
+    }
   }
 
   private void checkRow() {

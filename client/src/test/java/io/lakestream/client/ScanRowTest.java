@@ -417,6 +417,21 @@ class ScanRowTest {
   }
 
   @Test
+  void aViewOfAClosedBatchRefusesToMove() {
+    VectorSchemaRoot root = everyType();
+    ScanBatch batch = batch(root);
+    ScanRow row = batch.row();
+    assertThat(row.next()).isTrue();
+    batch.close();
+    assertThatThrownBy(row::next)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "The batch at offset 1000 is closed: a view must not be used after its batch is"
+                + " closed");
+    assertThatThrownBy(() -> row.moveTo(0)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void viewsOfOneBatchHaveTheirOwnCursors() {
     ScanBatch batch = batch(everyType());
     ScanRow first = batch.row();
