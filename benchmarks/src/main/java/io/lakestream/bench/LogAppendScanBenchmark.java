@@ -5,6 +5,7 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.LakestreamProperties;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
+import io.lakestream.client.ScanRow;
 import io.lakestream.client.Table;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
@@ -34,6 +35,8 @@ import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.iceberg.PartitionSpec;
@@ -61,6 +64,12 @@ import org.apache.iceberg.rest.RESTCatalog;
  *       alternation, each scan figure being the median of its five passes. Baseline of the full
  *       scan: a loopback socket copy of as many bytes as the table has on disk; baseline of the
  *       projected scan: the full scan;
+ *   <li>scans {@code bench.w1} fully three more ways, reading every value of every row (the 20
+ *       columns, null checked, strings by their UTF-8 length and first byte): from the Arrow
+ *       vectors directly, through the typed row view ({@link ScanBatch#row()}) and through {@link
+ *       ScanBatch#rows()}, alternating with the scans above, each figure the median of its passes;
+ *       the three must agree on a checksum of what they read. Baseline of the row view: the Arrow
+ *       vectors; baseline of {@code rows()}: the row view;
  *   <li>measures freshness: a thread polls a scanner at the latest offset while single rows are
  *       appended and flushed one at a time; the figure is the time from {@code flush()} return to
  *       the row's arrival. Baseline: the append-to-ack time of the same rows;
@@ -107,7 +116,8 @@ final class LogAppendScanBenchmark implements Benchmark {
         + QUICK_ROWS
         + "), log table with 1 bucket, one client, 8192-row batches (100 ms linger), fsync on; "
         + SCAN_PASSES
-        + " full and projected scan passes per iteration (median pass); "
+        + " full, projected and every-value (Arrow vectors, row view, rows()) scan passes per"
+        + " iteration (median pass); "
         + FULL_FRESHNESS_SAMPLES
         + " freshness samples (quick mode "
         + QUICK_FRESHNESS_SAMPLES
@@ -157,6 +167,18 @@ final class LogAppendScanBenchmark implements Benchmark {
             "full scan (all 20 columns)",
             Median.of(samples, s -> s.scanRowsPerSecond),
             Target.ratioAtLeast(PROJECTED_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "scan_row_view_rows_per_s",
+            Median.of(samples, s -> s.rowViewScanRowsPerSecond),
+            "rows/s",
+            "every value read from the Arrow vectors directly",
+            Median.of(samples, s -> s.arrowValuesScanRowsPerSecond)),
+        Figure.withoutTarget(
+            "scan_object_rows_rows_per_s",
+            Median.of(samples, s -> s.objectRowsScanRowsPerSecond),
+            "rows/s",
+            "every value through the row view",
+            Median.of(samples, s -> s.rowViewScanRowsPerSecond)),
         Freshness.p50Figure(samples, s -> s.freshness, "append"),
         Freshness.p99Figure(samples, s -> s.freshness, "append", FRESHNESS_P99_TARGET_MS),
         Freshness.maxFigure(samples, s -> s.freshness, "append"),
@@ -190,6 +212,9 @@ final class LogAppendScanBenchmark implements Benchmark {
     double rawZstdMegabytesPerSecond;
     double scanRowsPerSecond;
     double projectedScanRowsPerSecond;
+    double arrowValuesScanRowsPerSecond;
+    double rowViewScanRowsPerSecond;
+    double objectRowsScanRowsPerSecond;
     double socketRowsPerSecond;
     Freshness freshness;
     double diskBytesPerMillion;
@@ -314,18 +339,48 @@ final class LogAppendScanBenchmark implements Benchmark {
     // iteration, and a single pass of the projected scan lasts a fraction of a second.
     List<Double> fullPasses = new ArrayList<>();
     List<Double> projectedPasses = new ArrayList<>();
+    List<Double> arrowValuesPasses = new ArrayList<>();
+    List<Double> rowViewPasses = new ArrayList<>();
+    List<Double> objectRowsPasses = new ArrayList<>();
     for (int pass = 0; pass < (quick(context) ? 1 : SCAN_PASSES); pass++) {
       fullPasses.add(scan(plain.newScanner(), end));
       projectedPasses.add(scan(plain.newScanner(PROJECTION, BatchFilter.MATCH_ALL), end));
+      EveryValueScan arrow = everyValue(plain.newScanner(), end, ValueReader.ARROW_VECTORS);
+      EveryValueScan view = everyValue(plain.newScanner(), end, ValueReader.ROW_VIEW);
+      EveryValueScan objects = everyValue(plain.newScanner(), end, ValueReader.OBJECT_ROWS);
+      if (arrow.checksum != view.checksum || arrow.checksum != objects.checksum) {
+        throw new IllegalStateException(
+            "every-value scans read different values: checksums "
+                + arrow.checksum
+                + " (Arrow vectors), "
+                + view.checksum
+                + " (row view), "
+                + objects.checksum
+                + " (rows())");
+      }
+      arrowValuesPasses.add(arrow.rowsPerSecond);
+      rowViewPasses.add(view.rowsPerSecond);
+      objectRowsPasses.add(objects.rowsPerSecond);
     }
     sample.scanRowsPerSecond = Median.of(fullPasses, Double::doubleValue);
     sample.projectedScanRowsPerSecond = Median.of(projectedPasses, Double::doubleValue);
+    sample.arrowValuesScanRowsPerSecond = Median.of(arrowValuesPasses, Double::doubleValue);
+    sample.rowViewScanRowsPerSecond = Median.of(rowViewPasses, Double::doubleValue);
+    sample.objectRowsScanRowsPerSecond = Median.of(objectRowsPasses, Double::doubleValue);
     sample.socketRowsPerSecond = rows / loopbackCopySeconds(plainBytes);
     context
         .progress()
         .printf(
             "    scan full: %.0f rows/s, projected: %.0f rows/s%n",
             sample.scanRowsPerSecond, sample.projectedScanRowsPerSecond);
+    context
+        .progress()
+        .printf(
+            "    scan every value: Arrow vectors %.0f rows/s, row view %.0f rows/s, rows() %.0f"
+                + " rows/s%n",
+            sample.arrowValuesScanRowsPerSecond,
+            sample.rowViewScanRowsPerSecond,
+            sample.objectRowsScanRowsPerSecond);
 
     freshness(plain, pool, freshnessSamples, sample);
     sample.serverRssMib = server.residentMemoryMib();
@@ -395,6 +450,142 @@ final class LogAppendScanBenchmark implements Benchmark {
         throw new IllegalStateException("scan returned " + rows + " rows, expected " + end);
       }
       return rows / (nanos / 1e9);
+    }
+  }
+
+  /** One every-value scan pass: its rate and a checksum of every value it read. */
+  private record EveryValueScan(double rowsPerSecond, long checksum) {}
+
+  /**
+   * Reads every value of a W1 batch (b0..b4, i0..i4, d0..d4, s0..s4 by position) and returns a
+   * checksum of them: longs and ints as they are, doubles truncated to long, strings as their UTF-8
+   * length plus their first byte (W1's strings are ASCII, so rows()' String length and first char
+   * give the same). Null values add nothing.
+   */
+  private enum ValueReader {
+    ARROW_VECTORS {
+      @Override
+      long read(ScanBatch batch) {
+        VectorSchemaRoot root = batch.root();
+        BigIntVector[] longs = new BigIntVector[5];
+        IntVector[] ints = new IntVector[5];
+        Float8Vector[] doubles = new Float8Vector[5];
+        VarCharVector[] strings = new VarCharVector[5];
+        ArrowBuf[] stringBytes = new ArrowBuf[5];
+        for (int c = 0; c < 5; c++) {
+          longs[c] = (BigIntVector) root.getVector(c);
+          ints[c] = (IntVector) root.getVector(5 + c);
+          doubles[c] = (Float8Vector) root.getVector(10 + c);
+          strings[c] = (VarCharVector) root.getVector(15 + c);
+          stringBytes[c] = strings[c].getDataBuffer();
+        }
+        long checksum = 0;
+        int count = root.getRowCount();
+        for (int i = 0; i < count; i++) {
+          for (int c = 0; c < 5; c++) {
+            if (!longs[c].isNull(i)) {
+              checksum += longs[c].get(i);
+            }
+            if (!ints[c].isNull(i)) {
+              checksum += ints[c].get(i);
+            }
+            if (!doubles[c].isNull(i)) {
+              checksum += (long) doubles[c].get(i);
+            }
+            VarCharVector s = strings[c];
+            if (!s.isNull(i)) {
+              int from = s.getStartOffset(i);
+              int to = s.getEndOffset(i);
+              checksum += (to - from) + (to > from ? stringBytes[c].getByte(from) : 0);
+            }
+          }
+        }
+        return checksum;
+      }
+    },
+    ROW_VIEW {
+      @Override
+      long read(ScanBatch batch) {
+        ScanRow row = batch.row();
+        long checksum = 0;
+        while (row.next()) {
+          for (int c = 0; c < 5; c++) {
+            if (!row.isNull(c)) {
+              checksum += row.getLong(c);
+            }
+            if (!row.isNull(5 + c)) {
+              checksum += row.getInt(5 + c);
+            }
+            if (!row.isNull(10 + c)) {
+              checksum += (long) row.getDouble(10 + c);
+            }
+            if (!row.isNull(15 + c)) {
+              ByteBuffer utf8 = row.getUtf8(15 + c);
+              checksum += utf8.remaining() + (utf8.hasRemaining() ? utf8.get(utf8.position()) : 0);
+            }
+          }
+        }
+        return checksum;
+      }
+    },
+    OBJECT_ROWS {
+      @Override
+      long read(ScanBatch batch) {
+        long checksum = 0;
+        for (Object[] values : batch.rows()) {
+          for (int c = 0; c < 5; c++) {
+            if (values[c] != null) {
+              checksum += (Long) values[c];
+            }
+            if (values[5 + c] != null) {
+              checksum += (Integer) values[5 + c];
+            }
+            if (values[10 + c] != null) {
+              checksum += (long) (double) (Double) values[10 + c];
+            }
+            if (values[15 + c] instanceof String s) {
+              checksum += s.length() + (s.isEmpty() ? 0 : s.charAt(0));
+            }
+          }
+        }
+        return checksum;
+      }
+    };
+
+    abstract long read(ScanBatch batch);
+  }
+
+  /** Scans from the earliest offset to {@code end}, reading every value with {@code reader}. */
+  private static EveryValueScan everyValue(LogScanner scanner, long end, ValueReader reader) {
+    try (scanner) {
+      long start = System.nanoTime();
+      long deadline = start + SCAN_DEADLINE.toNanos();
+      scanner.subscribe(0, LogScanner.earliest());
+      long rows = 0;
+      long checksum = 0;
+      while (scanner.position(0) < end) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              reader
+                  + " scan reached offset "
+                  + scanner.position(0)
+                  + " of "
+                  + end
+                  + " before its deadline");
+        }
+        for (ScanBatch batch : scanner.poll(POLL_TIMEOUT)) {
+          try (batch) {
+            checksum += reader.read(batch);
+            rows += batch.rowCount();
+          }
+        }
+      }
+      long nanos = System.nanoTime() - start;
+      if (rows < end) {
+        throw new IllegalStateException(
+            reader + " scan returned " + rows + " rows, expected " + end);
+      }
+      return new EveryValueScan(rows / (nanos / 1e9), checksum);
     }
   }
 

@@ -16,11 +16,18 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * until its last batch is closed, so a consumer that keeps batches for long should copy what it
  * keeps (or transfer the vectors, which keeps the response too) and close the batch.
  *
+ * <p>Values are read three ways: from the Arrow vectors of {@link #root()}; through a typed cursor,
+ * {@link #row()} or {@link #row(List)}, which reads them from the same memory without allocating
+ * per row; or as an {@code Object[]} per row with {@link #rows()}, the simplest and slowest.
+ *
  * @param partition the partition the rows come from ({@link Partitioning#UNPARTITIONED} for a table
  *     without partitions)
  * @param bucket the bucket the rows come from
  * @param baseOffset the offset of the first row; row i has offset {@code baseOffset + i}
  * @param schemaId the schema the batch was written with
+ * @param commitTimestamp when the server appended the batch to its log, in milliseconds since the
+ *     epoch (the server's clock); the same for every row of the batch
+ * @param root the batch's columns (a primary-key table's changelog ends with a change-type column)
  */
 public record ScanBatch(
     String partition,
@@ -35,6 +42,7 @@ public record ScanBatch(
     requireNonNull(root, "root is null");
   }
 
+  /** The number of rows in the batch. */
   public int rowCount() {
     return root.getRowCount();
   }
@@ -56,6 +64,36 @@ public record ScanBatch(
             && vectors.get(vectors.size() - 1).getName().equals(ArrowValues.CHANGE_TYPE_COLUMN)
         ? vectors.size() - 1
         : vectors.size();
+  }
+
+  /**
+   * A typed view of the rows, positioned before the first: its columns are the batch's columns in
+   * order (without a primary-key changelog's change-type column). Reading every value through it
+   * allocates nothing per row; see {@link ScanRow}. Each call makes a new view with its own cursor.
+   */
+  public ScanRow row() {
+    int columns = valueColumns();
+    List<FieldVector> vectors = root.getFieldVectors().subList(0, columns);
+    List<String> names = new ArrayList<>(columns);
+    for (FieldVector vector : vectors) {
+      names.add(vector.getName());
+    }
+    return new ScanRow(root, baseOffset, vectors, names);
+  }
+
+  /**
+   * A typed view of the given columns, by name, positioned before the first row: column i of the
+   * view is {@code columns.get(i)}, in every batch whatever schema it was written with. A column
+   * the batch does not have (it was written before the column was added) is null in every row, as
+   * {@link #rows(List)} reads it. See {@link ScanRow}.
+   */
+  public ScanRow row(List<String> columns) {
+    requireNonNull(columns, "columns is null");
+    List<FieldVector> vectors = new ArrayList<>(columns.size());
+    for (String column : columns) {
+      vectors.add(root.getVector(requireNonNull(column, "column name is null")));
+    }
+    return new ScanRow(root, baseOffset, vectors, columns);
   }
 
   /**
