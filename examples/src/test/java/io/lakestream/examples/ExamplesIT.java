@@ -151,15 +151,7 @@ class ExamplesIT {
     }
     TablePath path = TablePath.of("examples.shaded_read");
     client.admin().createNamespaceIfNotExists(null, List.of("examples"));
-    client
-        .admin()
-        .createTable(
-            path,
-            TableDescriptor.logTable(
-                new Schema(
-                    Types.NestedField.optional(1, "id", Types.LongType.get()),
-                    Types.NestedField.optional(2, "name", Types.StringType.get())),
-                3));
+    client.admin().createTable(path, TableDescriptor.logTable(eventSchema(), 3));
     try (AppendWriter writer = client.table(path).newAppendWriter()) {
       for (long id = 1; id <= 5; id++) {
         writer.append(id, "row-" + id);
@@ -179,6 +171,35 @@ class ExamplesIT {
             "+I [4, row-4]",
             "+I [5, row-5]",
             "caught up after 5 rows of examples.shaded_read");
+  }
+
+  @Test
+  void withoutTheArrowFlagTheClientFailsNamingIt() throws Exception {
+    TablePath path = TablePath.of("examples.flagless");
+    client.admin().createNamespaceIfNotExists(null, List.of("examples"));
+    client.admin().createTable(path, TableDescriptor.logTable(eventSchema(), 1));
+
+    Result result =
+        run(
+            List.of(),
+            clientApplicationClassPath(),
+            ReadTableExample.class,
+            uri,
+            "",
+            "examples.flagless");
+
+    // Arrow's memory module reads java.nio.Buffer's address field, which Java 17 keeps closed.
+    assertThat(result.exitCode()).as(result.toString()).isNotZero();
+    assertThat(result.stderr())
+        .as(result.toString())
+        .contains("Failed to initialize MemoryUtil")
+        .contains("--add-opens=java.base/java.nio=");
+  }
+
+  private static Schema eventSchema() {
+    return new Schema(
+        Types.NestedField.optional(1, "id", Types.LongType.get()),
+        Types.NestedField.optional(2, "name", Types.StringType.get()));
   }
 
   /** Every row of a table, read with this test's own client until caught up. */
@@ -226,13 +247,22 @@ class ExamplesIT {
     }
   }
 
-  /** Runs an example's main class in a new JDK 17 JVM (the build's JDK when there is none). */
+  /**
+   * Runs an example's main class in a new JDK 17 JVM (the build's JDK when there is none) with the
+   * flag Arrow needs.
+   */
   private static Result run(String classPath, Class<?> example, String... arguments)
+      throws IOException, InterruptedException {
+    return run(List.of(ARROW_FLAG), classPath, example, arguments);
+  }
+
+  private static Result run(
+      List<String> jvmFlags, String classPath, Class<?> example, String... arguments)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(java().toString());
     command.add("-Xmx256m");
-    command.add(ARROW_FLAG);
+    command.addAll(jvmFlags);
     command.add("-cp");
     command.add(classPath);
     command.add(example.getName());
