@@ -132,6 +132,25 @@ class ExamplesIT {
     assertThat(lookuper.lookup(1L).join()).containsExactly(1L, "ada", "cambridge");
     assertThat(lookuper.lookup(2L).join()).isNull();
     assertThat(lookuper.lookup(3L).join()).containsExactly(3L, "linus", "helsinki");
+
+    // The table's changelog, read by the reading example: an update is -U/+U, a delete -D with
+    // the removed row.
+    Result changelog =
+        run(clientApplicationClassPath(), ReadTableExample.class, uri, "", "examples.users");
+    assertThat(changelog.exitCode()).as(changelog.toString()).isZero();
+    assertThat(changelog.lines())
+        .as(changelog.toString())
+        .containsExactlyInAnyOrder(
+            "+I [1, ada, london]",
+            "+I [2, grace, arlington]",
+            "+I [3, linus, helsinki]",
+            "-U [1, ada, london]",
+            "+U [1, ada, cambridge]",
+            "-D [2, grace, arlington]",
+            "caught up after 6 rows of examples.users");
+    assertThat(changelog.lines().stream().filter(line -> line.contains("[1, ")))
+        .as("the changes of key 1, in their order")
+        .containsExactly("+I [1, ada, london]", "-U [1, ada, london]", "+U [1, ada, cambridge]");
   }
 
   @Test
