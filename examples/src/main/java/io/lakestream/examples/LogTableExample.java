@@ -4,12 +4,15 @@ import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.LogScanner;
 import io.lakestream.client.ScanBatch;
+import io.lakestream.client.ScanRow;
 import io.lakestream.client.Table;
 import io.lakestream.client.TableDescriptor;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.WriteAck;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
 
@@ -55,12 +58,21 @@ public final class LogTableExample {
           .createTableIfNotExists(EVENTS, TableDescriptor.logTable(schema, 4).withBucketKey("id"));
 
       Table events = connection.table(EVENTS);
-      // The writer batches rows per bucket and sends them in the background; close() sends what
-      // is left and returns once every row is acknowledged (durable on the server).
+      // The writer batches rows per bucket and sends them in the background. Each append returns
+      // at once with a future of the row's acknowledgement (shared by the rows of one batch): it
+      // completes once the row is durable on the server, or fails with the batch's RpcException.
+      // close() sends what is left and returns once every row is acknowledged.
+      List<CompletableFuture<WriteAck>> acks = new ArrayList<>();
       try (AppendWriter writer = events.newAppendWriter()) {
-        writer.append(1L, "signup");
-        writer.append(2L, "login");
-        writer.append(1L, "purchase");
+        acks.add(writer.append(1L, "signup"));
+        acks.add(writer.append(2L, "login"));
+        acks.add(writer.append(1L, "purchase"));
+      }
+      for (CompletableFuture<WriteAck> ack : acks) {
+        WriteAck done = ack.join();
+        System.out.printf(
+            "acknowledged: %s, offsets %d..%d%n",
+            done.bucket(), done.baseOffset(), done.lastOffset());
       }
       System.out.println("appended 3 rows to " + EVENTS);
 
@@ -70,13 +82,19 @@ public final class LogTableExample {
         do {
           for (ScanBatch batch : scanner.poll(Duration.ofSeconds(1))) {
             try (batch) {
-              List<Object[]> values = batch.rows();
-              for (int i = 0; i < values.size(); i++) {
+              // A typed view over the batch's columns: no object per row, getters by position.
+              ScanRow row = batch.row();
+              int id = row.indexOf("id");
+              int event = row.indexOf("event");
+              while (row.next()) {
                 System.out.printf(
-                    "bucket %d offset %d: %s%n",
-                    batch.bucket(), batch.baseOffset() + i, Arrays.toString(values.get(i)));
+                    "bucket %d offset %d: [%s, %s]%n",
+                    batch.bucket(),
+                    row.offset(),
+                    row.isNull(id) ? null : row.getLong(id),
+                    row.isNull(event) ? null : row.getString(event));
+                rows++;
               }
-              rows += values.size();
             }
           }
         } while (!scanner.caughtUp());

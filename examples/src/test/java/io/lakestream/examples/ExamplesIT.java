@@ -99,6 +99,10 @@ class ExamplesIT {
     assertThat(result.lines())
         .as(result.toString())
         .contains("appended 3 rows to examples.events", "scanned 3 rows of examples.events");
+    // Each row's acknowledgement names a bucket of the four and an offset range.
+    assertThat(result.lines().stream().filter(line -> line.startsWith("acknowledged: ")))
+        .hasSize(3)
+        .allMatch(line -> line.matches("acknowledged: bucket [0-3], offsets \\d+\\.\\.\\d+"));
     assertThat(result.lines().stream().filter(line -> line.startsWith("bucket ")))
         .map(line -> line.substring(line.indexOf(": ") + 2))
         .containsExactlyInAnyOrder("[1, signup]", "[2, login]", "[1, purchase]");
