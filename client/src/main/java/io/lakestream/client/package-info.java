@@ -3,7 +3,8 @@
  * create namespaces and tables with its {@link io.lakestream.client.Admin}, and use a {@link
  * io.lakestream.client.Table} to write ({@link io.lakestream.client.AppendWriter} for log tables,
  * {@link io.lakestream.client.UpsertWriter} for primary-key tables), read ({@link
- * io.lakestream.client.LogScanner}) and look rows up by key ({@link io.lakestream.client.Lookuper}).
+ * io.lakestream.client.LogScanner}) and look rows up by key ({@link
+ * io.lakestream.client.Lookuper}).
  *
  * <p>A connection is thread safe and meant to be shared; writers, scanners and lookupers are each
  * used by one thread at a time unless their class comment says otherwise. Tables are described with
