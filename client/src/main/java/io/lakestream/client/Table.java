@@ -444,7 +444,8 @@ public final class Table {
    *
    * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
    * @param bucket the bucket within the partition
-   * @return the snapshot handle (see {@link StateSnapshot} for when it reads)
+   * @return the snapshot, its first page already fetched; close it when stopping early
+   * @throws io.lakestream.client.rpc.RpcException if the first page's request fails
    */
   public StateSnapshot snapshot(String partition, int bucket) {
     return new StateSnapshot(this, new TableBucket(partition, bucket));
