@@ -28,8 +28,7 @@ public final class ByteSink extends OutputStream implements WritableByteChannel 
   /**
    * Leaves {@code count} bytes to be filled in later (for example a header).
    *
-   * @param count how many bytes to leave; their value is whatever the array held (zeros unless
-   *     reused)
+   * @param count how many bytes to leave; they are zeros until written
    * @throws IllegalStateException if the sink would pass 2 GiB
    */
   public void skip(int count) {

@@ -15,11 +15,16 @@ public enum ErrorCode {
   UNKNOWN_BUCKET(3, false),
   /** An offset outside the bucket's log: below its log start (retention) or past its end. */
   OFFSET_OUT_OF_RANGE(4, false),
-  /** A batch the server refuses: malformed, failing its CRC, or not matching its table. */
+  /**
+   * A batch the server refuses: it fails its CRC check, does not decode, or its rows do not fit the
+   * table or the partition it is written to; the message says which.
+   */
   INVALID_BATCH(5, false),
   /** A writer's batch whose sequence skips ahead of the writer's last one for the bucket. */
   OUT_OF_ORDER_SEQUENCE(6, false),
-  /** A token the server refuses, or a request that needs authentication before it. */
+  /**
+   * A token the server refuses, or a request sent before authenticating to a server that needs it.
+   */
   NOT_AUTHENTICATED(7, false),
   /** The authenticated principal lacks the grant the request needs. */
   NOT_AUTHORIZED(8, false),
@@ -29,7 +34,7 @@ public enum ErrorCode {
   UNSUPPORTED_VERSION(10, false),
   /** A malformed or truncated request body, or a value in it the server refuses. */
   INVALID_REQUEST(11, false),
-  /** A batch written with a schema id the table does not have, or whose columns do not match it. */
+  /** A batch or request naming a schema id the table does not have. */
   SCHEMA_MISMATCH(12, false),
   /** The server could not read or write its storage; the same request may succeed later. */
   STORAGE_ERROR(13, true),
