@@ -105,9 +105,11 @@ public final class Table {
   }
 
   /**
-   * The columns whose values choose a row's bucket; empty when rows are spread without a key.
+   * The columns whose values choose a row's bucket: the table's {@code lakestream.bucket-key}
+   * property, else a primary-key table's primary key.
    *
-   * @return the bucket key's column names
+   * @return the bucket key's column names; empty for a log table without a bucket key, whose rows
+   *     are spread over the buckets without one
    */
   public List<String> bucketKey() {
     return metadata.bucketKey();
@@ -300,6 +302,8 @@ public final class Table {
    * @param filter the batches to skip by their statistics; {@link
    *     io.lakestream.client.arrow.BatchFilter#MATCH_ALL} for none
    * @return a new scanner with no subscriptions; close it to release its Arrow memory
+   * @throws IllegalArgumentException if a column is not a column of the table's current schema, or
+   *     a predicate of the filter does not fit it
    */
   public LogScanner newScanner(
       List<String> columns, io.lakestream.client.arrow.BatchFilter filter) {
@@ -316,6 +320,8 @@ public final class Table {
    * @param filter the batches to skip by their statistics
    * @param allocator where decoded batches are allocated; owned by the caller
    * @return a new scanner with no subscriptions
+   * @throws IllegalArgumentException if a column is not a column of the table's current schema, or
+   *     a predicate of the filter does not fit it
    */
   public LogScanner newScanner(
       List<String> columns,

@@ -160,7 +160,8 @@ public final class Messages {
    * @param schemaJson the current Iceberg schema as JSON
    * @param arrowSchemas every schema the table has had, by schema id, as Arrow schema JSON: batches
    *     carry the id of the schema they were written with
-   * @param bucketKey the bucket-key columns; empty when rows are spread without a key
+   * @param bucketKey the bucket-key columns (a primary-key table's primary key unless its
+   *     properties name a bucket key); empty for a log table without one
    * @param partitionFields the partition spec's fields; empty for an unpartitioned table (version
    *     1; version 0 has none)
    * @param primaryKey the primary-key columns of a primary-key table, in schema order (version 1)
