@@ -49,6 +49,11 @@ import java.util.function.Supplier;
  * AppendWriter} resends its in-doubt batches (the server deduplicates them) and {@link LogScanner}
  * re-issues its fetches, so both keep working across a server restart.
  *
+ * <p><b>Timeouts.</b> Connecting to one address may take up to 10 s. A call that waits for its
+ * response (such as {@link #table}, the {@link Admin} calls and {@link Table}'s offset lookups)
+ * fails with {@code NETWORK_ERROR} after 60 s without one; a reconnect gives up after {@link
+ * #RECONNECT_TIMEOUT}.
+ *
  * <p>Thread safe: writers and scanners of several threads share the connection (requests are
  * pipelined on one socket).
  */

@@ -6,13 +6,20 @@
  * io.lakestream.client.LogScanner}) and look rows up by key ({@link
  * io.lakestream.client.Lookuper}).
  *
- * <p>A connection is thread safe and meant to be shared; writers, scanners and lookupers are each
- * used by one thread at a time unless their class comment says otherwise. Tables are described with
+ * <p>{@code Connection}, {@code Admin}, {@code Table}, the writers and {@code Lookuper} are thread
+ * safe and meant to be shared; a {@code LogScanner} and a {@link
+ * io.lakestream.client.StateSnapshot} are used by one thread at a time. Tables are described with
  * {@link io.lakestream.client.TableDescriptor} and addressed by {@link
- * io.lakestream.client.TablePath}; rows travel as Arrow record batches ({@link
- * io.lakestream.client.RowBatch} to write, {@link io.lakestream.client.ScanBatch} to read).
+ * io.lakestream.client.TablePath}; rows are written as plain Java values (or through a {@link
+ * io.lakestream.client.RowAccessor}) and read as Arrow batches ({@link
+ * io.lakestream.client.ScanBatch}).
  *
- * <p>The subpackages {@code rpc}, {@code arrow} and {@code batch} hold the wire format shared with
- * the server; they are public for the server's use, not for applications.
+ * <p>A request that fails throws (or completes its future with) {@link
+ * io.lakestream.client.rpc.RpcException}, whose {@link io.lakestream.client.rpc.ErrorCode} names
+ * the condition; arguments that are wrong on their face throw {@link IllegalArgumentException}
+ * before anything is sent. Apart from those two, the subpackages {@code rpc}, {@code arrow} and
+ * {@code batch} hold the wire format shared with the server and are public for the server's use,
+ * not for applications; a scanner's filter ({@link io.lakestream.client.arrow.BatchFilter}, {@link
+ * io.lakestream.client.arrow.ColumnPredicate}) is the other exception.
  */
 package io.lakestream.client;
