@@ -48,6 +48,7 @@ public final class Admin {
    * Creates a namespace.
    *
    * @param warehouse the warehouse, or null for the server's default
+   * @param namespace the namespace's levels, outermost first, such as {@code List.of("shop")}
    * @throws RpcException {@code ALREADY_EXISTS}, {@code UNKNOWN_NAMESPACE} (no such warehouse or
    *     parent), {@code INVALID_REQUEST} for an invalid name, {@code NOT_AUTHORIZED} without write
    *     on the parent namespace (the warehouse for a top-level one)
@@ -60,6 +61,7 @@ public final class Admin {
    * Creates a namespace unless it exists.
    *
    * @param warehouse the warehouse, or null for the server's default
+   * @param namespace the namespace's levels, outermost first, such as {@code List.of("shop")}
    * @return true if this call created it, false if it existed
    * @throws RpcException as {@link #createNamespace}, but not {@code ALREADY_EXISTS}
    */
@@ -78,6 +80,9 @@ public final class Admin {
   /**
    * Creates a table.
    *
+   * @param path the table's warehouse, namespace and name
+   * @param descriptor the schema, partitioning and properties, from {@link
+   *     TableDescriptor#logTable} or {@link TableDescriptor#primaryKeyTable}
    * @return the table's id (its Iceberg table UUID)
    * @throws RpcException {@code ALREADY_EXISTS}, {@code UNKNOWN_NAMESPACE}, {@code
    *     INVALID_TABLE_DEFINITION} for a schema, partition spec or {@code lakestream.} property the
@@ -101,6 +106,8 @@ public final class Admin {
    * Creates a table unless one (streaming or not) of that path exists. An existing table is left as
    * it is, even when its definition differs from {@code descriptor}.
    *
+   * @param path the table's warehouse, namespace and name
+   * @param descriptor the schema, partitioning and properties of the table to create
    * @return true if this call created the table, false if it existed
    * @throws RpcException as {@link #createTable}, but not {@code ALREADY_EXISTS}
    */
@@ -120,6 +127,8 @@ public final class Admin {
    * Drops a table from the catalog and its stream data; the table's files stay unless {@code
    * purge}.
    *
+   * @param path the table's warehouse, namespace and name
+   * @param purge whether to delete the table's data and metadata files too
    * @return false when there was no such table
    * @throws RpcException {@code NOT_AUTHORIZED} without write on the namespace
    */
@@ -129,7 +138,13 @@ public final class Admin {
     return DropTableResponse.decode(connection.call(ApiKey.DROP_TABLE, request.encode())).dropped();
   }
 
-  /** Drops a table and its stream data, keeping its files. */
+  /**
+   * Drops a table and its stream data, keeping its files: {@code dropTable(path, false)}.
+   *
+   * @param path the table's warehouse, namespace and name
+   * @return false when there was no such table
+   * @throws RpcException {@code NOT_AUTHORIZED} without write on the namespace
+   */
   public boolean dropTable(TablePath path) {
     return dropTable(path, false);
   }
@@ -138,6 +153,8 @@ public final class Admin {
    * The names of a namespace's tables (streaming or not), sorted.
    *
    * @param warehouse the warehouse, or null for the server's default
+   * @param namespace the namespace's levels, outermost first, such as {@code List.of("shop")}
+   * @return the table names, without the namespace
    * @throws RpcException {@code UNKNOWN_NAMESPACE}, {@code NOT_AUTHORIZED} without read on it
    */
   public List<String> listTables(String warehouse, List<String> namespace) {
@@ -151,6 +168,7 @@ public final class Admin {
    * Whether a table (streaming or not) of that path exists: one request for the table, not a
    * listing of its namespace.
    *
+   * @param path the table's warehouse, namespace and name
    * @return false also when its namespace or warehouse does not exist
    * @throws RpcException {@code NOT_AUTHORIZED} without read on the namespace
    */
@@ -174,6 +192,8 @@ public final class Admin {
    * <p>A streaming table costs a request for the entry, one for its partitions (if partitioned) and
    * two pipelined ones per bucket of each partition.
    *
+   * @param path the table's warehouse, namespace and name
+   * @return the description; its bucket map is empty for a table that is not a streaming table
    * @throws RpcException {@code UNKNOWN_TABLE} when there is no such table (also when its namespace
    *     does not exist, as with a REST loadTable), {@code UNKNOWN_NAMESPACE} for a warehouse that
    *     does not exist, {@code NOT_AUTHORIZED} without read on the namespace or the table

@@ -13,9 +13,13 @@ package io.lakestream.client;
  * meaning, new kinds take new codes.
  */
 public enum ChangeType {
+  /** A row for a key that had none ({@code +I}, code 0). */
   INSERT("+I", (byte) 0),
+  /** The old row of an update, followed by its {@link #UPDATE_AFTER} ({@code -U}, code 1). */
   UPDATE_BEFORE("-U", (byte) 1),
+  /** The new row of an update ({@code +U}, code 2). */
   UPDATE_AFTER("+U", (byte) 2),
+  /** The row a delete removed ({@code -D}, code 3). */
   DELETE("-D", (byte) 3);
 
   private static final ChangeType[] BY_CODE = {INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE};
@@ -28,12 +32,20 @@ public enum ChangeType {
     this.code = code;
   }
 
-  /** The short form used in changelog displays: {@code +I}, {@code -U}, {@code +U}, {@code -D}. */
+  /**
+   * The short form used in changelog displays: {@code +I}, {@code -U}, {@code +U}, {@code -D}.
+   *
+   * @return the short form
+   */
   public String shortString() {
     return shortString;
   }
 
-  /** The stable byte code of the log format and the wire. */
+  /**
+   * The stable byte code of the log format and the wire.
+   *
+   * @return 0 to 3
+   */
   public byte code() {
     return code;
   }
@@ -41,6 +53,8 @@ public enum ChangeType {
   /**
    * The change type of a byte code.
    *
+   * @param code a code from {@link #code()}
+   * @return the change type
    * @throws IllegalArgumentException for a code no change type has
    */
   public static ChangeType fromCode(byte code) {

@@ -49,6 +49,11 @@ import java.util.function.Supplier;
  * AppendWriter} resends its in-doubt batches (the server deduplicates them) and {@link LogScanner}
  * re-issues its fetches, so both keep working across a server restart.
  *
+ * <p><b>Timeouts.</b> Connecting to one address may take up to 10 s. A call that waits for its
+ * response (such as {@link #table}, the {@link Admin} calls and {@link Table}'s offset lookups)
+ * fails with {@code NETWORK_ERROR} after 60 s without one; a reconnect gives up after {@link
+ * #RECONNECT_TIMEOUT}.
+ *
  * <p>Thread safe: writers and scanners of several threads share the connection (requests are
  * pipelined on one socket).
  */
@@ -91,6 +96,7 @@ public final class Connection implements AutoCloseable {
    *
    * @param uri {@code lakestream://host:port}, or several addresses {@code
    *     lakestream://host1:port1,host2:port2} tried in order (see {@link ServerAddress})
+   * @return the open connection; close it when done
    * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
    * @throws RpcException {@code NETWORK_ERROR} when no address can be reached, listing why for each
    */
@@ -101,8 +107,11 @@ public final class Connection implements AutoCloseable {
   /**
    * Connects as {@link #open(String)} does and authenticates with a token.
    *
+   * @param uri {@code lakestream://host:port}, or several addresses {@code
+   *     lakestream://host1:port1,host2:port2} tried in order (see {@link ServerAddress})
    * @param token a bearer token from the catalog's token endpoint or the external issuer, or null
    *     when the server runs without authentication
+   * @return the open connection; close it when done
    * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
    * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when no
    *     address can be reached
@@ -115,7 +124,14 @@ public final class Connection implements AutoCloseable {
    * Connects as {@link #open(String, String)} does, asking {@code token} for the token at every
    * connect and reconnect (see {@link #openRenewing(String, int, Supplier)}).
    *
+   * @param uri {@code lakestream://host:port}, or several addresses {@code
+   *     lakestream://host1:port1,host2:port2} tried in order (see {@link ServerAddress})
+   * @param token gives a bearer token at every connect and reconnect, or null when the server runs
+   *     without authentication; called on the thread that connects
+   * @return the open connection; close it when done
    * @throws IllegalArgumentException when the URI is malformed, naming what is wrong
+   * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when no
+   *     address can be reached
    */
   public static Connection openRenewing(String uri, Supplier<String> token) {
     return openRenewing(ServerAddress.parseUri(uri), token);
@@ -124,6 +140,9 @@ public final class Connection implements AutoCloseable {
   /**
    * Connects to one server without a token (for a server that runs without authentication).
    *
+   * @param host the server's host name or IP address
+   * @param port the server's stream RPC port
+   * @return the open connection; close it when done
    * @throws RpcException {@code NETWORK_ERROR} when the server cannot be reached
    */
   public static Connection open(String host, int port) {
@@ -136,7 +155,8 @@ public final class Connection implements AutoCloseable {
    * @param addresses tried in order; also the order a reconnect tries them in, after the address
    *     last connected to
    * @param token gives a bearer token at every connect and reconnect, or null when the server runs
-   *     without authentication
+   *     without authentication; called on the thread that connects
+   * @return the open connection; close it when done
    * @throws IllegalArgumentException when {@code addresses} is empty
    * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when no
    *     address can be reached, listing why for each
@@ -173,8 +193,11 @@ public final class Connection implements AutoCloseable {
    * Connects and, when a token is given, authenticates with it. Unlike a reconnect, the first
    * connect is tried once.
    *
+   * @param host the server's host name or IP address
+   * @param port the server's stream RPC port
    * @param token a bearer token from the catalog's token endpoint or the external issuer, or null
    *     when the server runs without authentication
+   * @return the open connection; close it when done
    * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when the
    *     server cannot be reached
    */
@@ -187,13 +210,22 @@ public final class Connection implements AutoCloseable {
    * every connect and reconnect, so that a long-lived connection can present a fresh token after
    * the one it started with has expired.
    *
+   * @param host the server's host name or IP address
+   * @param port the server's stream RPC port
    * @param token gives a bearer token, or null when the server runs without authentication
+   * @return the open connection; close it when done
+   * @throws RpcException {@code NOT_AUTHENTICATED} for a bad token, {@code NETWORK_ERROR} when the
+   *     server cannot be reached
    */
   public static Connection openRenewing(String host, int port, Supplier<String> token) {
     return openRenewing(List.of(new ServerAddress(host, port)), token);
   }
 
-  /** The addresses this connection connects to, in the order given. */
+  /**
+   * The addresses this connection connects to, in the order given.
+   *
+   * @return an immutable list of at least one address
+   */
   public List<ServerAddress> addresses() {
     return addresses;
   }
@@ -325,9 +357,14 @@ public final class Connection implements AutoCloseable {
   }
 
   /**
-   * Looks up a streaming table.
+   * Looks up a streaming table. The connection remembers the path, and looks it up again after a
+   * reconnect so that a restarted server knows the table's id.
    *
-   * @throws RpcException {@code UNKNOWN_TABLE} when no streaming table has that path
+   * @param path the table's warehouse, namespace and name
+   * @return a handle for writing and reading the table, sharing this connection
+   * @throws RpcException {@code UNKNOWN_TABLE} when no streaming table has that path, {@code
+   *     NETWORK_ERROR} when the connection is closed or cannot reconnect within {@link
+   *     #RECONNECT_TIMEOUT}
    */
   public Table table(TablePath path) {
     ByteBuffer response =
@@ -339,7 +376,11 @@ public final class Connection implements AutoCloseable {
     return table;
   }
 
-  /** Creating, listing and dropping tables through this connection. */
+  /**
+   * Creating, listing and dropping namespaces and tables through this connection.
+   *
+   * @return a new admin handle sharing this connection; it needs no closing
+   */
   public Admin admin() {
     return new Admin(this);
   }
@@ -390,11 +431,18 @@ public final class Connection implements AutoCloseable {
   /**
    * Whether the current socket is up. A connection whose socket failed reconnects on its next
    * request unless it was closed.
+   *
+   * @return {@code true} if not closed and the socket is connected
    */
   public boolean isOpen() {
     return !closed && rpc.isOpen();
   }
 
+  /**
+   * Closes the socket and ends a reconnect in progress. Requests in flight fail with {@code
+   * NETWORK_ERROR} and later ones fail at once; writers, scanners and lookupers of this connection
+   * stop working. Closing twice does nothing more.
+   */
   @Override
   public void close() {
     closed = true;

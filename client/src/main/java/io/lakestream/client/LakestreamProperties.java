@@ -58,7 +58,9 @@ public final class LakestreamProperties {
   /**
    * The name of the per-column property {@code lakestream.fields.<column>.<option>}.
    *
+   * @param column the column's name
    * @param option {@link #AGGREGATE_FUNCTION} or {@link #LISTAGG_DELIMITER}
+   * @return the property name
    */
   public static String fieldProperty(String column, String option) {
     return FIELDS_PREFIX + column + "." + option;

@@ -93,6 +93,12 @@ public final class Lookuper {
   /**
    * The row of a primary key (the key columns' values in schema order), or null when there is none.
    *
+   * @param key the primary-key columns' values in schema order, as {@link
+   *     AppendWriter#append(Object...)} takes values
+   * @return completes with the row's values in the table's schema order, or with null when no row
+   *     has the key; completes exceptionally with an {@link io.lakestream.client.rpc.RpcException}
+   *     when the request fails, or an {@link IllegalArgumentException} when a key value does not
+   *     fit its column's type (then with the other keys of the same request)
    * @throws IllegalArgumentException for a key of the wrong arity
    */
   public CompletableFuture<Object[]> lookup(Object... key) {
@@ -178,6 +184,13 @@ public final class Lookuper {
   /**
    * The rows whose bucket key starts with these values (the bucket-key columns' values, in
    * bucket-key order), in key order.
+   *
+   * @param bucketKey the bucket-key columns' values, in bucket-key order
+   * @return completes with the rows' values in the table's schema order (an empty list when none
+   *     matches), or exceptionally with an {@link io.lakestream.client.rpc.RpcException} when the
+   *     request fails
+   * @throws IllegalArgumentException for a bucket key of the wrong arity, or a value that does not
+   *     fit its column's type
    */
   public CompletableFuture<List<Object[]>> prefixLookup(Object... bucketKey) {
     Object[] row = fullRow(table, bucketKey, bucketKeyPositions, columns);

@@ -28,12 +28,21 @@ public enum MergeEngineType {
     this.value = value;
   }
 
-  /** The engine's value in table properties ({@code last-row}, {@code first-row}, ...). */
+  /**
+   * The engine's value in table properties ({@code last-row}, {@code first-row}, ...).
+   *
+   * @return the value
+   */
   public String value() {
     return value;
   }
 
-  /** The engine of a property value; empty for null or any other value. */
+  /**
+   * The engine of a property value; empty for null or any other value.
+   *
+   * @param value a {@link LakestreamProperties#MERGE_ENGINE} value, or null
+   * @return the engine, or empty for an unknown value
+   */
   public static Optional<MergeEngineType> fromValue(String value) {
     for (MergeEngineType engine : values()) {
       if (engine.value.equals(value)) {

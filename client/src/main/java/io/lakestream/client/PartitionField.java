@@ -14,6 +14,11 @@ import static java.util.Objects.requireNonNull;
  */
 public record PartitionField(
     String name, int sourceFieldId, String sourceColumn, String transform) {
+  /**
+   * Checks the field.
+   *
+   * @throws NullPointerException if the name, source column or transform is null
+   */
   public PartitionField {
     requireNonNull(name, "name is null");
     requireNonNull(sourceColumn, "sourceColumn is null");

@@ -41,6 +41,7 @@ public final class Partitioning {
   /** The one partition of an unpartitioned table. */
   public static final String UNPARTITIONED = "";
 
+  /** The partitioning of an unpartitioned table: every row is in {@link #UNPARTITIONED}. */
   public static final Partitioning NONE = new Partitioning(List.of(), new Source[0]);
 
   private static final long MICROS_PER_HOUR = 3_600_000_000L;
@@ -76,6 +77,9 @@ public final class Partitioning {
   /**
    * The partitioning of rows written with {@code schema}.
    *
+   * @param fields the partition spec's fields, such as {@link Table#partitionFields()}
+   * @param schema the Arrow schema the rows are written with (see {@link Table#arrowSchema})
+   * @return the partitioning; {@link #NONE} when {@code fields} is empty
    * @throws IllegalArgumentException naming the field, when a source column is missing from the
    *     schema or a transform does not apply to its type
    */
@@ -173,10 +177,20 @@ public final class Partitioning {
     return values;
   }
 
+  /**
+   * Whether there are partition fields.
+   *
+   * @return {@code false} for {@link #NONE}
+   */
   public boolean isPartitioned() {
     return sources.length > 0;
   }
 
+  /**
+   * The partition fields, in spec order.
+   *
+   * @return an immutable list; empty for {@link #NONE}
+   */
   public List<PartitionField> fields() {
     return fields;
   }
@@ -184,6 +198,9 @@ public final class Partitioning {
   /**
    * The partition of a row given as {@link AppendWriter#append(Object...)} takes it.
    *
+   * @param row the row's values in schema order
+   * @return the partition's name, such as {@code ts_day=2026-11-30}; {@link #UNPARTITIONED} for
+   *     {@link #NONE}
    * @throws IllegalArgumentException for a source value of the wrong type or a string value too
    *     long to be a partition value
    */
@@ -201,6 +218,8 @@ public final class Partitioning {
   /**
    * A partitioner for one thread that remembers the last row's partition, since consecutive rows
    * mostly share it.
+   *
+   * @return a new partitioner, to be used by one thread
    */
   public RowPartitioner rowPartitioner() {
     return new RowPartitioner();
@@ -209,6 +228,8 @@ public final class Partitioning {
   /**
    * The partition all rows of a batch belong to, from the batch's statistics.
    *
+   * @param statistics the batch's column statistics, by schema position
+   * @return the partition's name; {@link #UNPARTITIONED} for {@link #NONE}
    * @throws IllegalArgumentException when the rows span partitions, or the statistics cannot tell
    *     (a string value longer than {@value #MAX_STRING_VALUE_BYTES} bytes)
    */
@@ -368,7 +389,14 @@ public final class Partitioning {
 
     private RowPartitioner() {}
 
-    /** As {@link Partitioning#partitionOf(Object[])}. */
+    /**
+     * As {@link Partitioning#partitionOf(Object[])}.
+     *
+     * @param row the row's values in schema order
+     * @return the partition's name
+     * @throws IllegalArgumentException for a source value of the wrong type or a string value too
+     *     long to be a partition value
+     */
     public String partitionOf(Object[] row) {
       if (sources.length == 0) {
         return UNPARTITIONED;

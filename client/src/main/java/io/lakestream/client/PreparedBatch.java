@@ -36,6 +36,13 @@ import java.nio.ByteBuffer;
  */
 public record PreparedBatch(
     String partition, int bucket, int[] targetColumns, byte[] operations, byte[] batch) {
+  /**
+   * Checks the parts; the arrays are kept, not copied.
+   *
+   * @throws IllegalArgumentException if the bucket is negative, only one of {@code targetColumns}
+   *     and {@code operations} is null, the batch is truncated or fails its CRC check, or the
+   *     operations do not match its row count
+   */
   public PreparedBatch {
     requireNonNull(partition, "partition is null");
     requireNonNull(batch, "batch is null");
@@ -57,21 +64,38 @@ public record PreparedBatch(
     }
   }
 
-  /** Whether it holds a primary-key table's upserts and deletes rather than a log table's rows. */
+  /**
+   * Whether it holds a primary-key table's upserts and deletes rather than a log table's rows.
+   *
+   * @return {@code true} if {@link #operations()} is not null
+   */
   public boolean keyValue() {
     return operations != null;
   }
 
-  /** The writer id the batch carries. */
+  /**
+   * The writer id the batch carries.
+   *
+   * @return the id the server deduplicates the writer's batches by
+   */
   public long writerId() {
     return framed().writerId();
   }
 
-  /** The writer's sequence for this bucket that the batch carries. */
+  /**
+   * The writer's sequence for this bucket that the batch carries.
+   *
+   * @return the sequence number
+   */
   public int sequence() {
     return framed().writerSequence();
   }
 
+  /**
+   * The number of rows in the batch.
+   *
+   * @return the batch's record count
+   */
   public int rowCount() {
     return framed().recordCount();
   }

@@ -32,30 +32,75 @@ public interface RowAccessor {
   /** Where a string's or a binary value's bytes go. */
   @FunctionalInterface
   interface ByteTarget {
-    /** Takes {@code length} bytes of {@code source} from {@code offset}, copying them. */
+    /**
+     * Takes {@code length} bytes of {@code source} from {@code offset}, copying them.
+     *
+     * @param source the bytes; not kept after the call
+     * @param offset the first byte to take
+     * @param length how many bytes to take
+     */
     void write(byte[] source, int offset, int length);
   }
 
-  /** The number of columns (the table's, for a row the writer takes). */
+  /**
+   * The number of columns (the table's, for a row the writer takes).
+   *
+   * @return the column count
+   */
   int columnCount();
 
+  /**
+   * Whether a column's value is null; asked for every column before any getter.
+   *
+   * @param column the column's position in the table's current schema
+   * @return {@code true} for a null value
+   */
   boolean isNullAt(int column);
 
+  /**
+   * A non-null value of a 64-bit integer, timestamp (microseconds since the epoch) or time
+   * (microseconds of the day) column.
+   *
+   * @param column the column's position in the table's current schema
+   * @return the value
+   * @throws IllegalArgumentException if the engine's value is not a 64-bit integer
+   */
   long getLong(int column);
 
+  /**
+   * A non-null value of a 32-bit integer or date (days since the epoch) column.
+   *
+   * @param column the column's position in the table's current schema
+   * @return the value
+   * @throws IllegalArgumentException if the engine's value is not a 32-bit integer
+   */
   int getInt(int column);
 
+  /**
+   * A non-null value of a double column.
+   *
+   * @param column the column's position in the table's current schema
+   * @return the value
+   * @throws IllegalArgumentException if the engine's value is not a double
+   */
   double getDouble(int column);
 
   /**
    * Writes a string's UTF-8 bytes, or a binary value's bytes, to {@code target}, in one or more
    * calls.
+   *
+   * @param column the position of a string or binary column in the table's current schema
+   * @param target takes the bytes; valid only during this call
+   * @throws IllegalArgumentException if the engine's value is not a string or binary value
    */
   void writeBytes(int column, ByteTarget target);
 
   /**
    * A non-null value of any column, as {@link AppendWriter#append(Object...)} takes it (a string as
    * a String, a date as an Integer of days, ...).
+   *
+   * @param column the column's position in the table's current schema
+   * @return the value, not null
    */
   Object getObject(int column);
 }

@@ -41,6 +41,9 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * writer's sender thread ({@link #writeTo}). A batch is reused after it is sent; {@link #reset()}
  * keeps its arrays, so a writer in steady state allocates little per row.
  *
+ * <p>Internal: public for the server's key-value store, which encodes rows with it; applications
+ * write rows through {@link AppendWriter} and {@link UpsertWriter}.
+ *
  * <p>Not thread safe; the writer hands a batch from the appending thread to its sender thread.
  */
 public final class RowBatch {
@@ -54,15 +57,24 @@ public final class RowBatch {
   private int rows;
   private byte[] operations;
 
-  /** A batch of at most {@code capacity} rows. */
+  /**
+   * An empty batch of at most {@code capacity} rows.
+   *
+   * @param schema the Arrow schema of the rows, one column per field
+   * @param capacity the most rows the batch holds; its arrays are allocated at this size
+   */
   public RowBatch(Schema schema, int capacity) {
     this(schema, capacity, Long.MAX_VALUE);
   }
 
   /**
-   * A batch that is {@linkplain #isFull() full} at {@code capacity} rows or once its estimated
-   * uncompressed size reaches {@code byteLimit} bytes: fixed-width values count their width,
-   * strings their length in chars, byte arrays their length.
+   * An empty batch that is {@linkplain #isFull() full} at {@code capacity} rows or once its
+   * estimated uncompressed size reaches {@code byteLimit} bytes: fixed-width values count their
+   * width, strings their length in chars, byte arrays their length.
+   *
+   * @param schema the Arrow schema of the rows, one column per field
+   * @param capacity the most rows the batch holds; its arrays are allocated at this size
+   * @param byteLimit the estimated size at which the batch is full
    */
   public RowBatch(Schema schema, int capacity, long byteLimit) {
     this.schema = schema;
@@ -86,6 +98,8 @@ public final class RowBatch {
   /**
    * Adds a row; the caller checked its arity and that the batch is not full.
    *
+   * @param values the row's values in schema order, as {@link AppendWriter#append(Object...)} takes
+   *     them
    * @throws IllegalArgumentException for a value the column cannot hold; the batch is unchanged
    */
   public void add(Object[] values) {
@@ -110,7 +124,13 @@ public final class RowBatch {
     rows = row + 1;
   }
 
-  /** Adds a row with an operation code (for a primary-key table's writes), as {@link #add}. */
+  /**
+   * Adds a row with an operation code (for a primary-key table's writes), as {@link #add}.
+   *
+   * @param values the row's values in schema order
+   * @param operation the row's operation code (upsert or delete)
+   * @throws IllegalArgumentException for a value the column cannot hold; the batch is unchanged
+   */
   public void add(Object[] values, byte operation) {
     add(values);
     setOperation(operation);
@@ -120,6 +140,7 @@ public final class RowBatch {
    * Adds a row read from an accessor, each value stored straight into its column (strings as their
    * UTF-8 bytes); the caller checked its arity and that the batch is not full.
    *
+   * @param row the row; read during this call only
    * @throws IllegalArgumentException for a value the column cannot hold, or thrown by the accessor;
    *     the batch is unchanged
    */
@@ -161,7 +182,14 @@ public final class RowBatch {
     rows = index + 1;
   }
 
-  /** Adds a row read from an accessor with an operation code, as {@link #add(RowAccessor)}. */
+  /**
+   * Adds a row read from an accessor with an operation code, as {@link #add(RowAccessor)}.
+   *
+   * @param row the row; read during this call only
+   * @param operation the row's operation code (upsert or delete)
+   * @throws IllegalArgumentException for a value the column cannot hold, or thrown by the accessor;
+   *     the batch is unchanged
+   */
   public void add(RowAccessor row, byte operation) {
     add(row);
     setOperation(operation);
@@ -174,7 +202,11 @@ public final class RowBatch {
     operations[rows - 1] = operation;
   }
 
-  /** The operation codes of the rows added with one, in row order. */
+  /**
+   * The operation codes of the rows added with one, in row order.
+   *
+   * @return a copy, one code per row; empty when no row was added with a code
+   */
   public byte[] operations() {
     return operations == null ? new byte[0] : Arrays.copyOf(operations, rows);
   }
@@ -218,16 +250,29 @@ public final class RowBatch {
     return column.store(row, value);
   }
 
+  /**
+   * The rows added since the batch was made or last reset.
+   *
+   * @return the row count
+   */
   public int rowCount() {
     return rows;
   }
 
-  /** Whether the batch reached its row capacity or its byte limit. */
+  /**
+   * Whether the batch reached its row capacity or its byte limit.
+   *
+   * @return {@code true} when no row may be added
+   */
   public boolean isFull() {
     return rows >= capacity || (byteLimit != Long.MAX_VALUE && estimatedBytes() >= byteLimit);
   }
 
-  /** The batch's estimated uncompressed size, as its byte limit counts it. */
+  /**
+   * The batch's estimated uncompressed size, as its byte limit counts it.
+   *
+   * @return the estimate in bytes
+   */
   public long estimatedBytes() {
     long bytes = (long) rows * fixedRowBytes;
     for (BytesColumn column : variableColumns) {
@@ -236,7 +281,11 @@ public final class RowBatch {
     return bytes;
   }
 
-  /** Fills a new root of the batch's schema with its rows; the root's vectors must be empty. */
+  /**
+   * Fills a new root of the batch's schema with its rows; the root's vectors must be empty.
+   *
+   * @param root a root of the batch's schema, whose row count is set to the batch's
+   */
   public void writeTo(VectorSchemaRoot root) {
     List<FieldVector> vectors = root.getFieldVectors();
     for (int i = 0; i < columns.length; i++) {

@@ -30,6 +30,8 @@ public record ServerAddress(String host, int port) {
   private static final String PREFIX = SCHEME + "://";
 
   /**
+   * Checks the address; the host is not resolved until a connection uses it.
+   *
    * @throws IllegalArgumentException for an empty host or a port out of range
    */
   public ServerAddress {
@@ -46,6 +48,8 @@ public record ServerAddress(String host, int port) {
   /**
    * The addresses a connection URI names, in its order.
    *
+   * @param uri {@code lakestream://host:port} or {@code lakestream://host1:port1,host2:port2}
+   * @return the addresses, at least one
    * @throws IllegalArgumentException naming the problem: a scheme other than {@value #SCHEME}, no
    *     address, an empty address, an address without a port or with a port that is not a number
    *     between 1 and 65535, a path, query, fragment or user part

@@ -20,6 +20,11 @@ import org.apache.arrow.vector.types.pojo.Field;
  * below {@link #offset()}, so a reader that then reads the changelog from that offset misses and
  * repeats nothing. The server drops a snapshot left a minute without a page.
  *
+ * <p>{@link #hasNext()} fetches the next page when the current one is used up, so it may throw
+ * {@link io.lakestream.client.rpc.RpcException} (for example when the server dropped the snapshot
+ * after a minute without a page). Rows are plain values in the table's schema order (see {@link
+ * io.lakestream.client.arrow.ArrowValues}).
+ *
  * <p>Not thread safe; close it when done early.
  */
 public final class StateSnapshot implements Iterator<Object[]>, AutoCloseable {
@@ -38,7 +43,11 @@ public final class StateSnapshot implements Iterator<Object[]>, AutoCloseable {
     fetch();
   }
 
-  /** The log offset the rows are consistent to. */
+  /**
+   * The log offset the rows are consistent to.
+   *
+   * @return the changelog offset below which the rows fold every change
+   */
   public long offset() {
     return offset;
   }

@@ -21,7 +21,18 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A streaming table as seen through a {@link Connection}: its shape and the bucket-level operations
- * that writers and scanners build on. Thread safe.
+ * that writers and scanners build on.
+ *
+ * <p>A table is looked up with {@link Connection#table(TablePath)}; it keeps the table's metadata
+ * (buckets, schemas, partition spec) as the server answered then, and looks the table up again when
+ * it meets a schema id it does not know. Writers, scanners and lookupers made here share the
+ * table's connection.
+ *
+ * <p>Thread safe. The methods that return a value directly are one or a few requests that wait up
+ * to 60 s for their response; they throw {@link io.lakestream.client.rpc.RpcException} with the
+ * server's {@link io.lakestream.client.rpc.ErrorCode} ({@code NETWORK_ERROR} when the connection is
+ * closed or cannot reconnect). The methods that return a future complete it exceptionally with that
+ * exception instead.
  */
 public final class Table {
   private final Connection connection;
@@ -39,47 +50,94 @@ public final class Table {
     return connection;
   }
 
+  /**
+   * The table's warehouse, namespace and name.
+   *
+   * @return the path it was looked up by
+   */
   public TablePath path() {
     return path;
   }
 
-  /** The table's stable id (its Iceberg table UUID). */
+  /**
+   * The table's stable id (its Iceberg table UUID).
+   *
+   * @return the id, which the server uses in every request on the table
+   */
   public String id() {
     return metadata.tableId();
   }
 
-  /** {@code log} or {@code primary-key}. */
+  /**
+   * The table's kind, the value of its {@code lakestream.kind} property.
+   *
+   * @return {@code log} or {@code primary-key} (see {@link TableKind})
+   */
   public String kind() {
     return metadata.kind();
   }
 
+  /**
+   * The number of buckets of each partition, fixed when the table was created.
+   *
+   * @return the bucket count
+   */
   public int buckets() {
     return metadata.buckets();
   }
 
+  /**
+   * The id of the table's current schema, which writers write with.
+   *
+   * @return the current schema id
+   */
   public int schemaId() {
     return metadata.schemaId();
   }
 
-  /** The current schema as Iceberg JSON. */
+  /**
+   * The current schema as Iceberg JSON.
+   *
+   * @return the schema, parseable with Iceberg's {@code SchemaParser}
+   */
   public String schemaJson() {
     return metadata.schemaJson();
   }
 
+  /**
+   * The columns whose values choose a row's bucket: the table's {@code lakestream.bucket-key}
+   * property, else a primary-key table's primary key.
+   *
+   * @return the bucket key's column names; empty for a log table without a bucket key, whose rows
+   *     are spread over the buckets without one
+   */
   public List<String> bucketKey() {
     return metadata.bucketKey();
   }
 
-  /** The partition spec's fields; empty when the table is not partitioned. */
+  /**
+   * The partition spec's fields; empty when the table is not partitioned.
+   *
+   * @return the fields in spec order
+   */
   public List<PartitionField> partitionFields() {
     return metadata.partitionFields();
   }
 
+  /**
+   * Whether the table has a partition spec.
+   *
+   * @return {@code true} if {@link #partitionFields()} is not empty
+   */
   public boolean isPartitioned() {
     return !metadata.partitionFields().isEmpty();
   }
 
-  /** How rows of the current schema are placed in partitions. */
+  /**
+   * How rows of the current schema are placed in partitions.
+   *
+   * @return the partitioning; {@link Partitioning#UNPARTITIONED}'s for a table without a spec
+   */
   public Partitioning partitioning() {
     return Partitioning.of(metadata.partitionFields(), arrowSchema(schemaId()));
   }
@@ -87,6 +145,8 @@ public final class Table {
   /**
    * The partitions the table has now, sorted by name: each was created by its first write and lives
    * until retention expires it. An unpartitioned table has one, {@link Partitioning#UNPARTITIONED}.
+   *
+   * @return the partition names; one request for a partitioned table, none otherwise
    */
   public List<String> partitions() {
     if (!isPartitioned()) {
@@ -99,8 +159,12 @@ public final class Table {
   }
 
   /**
-   * The Arrow schema batches of a schema id were written with.
+   * The Arrow schema batches of a schema id were written with. Cached; an id the table's metadata
+   * does not have makes the table look itself up again once.
    *
+   * @param schemaId a schema id, such as a batch's {@code schemaId}
+   * @return the Arrow schema (for a primary-key table it ends with the change-type column; see
+   *     {@link #rowSchema})
    * @throws IllegalArgumentException for an id the table does not have (refresh the table)
    */
   public Schema arrowSchema(int schemaId) {
@@ -131,11 +195,23 @@ public final class Table {
         });
   }
 
-  /** A writer with the default options. */
+  /**
+   * A writer of a log table with the default options ({@link WriterOptions#defaults()}).
+   *
+   * @return a new writer; close it to flush its last rows
+   * @throws IllegalStateException if the table is not a log table
+   */
   public AppendWriter newAppendWriter() {
     return newAppendWriter(WriterOptions.defaults());
   }
 
+  /**
+   * A writer of a log table.
+   *
+   * @param options batching, linger and in-flight limits
+   * @return a new writer; close it to flush its last rows
+   * @throws IllegalStateException if the table is not a log table
+   */
   public AppendWriter newAppendWriter(WriterOptions options) {
     if (!TableKind.LOG.is(kind())) {
       throw new IllegalStateException(
@@ -147,6 +223,10 @@ public final class Table {
   /**
    * A writer of a log table that sends nothing: its rows come back from {@link
    * AppendWriter#prepare()} as {@link PreparedBatch}es, for {@link #send(PreparedBatch)}.
+   *
+   * @param options batching options
+   * @return a new preparing writer
+   * @throws IllegalStateException if the table is not a log table
    */
   public AppendWriter newPreparingAppendWriter(WriterOptions options) {
     if (!TableKind.LOG.is(kind())) {
@@ -160,6 +240,10 @@ public final class Table {
    * A writer of a primary-key table's upserts and deletes of whole rows that sends nothing: its
    * writes come back from {@link UpsertWriter#prepare()} as {@link PreparedBatch}es, for {@link
    * #send(PreparedBatch)}.
+   *
+   * @param options batching options
+   * @return a new preparing writer
+   * @throws IllegalStateException if the table is not a primary-key table
    */
   public UpsertWriter newPreparingUpsertWriter(WriterOptions options) {
     return new UpsertWriter(this, options, List.of(), true);
@@ -168,6 +252,12 @@ public final class Table {
   /**
    * A preparing writer (as {@link #newPreparingUpsertWriter(WriterOptions)}) of partial updates:
    * its upserts change only {@code targetColumns} (which must include the primary key).
+   *
+   * @param targetColumns the columns the upserts set, by name
+   * @param options batching options
+   * @return a new preparing writer
+   * @throws IllegalStateException if the table is not a primary-key table
+   * @throws IllegalArgumentException if a target column is not a column of the table
    */
   public UpsertWriter newPreparingUpsertWriter(List<String> targetColumns, WriterOptions options) {
     return new UpsertWriter(this, options, targetColumns, true);
@@ -180,6 +270,9 @@ public final class Table {
    * io.lakestream.client.rpc.RpcException}: {@code DUPLICATE_SEQUENCE} when it was stored too long
    * ago for its offsets to be known, retriable codes when its outcome is in doubt (send it again:
    * the connection reconnects).
+   *
+   * @param batch a batch from a preparing writer of this table
+   * @return the batch's offsets once it is durable
    */
   public CompletableFuture<ProduceResponse> send(PreparedBatch batch) {
     return batch.keyValue()
@@ -192,7 +285,11 @@ public final class Table {
         : append(batch.partition(), batch.bucket(), batch.framed());
   }
 
-  /** A scanner of all columns. */
+  /**
+   * A scanner of all columns, without a filter.
+   *
+   * @return a new scanner with no subscriptions; close it to release its Arrow memory
+   */
   public LogScanner newScanner() {
     return new LogScanner(this, List.of(), io.lakestream.client.arrow.BatchFilter.MATCH_ALL, null);
   }
@@ -200,6 +297,13 @@ public final class Table {
   /**
    * A scanner of some columns whose server skips batches that cannot match {@code filter} (rows of
    * batches that might match are all returned: the filter prunes, it does not select).
+   *
+   * @param columns the columns to read, by name; empty for all
+   * @param filter the batches to skip by their statistics; {@link
+   *     io.lakestream.client.arrow.BatchFilter#MATCH_ALL} for none
+   * @return a new scanner with no subscriptions; close it to release its Arrow memory
+   * @throws IllegalArgumentException if a column is not a column of the table's current schema, or
+   *     a predicate of the filter does not fit it
    */
   public LogScanner newScanner(
       List<String> columns, io.lakestream.client.arrow.BatchFilter filter) {
@@ -211,6 +315,13 @@ public final class Table {
    * {@code allocator}, which the caller owns and closes after the last batch: a consumer whose own
    * Arrow memory shares that allocator's root can then take a batch's buffers over (an Arrow {@code
    * TransferPair}) instead of copying them.
+   *
+   * @param columns the columns to read, by name; empty for all
+   * @param filter the batches to skip by their statistics
+   * @param allocator where decoded batches are allocated; owned by the caller
+   * @return a new scanner with no subscriptions
+   * @throws IllegalArgumentException if a column is not a column of the table's current schema, or
+   *     a predicate of the filter does not fit it
    */
   public LogScanner newScanner(
       List<String> columns,
@@ -224,6 +335,10 @@ public final class Table {
    * Appends one encoded batch to a bucket; completes once the batch is durable, with its offsets. A
    * batch with a writer id and the sequence of an earlier batch is a retry and is not appended
    * twice.
+   *
+   * @param bucket the bucket of an unpartitioned table
+   * @param batch an encoded batch whose rows belong to the bucket
+   * @return the batch's offsets once it is durable
    */
   public CompletableFuture<ProduceResponse> append(int bucket, LogBatch batch) {
     return append(Partitioning.UNPARTITIONED, bucket, batch);
@@ -232,6 +347,11 @@ public final class Table {
   /**
    * As {@link #append(int, LogBatch)}, to a bucket of a partition; the server creates the partition
    * on its first write and refuses a batch whose rows do not all belong to it.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @param batch an encoded batch whose rows belong to the bucket
+   * @return the batch's offsets once it is durable
    */
   public CompletableFuture<ProduceResponse> append(String partition, int bucket, LogBatch batch) {
     ProduceRequest request = new ProduceRequest(id(), partition, bucket, batch.buffer());
@@ -264,7 +384,11 @@ public final class Table {
         .thenApply(Messages.LookupResponse::decode);
   }
 
-  /** The primary-key columns of a primary-key table, in schema order; empty for a log table. */
+  /**
+   * The primary-key columns of a primary-key table, in schema order; empty for a log table.
+   *
+   * @return the key's column names
+   */
   public List<String> primaryKey() {
     return metadata.primaryKey();
   }
@@ -272,6 +396,10 @@ public final class Table {
   /**
    * The schema of the rows of a primary-key table (its changelog batches add a change-type column),
    * or of a log table.
+   *
+   * @param schemaId a schema id of the table
+   * @return the Arrow schema without the change-type column
+   * @throws IllegalArgumentException for an id the table does not have
    */
   public Schema rowSchema(int schemaId) {
     Schema schema = arrowSchema(schemaId);
@@ -281,11 +409,23 @@ public final class Table {
     return new Schema(schema.getFields().subList(0, schema.getFields().size() - 1));
   }
 
-  /** A writer of upserts and deletes of whole rows, with the default options. */
+  /**
+   * A writer of upserts and deletes of whole rows, with the default options.
+   *
+   * @return a new writer; close it to flush its last rows
+   * @throws IllegalStateException if the table is not a primary-key table
+   */
   public UpsertWriter newUpsertWriter() {
     return newUpsertWriter(WriterOptions.defaults());
   }
 
+  /**
+   * A writer of upserts and deletes of whole rows.
+   *
+   * @param options batching, linger and in-flight limits
+   * @return a new writer; close it to flush its last rows
+   * @throws IllegalStateException if the table is not a primary-key table
+   */
   public UpsertWriter newUpsertWriter(WriterOptions options) {
     return new UpsertWriter(this, options, List.of(), false);
   }
@@ -293,6 +433,12 @@ public final class Table {
   /**
    * A writer of partial updates: its upserts change only {@code targetColumns} (which must include
    * the primary key), other columns keep their values; its deletes remove whole rows.
+   *
+   * @param targetColumns the columns the upserts set, by name
+   * @param options batching, linger and in-flight limits
+   * @return a new writer; close it to flush its last rows
+   * @throws IllegalStateException if the table is not a primary-key table
+   * @throws IllegalArgumentException if a target column is not a column of the table
    */
   public UpsertWriter newUpsertWriter(List<String> targetColumns, WriterOptions options) {
     return new UpsertWriter(this, options, targetColumns, false);
@@ -301,21 +447,38 @@ public final class Table {
   /**
    * Every row of a bucket of a primary-key table from one consistent snapshot, with the changelog
    * offset it is consistent to.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @return the snapshot, its first page already fetched; close it when stopping early
+   * @throws io.lakestream.client.rpc.RpcException if the first page's request fails
    */
   public StateSnapshot snapshot(String partition, int bucket) {
     return new StateSnapshot(this, new TableBucket(partition, bucket));
   }
 
-  /** Point and prefix lookups of a primary-key table. */
+  /**
+   * Point and prefix lookups of a primary-key table.
+   *
+   * @return a new lookuper
+   * @throws IllegalStateException if the table is not a primary-key table
+   */
   public Lookuper newLookuper() {
     return new Lookuper(this);
   }
 
   /**
-   * Reads batches of a bucket from an offset.
+   * Reads batches of a bucket of an unpartitioned table from an offset: the low-level call that
+   * {@link LogScanner} builds on.
    *
+   * @param bucket the bucket
+   * @param offset the first offset wanted
+   * @param maxBytes about how many bytes of batches to return; at least one batch is returned when
+   *     there is one, however large
    * @param maxWaitMillis how long the server may wait for data when there is none yet
    * @param projection top-level column indexes to return; empty for all
+   * @param filter an encoded {@link io.lakestream.client.arrow.BatchFilter}; empty for none
+   * @return the fetched batches and the bucket's offsets
    */
   public CompletableFuture<FetchResponse> fetch(
       int bucket,
@@ -368,32 +531,68 @@ public final class Table {
             });
   }
 
-  /** The first offset of a bucket. */
+  /**
+   * The first offset of a bucket of an unpartitioned table: the log start, which retention moves.
+   *
+   * @param bucket the bucket
+   * @return the first offset still in the log
+   */
   public long earliestOffset(int bucket) {
     return earliestOffset(Partitioning.UNPARTITIONED, bucket);
   }
 
-  /** The high watermark of a bucket: the offset the next visible record will take. */
+  /**
+   * The high watermark of a bucket of an unpartitioned table: the offset the next visible record
+   * will take.
+   *
+   * @param bucket the bucket
+   * @return the high watermark
+   */
   public long latestOffset(int bucket) {
     return latestOffset(Partitioning.UNPARTITIONED, bucket);
   }
 
-  /** The first offset committed at or after a time (epoch milliseconds). */
+  /**
+   * The first offset of a bucket of an unpartitioned table committed at or after a time.
+   *
+   * @param bucket the bucket
+   * @param timestamp epoch milliseconds, compared with batches' commit timestamps
+   * @return the offset, or the high watermark when nothing was committed at or after the time
+   */
   public long offsetForTimestamp(int bucket, long timestamp) {
     return offsetForTimestamp(Partitioning.UNPARTITIONED, bucket, timestamp);
   }
 
-  /** The first offset of a bucket of a partition. */
+  /**
+   * The first offset of a bucket of a partition: the log start, which retention moves.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @return the first offset still in the log
+   */
   public long earliestOffset(String partition, int bucket) {
     return listOffsets(partition, bucket, Messages.EARLIEST);
   }
 
-  /** The high watermark of a bucket of a partition. */
+  /**
+   * The high watermark of a bucket of a partition: the offset the next visible record will take.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @return the high watermark
+   */
   public long latestOffset(String partition, int bucket) {
     return listOffsets(partition, bucket, Messages.LATEST);
   }
 
-  /** The first offset of a bucket of a partition committed at or after a time. */
+  /**
+   * The first offset of a bucket of a partition committed at or after a time.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @param timestamp epoch milliseconds, compared with batches' commit timestamps
+   * @return the offset, or the high watermark when nothing was committed at or after the time
+   */
   public long offsetForTimestamp(String partition, int bucket, long timestamp) {
     return listOffsets(partition, bucket, timestamp);
   }
@@ -404,6 +603,9 @@ public final class Table {
    * it is cheap enough to ask for every bucket of a table, for example to tell how old the oldest
    * row not yet tiered is.
    *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for none)
+   * @param bucket the bucket within the partition
+   * @param offset the record's offset
    * @return the commit timestamp, or -1 when the bucket has no record at that offset (yet)
    * @throws io.lakestream.client.rpc.RpcException when the offset is out of the log's range
    */
@@ -431,7 +633,12 @@ public final class Table {
     return -1;
   }
 
-  /** The first offset and the high watermark of a bucket. */
+  /**
+   * The first offset and the high watermark of a bucket.
+   *
+   * @param earliest the first offset still in the log
+   * @param latest the high watermark: the offset the next visible record will take
+   */
   public record BucketOffsets(long earliest, long latest) {}
 
   /**
@@ -440,6 +647,7 @@ public final class Table {
    * high watermark is asked before its first offset, as {@link #latestOffset} and {@link
    * #earliestOffset} called in that order would.
    *
+   * @param partitions the partitions, such as {@link #partitions()}
    * @return per bucket, in the order of {@code partitions} and then of bucket numbers
    */
   public Map<TableBucket, BucketOffsets> offsets(List<String> partitions) {

@@ -10,6 +10,11 @@ import static java.util.Objects.requireNonNull;
  * @param bucket the bucket's index
  */
 public record TableBucket(String partition, int bucket) {
+  /**
+   * Checks the bucket.
+   *
+   * @throws NullPointerException if the partition is null
+   */
   public TableBucket {
     requireNonNull(partition, "partition is null");
   }

@@ -40,12 +40,20 @@ public record TableDescription(
     buckets = Collections.unmodifiableMap(new LinkedHashMap<>(buckets));
   }
 
-  /** The kind of streaming table; empty for a plain Iceberg table. */
+  /**
+   * The kind of streaming table; empty for a plain Iceberg table.
+   *
+   * @return the kind from the {@link LakestreamProperties#KIND} property
+   */
   public Optional<TableKind> kind() {
     return TableKind.fromValue(properties.get(LakestreamProperties.KIND));
   }
 
-  /** The rows of every bucket's log that the lake table does not hold yet. */
+  /**
+   * The rows of every bucket's log that the lake table does not hold yet.
+   *
+   * @return the sum of the buckets' {@link BucketStatus#lag()}; 0 for a plain Iceberg table
+   */
   public long totalLag() {
     long lag = 0;
     for (BucketStatus status : buckets.values()) {
@@ -66,7 +74,14 @@ public record TableDescription(
    *     offset) to the high watermark
    */
   public record BucketStatus(long earliestOffset, long latestOffset, long tieredOffset, long lag) {
-    /** The status of a bucket from its offsets, with the lag computed as described above. */
+    /**
+     * The status of a bucket from its offsets, with the lag computed as described above.
+     *
+     * @param earliestOffset the first offset still in the log
+     * @param latestOffset the high watermark
+     * @param tieredOffset the next offset to tier, or -1 when nothing was tiered
+     * @return the status
+     */
     public static BucketStatus of(long earliestOffset, long latestOffset, long tieredOffset) {
       long from = Math.max(earliestOffset, tieredOffset);
       return new BucketStatus(

@@ -74,6 +74,9 @@ public record TableDescriptor(
    * An unpartitioned table of an Iceberg schema with these properties (without {@code
    * lakestream.kind} it is a plain Iceberg table).
    *
+   * @param schema the table's Iceberg schema
+   * @param properties the table properties, copied in their order
+   * @return a new descriptor
    * @throws IllegalArgumentException for a field with a default value: pass such a schema as JSON
    */
   public static TableDescriptor of(Schema schema, Map<String, String> properties) {
@@ -83,6 +86,10 @@ public record TableDescriptor(
   /**
    * An unpartitioned log table of an Iceberg schema with {@code buckets} buckets.
    *
+   * @param schema the table's Iceberg schema
+   * @param buckets the number of buckets, which bounds how many writers and readers work in
+   *     parallel; fixed once the table exists
+   * @return a new descriptor
    * @throws IllegalArgumentException if {@code buckets} is not from 1 to {@value
    *     LakestreamProperties#MAX_BUCKETS}
    */
@@ -93,6 +100,9 @@ public record TableDescriptor(
   /**
    * An unpartitioned log table of a schema given as Iceberg JSON.
    *
+   * @param schemaJson the schema in Iceberg's JSON format (the server parses it)
+   * @param buckets the number of buckets; fixed once the table exists
+   * @return a new descriptor
    * @throws IllegalArgumentException if {@code buckets} is not from 1 to {@value
    *     LakestreamProperties#MAX_BUCKETS}
    */
@@ -109,7 +119,10 @@ public record TableDescriptor(
    * Rows go to buckets by the hash of the whole key unless {@link #withBucketKey} names a part of
    * it.
    *
+   * @param schema the table's Iceberg schema
    * @param keyColumns top-level columns of {@code schema}, in key order
+   * @param buckets the number of buckets; fixed once the table exists
+   * @return a new descriptor
    * @throws IllegalArgumentException if {@code keyColumns} is empty, names a column twice or a
    *     column that is not a top-level column of the schema, names a column whose type cannot be a
    *     key (a struct, list or map, a float or a double), or {@code buckets} is not from 1 to
@@ -160,6 +173,8 @@ public record TableDescriptor(
    * whole primary key (a primary-key table, whose bucket key must be a prefix of its key; the
    * server checks that).
    *
+   * @param columns the bucket key's column names, in order
+   * @return a new descriptor
    * @throws IllegalArgumentException if {@code columns} is empty or contains a blank name
    */
   public TableDescriptor withBucketKey(List<String> columns) {
@@ -175,7 +190,13 @@ public record TableDescriptor(
     return withProperty(BUCKET_KEY, String.join(",", columns));
   }
 
-  /** The same as {@link #withBucketKey(List)}. */
+  /**
+   * The same as {@link #withBucketKey(List)}.
+   *
+   * @param columns the bucket key's column names, in order
+   * @return a new descriptor
+   * @throws IllegalArgumentException if {@code columns} is empty or contains a blank name
+   */
   public TableDescriptor withBucketKey(String... columns) {
     return withBucketKey(List.of(columns));
   }
@@ -184,6 +205,8 @@ public record TableDescriptor(
    * The merge engine of a primary-key table. For {@link MergeEngineType#VERSIONED} use {@link
    * #withVersionColumn}, which also names the version column.
    *
+   * @param engine how rows written for the same key are merged
+   * @return a new descriptor
    * @throws IllegalArgumentException if this is not a primary-key table
    */
   public TableDescriptor withMergeEngine(MergeEngineType engine) {
@@ -196,6 +219,8 @@ public record TableDescriptor(
    * The {@link MergeEngineType#VERSIONED versioned} merge engine with this version column: of the
    * rows written for a key, the one with the highest value of the column wins.
    *
+   * @param column the version column's name
+   * @return a new descriptor
    * @throws IllegalArgumentException if this is not a primary-key table or the column is blank
    */
   public TableDescriptor withVersionColumn(String column) {
@@ -212,6 +237,9 @@ public record TableDescriptor(
    * for one non-key column (for example {@code sum}, {@code max}, {@code listagg}); call once per
    * column. Columns without one keep their last non-null value.
    *
+   * @param column a non-key column's name
+   * @param function the aggregate function's name; the server checks that it exists
+   * @return a new descriptor
    * @throws IllegalArgumentException if this is not a primary-key table or a name is blank
    */
   public TableDescriptor withAggregateFunction(String column, String function) {
@@ -230,6 +258,8 @@ public record TableDescriptor(
   /**
    * Tiers the table into this lake format: {@code iceberg} (the default) or {@code paimon}.
    *
+   * @param format {@code iceberg} or {@code paimon}
+   * @return a new descriptor
    * @throws IllegalArgumentException for another value
    */
   public TableDescriptor withLakeFormat(String format) {
@@ -244,6 +274,9 @@ public record TableDescriptor(
   /**
    * How often the table is tiered into the lake (the server's default is 30 s).
    *
+   * @param interval from 1 s to 7 days: shorter makes tiered data fresher and makes more, smaller
+   *     lake commits
+   * @return a new descriptor
    * @throws IllegalArgumentException if the interval is shorter than 1 s, longer than 7 days, or
    *     not a whole number of milliseconds
    */
@@ -261,6 +294,9 @@ public record TableDescriptor(
   /**
    * Partitions the table by this Iceberg partition spec (built on the same schema: its source ids
    * are the schema's field ids). A primary-key table's partition columns must be key columns.
+   *
+   * @param spec the partition spec; the server checks its transforms and source columns
+   * @return a new descriptor
    */
   public TableDescriptor withPartitionSpec(PartitionSpec spec) {
     requireNonNull(spec, "spec is null");
@@ -283,14 +319,27 @@ public record TableDescriptor(
     return withPartitionSpecJson(json.append("]}").toString());
   }
 
-  /** This descriptor with one more property (or another value of it). */
+  /**
+   * This descriptor with one more property (or another value of it). Property names are in {@link
+   * LakestreamProperties}; the server checks {@code lakestream.} properties when the table is
+   * created.
+   *
+   * @param key the property name
+   * @param value the property value
+   * @return a new descriptor
+   */
   public TableDescriptor withProperty(String key, String value) {
     Map<String, String> copy = new LinkedHashMap<>(properties);
     copy.put(requireNonNull(key, "key is null"), requireNonNull(value, "value is null"));
     return new TableDescriptor(schemaJson, partitionSpecJson, copy);
   }
 
-  /** A partition spec in Iceberg's JSON format (its source ids refer to the schema's field ids). */
+  /**
+   * A partition spec in Iceberg's JSON format (its source ids refer to the schema's field ids).
+   *
+   * @param json the spec in Iceberg's JSON format, or {@code ""} for unpartitioned
+   * @return a new descriptor
+   */
   public TableDescriptor withPartitionSpecJson(String json) {
     return new TableDescriptor(schemaJson, json, properties);
   }

@@ -18,17 +18,31 @@ public enum TableKind {
     this.value = value;
   }
 
-  /** The kind's value in table properties and on the wire ({@code log}, {@code primary-key}). */
+  /**
+   * The kind's value in table properties and on the wire ({@code log}, {@code primary-key}).
+   *
+   * @return the value
+   */
   public String value() {
     return value;
   }
 
-  /** Whether {@code value} (possibly null) is this kind's value. */
+  /**
+   * Whether {@code value} (possibly null) is this kind's value.
+   *
+   * @param value a property or wire value, or null
+   * @return {@code true} if it equals {@link #value()}
+   */
   public boolean is(String value) {
     return this.value.equals(value);
   }
 
-  /** The kind of a property or wire value; empty for null or any other value. */
+  /**
+   * The kind of a property or wire value; empty for null or any other value.
+   *
+   * @param value a property or wire value, or null
+   * @return the kind, or empty when the value is not a streaming table's kind
+   */
   public static Optional<TableKind> fromValue(String value) {
     for (TableKind kind : values()) {
       if (kind.value.equals(value)) {

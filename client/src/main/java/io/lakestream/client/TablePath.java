@@ -9,9 +9,16 @@ import java.util.List;
  * A table's name in the catalog.
  *
  * @param warehouse the warehouse, or null for the server's default warehouse
- * @param namespace the namespace levels
+ * @param namespace the namespace levels, outermost first; at least one
+ * @param name the table's name within the namespace
  */
 public record TablePath(String warehouse, List<String> namespace, String name) {
+  /**
+   * Checks the path and copies the namespace into an immutable list.
+   *
+   * @throws IllegalArgumentException if the namespace is empty
+   * @throws NullPointerException if the namespace, a level or the name is null
+   */
   public TablePath {
     namespace = List.copyOf(namespace);
     requireNonNull(name, "name is null");
@@ -20,7 +27,14 @@ public record TablePath(String warehouse, List<String> namespace, String name) {
     }
   }
 
-  /** Parses {@code namespace.table} or {@code level.level.table} in the default warehouse. */
+  /**
+   * Parses {@code namespace.table} or {@code level.level.table} in the default warehouse. The last
+   * dot-separated part is the name; names containing dots need the constructor.
+   *
+   * @param dotted the dotted path, such as {@code analytics.clicks}
+   * @return the path, with a null warehouse
+   * @throws IllegalArgumentException if there is no dot
+   */
   public static TablePath of(String dotted) {
     String[] parts = dotted.split("\\.");
     if (parts.length < 2) {

@@ -8,10 +8,21 @@ package io.lakestream.config;
 public final class ConfigException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message one line naming the key, the offending value and its origin
+   */
   public ConfigException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with the failure that caused it, such as the I/O error of a file.
+   *
+   * @param message one line naming the key, the offending value and its origin
+   * @param cause the underlying failure
+   */
   public ConfigException(String message, Throwable cause) {
     super(message, cause);
   }

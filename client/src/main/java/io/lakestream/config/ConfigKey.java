@@ -49,29 +49,72 @@ public final class ConfigKey<T> {
     this.parser = requireNonNull(parser, "parser is null");
   }
 
-  /** A free-form string key. */
+  /**
+   * A free-form string key.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the value when no layer sets the key; may be {@code null}
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<String> string(String name, String defaultValue, String description) {
     return new ConfigKey<>(
         name, defaultValue, String.valueOf(defaultValue), description, false, raw -> raw);
   }
 
-  /** A string key whose default is derived from other keys, as {@code defaultText} explains. */
+  /**
+   * A string key whose default is derived from other keys, as {@code defaultText} explains. Its
+   * {@link #defaultValue()} is {@code null}; the module's config class resolves it.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultText how the default is derived, as shown in {@code --help}
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<String> derivedString(
       String name, String defaultText, String description) {
     return new ConfigKey<>(name, null, defaultText, description, false, raw -> raw);
   }
 
-  /** A string key whose value is never printed: passwords, client secrets, signing keys. */
+  /**
+   * A string key whose value is never printed: passwords, client secrets, signing keys. It has no
+   * default.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<String> secret(String name, String description) {
     return new ConfigKey<>(name, null, "(none)", description, true, raw -> raw);
   }
 
-  /** A TCP port; 0 asks the operating system for a free port. */
+  /**
+   * A TCP port; 0 asks the operating system for a free port.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the port when no layer sets the key, within {@code [0, 65535]}
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<Integer> port(String name, int defaultValue, String description) {
     return integer(name, defaultValue, 0, 65535, description);
   }
 
-  /** An integer within {@code [min, max]}. */
+  /**
+   * An integer within {@code [min, max]}; a value outside the range fails to parse.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the value when no layer sets the key
+   * @param min the smallest accepted value
+   * @param max the largest accepted value
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<Integer> integer(
       String name, int defaultValue, int min, int max, String description) {
     return new ConfigKey<>(
@@ -99,20 +142,42 @@ public final class ConfigKey<T> {
   /**
    * A size in bytes, written as a number with an optional unit: {@code 512}, {@code 16kb}, {@code
    * 64mb}, {@code 1gb}.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the size in bytes when no layer sets the key
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
    */
   public static ConfigKey<Long> bytes(String name, long defaultValue, String description) {
     return new ConfigKey<>(
         name, defaultValue, Sizes.format(defaultValue), description, false, Sizes::parse);
   }
 
-  /** A duration such as {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}. */
+  /**
+   * A duration such as {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the duration when no layer sets the key
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<Duration> duration(
       String name, Duration defaultValue, String description) {
     return new ConfigKey<>(
         name, defaultValue, Durations.format(defaultValue), description, false, Durations::parse);
   }
 
-  /** A boolean: {@code true} or {@code false}. */
+  /**
+   * A boolean: {@code true} or {@code false}, in any case.
+   *
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param defaultValue the value when no layer sets the key
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
+   */
   public static ConfigKey<Boolean> bool(String name, boolean defaultValue, String description) {
     return new ConfigKey<>(
         name,
@@ -132,6 +197,14 @@ public final class ConfigKey<T> {
   /**
    * One of the constants of an enum, written in lower kebab case ({@code LAST_ROW} is {@code
    * last-row}).
+   *
+   * @param <E> the enum type
+   * @param name the kebab-case dotted name, such as {@code http.port}
+   * @param type the enum class, whose constants are the accepted values
+   * @param defaultValue the constant when no layer sets the key
+   * @param description one sentence for {@code --help} and the configuration reference
+   * @return the key
+   * @throws IllegalArgumentException if the name is not kebab-case dotted
    */
   public static <E extends Enum<E>> ConfigKey<E> choice(
       String name, Class<E> type, E defaultValue, String description) {
@@ -155,40 +228,75 @@ public final class ConfigKey<T> {
         });
   }
 
-  /** How an enum constant is written in configuration. */
+  /**
+   * How an enum constant is written in configuration: lower case, underscores as dashes.
+   *
+   * @param constant the enum constant
+   * @return its spelling, such as {@code last-row} for {@code LAST_ROW}
+   */
   public static String spell(Enum<?> constant) {
     return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
+  /**
+   * The key's name in a configuration file.
+   *
+   * @return the kebab-case dotted name, such as {@code http.port}
+   */
   public String name() {
     return name;
   }
 
-  /** The default value, or {@code null} when the default is derived or absent. */
+  /**
+   * The default value, or {@code null} when the default is derived or absent.
+   *
+   * @return the parsed default, or {@code null}
+   */
   public T defaultValue() {
     return defaultValue;
   }
 
-  /** The default as documented in {@code --help}. */
+  /**
+   * The default as documented in {@code --help}.
+   *
+   * @return the default in its configuration spelling, or how it is derived
+   */
   public String defaultText() {
     return defaultText;
   }
 
+  /**
+   * What the key controls, as shown in {@code --help}.
+   *
+   * @return the description
+   */
   public String description() {
     return description;
   }
 
-  /** Whether the value must never be printed or logged. */
+  /**
+   * Whether the value must never be printed or logged.
+   *
+   * @return {@code true} for secrets
+   */
   public boolean secret() {
     return secret;
   }
 
-  /** The environment variable that sets this key. */
+  /**
+   * The environment variable that sets this key.
+   *
+   * @return the name, such as {@code LAKESTREAM_HTTP_PORT} for {@code http.port}
+   */
   public String environmentVariable() {
     return "LAKESTREAM_" + name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
   }
 
-  /** The command-line flag that sets this key. */
+  /**
+   * The command-line flag that sets this key.
+   *
+   * @return the flag, such as {@code --http-port} for {@code http.port}
+   */
   public String flag() {
     return "--" + name.replace('.', '-');
   }
@@ -198,6 +306,7 @@ public final class ConfigKey<T> {
    *
    * @param raw the value as written
    * @param origin where the value came from, for the error message (e.g. "flag --http-port")
+   * @return the parsed value
    * @throws ConfigException naming the key, the value and what was expected
    */
   public T parse(String raw, String origin) {

@@ -31,30 +31,60 @@ public final class Configuration {
     this.origins = Collections.unmodifiableMap(new LinkedHashMap<>(origins));
   }
 
-  /** Starts a configuration over the given keys; no other key is accepted. */
+  /**
+   * Starts a configuration over the given keys; no other key is accepted.
+   *
+   * @param keys every key of the configuration
+   * @return a builder holding the keys' defaults
+   * @throws IllegalArgumentException if two keys share a name or a command-line flag
+   */
   public static Builder builder(Collection<ConfigKey<?>> keys) {
     return new Builder(keys);
   }
 
-  /** The value of a key: the last layer that set it, else its default (which may be null). */
+  /**
+   * The value of a key: the last layer that set it, else its default (which may be null).
+   *
+   * @param <T> the type of the key's value
+   * @param key a key of this configuration
+   * @return the value, or {@code null} when no layer set it and it has no default
+   * @throws IllegalArgumentException if the key is not part of this configuration
+   */
   @SuppressWarnings("unchecked")
   public <T> T get(ConfigKey<T> key) {
     requireKnown(key);
     return (T) values.get(key.name());
   }
 
-  /** The value of a key if any layer set it. */
+  /**
+   * The value of a key if any layer set it.
+   *
+   * @param <T> the type of the key's value
+   * @param key a key of this configuration
+   * @return the value, or empty when the key keeps its default
+   * @throws IllegalArgumentException if the key is not part of this configuration
+   */
   public <T> Optional<T> getIfSet(ConfigKey<T> key) {
     return isSet(key) ? Optional.ofNullable(get(key)) : Optional.empty();
   }
 
-  /** Whether a layer set the key (as opposed to it keeping its default). */
+  /**
+   * Whether a layer set the key (as opposed to it keeping its default).
+   *
+   * @param key a key of this configuration
+   * @return {@code true} if a layer set it
+   * @throws IllegalArgumentException if the key is not part of this configuration
+   */
   public boolean isSet(ConfigKey<?> key) {
     requireKnown(key);
     return origins.containsKey(key.name());
   }
 
-  /** Every key with its value and origin, sorted by name, secrets masked: safe to log. */
+  /**
+   * Every key with its value and origin, sorted by name, secrets masked: safe to log.
+   *
+   * @return key name to {@code "value [origin]"}, the origin being {@code default} for unset keys
+   */
   public Map<String, String> describe() {
     Map<String, String> described = new TreeMap<>();
     for (ConfigKey<?> key : keys.values()) {
@@ -101,6 +131,8 @@ public final class Configuration {
      * Adds a layer keyed by configuration names ({@code http.port}).
      *
      * @param origin where the values come from, for messages ("file /etc/lakestream.yaml")
+     * @param raw configuration names to raw values
+     * @return this builder
      * @throws ConfigException on an unknown key or a value that does not parse
      */
     public Builder layer(String origin, Map<String, String> raw) {
@@ -120,6 +152,10 @@ public final class Configuration {
      * Adds the layer of environment variables: {@code LAKESTREAM_HTTP_PORT} sets {@code http.port}.
      * Variables that name no key are left alone, since the environment is shared with the launcher
      * and other programs.
+     *
+     * @param environment the environment, usually {@link System#getenv()}
+     * @return this builder
+     * @throws ConfigException on a value that does not parse
      */
     public Builder environment(Map<String, String> environment) {
       for (ConfigKey<?> key : keys.values()) {
@@ -131,7 +167,12 @@ public final class Configuration {
       return this;
     }
 
-    /** The key that a command-line flag sets, if any. */
+    /**
+     * The key that a command-line flag sets, if any.
+     *
+     * @param flag the flag, such as {@code --http-port}
+     * @return the key, or empty when no key has that flag
+     */
     public Optional<ConfigKey<?>> keyForFlag(String flag) {
       for (ConfigKey<?> key : keys.values()) {
         if (key.flag().equals(flag)) {
@@ -141,7 +182,14 @@ public final class Configuration {
       return Optional.empty();
     }
 
-    /** Sets one key from a command-line flag. */
+    /**
+     * Sets one key from a command-line flag.
+     *
+     * @param key the key the flag sets (see {@link #keyForFlag})
+     * @param value the flag's raw value
+     * @return this builder
+     * @throws ConfigException if the value is missing ({@code null}) or does not parse
+     */
     public Builder flag(ConfigKey<?> key, String value) {
       return set(key, value, "flag " + key.flag());
     }
@@ -155,6 +203,11 @@ public final class Configuration {
       return this;
     }
 
+    /**
+     * Resolves the configuration from the defaults and the layers added so far.
+     *
+     * @return an immutable configuration; the builder may go on being used
+     */
     public Configuration build() {
       return new Configuration(keys, values, origins);
     }

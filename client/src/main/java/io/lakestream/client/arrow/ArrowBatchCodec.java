@@ -57,6 +57,9 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * vectors and allocators are not thread-safe for writing).
  *
  * <p>The JVM needs {@code --add-opens=java.base/java.nio=ALL-UNNAMED} for Arrow's memory access.
+ *
+ * <p>Internal: the batch format shared with the server; not for applications, whose writers and
+ * scanners encode and decode batches.
  */
 public final class ArrowBatchCodec {
   // A ZSTD block of 128 KiB can shrink to 4 bytes (RLE); LZ4 frames cannot exceed about 255:1.
@@ -79,6 +82,8 @@ public final class ArrowBatchCodec {
    * {@code compression}. The root is only read; the caller keeps ownership. Temporary compressed
    * buffers come from the vectors' allocator and are released before returning.
    *
+   * @param root the root whose rows are encoded; only read
+   * @param compression how each buffer is compressed
    * @return a heap buffer positioned at 0 that holds exactly the message; its length is a multiple
    *     of 8
    * @throws IllegalArgumentException if the schema has a view type or a dictionary-encoded field,
@@ -95,6 +100,9 @@ public final class ArrowBatchCodec {
    * Encodes like {@link #encode(VectorSchemaRoot, Compression)} but appends the message to {@code
    * out}, so a caller can frame it without another copy.
    *
+   * @param root the root whose rows are encoded; only read
+   * @param compression how each buffer is compressed
+   * @param out where the message is appended
    * @throws UncheckedIOException if {@code out} fails
    */
   public static void encode(VectorSchemaRoot root, Compression compression, ByteSink out) {
@@ -124,7 +132,12 @@ public final class ArrowBatchCodec {
     }
   }
 
-  /** About the size of the uncompressed message of a root: its buffers plus room for metadata. */
+  /**
+   * About the size of the uncompressed message of a root: its buffers plus room for metadata.
+   *
+   * @param root the root to encode
+   * @return an estimate in bytes, at least 1024, for sizing an output buffer
+   */
   public static int estimatedSize(VectorSchemaRoot root) {
     long size = 1024;
     for (FieldVector vector : root.getFieldVectors()) {
@@ -164,7 +177,11 @@ public final class ArrowBatchCodec {
    * decompressed before it allocates them. A server runs this on every batch a client sends, so
    * that nothing it stores fails a reader later.
    *
+   * @param message exactly one record batch message (its remaining bytes are read)
+   * @param schema the schema the batch was encoded with
+   * @param allocator where the root's memory comes from
    * @param maxDecodedBytes the most bytes the decoded buffers may take together
+   * @return a root owned by the caller, which must close it
    * @throws InvalidBatchFormatException if the bytes are not a valid record batch of {@code schema}
    *     or decode to more than {@code maxDecodedBytes}
    */
@@ -200,8 +217,11 @@ public final class ArrowBatchCodec {
    * closed, or before this method throws.
    *
    * @param message exactly one record batch message in direct memory
+   * @param schema the schema the batch was encoded with
+   * @param allocator where the body is accounted and decompressed buffers are allocated
    * @param release called once, from whichever thread closes the last buffer, when the body's
    *     memory is no longer referenced
+   * @return a root owned by the caller, which must close it
    * @throws IllegalArgumentException if {@code message} is not direct (release has run)
    */
   public static VectorSchemaRoot decodeInPlace(
@@ -299,6 +319,7 @@ public final class ArrowBatchCodec {
    *
    * @param message exactly one record batch message of {@code schema} (its remaining bytes are
    *     read)
+   * @param schema the schema the batch was encoded with
    * @param topLevelColumns indexes into {@code schema.getFields()}, each at most once; may be empty
    * @return a new heap buffer positioned at 0
    * @throws InvalidBatchFormatException if the bytes are not a record batch of {@code schema}
@@ -319,6 +340,11 @@ public final class ArrowBatchCodec {
    * KiB usually do). The plan says which byte ranges of the original message to send, and gives the
    * new metadata; nothing of the body is read.
    *
+   * @param head the first bytes of the message, from its position (not moved)
+   * @param messageSize the whole message's size in bytes
+   * @param schema the schema the batch was encoded with
+   * @param topLevelColumns indexes into {@code schema.getFields()}, each at most once; may be empty
+   * @return the byte ranges to send and the new metadata
    * @throws InvalidBatchFormatException if the head is not the start of a record batch message of
    *     {@code schema}, or is too short to hold its metadata
    * @throws IllegalArgumentException if a column index is out of range or repeated
@@ -336,6 +362,9 @@ public final class ArrowBatchCodec {
   /**
    * The metadata length a message declares in its prefix (bytes 4..7), so a reader of a message's
    * head knows how much of it to read: the prefix and metadata take {@code 8 + metadataLength}.
+   *
+   * @param prefix at least the message's first 8 bytes, from its position (not moved)
+   * @return the metadata length in bytes
    */
   public static int metadataLength(ByteBuffer prefix) {
     return prefix.order() == java.nio.ByteOrder.LITTLE_ENDIAN
@@ -347,6 +376,9 @@ public final class ArrowBatchCodec {
    * The schema of a message made by {@link #project}: the selected fields in the given order, with
    * the schema's custom metadata.
    *
+   * @param schema the schema the batch was encoded with
+   * @param topLevelColumns indexes into {@code schema.getFields()}, each at most once
+   * @return the projected schema
    * @throws IllegalArgumentException if a column index is out of range or repeated
    */
   public static Schema projectSchema(Schema schema, int[] topLevelColumns) {

@@ -36,7 +36,12 @@ public final class ArrowValues {
 
   private ArrowValues() {}
 
-  /** A table schema with the change-type column appended, for a primary-key table's changelog. */
+  /**
+   * A table schema with the change-type column appended, for a primary-key table's changelog.
+   *
+   * @param schema the table's row schema
+   * @return a new schema with {@link #CHANGE_TYPE_COLUMN} (a non-null int8) as its last field
+   */
   public static Schema withChangeType(Schema schema) {
     List<Field> fields = new ArrayList<>(schema.getFields());
     fields.add(
@@ -44,7 +49,15 @@ public final class ArrowValues {
     return new Schema(fields, schema.getCustomMetadata());
   }
 
-  /** The value of one row of a vector; null for a null. */
+  /**
+   * The value of one row of a vector; null for a null.
+   *
+   * @param vector a vector of a type rows are written with
+   * @param row the row's index
+   * @return the value as described in the class comment (a TINYINT as a Byte), or null
+   * @throws IllegalArgumentException for a vector type rows are not written with (lists, structs,
+   *     ...)
+   */
   public static Object get(FieldVector vector, int row) {
     if (vector.isNull(row)) {
       return null;
@@ -82,7 +95,15 @@ public final class ArrowValues {
         "Unsupported column type " + vector.getField().getType() + " of " + vector.getName());
   }
 
-  /** The rows of a root, with the values of its first {@code columns} columns. */
+  /**
+   * The rows of a root, with the values of its first {@code columns} columns.
+   *
+   * @param root the batch
+   * @param columns how many leading columns to read (for a changelog, the row's columns without the
+   *     change type)
+   * @return one array of values per row; slow, allocating per value
+   * @throws IllegalArgumentException for a column type rows are not written with
+   */
   public static List<Object[]> rows(VectorSchemaRoot root, int columns) {
     List<FieldVector> vectors = root.getFieldVectors();
     List<Object[]> rows = new ArrayList<>(root.getRowCount());

@@ -38,10 +38,21 @@ public record BatchFilter(List<ColumnPredicate> predicates) {
   private static final int DECIMAL_TAG = 5;
   private static final int BOOLEAN_TAG = 6;
 
+  /**
+   * Copies the predicates into an immutable list.
+   *
+   * @throws NullPointerException if the list or a predicate is null
+   */
   public BatchFilter {
     predicates = List.copyOf(requireNonNull(predicates, "predicates is null"));
   }
 
+  /**
+   * The conjunction of some predicates.
+   *
+   * @param predicates all must hold for a row to match; none gives a filter like {@link #MATCH_ALL}
+   * @return the filter
+   */
   public static BatchFilter of(ColumnPredicate... predicates) {
     return new BatchFilter(List.of(predicates));
   }
@@ -51,6 +62,7 @@ public record BatchFilter(List<ColumnPredicate> predicates) {
    * compared with that column's statistics, so that a server can reject a bad filter when the fetch
    * arrives rather than on the first batch.
    *
+   * @param schema the Arrow schema of the batches the filter is applied to
    * @throws IllegalArgumentException naming the first predicate that does not fit
    */
   public void validate(Schema schema) {
@@ -81,7 +93,11 @@ public record BatchFilter(List<ColumnPredicate> predicates) {
     }
   }
 
-  /** The wire form described in the class comment. */
+  /**
+   * The wire form described in the class comment.
+   *
+   * @return a new array holding the encoding
+   */
   public byte[] serialize() {
     WireWriter out = new WireWriter();
     out.writeByte(VERSION).writeUnsignedVarLong(predicates.size());
@@ -112,6 +128,8 @@ public record BatchFilter(List<ColumnPredicate> predicates) {
    * Reads a filter written by {@link #serialize()} from the remaining bytes of {@code bytes}, which
    * must hold exactly one encoding. The buffer's position is not moved.
    *
+   * @param bytes exactly one encoding, from its position (not moved)
+   * @return the filter
    * @throws InvalidBatchFormatException if the bytes are not such an encoding
    */
   public static BatchFilter parse(ByteBuffer bytes) {

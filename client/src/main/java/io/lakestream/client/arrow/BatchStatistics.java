@@ -19,7 +19,8 @@ import org.apache.arrow.vector.VectorSchemaRoot;
  * for DOUBLE, length-prefixed bytes for BINARY, zig-zag scale plus length-prefixed two's-complement
  * unscaled value for DECIMAL. A 20-column batch takes a few hundred bytes.
  *
- * <p>Immutable and thread-safe.
+ * <p>Immutable and thread-safe. Internal: the batch format shared with the server; applications
+ * pass a {@link BatchFilter} and never see statistics.
  *
  * @param rowCount rows in the batch
  * @param columns statistics per top-level column, in schema order
@@ -27,6 +28,12 @@ import org.apache.arrow.vector.VectorSchemaRoot;
 public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
   private static final int VERSION = 1;
 
+  /**
+   * Checks the statistics and copies the columns into an immutable list.
+   *
+   * @throws IllegalArgumentException if the row count is negative or a column has more nulls than
+   *     rows
+   */
   public BatchStatistics {
     if (rowCount < 0) {
       throw new IllegalArgumentException("rowCount is negative: " + rowCount);
@@ -49,6 +56,10 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
   /**
    * Computes the statistics of the rows of {@code root} in one pass per column. The root is only
    * read.
+   *
+   * @param root the batch's rows
+   * @return the statistics
+   * @throws IllegalArgumentException if a vector's value count differs from the root's row count
    */
   public static BatchStatistics compute(VectorSchemaRoot root) {
     requireNonNull(root, "root is null");
@@ -69,7 +80,13 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
     return new BatchStatistics(root.getRowCount(), columns);
   }
 
-  /** Statistics of one top-level column. */
+  /**
+   * Statistics of one top-level column.
+   *
+   * @param index the column's position in the schema
+   * @return its statistics
+   * @throws IndexOutOfBoundsException if there is no such column
+   */
   public ColumnStats column(int index) {
     return columns.get(index);
   }
@@ -78,6 +95,8 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
    * Whether some row of the batch might satisfy the predicate. {@code false} means that no row can,
    * so the batch may be skipped; {@code true} promises nothing.
    *
+   * @param predicate a predicate on a column of the batch
+   * @return {@code false} if no row can satisfy it
    * @throws IllegalArgumentException if the predicate's column does not exist or its literal cannot
    *     be compared with the column (see {@link BatchFilter#validate})
    */
@@ -94,6 +113,8 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
    * Whether some row of the batch might satisfy every predicate of the filter. Each predicate is
    * checked on its own, so {@code true} does not mean that one row satisfies them all.
    *
+   * @param filter the filter
+   * @return {@code false} if some predicate can hold for no row
    * @throws IllegalArgumentException as {@link #mightMatch(ColumnPredicate)}
    */
   public boolean mightMatch(BatchFilter filter) {
@@ -106,7 +127,11 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
     return true;
   }
 
-  /** The wire form described in the class comment. */
+  /**
+   * The wire form described in the class comment.
+   *
+   * @return a new array holding the encoding
+   */
   public byte[] serialize() {
     WireWriter out = new WireWriter();
     out.writeByte(VERSION).writeUnsignedVarLong(rowCount).writeUnsignedVarLong(columns.size());
@@ -120,6 +145,8 @@ public record BatchStatistics(long rowCount, List<ColumnStats> columns) {
    * Reads statistics written by {@link #serialize()} from the remaining bytes of {@code bytes},
    * which must hold exactly one encoding. The buffer's position is not moved.
    *
+   * @param bytes exactly one encoding, from its position (not moved)
+   * @return the statistics
    * @throws InvalidBatchFormatException if the bytes are not such an encoding
    */
   public static BatchStatistics parse(ByteBuffer bytes) {

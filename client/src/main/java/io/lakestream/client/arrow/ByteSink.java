@@ -9,21 +9,39 @@ import java.util.Arrays;
  * A growable heap byte array that is both an output stream and a byte channel, so Arrow's writer
  * copies buffers straight into it, and whose bytes are handed on as a {@link ByteBuffer} without a
  * final copy. Not thread safe.
+ *
+ * <p>Internal: used by the batch encoders shared with the server; not for applications.
  */
 public final class ByteSink extends OutputStream implements WritableByteChannel {
   private byte[] bytes;
   private int size;
 
+  /**
+   * An empty sink.
+   *
+   * @param initialCapacity the array's first size in bytes (at least 16); it doubles as needed
+   */
   public ByteSink(int initialCapacity) {
     this.bytes = new byte[Math.max(16, initialCapacity)];
   }
 
-  /** Leaves {@code count} bytes to be filled in later (for example a header). */
+  /**
+   * Leaves {@code count} bytes to be filled in later (for example a header).
+   *
+   * @param count how many bytes to leave; they are zeros until written
+   * @throws IllegalStateException if the sink would pass 2 GiB
+   */
   public void skip(int count) {
     ensure(size + count);
     size += count;
   }
 
+  /**
+   * Appends a big-endian int32.
+   *
+   * @param value the value
+   * @throws IllegalStateException if the sink would pass 2 GiB
+   */
   public void writeInt(int value) {
     ensure(size + 4);
     bytes[size] = (byte) (value >>> 24);
@@ -55,16 +73,29 @@ public final class ByteSink extends OutputStream implements WritableByteChannel 
     return length;
   }
 
+  /**
+   * The bytes written so far.
+   *
+   * @return the size in bytes
+   */
   public int size() {
     return size;
   }
 
-  /** The bytes written so far, positioned at 0; shares this sink's array. */
+  /**
+   * The bytes written so far, positioned at 0; shares this sink's array.
+   *
+   * @return a buffer of the bytes written so far; later writes may or may not show in it
+   */
   public ByteBuffer buffer() {
     return ByteBuffer.wrap(bytes, 0, size).slice();
   }
 
-  /** The bytes written so far in an array of exactly their length (a copy unless it fits). */
+  /**
+   * The bytes written so far in an array of exactly their length (a copy unless it fits).
+   *
+   * @return the bytes written so far; the sink's own array when it is exactly full
+   */
   public byte[] toByteArray() {
     return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
   }

@@ -30,12 +30,19 @@ public record ColumnPredicate(int column, Op op, Object literal) {
 
   /** The comparisons a predicate can make. Codes are part of the filter wire format. */
   public enum Op {
+    /** {@code column = literal} (code 1). */
     EQ(1, "="),
+    /** {@code column < literal} (code 2). */
     LT(2, "<"),
+    /** {@code column <= literal} (code 3). */
     LT_EQ(3, "<="),
+    /** {@code column > literal} (code 4). */
     GT(4, ">"),
+    /** {@code column >= literal} (code 5). */
     GT_EQ(5, ">="),
+    /** {@code column IS NULL} (code 6); takes no literal. */
     IS_NULL(6, "IS NULL"),
+    /** {@code column IS NOT NULL} (code 7); takes no literal. */
     IS_NOT_NULL(7, "IS NOT NULL");
 
     private final int code;
@@ -46,7 +53,11 @@ public record ColumnPredicate(int column, Op op, Object literal) {
       this.symbol = symbol;
     }
 
-    /** Whether the operator compares with a literal (all but the null tests). */
+    /**
+     * Whether the operator compares with a literal (all but the null tests).
+     *
+     * @return {@code false} for {@link #IS_NULL} and {@link #IS_NOT_NULL}
+     */
     public boolean takesLiteral() {
       return this != IS_NULL && this != IS_NOT_NULL;
     }
@@ -66,6 +77,8 @@ public record ColumnPredicate(int column, Op op, Object literal) {
   }
 
   /**
+   * Checks the predicate and widens its literal (Integer, Short and Byte to Long, Float to Double).
+   *
    * @throws IllegalArgumentException if the column is negative, or the literal is missing, present
    *     for a null test, or of an unsupported type
    */
@@ -84,35 +97,98 @@ public record ColumnPredicate(int column, Op op, Object literal) {
     }
   }
 
+  /**
+   * The predicate {@code column = literal}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @param literal the value to compare with, as the class comment lists
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative, or the literal is null or of an
+   *     unsupported type
+   */
   public static ColumnPredicate equal(int column, Object literal) {
     return new ColumnPredicate(column, Op.EQ, literal);
   }
 
+  /**
+   * The predicate {@code column < literal}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @param literal the value to compare with, as the class comment lists
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative, or the literal is null or of an
+   *     unsupported type
+   */
   public static ColumnPredicate lessThan(int column, Object literal) {
     return new ColumnPredicate(column, Op.LT, literal);
   }
 
+  /**
+   * The predicate {@code column <= literal}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @param literal the value to compare with, as the class comment lists
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative, or the literal is null or of an
+   *     unsupported type
+   */
   public static ColumnPredicate lessThanOrEqual(int column, Object literal) {
     return new ColumnPredicate(column, Op.LT_EQ, literal);
   }
 
+  /**
+   * The predicate {@code column > literal}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @param literal the value to compare with, as the class comment lists
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative, or the literal is null or of an
+   *     unsupported type
+   */
   public static ColumnPredicate greaterThan(int column, Object literal) {
     return new ColumnPredicate(column, Op.GT, literal);
   }
 
+  /**
+   * The predicate {@code column >= literal}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @param literal the value to compare with, as the class comment lists
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative, or the literal is null or of an
+   *     unsupported type
+   */
   public static ColumnPredicate greaterThanOrEqual(int column, Object literal) {
     return new ColumnPredicate(column, Op.GT_EQ, literal);
   }
 
+  /**
+   * The predicate {@code column IS NULL}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative
+   */
   public static ColumnPredicate isNull(int column) {
     return new ColumnPredicate(column, Op.IS_NULL, null);
   }
 
+  /**
+   * The predicate {@code column IS NOT NULL}.
+   *
+   * @param column index of the top-level column in the batch's schema
+   * @return the predicate
+   * @throws IllegalArgumentException if the column is negative
+   */
   public static ColumnPredicate isNotNull(int column) {
     return new ColumnPredicate(column, Op.IS_NOT_NULL, null);
   }
 
-  /** The literal; a {@code byte[]} literal is returned as a copy. */
+  /**
+   * The literal; a {@code byte[]} literal is returned as a copy.
+   *
+   * @return the literal, or null for a null test
+   */
   @Override
   public Object literal() {
     return literal instanceof byte[] ? ((byte[]) literal).clone() : literal;

@@ -30,7 +30,8 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
  * </ul>
  *
  * A column whose values are all null has no bounds whatever its kind. Immutable and thread-safe;
- * {@code byte[]} bounds are copied in and out.
+ * {@code byte[]} bounds are copied in and out. Internal: part of the batch format shared with the
+ * server; not for applications.
  */
 public final class ColumnStats {
   /** Longest binary bound kept; longer values are truncated as described above. */
@@ -38,10 +39,15 @@ public final class ColumnStats {
 
   /** What the bounds of a column are. Codes are part of the statistics wire format. */
   public enum Kind {
+    /** No bounds, only the null count (code 0). */
     NONE(0),
+    /** {@link Long} bounds (code 1). */
     LONG(1),
+    /** {@link Double} bounds (code 2). */
     DOUBLE(2),
+    /** {@code byte[]} bounds in unsigned order (code 3). */
     BINARY(3),
+    /** {@link BigDecimal} bounds (code 4). */
     DECIMAL(4);
 
     private final int code;
@@ -63,7 +69,12 @@ public final class ColumnStats {
       return null;
     }
 
-    /** The kind of statistics kept for a column of {@code type}. */
+    /**
+     * The kind of statistics kept for a column of {@code type}.
+     *
+     * @param type the column's Arrow type
+     * @return the kind, {@link #NONE} for a type without kept bounds
+     */
     public static Kind of(ArrowType type) {
       switch (type.getTypeID()) {
         case Int:
@@ -108,21 +119,54 @@ public final class ColumnStats {
     this.upperBound = upperBound;
   }
 
-  /** Statistics of a column of kind {@link Kind#NONE}: only the null count. */
+  /**
+   * Statistics of a column of kind {@link Kind#NONE}: only the null count.
+   *
+   * @param nullCount nulls in the column; not negative
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative
+   */
   public static ColumnStats unordered(long nullCount) {
     return new ColumnStats(Kind.NONE, nullCount, null, null);
   }
 
-  /** Statistics of an ordered column without non-null values, hence without bounds. */
+  /**
+   * Statistics of an ordered column without non-null values, hence without bounds.
+   *
+   * @param kind the column's kind
+   * @param nullCount nulls in the column, which is every row
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative
+   */
   public static ColumnStats allNull(Kind kind, long nullCount) {
     return new ColumnStats(kind, nullCount, null, null);
   }
 
+  /**
+   * Statistics of a {@link Kind#LONG} column with non-null values.
+   *
+   * @param nullCount nulls in the column; not negative
+   * @param min the smallest non-null value
+   * @param max the largest non-null value
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative or {@code min > max}
+   */
   public static ColumnStats ofLongs(long nullCount, long min, long max) {
     checkOrder(Long.compare(min, max), min, max);
     return new ColumnStats(Kind.LONG, nullCount, min, max);
   }
 
+  /**
+   * Statistics of a {@link Kind#DOUBLE} column with non-null values; {@code -0.0} is stored as
+   * {@code 0.0}.
+   *
+   * @param nullCount nulls in the column; not negative
+   * @param min the smallest non-null value in {@link Double#compare} order
+   * @param max the largest non-null value in {@link Double#compare} order (NaN if any is NaN)
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative or {@code min} is after {@code
+   *     max}
+   */
   public static ColumnStats ofDoubles(long nullCount, double min, double max) {
     double lower = normalizeZero(min);
     double upper = normalizeZero(max);
@@ -130,6 +174,16 @@ public final class ColumnStats {
     return new ColumnStats(Kind.DOUBLE, nullCount, lower, upper);
   }
 
+  /**
+   * Statistics of a {@link Kind#BINARY} column with non-null values.
+   *
+   * @param nullCount nulls in the column; not negative
+   * @param lowerBound at most the smallest value in unsigned order (copied)
+   * @param upperBound at least the largest value in unsigned order (copied)
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative or the lower bound is after the
+   *     upper
+   */
   public static ColumnStats ofBinary(long nullCount, byte[] lowerBound, byte[] upperBound) {
     requireNonNull(lowerBound, "lowerBound is null");
     requireNonNull(upperBound, "upperBound is null");
@@ -137,6 +191,15 @@ public final class ColumnStats {
     return new ColumnStats(Kind.BINARY, nullCount, lowerBound.clone(), upperBound.clone());
   }
 
+  /**
+   * Statistics of a {@link Kind#DECIMAL} column with non-null values.
+   *
+   * @param nullCount nulls in the column; not negative
+   * @param min the smallest non-null value
+   * @param max the largest non-null value
+   * @return the statistics
+   * @throws IllegalArgumentException if the null count is negative or {@code min > max}
+   */
   public static ColumnStats ofDecimals(long nullCount, BigDecimal min, BigDecimal max) {
     requireNonNull(min, "min is null");
     requireNonNull(max, "max is null");
@@ -144,15 +207,29 @@ public final class ColumnStats {
     return new ColumnStats(Kind.DECIMAL, nullCount, min, max);
   }
 
+  /**
+   * What the bounds are.
+   *
+   * @return the kind
+   */
   public Kind kind() {
     return kind;
   }
 
+  /**
+   * How many values of the column are null.
+   *
+   * @return the null count
+   */
   public long nullCount() {
     return nullCount;
   }
 
-  /** Whether there are bounds: the kind is ordered and at least one value is not null. */
+  /**
+   * Whether there are bounds: the kind is ordered and at least one value is not null.
+   *
+   * @return {@code true} if {@link #lowerBound()} and {@link #upperBound()} are not null
+   */
   public boolean hasBounds() {
     return lowerBound != null;
   }
@@ -160,12 +237,18 @@ public final class ColumnStats {
   /**
    * The lower bound ({@link Long}, {@link Double}, {@code byte[]} copy or {@link BigDecimal} by
    * {@link #kind()}), or {@code null} without bounds.
+   *
+   * @return the lower bound, or null
    */
   public Object lowerBound() {
     return copyOf(lowerBound);
   }
 
-  /** The upper bound, typed like {@link #lowerBound()}, or {@code null} without bounds. */
+  /**
+   * The upper bound, typed like {@link #lowerBound()}, or {@code null} without bounds.
+   *
+   * @return the upper bound, or null
+   */
   public Object upperBound() {
     return copyOf(upperBound);
   }
@@ -175,6 +258,9 @@ public final class ColumnStats {
    * {@code actual} (computed from its values): the same kind and null count, and, when the column
    * has non-null values, bounds that enclose the actual ones. Statistics that pass never make a
    * filter skip a batch holding a matching row.
+   *
+   * @param actual the statistics computed from the column's values
+   * @return {@code true} if these statistics are true of that column
    */
   public boolean covers(ColumnStats actual) {
     requireNonNull(actual, "actual is null");

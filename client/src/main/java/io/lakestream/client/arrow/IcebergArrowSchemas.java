@@ -53,6 +53,10 @@ public final class IcebergArrowSchemas {
   private IcebergArrowSchemas() {}
 
   /**
+   * The Arrow schema of a table's batches.
+   *
+   * @param schema the table's Iceberg schema
+   * @return one Arrow field per top-level column, in the schema's order
    * @throws IllegalArgumentException if a column has a type outside the mapping
    */
   public static Schema toArrowSchema(org.apache.iceberg.Schema schema) {
@@ -65,6 +69,10 @@ public final class IcebergArrowSchemas {
   }
 
   /**
+   * The Arrow field of one top-level column.
+   *
+   * @param column the Iceberg column
+   * @return the field, with the column's field id as metadata
    * @throws IllegalArgumentException if the column has a type outside the mapping
    */
   public static Field toArrowField(Types.NestedField column) {
@@ -78,7 +86,13 @@ public final class IcebergArrowSchemas {
     return new Field(column.name(), fieldType, List.of());
   }
 
-  /** The Iceberg field id stored in the field's metadata, if any. */
+  /**
+   * The Iceberg field id stored in the field's metadata, if any.
+   *
+   * @param field an Arrow field
+   * @return the id under {@link #FIELD_ID_KEY}, or empty when there is none
+   * @throws IllegalArgumentException if the metadata value is not an integer
+   */
   public static OptionalInt fieldId(Field field) {
     requireNonNull(field, "field is null");
     String value = field.getMetadata().get(FIELD_ID_KEY);

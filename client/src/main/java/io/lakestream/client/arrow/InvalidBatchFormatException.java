@@ -14,10 +14,21 @@ package io.lakestream.client.arrow;
 public final class InvalidBatchFormatException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what is wrong and where
+   */
   public InvalidBatchFormatException(String message) {
     super(message);
   }
 
+  /**
+   * Creates the exception with the failure that revealed the problem.
+   *
+   * @param message what is wrong and where
+   * @param cause the underlying failure, such as Arrow's validation error
+   */
   public InvalidBatchFormatException(String message, Throwable cause) {
     super(message, cause);
   }

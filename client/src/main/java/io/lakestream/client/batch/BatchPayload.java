@@ -10,19 +10,40 @@ import java.nio.ByteBuffer;
 public final class BatchPayload {
   private BatchPayload() {}
 
+  /**
+   * Builds a payload from its two parts.
+   *
+   * @param statistics the encoded column statistics ({@link
+   *     io.lakestream.client.arrow.BatchStatistics})
+   * @param message the Arrow IPC record batch message, from its position to its limit (not
+   *     consumed)
+   * @return a new heap buffer positioned at the payload's start
+   */
   public static ByteBuffer encode(byte[] statistics, ByteBuffer message) {
     ByteBuffer payload = ByteBuffer.allocate(4 + statistics.length + message.remaining());
     payload.putInt(statistics.length).put(statistics).put(message.duplicate());
     return payload.flip();
   }
 
-  /** The statistics bytes, without copying. */
+  /**
+   * The statistics bytes, without copying.
+   *
+   * @param payload a payload, from its position to its limit (not consumed)
+   * @return a slice of the payload holding the statistics
+   * @throws IllegalArgumentException if the payload is too short or its statistics length is wrong
+   */
   public static ByteBuffer statistics(ByteBuffer payload) {
     int length = statisticsLength(payload);
     return payload.slice(payload.position() + 4, length);
   }
 
-  /** The Arrow message, without copying. */
+  /**
+   * The Arrow message, without copying.
+   *
+   * @param payload a payload, from its position to its limit (not consumed)
+   * @return a slice of the payload from the Arrow message's start to the payload's limit
+   * @throws IllegalArgumentException if the payload is too short or its statistics length is wrong
+   */
   public static ByteBuffer message(ByteBuffer payload) {
     int length = statisticsLength(payload);
     int start = payload.position() + 4 + length;

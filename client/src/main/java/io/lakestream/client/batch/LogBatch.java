@@ -32,19 +32,43 @@ import java.util.zip.CRC32C;
  * not thread safe.
  */
 public final class LogBatch {
+  /** Bytes of the fixed header; the payload starts here. */
   public static final int HEADER_SIZE = 47;
+
+  /** The format version this class writes and reads. */
   public static final byte MAGIC = 1;
+
+  /** The writer id of a batch whose writer is not idempotent (the server does not deduplicate). */
   public static final long NO_WRITER = -1;
 
+  /** Position of the base offset field (int64). */
   public static final int BASE_OFFSET = 0;
+
+  /** Position of the length field (int32): the bytes after it. */
   public static final int LENGTH = 8;
+
+  /** Position of the magic byte. */
   public static final int MAGIC_OFFSET = 12;
+
+  /** Position of the commit timestamp field (int64, epoch milliseconds). */
   public static final int COMMIT_TIMESTAMP = 13;
+
+  /** Position of the CRC-32C field (int32), which covers every byte from {@link #ATTRIBUTES} on. */
   public static final int CRC = 21;
+
+  /** Position of the attributes field (int16). */
   public static final int ATTRIBUTES = 25;
+
+  /** Position of the record count field (int32). */
   public static final int RECORD_COUNT = 27;
+
+  /** Position of the payload's schema id field (int32). */
   public static final int SCHEMA_ID = 31;
+
+  /** Position of the writer id field (int64). */
   public static final int WRITER_ID = 35;
+
+  /** Position of the writer sequence field (int32). */
   public static final int WRITER_SEQUENCE = 43;
 
   /** Bytes before the length field ends: base offset and length. */
@@ -56,7 +80,13 @@ public final class LogBatch {
     this.buffer = buffer.slice().order(ByteOrder.BIG_ENDIAN);
   }
 
-  /** Wraps an encoded batch (the buffer from its position to its limit is exactly one batch). */
+  /**
+   * Wraps an encoded batch (the buffer from its position to its limit is exactly one batch). Does
+   * not check it; see {@link #isValid()}.
+   *
+   * @param buffer the encoded batch; shared, not copied
+   * @return the batch
+   */
   public static LogBatch wrap(ByteBuffer buffer) {
     return new LogBatch(requireNonNull(buffer, "buffer is null"));
   }
@@ -64,7 +94,14 @@ public final class LogBatch {
   /**
    * Encodes a new batch; the tablet assigns its base offset and commit timestamp on append.
    *
+   * @param recordCount rows in the payload, at least 1
+   * @param schemaId the id of the table schema the payload was written with
+   * @param writerId the idempotent writer's id, or {@link #NO_WRITER}
+   * @param writerSequence the writer's sequence number of this batch
    * @param attributes compression codec and flags
+   * @param payload the payload, from its position to its limit (copied, not consumed)
+   * @return a batch in a new heap buffer, with its CRC computed
+   * @throws IllegalArgumentException if {@code recordCount} is not positive
    */
   public static LogBatch create(
       int recordCount,
@@ -85,6 +122,14 @@ public final class LogBatch {
    * an encoder can write the payload straight after room for the header without copying it again.
    *
    * @param buffer positioned at 0; becomes the batch's buffer
+   * @param recordCount rows in the payload, at least 1
+   * @param schemaId the id of the table schema the payload was written with
+   * @param writerId the idempotent writer's id, or {@link #NO_WRITER}
+   * @param writerSequence the writer's sequence number of this batch
+   * @param attributes compression codec and flags
+   * @return the batch, with its CRC computed
+   * @throws IllegalArgumentException if {@code recordCount} is not positive, or the buffer is not
+   *     at position 0 or is shorter than the header
    */
   public static LogBatch createInPlace(
       ByteBuffer buffer,
@@ -121,7 +166,10 @@ public final class LogBatch {
    * length for the new payload, and a CRC of 0, since the server checked the stored batch and
    * cannot cover bytes it never reads.
    *
-   * @param header at least the first {@link #HEADER_SIZE} bytes of the stored batch
+   * @param header at least the first {@link #HEADER_SIZE} bytes of the stored batch, from its
+   *     position (not consumed)
+   * @param payloadSize the size of the replacing payload in bytes
+   * @return a new {@link #HEADER_SIZE}-byte header buffer at position 0
    */
   public static ByteBuffer rewrittenHeader(ByteBuffer header, int payloadSize) {
     ByteBuffer copy = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
@@ -131,68 +179,138 @@ public final class LogBatch {
     return copy;
   }
 
+  /**
+   * The offset of the batch's first record, assigned by the tablet on append.
+   *
+   * @return the base offset (0 before the append)
+   */
   public long baseOffset() {
     return buffer.getLong(BASE_OFFSET);
   }
 
-  /** The offset of the batch's last record. */
+  /**
+   * The offset of the batch's last record.
+   *
+   * @return base offset plus record count minus 1
+   */
   public long lastOffset() {
     return baseOffset() + recordCount() - 1;
   }
 
-  /** The offset after this batch. */
+  /**
+   * The offset after this batch.
+   *
+   * @return base offset plus record count
+   */
   public long nextOffset() {
     return baseOffset() + recordCount();
   }
 
-  /** The whole batch's size in bytes. */
+  /**
+   * The whole batch's size in bytes, from its length field.
+   *
+   * @return header plus payload bytes
+   */
   public int sizeInBytes() {
     return LOG_OVERHEAD + buffer.getInt(LENGTH);
   }
 
+  /**
+   * The format version.
+   *
+   * @return the magic byte ({@link #MAGIC} for a batch this class wrote)
+   */
   public byte magic() {
     return buffer.get(MAGIC_OFFSET);
   }
 
+  /**
+   * The CRC-32C stored in the header.
+   *
+   * @return the stored CRC (0 in a header rewritten for a projection)
+   */
   public int storedCrc() {
     return buffer.getInt(CRC);
   }
 
+  /**
+   * The attributes: bits 0-2 the compression codec, bit 3 set when rows carry change types.
+   *
+   * @return the attributes field
+   */
   public short attributes() {
     return buffer.getShort(ATTRIBUTES);
   }
 
+  /**
+   * The number of rows in the payload.
+   *
+   * @return the record count
+   */
   public int recordCount() {
     return buffer.getInt(RECORD_COUNT);
   }
 
+  /**
+   * When the batch was appended, assigned by the tablet.
+   *
+   * @return epoch milliseconds (0 before the append)
+   */
   public long commitTimestamp() {
     return buffer.getLong(COMMIT_TIMESTAMP);
   }
 
+  /**
+   * The id of the table schema the payload was written with.
+   *
+   * @return the schema id
+   */
   public int schemaId() {
     return buffer.getInt(SCHEMA_ID);
   }
 
+  /**
+   * The idempotent writer that wrote the batch.
+   *
+   * @return the writer id, or {@link #NO_WRITER}
+   */
   public long writerId() {
     return buffer.getLong(WRITER_ID);
   }
 
+  /**
+   * The writer's sequence number of this batch, by which the server drops duplicates.
+   *
+   * @return the writer sequence
+   */
   public int writerSequence() {
     return buffer.getInt(WRITER_SEQUENCE);
   }
 
-  /** The payload, without copying. */
+  /**
+   * The payload, without copying.
+   *
+   * @return a slice of the batch's buffer from {@link #HEADER_SIZE} to the batch's end
+   */
   public ByteBuffer payload() {
     return buffer.duplicate().position(HEADER_SIZE).limit(sizeInBytes()).slice();
   }
 
-  /** The encoded batch, without copying. */
+  /**
+   * The encoded batch, without copying.
+   *
+   * @return a view of the batch's buffer from its start to its end
+   */
   public ByteBuffer buffer() {
     return buffer.duplicate().position(0).limit(sizeInBytes());
   }
 
-  /** Whether the stored CRC matches the contents. */
+  /**
+   * Whether the batch is intact: its length fits the buffer, its magic is {@link #MAGIC} and the
+   * stored CRC matches the contents.
+   *
+   * @return {@code true} if the batch can be read
+   */
   public boolean isValid() {
     return sizeInBytes() >= HEADER_SIZE
         && sizeInBytes() <= buffer.limit()
@@ -200,6 +318,11 @@ public final class LogBatch {
         && storedCrc() == computeCrc();
   }
 
+  /**
+   * Computes the CRC-32C of the batch's bytes from {@link #ATTRIBUTES} to its end.
+   *
+   * @return the CRC of the current contents
+   */
   public int computeCrc() {
     CRC32C crc = new CRC32C();
     crc.update(buffer.duplicate().position(ATTRIBUTES).limit(sizeInBytes()));
@@ -209,6 +332,9 @@ public final class LogBatch {
   /**
    * Stamps the fields the server assigns on append; they are outside the CRC. Only the log tablet
    * calls this.
+   *
+   * @param baseOffset the offset of the batch's first record
+   * @param commitTimestamp the append time in epoch milliseconds
    */
   public void assign(long baseOffset, long commitTimestamp) {
     buffer.putLong(BASE_OFFSET, baseOffset);

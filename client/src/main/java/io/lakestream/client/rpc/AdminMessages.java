@@ -14,6 +14,9 @@ import java.util.Map;
  * to {@link ApiKey#LIST_TABLES}, and {@link ApiKey#DESCRIBE_TABLE}), version 0. A namespace is
  * encoded as {@code string warehouse ("" = default) | int32 levels | string level...}, as in {@link
  * Messages.MetadataRequest}.
+ *
+ * <p>Internal: the wire format shared with the server; not for applications, which use {@link
+ * io.lakestream.client.Admin}.
  */
 public final class AdminMessages {
   private static final int MAX_LEVELS = 64;
@@ -21,18 +24,35 @@ public final class AdminMessages {
 
   private AdminMessages() {}
 
-  /** A namespace by warehouse (null for the server's default) and levels. */
+  /**
+   * A namespace by warehouse (null for the server's default) and levels.
+   *
+   * @param warehouse the warehouse, or null for the server's default (sent as {@code ""})
+   * @param namespace the namespace's levels, outermost first, at most 64
+   */
   public record NamespaceRequest(String warehouse, List<String> namespace) {
+    /** Copies the collections into immutable ones. */
     public NamespaceRequest {
       namespace = List.copyOf(namespace);
     }
 
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       ByteBuffer buffer = ByteBuffer.allocate(namespaceSize(warehouse, namespace));
       putNamespace(buffer, warehouse, namespace);
       return buffer.flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static NamespaceRequest decode(ByteBuffer buffer) {
       String warehouse = getWarehouse(buffer);
       return new NamespaceRequest(warehouse, getLevels(buffer));
@@ -40,6 +60,11 @@ public final class AdminMessages {
   }
 
   /**
+   * The body of {@link ApiKey#CREATE_TABLE}.
+   *
+   * @param warehouse the warehouse, or null for the server's default (sent as {@code ""})
+   * @param namespace the namespace's levels, outermost first, at most 64
+   * @param table the new table's name
    * @param schemaJson the table's Iceberg schema as JSON (Iceberg's {@code SchemaParser} format)
    * @param partitionSpecJson the partition spec as Iceberg JSON, or empty for an unpartitioned
    *     table
@@ -52,6 +77,9 @@ public final class AdminMessages {
       String schemaJson,
       String partitionSpecJson,
       Map<String, String> properties) {
+    /**
+     * Checks that the reference fields are not null and copies the collections into immutable ones.
+     */
     public CreateTableRequest {
       namespace = List.copyOf(namespace);
       requireNonNull(table, "table is null");
@@ -60,6 +88,11 @@ public final class AdminMessages {
       properties = Map.copyOf(properties);
     }
 
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       byte[] schema = schemaJson.getBytes(StandardCharsets.UTF_8);
       byte[] spec = partitionSpecJson.getBytes(StandardCharsets.UTF_8);
@@ -88,6 +121,12 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static CreateTableRequest decode(ByteBuffer buffer) {
       String warehouse = getWarehouse(buffer);
       List<String> namespace = getLevels(buffer);
@@ -107,30 +146,56 @@ public final class AdminMessages {
   }
 
   /**
+   * The answer to {@link ApiKey#CREATE_TABLE}.
+   *
    * @param tableId the new table's id (its Iceberg table UUID)
    */
   public record CreateTableResponse(String tableId) {
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       ByteBuffer buffer = ByteBuffer.allocate(Wire.stringSize(tableId));
       Wire.putString(buffer, tableId);
       return buffer.flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static CreateTableResponse decode(ByteBuffer buffer) {
       return new CreateTableResponse(Wire.getString(buffer));
     }
   }
 
   /**
+   * The body of {@link ApiKey#DROP_TABLE}.
+   *
+   * @param warehouse the warehouse, or null for the server's default (sent as {@code ""})
+   * @param namespace the namespace's levels, outermost first, at most 64
+   * @param table the table's name
    * @param purge also delete the table's data and metadata files
    */
   public record DropTableRequest(
       String warehouse, List<String> namespace, String table, boolean purge) {
+    /**
+     * Checks that the reference fields are not null and copies the collections into immutable ones.
+     */
     public DropTableRequest {
       namespace = List.copyOf(namespace);
       requireNonNull(table, "table is null");
     }
 
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       ByteBuffer buffer =
           ByteBuffer.allocate(namespaceSize(warehouse, namespace) + Wire.stringSize(table) + 1);
@@ -140,6 +205,12 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static DropTableRequest decode(ByteBuffer buffer) {
       String warehouse = getWarehouse(buffer);
       List<String> namespace = getLevels(buffer);
@@ -148,26 +219,47 @@ public final class AdminMessages {
   }
 
   /**
+   * The answer to {@link ApiKey#DROP_TABLE}.
+   *
    * @param dropped false when there was no such table
    */
   public record DropTableResponse(boolean dropped) {
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       return ByteBuffer.allocate(1).put((byte) (dropped ? 1 : 0)).flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static DropTableResponse decode(ByteBuffer buffer) {
       return new DropTableResponse(buffer.get() == 1);
     }
   }
 
   /**
+   * The answer to {@link ApiKey#LIST_TABLES}.
+   *
    * @param tables the names of the namespace's tables, sorted
    */
   public record ListTablesResponse(List<String> tables) {
+    /** Copies the collections into immutable ones. */
     public ListTablesResponse {
       tables = List.copyOf(tables);
     }
 
+    /**
+     * Encodes the body.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       int size = 4;
       for (String table : tables) {
@@ -179,6 +271,12 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
+    /**
+     * Decodes a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the message
+     */
     public static ListTablesResponse decode(ByteBuffer buffer) {
       int count = buffer.getInt();
       if (count < 0 || count > buffer.remaining() / 2) {
@@ -192,14 +290,27 @@ public final class AdminMessages {
     }
   }
 
-  /** A table by warehouse (null for the server's default), namespace and name. */
+  /**
+   * A table by warehouse (null for the server's default), namespace and name.
+   *
+   * @param warehouse the warehouse, or null for the server's default (sent as {@code ""})
+   * @param namespace the namespace's levels, outermost first, at most 64
+   * @param table the table's name
+   */
   public record TableRequest(String warehouse, List<String> namespace, String table) {
+    /**
+     * Checks that the reference fields are not null and copies the collections into immutable ones.
+     */
     public TableRequest {
       namespace = List.copyOf(namespace);
       requireNonNull(table, "table is null");
     }
 
-    /** The body, ready to send. */
+    /**
+     * The body, ready to send.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       ByteBuffer buffer =
           ByteBuffer.allocate(namespaceSize(warehouse, namespace) + Wire.stringSize(table));
@@ -208,7 +319,12 @@ public final class AdminMessages {
       return buffer.flip();
     }
 
-    /** The request in a body. */
+    /**
+     * The request in a body.
+     *
+     * @param buffer positioned at the body; advanced past it
+     * @return the request
+     */
     public static TableRequest decode(ByteBuffer buffer) {
       String warehouse = getWarehouse(buffer);
       List<String> namespace = getLevels(buffer);
@@ -233,6 +349,10 @@ public final class AdminMessages {
       String partitionSpecJson,
       Map<String, String> properties,
       Map<String, Map<Integer, Long>> tieredOffsets) {
+    /**
+     * Checks that the reference fields are not null and copies the maps into immutable ones,
+     * keeping the order of {@code tieredOffsets}.
+     */
     public DescribeTableResponse {
       requireNonNull(tableId, "tableId is null");
       requireNonNull(schemaJson, "schemaJson is null");
@@ -243,7 +363,11 @@ public final class AdminMessages {
       tieredOffsets = java.util.Collections.unmodifiableMap(copy);
     }
 
-    /** The body, ready to send. */
+    /**
+     * The body, ready to send.
+     *
+     * @return a new buffer positioned at the body's start
+     */
     public ByteBuffer encode() {
       byte[] schema = schemaJson.getBytes(StandardCharsets.UTF_8);
       byte[] spec = partitionSpecJson.getBytes(StandardCharsets.UTF_8);
@@ -277,6 +401,8 @@ public final class AdminMessages {
     /**
      * The response in a body.
      *
+     * @param buffer positioned at the body; advanced past it
+     * @return the response
      * @throws RpcException {@code INVALID_REQUEST} for a count the body cannot hold
      */
     public static DescribeTableResponse decode(ByteBuffer buffer) {

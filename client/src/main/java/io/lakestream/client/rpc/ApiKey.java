@@ -59,15 +59,30 @@ public enum ApiKey {
     this.latestVersion = (short) latestVersion;
   }
 
+  /**
+   * The request's number on the wire.
+   *
+   * @return the number, which never changes meaning
+   */
   public short id() {
     return id;
   }
 
+  /**
+   * The newest version of the request body this build writes and reads.
+   *
+   * @return the version
+   */
   public short latestVersion() {
     return latestVersion;
   }
 
-  /** The key with a wire number, or null if this build does not know it. */
+  /**
+   * The key with a wire number, or null if this build does not know it.
+   *
+   * @param id a number read from a request frame
+   * @return the key, or null
+   */
   public static ApiKey forId(short id) {
     for (ApiKey key : values()) {
       if (key.id == id) {

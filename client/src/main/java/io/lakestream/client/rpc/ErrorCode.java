@@ -5,22 +5,42 @@ package io.lakestream.client.rpc;
  * numbers. {@link #retriable()} tells a client whether the same request may succeed later.
  */
 public enum ErrorCode {
+  /** Success: the response carries a body, not an error. */
   NONE(0, false),
+  /** A failure the server has no code for; the message says what happened. */
   UNKNOWN_SERVER_ERROR(1, false),
+  /** No streaming table has that id or path (dropped, or never created). */
   UNKNOWN_TABLE(2, false),
+  /** The table has no bucket of that number. */
   UNKNOWN_BUCKET(3, false),
+  /** An offset outside the bucket's log: below its log start (retention) or past its end. */
   OFFSET_OUT_OF_RANGE(4, false),
+  /**
+   * A batch the server refuses: it fails its CRC check, does not decode, or its rows do not fit the
+   * table or the partition it is written to; the message says which.
+   */
   INVALID_BATCH(5, false),
   /** A writer's batch whose sequence skips ahead of the writer's last one for the bucket. */
   OUT_OF_ORDER_SEQUENCE(6, false),
+  /**
+   * A token the server refuses, or a request sent before authenticating to a server that needs it.
+   */
   NOT_AUTHENTICATED(7, false),
+  /** The authenticated principal lacks the grant the request needs. */
   NOT_AUTHORIZED(8, false),
+  /** A request frame larger than the server's limit; the server closes the connection. */
   REQUEST_TOO_LARGE(9, false),
+  /** A request version the server does not read (see {@link ApiKey#latestVersion()}). */
   UNSUPPORTED_VERSION(10, false),
+  /** A malformed or truncated request body, or a value in it the server refuses. */
   INVALID_REQUEST(11, false),
+  /** A batch or request naming a schema id the table does not have. */
   SCHEMA_MISMATCH(12, false),
+  /** The server could not read or write its storage; the same request may succeed later. */
   STORAGE_ERROR(13, true),
+  /** A log-table request (such as a produce) on a table that is not a log table. */
   NOT_A_LOG_TABLE(14, false),
+  /** The server is stopping; the same request may succeed on another server or after a restart. */
   SERVER_SHUTTING_DOWN(15, true),
   /** The connection failed before a response arrived (raised by the client, never sent). */
   NETWORK_ERROR(16, true),
@@ -74,15 +94,31 @@ public enum ErrorCode {
     this.retriable = retriable;
   }
 
+  /**
+   * The code's number on the wire.
+   *
+   * @return the number, which never changes meaning
+   */
   public short code() {
     return code;
   }
 
+  /**
+   * Whether the same request may succeed later (on a new connection for {@link #NETWORK_ERROR} and
+   * {@link #SERVER_BUSY}).
+   *
+   * @return {@code true} for transient conditions
+   */
   public boolean retriable() {
     return retriable;
   }
 
-  /** The error of a wire code; unknown codes read as {@link #UNKNOWN_SERVER_ERROR}. */
+  /**
+   * The error of a wire code; unknown codes read as {@link #UNKNOWN_SERVER_ERROR}.
+   *
+   * @param code a code read from a response frame
+   * @return the error
+   */
   public static ErrorCode forCode(short code) {
     for (ErrorCode error : values()) {
       if (error.code == code) {

@@ -10,6 +10,7 @@ public interface ResponseMemory {
   /**
    * Memory for a body of {@code size} bytes, called on the connection's reader thread.
    *
+   * @param size the body's length in bytes
    * @return a buffer with exactly {@code size} bytes remaining, which the reader fills and hands to
    *     the request's future as its response
    */
@@ -19,6 +20,8 @@ public interface ResponseMemory {
    * A buffer from {@link #allocate} that no future received: the request had completed already (it
    * was cancelled, or the connection failed), the body could not be read, or it was an error
    * message. The caller frees it.
+   *
+   * @param body a buffer this memory allocated
    */
   void discard(ByteBuffer body);
 }

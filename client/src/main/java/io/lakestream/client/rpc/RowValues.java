@@ -20,7 +20,15 @@ public final class RowValues {
   private RowValues() {}
 
   /**
-   * @throws IllegalArgumentException naming the column when a value does not fit its type
+   * Encodes rows as {@code int32 count | values...}.
+   *
+   * @param rows the rows, each with one value per type, as {@link
+   *     io.lakestream.client.AppendWriter#append(Object...)} takes values
+   * @param types the columns' Arrow types
+   * @param names the columns' names, for error messages
+   * @return a new buffer positioned at the encoding's start
+   * @throws IllegalArgumentException naming the column when a value does not fit its type, or when
+   *     a row has the wrong number of values
    */
   public static ByteBuffer encode(List<Object[]> rows, List<ArrowType> types, List<String> names) {
     List<byte[]> strings = new ArrayList<>();
@@ -153,6 +161,16 @@ public final class RowValues {
     return size;
   }
 
+  /**
+   * Decodes rows written by {@link #encode}.
+   *
+   * @param buffer positioned at the rows; advanced past them
+   * @param types the columns' Arrow types, as when encoded
+   * @return the rows; a value is a Long (64-bit integers, timestamps, times), Integer (other
+   *     integers, dates), Byte (8-bit integers), Boolean, Float, Double, String, BigDecimal or byte
+   *     array, or null
+   * @throws RpcException {@code INVALID_REQUEST} for a malformed encoding
+   */
   public static List<Object[]> decode(ByteBuffer buffer, List<ArrowType> types) {
     int count = buffer.getInt();
     if (count < 0 || count > buffer.remaining()) {

@@ -54,7 +54,16 @@ public final class RpcConnection implements AutoCloseable {
     reader.start();
   }
 
-  /** Connects to {@code host:port}. */
+  /**
+   * Connects to {@code host:port} with TCP no-delay and keep-alive, and starts the reader thread (a
+   * daemon). Sends nothing: authenticating is the caller's first request.
+   *
+   * @param host the server's host name or IP address
+   * @param port the server's stream RPC port
+   * @param connectTimeout how long the TCP connect may take
+   * @return the open connection
+   * @throws IOException if the connect fails or times out
+   */
   public static RpcConnection open(String host, int port, Duration connectTimeout)
       throws IOException {
     SocketChannel channel = SocketChannel.open();
@@ -73,6 +82,8 @@ public final class RpcConnection implements AutoCloseable {
   /**
    * Sends a request.
    *
+   * @param key the request, sent with its {@link ApiKey#latestVersion()}
+   * @param body the request body from position to limit
    * @return the response body, or a failure with the server's {@link RpcException}
    */
   public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer body) {
@@ -83,6 +94,8 @@ public final class RpcConnection implements AutoCloseable {
    * Sends a request whose body is the concatenation of {@code parts}, written one after another
    * without joining them first.
    *
+   * @param key the request, sent with its {@link ApiKey#latestVersion()}
+   * @param parts the body's parts, each from position to limit
    * @return the response body, or a failure with the server's {@link RpcException}
    */
   public CompletableFuture<ByteBuffer> send(ApiKey key, ByteBuffer... parts) {
@@ -92,6 +105,12 @@ public final class RpcConnection implements AutoCloseable {
   /**
    * Sends a request whose response body is read into {@code memory} (null for a new heap array). A
    * body the returned future does not receive goes back to {@link ResponseMemory#discard}.
+   *
+   * @param key the request, sent with its {@link ApiKey#latestVersion()}
+   * @param memory where the response body goes, or null for a new heap array
+   * @param parts the body's parts, each from position to limit
+   * @return the response body, or a failure with the server's {@link RpcException} ({@code
+   *     NETWORK_ERROR} when the connection has failed or fails before the response)
    */
   public CompletableFuture<ByteBuffer> send(
       ApiKey key, ResponseMemory memory, ByteBuffer... parts) {
@@ -249,10 +268,16 @@ public final class RpcConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the connection has neither failed nor been closed.
+   *
+   * @return {@code true} while requests can be sent
+   */
   public boolean isOpen() {
     return failure == null;
   }
 
+  /** Closes the socket; pending and later requests fail with {@code NETWORK_ERROR}. */
   @Override
   public void close() {
     fail(new RpcException(ErrorCode.NETWORK_ERROR, "Connection closed"));

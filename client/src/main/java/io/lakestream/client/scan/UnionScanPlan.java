@@ -21,6 +21,7 @@ import java.util.OptionalLong;
  * <p>Engines that plan Iceberg scans themselves (Trino, Flink, Spark) read the snapshot by id with
  * their own splits and the ranges with the stream client.
  *
+ * @param table the table read
  * @param snapshotId the lake snapshot, or empty when the table has none yet (then the ranges start
  *     at each bucket's log start)
  * @param primaryKey whether the table is a primary-key table (its ranges hold changes)
@@ -28,13 +29,18 @@ import java.util.OptionalLong;
  */
 public record UnionScanPlan(
     TablePath table, boolean primaryKey, OptionalLong snapshotId, List<LogRange> logRanges) {
+  /** Checks the plan and copies the ranges into an immutable list. */
   public UnionScanPlan {
     requireNonNull(table, "table is null");
     requireNonNull(snapshotId, "snapshotId is null");
     logRanges = List.copyOf(logRanges);
   }
 
-  /** Records the plan reads from the log. */
+  /**
+   * Records the plan reads from the log.
+   *
+   * @return the sum of the ranges' sizes
+   */
   public long logRecords() {
     return logRanges.stream().mapToLong(LogRange::size).sum();
   }
