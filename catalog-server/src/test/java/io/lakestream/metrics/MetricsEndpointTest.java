@@ -13,6 +13,7 @@ import io.lakestream.metrics.PrometheusText.Family;
 import io.lakestream.metrics.PrometheusText.Sample;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.testing.EmbeddedLakestream;
+import io.lakestream.tiering.TieringFixture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -26,6 +27,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -190,21 +192,7 @@ class MetricsEndpointTest {
   }
 
   private static Map<String, Family> awaitScrape(String what, Predicate<Map<String, Family>> done) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    Map<String, Family> last = scrape();
-    while (!done.test(last)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("Timed out waiting for " + what);
-      }
-      try {
-        Thread.sleep(100); // polling interval, not a wait for the condition
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      last = scrape();
-    }
-    return last;
+    return TieringFixture.awaitValue(what, WAIT, () -> Optional.of(scrape()).filter(done));
   }
 
   private static void createLogTable(String name, Map<String, String> extra) {
@@ -288,7 +276,6 @@ class MetricsEndpointTest {
   @Test
   void appendedRowsGrowByWhatIsWrittenAndLagFallsOnceTiered() {
     createLogTable("clicks", Map.of("lakestream.tiering.interval", "1h"));
-    lakestream.catalog().loadTable(TableIdentifier.of("metrics", "clicks"));
     Map<String, Family> before =
         awaitScrape(
             "the tiering service to list metrics.clicks",
