@@ -16,10 +16,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The server's Prometheus metrics: HTTP requests by route and status, their latency, tiering's
- * progress per table and bucket ({@link #registerTiering}), and the JVM's own metrics. One instance
- * per server process, each with its own registry, so tests can run several servers in one JVM.
- * Thread safe.
+ * The server's Prometheus metrics: HTTP requests by route and status, their latency, the stream
+ * store's appends, offsets and lookups per table and bucket ({@link #registerStreamStore}),
+ * tiering's progress per table and bucket ({@link #registerTiering}), and the JVM's and process's
+ * own metrics ({@code jvm_*}, {@code process_*}, named by the Prometheus Java client). Every metric
+ * is listed in {@code docs/metrics.md}. One instance per server process, each with its own
+ * registry, so tests can run several servers in one JVM. Thread safe.
  */
 public final class ServerMetrics {
   private static final int FIRST_STATUS = 100;
@@ -50,6 +52,7 @@ public final class ServerMetrics {
             .name("lakestream_http_request_duration_seconds")
             .help("Time to serve an HTTP request, by route")
             .labelNames("route")
+            .classicOnly()
             .register(registry);
   }
 
@@ -97,6 +100,56 @@ public final class ServerMetrics {
           reader,
       String defaultWarehouse) {
     registry.register(new TieringMetrics(reader, defaultWarehouse));
+  }
+
+  /**
+   * Adds the stream store's metrics per table, partition and bucket (see {@link
+   * StreamStoreMetrics}), the row cache's and the data directory's file system gauges, all read at
+   * each scrape.
+   *
+   * @param resolver the tables by id, or null while the server has none yet
+   * @param dataDirectory the server's data directory, whose file system's space is reported
+   */
+  public void registerStreamStore(
+      io.lakestream.store.log.LogManager logs,
+      io.lakestream.store.kv.KvManager kvs,
+      java.util.function.Supplier<io.lakestream.store.TableResolver> resolver,
+      java.nio.file.Path dataDirectory) {
+    registry.register(new StreamStoreMetrics(logs, kvs, resolver));
+    GaugeWithCallback.builder()
+        .name("lakestream_kv_row_cache_used_bytes")
+        .help("Bytes of rows the primary-key tables' shared row cache holds now")
+        .callback(callback -> callback.call(kvs.rowCache().usedBytes()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("lakestream_kv_row_cache_capacity_bytes")
+        .help("Budget of the primary-key tables' shared row cache")
+        .callback(callback -> callback.call(kvs.rowCache().capacityBytes()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("lakestream_data_filesystem_available_bytes")
+        .help("Bytes available to the server on the file system of its data directory")
+        .callback(
+            callback -> {
+              try {
+                callback.call(java.nio.file.Files.getFileStore(dataDirectory).getUsableSpace());
+              } catch (IOException e) {
+                // no sample this scrape: absent() alerts catch a directory that went away
+              }
+            })
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("lakestream_data_filesystem_size_bytes")
+        .help("Size of the file system of the server's data directory")
+        .callback(
+            callback -> {
+              try {
+                callback.call(java.nio.file.Files.getFileStore(dataDirectory).getTotalSpace());
+              } catch (IOException e) {
+                // as above
+              }
+            })
+        .register(registry);
   }
 
   /**

@@ -241,6 +241,7 @@ public final class LakestreamServer implements AutoCloseable {
           config.bindAddress());
     }
     ServerMetrics metrics = new ServerMetrics();
+    metrics.registerStreamStore(logs, kvs, () -> resolver, config.dataDirectory());
     metrics.registerTiering(() -> Optional.ofNullable(tieringStatus), config.defaultWarehouse());
     metrics.registerFlightSql(
         () -> flight == null ? 0 : flight.runningQueries(),

@@ -154,6 +154,14 @@ final class KvService {
     if (direct && encoded == null) {
       mutations = mutations(table, request, input, schema, root);
     }
+    int deletes = 0;
+    for (int row = 0; row < ops.remaining(); row++) {
+      if (ops.get(ops.position() + row) == PutKvRequest.DELETE) {
+        deletes++;
+      }
+    }
+    int upserts = ops.remaining() - deletes;
+    int deleted = deletes;
     CompletableFuture<AppendResult> written;
     try {
       written = buckets.write(kv, log, input, schema, mutations, encoded);
@@ -166,6 +174,9 @@ final class KvService {
         (appended, error) -> {
           if (error != null) {
             throw RpcErrors.failure(error);
+          }
+          if (!appended.duplicate()) {
+            kv.statistics().written(upserts, deleted);
           }
           return new ProduceResponse(
                   appended.baseOffset(), appended.lastOffset(), appended.duplicate())
@@ -294,6 +305,7 @@ final class KvService {
 
   /** LOOKUP and PREFIX_LOOKUP: the durable rows of keys, or of a bucket-key prefix. */
   ByteBuffer lookup(StreamTable table, LookupRequest request, boolean prefix) {
+    long started = System.nanoTime();
     Schema schema = rowSchema(table, table.currentSchemaId());
     List<Object[]> keys = lookupKeys(table, schema, request, prefix);
     LogTablet log =
@@ -306,6 +318,7 @@ final class KvService {
                             + " has no partition "
                             + request.partition()));
     KvTablet kv = tablet(table, request.partition(), request.bucket(), log);
+    ByteBuffer response;
     try {
       if (prefix) {
         if (keys.size() != 1) {
@@ -314,15 +327,18 @@ final class KvService {
         List<Object[]> found = kv.prefixLookup(keys.get(0));
         byte[] flags = new byte[found.size()];
         java.util.Arrays.fill(flags, (byte) 1);
-        return new LookupResponse(table.currentSchemaId(), flags, encodeRows(schema, found))
-            .encode();
+        response =
+            new LookupResponse(table.currentSchemaId(), flags, encodeRows(schema, found)).encode();
+      } else {
+        response = lookupResponse(table, schema, kv, kv.lookupValues(keys));
       }
-      return lookupResponse(table, schema, kv, kv.lookupValues(keys));
     } catch (IllegalArgumentException e) {
       throw new InvalidMutationException("Invalid key: " + e.getMessage());
     } catch (IOException e) {
       throw RpcErrors.of(e, "Cannot read " + table.displayName());
     }
+    kv.statistics().lookedUp(System.nanoTime() - started);
+    return response;
   }
 
   /**
@@ -331,6 +347,7 @@ final class KvService {
    * KvTablet#lookupValuesInMemory}). Never blocks.
    */
   ByteBuffer lookupInMemory(StreamTable table, LookupRequest request) {
+    long started = System.nanoTime();
     KvTablet kv = kvs.openTablet(table.tableId(), request.partition(), request.bucket());
     if (kv == null) {
       return null;
@@ -343,7 +360,12 @@ final class KvService {
     } catch (IllegalArgumentException e) {
       throw new InvalidMutationException("Invalid key: " + e.getMessage());
     }
-    return values == null ? null : lookupResponse(table, schema, kv, values);
+    if (values == null) {
+      return null;
+    }
+    ByteBuffer response = lookupResponse(table, schema, kv, values);
+    kv.statistics().lookedUp(System.nanoTime() - started);
+    return response;
   }
 
   private static List<Object[]> lookupKeys(

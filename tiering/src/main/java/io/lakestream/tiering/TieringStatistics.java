@@ -6,6 +6,7 @@ import io.lakestream.client.TablePath;
 import io.lakestream.lake.TieringRound;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -47,7 +48,48 @@ public final class TieringStatistics {
     }
   }
 
+  /**
+   * Upper bounds, in seconds, of the buckets that {@link #roundDurations} counts committed rounds
+   * in: from a tenth of a second to ten minutes.
+   */
+  public static final List<Double> ROUND_SECONDS_BOUNDS =
+      List.of(0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0);
+
+  /**
+   * How long the committed rounds of a table took.
+   *
+   * @param counts rounds per bucket, not cumulative: {@code counts[i]} took at most {@link
+   *     #ROUND_SECONDS_BOUNDS}{@code [i]} and more than the bound before it; the last entry counts
+   *     those longer than every bound
+   * @param sumSeconds the rounds' durations added up
+   */
+  public record RoundDurations(long[] counts, double sumSeconds) {
+    static final RoundDurations NONE =
+        new RoundDurations(new long[ROUND_SECONDS_BOUNDS.size() + 1], 0);
+
+    public RoundDurations {
+      counts = counts.clone();
+    }
+
+    @Override
+    public long[] counts() {
+      return counts.clone();
+    }
+
+    RoundDurations plus(Duration duration) {
+      double seconds = Math.max(0, duration.toNanos() / 1e9);
+      int index = 0;
+      while (index < ROUND_SECONDS_BOUNDS.size() && seconds > ROUND_SECONDS_BOUNDS.get(index)) {
+        index++;
+      }
+      long[] next = counts.clone();
+      next[index]++;
+      return new RoundDurations(next, sumSeconds + seconds);
+    }
+  }
+
   private final Map<TablePath, TableTotals> tables = new ConcurrentHashMap<>();
+  private final Map<TablePath, RoundDurations> durations = new ConcurrentHashMap<>();
 
   /** Records a round that returned (committed, found nothing new, or lost the race). */
   public void roundFinished(TablePath path, TieringRound round, Instant started, Instant ended) {
@@ -67,6 +109,10 @@ public final class TieringStatistics {
                 current.failedRounds(),
                 current.rows() + added.rows(),
                 timing));
+    durations.compute(
+        path,
+        (ignored, current) ->
+            (current == null ? RoundDurations.NONE : current).plus(timing.duration()));
   }
 
   /** Records a round that threw. */
@@ -87,8 +133,14 @@ public final class TieringStatistics {
     return Optional.ofNullable(tables.get(path)).orElse(TableTotals.ZERO);
   }
 
+  /** How long the table's committed rounds took; no rounds when none has been recorded. */
+  public RoundDurations roundDurations(TablePath path) {
+    return Optional.ofNullable(durations.get(path)).orElse(RoundDurations.NONE);
+  }
+
   /** Forgets tables that are not in {@code tiered} (dropped ones), so memory stays bounded. */
   public void retain(Set<TablePath> tiered) {
     tables.keySet().retainAll(tiered);
+    durations.keySet().retainAll(tiered);
   }
 }

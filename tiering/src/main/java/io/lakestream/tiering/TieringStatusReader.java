@@ -134,6 +134,11 @@ public final class TieringStatusReader {
         service.statistics().totals(path));
   }
 
+  /** What the service's rounds have done since it started (for metrics). */
+  public TieringStatistics statistics() {
+    return service.statistics();
+  }
+
   /**
    * The status of every table the service tiers. A table whose status cannot be read (dropped
    * meanwhile, say) is left out.

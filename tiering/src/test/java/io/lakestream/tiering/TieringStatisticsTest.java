@@ -59,6 +59,33 @@ class TieringStatisticsTest {
   }
 
   @Test
+  void countsTheDurationsOfCommittedRoundsByBucket() {
+    TieringStatistics statistics = new TieringStatistics();
+    // Bounds 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600 seconds, then +Inf.
+    long[] millis = {90, 100, 250, 3_000, 700_000};
+    for (int i = 0; i < millis.length; i++) {
+      Instant started = T0.plusSeconds(1000L * i);
+      statistics.roundFinished(
+          EVENTS,
+          round(EVENTS, TieringRound.Outcome.COMMITTED, 1),
+          started,
+          started.plusMillis(millis[i]));
+    }
+    // Rounds that commit nothing are not timed.
+    statistics.roundFinished(
+        EVENTS, round(EVENTS, TieringRound.Outcome.UP_TO_DATE, 0), T0, T0.plusSeconds(50));
+    statistics.roundFailed(EVENTS);
+
+    TieringStatistics.RoundDurations durations = statistics.roundDurations(EVENTS);
+    assertThat(durations.counts()).containsExactly(2, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1);
+    assertThat(durations.sumSeconds()).isCloseTo(703.44, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(statistics.roundDurations(CLICKS).counts()).containsOnly(0);
+
+    statistics.retain(Set.of(CLICKS));
+    assertThat(statistics.roundDurations(EVENTS).counts()).containsOnly(0);
+  }
+
+  @Test
   void forgetsTablesNoLongerTiered() {
     TieringStatistics statistics = new TieringStatistics();
     statistics.roundFailed(EVENTS);

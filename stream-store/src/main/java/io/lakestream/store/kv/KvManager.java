@@ -84,6 +84,29 @@ public final class KvManager implements AutoCloseable {
     return memory;
   }
 
+  /**
+   * Bytes the shared RocksDB block cache holds now, the tablets' memtables included (they are
+   * charged to it); zero while no tablet has opened. A native call, cheap enough for every scrape.
+   */
+  public synchronized long blockCacheUsageBytes() {
+    return memory == null ? 0 : memory.blockCache().getUsage();
+  }
+
+  /** Sees one open tablet. */
+  @FunctionalInterface
+  public interface TabletVisitor {
+    void visit(String tableId, String partition, int bucket, KvTablet tablet);
+  }
+
+  /**
+   * Shows every tablet open now to {@code visitor} (for metrics), without locking: a tablet opened
+   * or closed meanwhile may or may not be seen.
+   */
+  public void forEachTablet(TabletVisitor visitor) {
+    tablets.forEach(
+        (key, tablet) -> visitor.visit(key.tableId(), key.partition(), key.bucket(), tablet));
+  }
+
   public KvConfig config() {
     return config;
   }

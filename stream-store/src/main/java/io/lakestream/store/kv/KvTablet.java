@@ -84,6 +84,7 @@ public final class KvTablet implements AutoCloseable {
   private long nextOffset;
   private long bytesSinceCheckpoint;
   private long lastCheckpointMillis;
+  private final KvTabletStatistics statistics = new KvTabletStatistics();
 
   private KvTablet(
       Path directory,
@@ -591,6 +592,11 @@ public final class KvTablet implements AutoCloseable {
     } finally {
       writeLock.unlock();
     }
+  }
+
+  /** What the tablet has served since it opened, for metrics; callers record into it. */
+  public KvTabletStatistics statistics() {
+    return statistics;
   }
 
   private List<byte[]> multiGet(List<byte[]> encoded) throws IOException {

@@ -287,6 +287,21 @@ public final class LogManager implements AutoCloseable {
     return idle;
   }
 
+  /** Sees one open tablet. */
+  @FunctionalInterface
+  public interface TabletVisitor {
+    void visit(String tableId, String partition, int bucket, LogTablet tablet);
+  }
+
+  /**
+   * Shows every tablet open now to {@code visitor} (for metrics), without locking: a tablet opened
+   * or closed meanwhile may or may not be seen.
+   */
+  public void forEachTablet(TabletVisitor visitor) {
+    tablets.forEach(
+        (key, tablet) -> visitor.visit(key.tableId(), key.partition(), key.bucket(), tablet));
+  }
+
   public LogConfig config() {
     return config;
   }

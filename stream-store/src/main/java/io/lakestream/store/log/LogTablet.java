@@ -70,6 +70,9 @@ public final class LogTablet implements AutoCloseable {
   private volatile long logEndOffset;
   private volatile long highWatermark;
   private volatile long logStartOffset;
+  // Since the tablet opened, for metrics; written under the append lock, read by scrapes.
+  private volatile long appendedRecords;
+  private volatile long appendedBytes;
   private boolean closed;
   private final Object flushSignal = new Object();
   private boolean flushRequested;
@@ -321,6 +324,8 @@ public final class LogTablet implements AutoCloseable {
       LogSegment active = maybeRoll(batch.sizeInBytes());
       active.append(batch);
       logEndOffset = batch.nextOffset();
+      appendedRecords += batch.recordCount();
+      appendedBytes += batch.sizeInBytes();
       rememberWriter(batch);
       if (config.flushMode() == FlushMode.OS) {
         highWatermark = logEndOffset;
@@ -621,6 +626,25 @@ public final class LogTablet implements AutoCloseable {
 
   public int segmentCount() {
     return segments.size();
+  }
+
+  /** Records appended since the tablet opened (retries of a writer's batch not counted). */
+  public long appendedRecords() {
+    return appendedRecords;
+  }
+
+  /** Bytes of the batches appended since the tablet opened, as stored. */
+  public long appendedBytes() {
+    return appendedBytes;
+  }
+
+  /** Bytes of the log's segments on disk, without their indexes. */
+  public long sizeInBytes() {
+    long total = 0;
+    for (LogSegment segment : segments.values()) {
+      total += segment.sizeInBytes();
+    }
+    return total;
   }
 
   /** Flushes and closes every segment. Appends after close fail. */

@@ -106,6 +106,29 @@ class LogTabletTest {
   }
 
   @Test
+  void appendedRowsAndBytesCountWhatWasWrittenSinceOpenNotRetries() throws Exception {
+    try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.OS), clock)) {
+      LogBatch first = batch("first", 3, 7, 0);
+      int firstBytes = first.sizeInBytes();
+      tablet.append(first);
+      tablet.append(batch("first", 3, 7, 0)); // a retry: not written, not counted
+      LogBatch second = batch("second-batch", 2);
+      int secondBytes = second.sizeInBytes();
+      tablet.append(second);
+      assertThat(tablet.appendedRecords()).isEqualTo(5);
+      assertThat(tablet.appendedBytes()).isEqualTo(firstBytes + secondBytes);
+      assertThat(tablet.sizeInBytes()).isEqualTo(firstBytes + secondBytes);
+    }
+    try (LogTablet reopened = LogTablet.open(directory, config(1 << 20, FlushMode.OS), clock)) {
+      // Counters start from zero with the tablet; the log keeps its offsets and size.
+      assertThat(reopened.appendedRecords()).isZero();
+      assertThat(reopened.appendedBytes()).isZero();
+      assertThat(reopened.logEndOffset()).isEqualTo(5);
+      assertThat(reopened.sizeInBytes()).isPositive();
+    }
+  }
+
+  @Test
   void retriedBatchesAreNotWrittenTwice() throws Exception {
     try (LogTablet tablet = LogTablet.open(directory, config(1 << 20, FlushMode.FSYNC), clock)) {
       tablet.append(batch("x", 1)).durable().get();
