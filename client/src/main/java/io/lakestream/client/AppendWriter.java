@@ -220,7 +220,11 @@ public final class AppendWriter implements AutoCloseable {
     };
   }
 
-  /** The writer id its batches carry. */
+  /**
+   * The writer id its batches carry.
+   *
+   * @return the writer id, random per writer
+   */
   public long writerId() {
     return writerId;
   }
@@ -237,6 +241,7 @@ public final class AppendWriter implements AutoCloseable {
    * them, so waiting on it costs nothing per row. A row whose future failed was not written; a row
    * whose future completed was written exactly once, even if its batch was resent.
    *
+   * @param values a value per column of the table's current schema, in order
    * @return the acknowledgement of the row's batch
    * @throws IllegalArgumentException or ClassCastException for a row that does not fit the schema;
    *     the row is not appended and the writer stays usable
@@ -252,6 +257,7 @@ public final class AppendWriter implements AutoCloseable {
    * values of {@link #append(Object...)}. Batching, acknowledgement and failures are as {@link
    * #append(Object...)}'s.
    *
+   * @param row the row, read through its accessor
    * @return the acknowledgement of the row's batch, as {@link #append(Object...)} returns it
    * @throws IllegalArgumentException for a row that does not fit the schema; the row is not
    *     appended and the writer stays usable
@@ -389,6 +395,8 @@ public final class AppendWriter implements AutoCloseable {
    *
    * @param values the row's values as {@link #append(Object...)} takes them
    * @param keyColumns indexes of the bucket-key columns in {@code values}
+   * @param buckets the number of buckets of the table (or of the partition)
+   * @return the bucket's index, from 0 to {@code buckets - 1}
    */
   public static int bucketOf(Object[] values, int[] keyColumns, int buckets) {
     int hash = 0;
@@ -422,6 +430,8 @@ public final class AppendWriter implements AutoCloseable {
    * schema). The batch is encoded before this returns, so the caller keeps ownership of {@code
    * root} and may reuse it at once.
    *
+   * @param bucket the bucket's index, from 0
+   * @param root the rows, in the table's current schema
    * @return completes when the batch is durable, with its offsets
    */
   public CompletableFuture<ProduceResponse> append(int bucket, VectorSchemaRoot root) {
@@ -435,6 +445,12 @@ public final class AppendWriter implements AutoCloseable {
   /**
    * As {@link #append(int, VectorSchemaRoot)}, to a bucket of a partition of a partitioned table.
    * Every row must belong to the partition; the server refuses the batch otherwise.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for a table without
+   *     partitions)
+   * @param bucket the bucket's index, from 0
+   * @param root the rows, in the table's current schema
+   * @return completes when the batch is durable, with its offsets
    */
   public CompletableFuture<ProduceResponse> append(
       String partition, int bucket, VectorSchemaRoot root) {
@@ -784,6 +800,7 @@ public final class AppendWriter implements AutoCloseable {
    * follow one another across calls. Nothing is sent: send them with {@link
    * Table#send(PreparedBatch)}, each bucket's in sequence order.
    *
+   * @return the framed batches, in the order to send them per bucket
    * @throws IllegalStateException for a writer that sends its batches itself
    * @throws RpcException when encoding a batch failed (the writer has then failed)
    */

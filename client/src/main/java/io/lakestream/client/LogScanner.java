@@ -179,12 +179,20 @@ public final class LogScanner implements AutoCloseable {
     record AtTimestamp(long epochMillis) implements Start {}
   }
 
-  /** Starts at each bucket's first kept row. */
+  /**
+   * Starts at each bucket's first kept row.
+   *
+   * @return the start position
+   */
   public static Start earliest() {
     return new Start.Earliest();
   }
 
-  /** Starts at each bucket's high watermark when subscribed: reads only rows written later. */
+  /**
+   * Starts at each bucket's high watermark when subscribed: reads only rows written later.
+   *
+   * @return the start position
+   */
   public static Start latest() {
     return new Start.Latest();
   }
@@ -192,17 +200,30 @@ public final class LogScanner implements AutoCloseable {
   /**
    * Starts at an offset; the server refuses an offset outside the bucket's kept rows with {@code
    * OFFSET_OUT_OF_RANGE}.
+   *
+   * @param offset the offset of the first row to read
+   * @return the start position
    */
   public static Start offset(long offset) {
     return new Start.AtOffset(offset);
   }
 
-  /** Starts at the first row the server committed at or after {@code epochMillis}. */
+  /**
+   * Starts at the first row the server committed at or after {@code epochMillis}.
+   *
+   * @param epochMillis milliseconds since the epoch
+   * @return the start position
+   */
   public static Start timestamp(long epochMillis) {
     return new Start.AtTimestamp(epochMillis);
   }
 
-  /** Starts (or restarts) reading a bucket of an unpartitioned table. */
+  /**
+   * Starts (or restarts) reading a bucket of an unpartitioned table.
+   *
+   * @param bucket the bucket's index, from 0
+   * @param start where to start reading
+   */
   public void subscribe(int bucket, Start start) {
     if (table.isPartitioned()) {
       throw new IllegalArgumentException(
@@ -214,6 +235,10 @@ public final class LogScanner implements AutoCloseable {
   /**
    * Starts (or restarts) reading a bucket of a partition ({@link Table#partitions()} lists them).
    *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for a table without
+   *     partitions)
+   * @param bucket the bucket's index, from 0
+   * @param start where to start reading
    * @throws RpcException with {@code UNKNOWN_PARTITION} when the partition does not exist
    */
   public void subscribe(String partition, int bucket, Start start) {
@@ -248,6 +273,7 @@ public final class LogScanner implements AutoCloseable {
    * partition that disappears (retention expired it) is unsubscribed. Buckets subscribed before
    * stay subscribed; a bucket subscribed again restarts at {@code start}.
    *
+   * @param start where to start reading
    * @throws RpcException when the table's partitions or offsets cannot be looked up
    */
   public void subscribeAll(Start start) {
@@ -319,6 +345,10 @@ public final class LogScanner implements AutoCloseable {
   /**
    * Reads the offsets {@code [fromOffset, toOffset)} of a bucket of an unpartitioned table, for a
    * batch job: see {@link #subscribeRange(String, int, long, long)}.
+   *
+   * @param bucket the bucket's index, from 0
+   * @param fromOffset the offset of the first row to read
+   * @param toOffset the offset after the last row to read (exclusive)
    */
   public void subscribeRange(int bucket, long fromOffset, long toOffset) {
     if (table.isPartitioned()) {
@@ -338,6 +368,11 @@ public final class LogScanner implements AutoCloseable {
    * range that ends beyond the high watermark waits for its rows to be written. Subscribing the
    * bucket again (by any method) replaces the range.
    *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for a table without
+   *     partitions)
+   * @param bucket the bucket's index, from 0
+   * @param fromOffset the offset of the first row to read
+   * @param toOffset the offset after the last row to read (exclusive)
    * @throws IllegalArgumentException for a bucket the table does not have, a negative offset, or
    *     {@code toOffset < fromOffset}
    */
@@ -375,6 +410,8 @@ public final class LogScanner implements AutoCloseable {
    * partitioned table it covers the partitions found so far. A bucket read as a range ({@link
    * #subscribeRange}) is caught up once it has reached the range's end. True when no bucket is
    * subscribed.
+   *
+   * @return whether every subscribed bucket has been read up to its last known high watermark
    */
   public boolean caughtUp() {
     for (Map.Entry<TableBucket, Long> entry : positions.entrySet()) {
@@ -408,7 +445,13 @@ public final class LogScanner implements AutoCloseable {
     }
   }
 
-  /** Stops reading a bucket of a partition (for example one that retention expired). */
+  /**
+   * Stops reading a bucket of a partition (for example one that retention expired).
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for a table without
+   *     partitions)
+   * @param bucket the bucket's index, from 0
+   */
   public void unsubscribe(String partition, int bucket) {
     TableBucket key = new TableBucket(partition, bucket);
     positions.remove(key);
@@ -422,12 +465,24 @@ public final class LogScanner implements AutoCloseable {
     }
   }
 
-  /** The offset the next row of a bucket will have. */
+  /**
+   * The offset the next row of a bucket will have.
+   *
+   * @param bucket the bucket's index, from 0
+   * @return the offset of the next row this scanner returns from the bucket
+   */
   public long position(int bucket) {
     return position(Partitioning.UNPARTITIONED, bucket);
   }
 
-  /** The offset the next row of a bucket of a partition will have. */
+  /**
+   * The offset the next row of a bucket of a partition will have.
+   *
+   * @param partition the partition's name ({@link Partitioning#UNPARTITIONED} for a table without
+   *     partitions)
+   * @param bucket the bucket's index, from 0
+   * @return the offset of the next row this scanner returns from the bucket
+   */
   public long position(String partition, int bucket) {
     Long position = positions.get(new TableBucket(partition, bucket));
     if (position == null) {
@@ -442,6 +497,7 @@ public final class LogScanner implements AutoCloseable {
    * but a new position, and a reader of a range must learn that it reached the range's end without
    * waiting for rows that may never come.
    *
+   * @param timeout how long to wait for rows when none are ready
    * @return batches in offset order per bucket; the caller closes each
    * @throws RpcException when the server refuses a fetch (for example an offset below the log start
    *     after retention)
@@ -768,7 +824,13 @@ public final class LogScanner implements AutoCloseable {
         .toArray();
   }
 
-  /** The position of a top-level column, or -1. */
+  /**
+   * The position of a top-level column, or -1.
+   *
+   * @param schema an Arrow schema
+   * @param name a column name
+   * @return the column's position in the schema, or -1 if it has none of that name
+   */
   public static int indexOf(Schema schema, String name) {
     List<Field> fields = schema.getFields();
     for (int i = 0; i < fields.size(); i++) {
@@ -779,7 +841,11 @@ public final class LogScanner implements AutoCloseable {
     return -1;
   }
 
-  /** The filter this scanner's fetches carry (the server skips batches it excludes). */
+  /**
+   * The filter this scanner's fetches carry (the server skips batches it excludes).
+   *
+   * @return the filter
+   */
   public BatchFilter filter() {
     return filter;
   }

@@ -37,12 +37,21 @@ public record ScanBatch(
     long commitTimestamp,
     VectorSchemaRoot root)
     implements AutoCloseable {
+  /**
+   * Checks the batch's fields; the scanner makes batches, applications only read them.
+   *
+   * @throws NullPointerException for a null partition or root
+   */
   public ScanBatch {
     requireNonNull(partition, "partition is null");
     requireNonNull(root, "root is null");
   }
 
-  /** The number of rows in the batch. */
+  /**
+   * The number of rows in the batch.
+   *
+   * @return the number of rows
+   */
   public int rowCount() {
     return root.getRowCount();
   }
@@ -50,6 +59,9 @@ public record ScanBatch(
   /**
    * The change type of a row of a primary-key table's changelog; {@link ChangeType#INSERT} for
    * every row of a log table.
+   *
+   * @param row the row's index in the batch, from 0
+   * @return the row's change type
    */
   public ChangeType changeType(int row) {
     FieldVector types = root.getVector(ArrowValues.CHANGE_TYPE_COLUMN);
@@ -70,6 +82,8 @@ public record ScanBatch(
    * A typed view of the rows, positioned before the first: its columns are the batch's columns in
    * order (without a primary-key changelog's change-type column). Reading every value through it
    * allocates nothing per row; see {@link ScanRow}. Each call makes a new view with its own cursor.
+   *
+   * @return a new view, before the first row
    */
   public ScanRow row() {
     int columns = valueColumns();
@@ -86,6 +100,9 @@ public record ScanBatch(
    * view is {@code columns.get(i)}, in every batch whatever schema it was written with. A column
    * the batch does not have (it was written before the column was added) is null in every row, as
    * {@link #rows(List)} reads it. See {@link ScanRow}.
+   *
+   * @param columns the columns to read, by name, in the order the view or rows have them
+   * @return a new view, before the first row
    */
   public ScanRow row(List<String> columns) {
     requireNonNull(columns, "columns is null");
@@ -98,6 +115,8 @@ public record ScanBatch(
 
   /**
    * The rows as values (Arrow's Java objects: Long, Integer, Double, Text, ...), for convenience.
+   *
+   * @return one array of values per row, in row order
    */
   public List<Object[]> rows() {
     List<Object[]> rows = new ArrayList<>(root.getRowCount());
@@ -118,6 +137,9 @@ public record ScanBatch(
   /**
    * The rows as values of the given columns, by name; a column the batch does not have (it was
    * written before the column was added) reads as null.
+   *
+   * @param columns the columns to read, by name, in the order the view or rows have them
+   * @return one array of values per row, in row order
    */
   public List<Object[]> rows(List<String> columns) {
     List<Object[]> rows = new ArrayList<>(root.getRowCount());

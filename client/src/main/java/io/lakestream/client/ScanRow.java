@@ -195,12 +195,20 @@ public final class ScanRow {
     return OTHER;
   }
 
-  /** The number of rows in the batch. */
+  /**
+   * The number of rows in the batch.
+   *
+   * @return the number of rows of the batch
+   */
   public int rowCount() {
     return rowCount;
   }
 
-  /** The number of columns in the view. */
+  /**
+   * The number of columns in the view.
+   *
+   * @return the number of columns of this view
+   */
   public int columnCount() {
     return names.length;
   }
@@ -208,6 +216,8 @@ public final class ScanRow {
   /**
    * The name of a column of the view.
    *
+   * @param column the column's position in this view, from 0
+   * @return the column's name
    * @throws IndexOutOfBoundsException for a position outside {@code [0, columnCount())}
    */
   public String columnName(int column) {
@@ -217,6 +227,9 @@ public final class ScanRow {
   /**
    * The position of the named column in the view, or -1 if the view has none of that name. A reader
    * calls it once per batch (or once per view made with the same names) and then reads by position.
+   *
+   * @param name a column name
+   * @return the column's position in this view, or -1 if it has none of that name
    */
   public int indexOf(String name) {
     for (int column = 0; column < names.length; column++) {
@@ -231,6 +244,7 @@ public final class ScanRow {
    * Moves to the next row: the first row on the first call. Returns false, and leaves the cursor on
    * no row, once every row has been visited.
    *
+   * @return {@code true} if the cursor is on a row, {@code false} past the last one
    * @throws IllegalStateException if the batch is closed
    */
   public boolean next() {
@@ -247,6 +261,7 @@ public final class ScanRow {
    * Moves to row {@code row} of the batch (0 is its first row); {@link #next()} then continues from
    * there.
    *
+   * @param row the row's index in the batch, from 0
    * @throws IndexOutOfBoundsException for a row outside {@code [0, rowCount())}
    * @throws IllegalStateException if the batch is closed
    */
@@ -262,6 +277,7 @@ public final class ScanRow {
   /**
    * The position of the current row in the batch (0 for its first row).
    *
+   * @return the row's index in the batch, from 0
    * @throws IllegalStateException when the cursor is on no row
    */
   public int rowIndex() {
@@ -273,6 +289,7 @@ public final class ScanRow {
    * The log offset of the current row: the batch's {@link ScanBatch#baseOffset()} plus the row's
    * position in the batch.
    *
+   * @return the row's offset in its bucket's log
    * @throws IllegalStateException when the cursor is on no row
    */
   public long offset() {
@@ -284,6 +301,7 @@ public final class ScanRow {
    * The change type of the current row of a primary-key table's changelog; {@link
    * ChangeType#INSERT} for every row of a log table.
    *
+   * @return the row's change type
    * @throws IllegalStateException when the cursor is on no row
    */
   public ChangeType changeType() {
@@ -295,6 +313,8 @@ public final class ScanRow {
    * Whether the current row's value of a column is null; true in every row for a column the batch
    * does not have.
    *
+   * @param column the column's position in this view, from 0
+   * @return whether the value is null
    * @throws IllegalStateException when the cursor is on no row
    * @throws IndexOutOfBoundsException for a position outside {@code [0, columnCount())}
    */
@@ -310,6 +330,8 @@ public final class ScanRow {
   /**
    * The value of a {@code long} column.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -322,6 +344,8 @@ public final class ScanRow {
   /**
    * The value of an {@code int} column.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -334,6 +358,8 @@ public final class ScanRow {
   /**
    * The value of a {@code double} column.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -346,6 +372,8 @@ public final class ScanRow {
   /**
    * The value of a {@code float} column.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -358,6 +386,8 @@ public final class ScanRow {
   /**
    * The value of a {@code boolean} column.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -371,6 +401,8 @@ public final class ScanRow {
    * The value of a {@code string} column, decoded into a new String. {@link #getUtf8} reads the
    * same value without decoding or allocating.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -395,6 +427,8 @@ public final class ScanRow {
    * returned for every row of the column, so it is valid only until the next {@code getUtf8} of the
    * same column, and never after the batch is closed; copy what you keep.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -415,6 +449,8 @@ public final class ScanRow {
   /**
    * The UTF-8 bytes of a {@code string} column's value, copied into a new array (no decoding).
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -428,6 +464,8 @@ public final class ScanRow {
    * The value of a {@code binary}, {@code fixed(L)} or {@code uuid} column (a uuid's 16 bytes, most
    * significant first), copied into a new array.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -449,6 +487,8 @@ public final class ScanRow {
   /**
    * The value of a {@code decimal(P, S)} column, with scale S.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -461,6 +501,8 @@ public final class ScanRow {
   /**
    * The value of a {@code date} column. {@link #getEpochDay} reads it without making a LocalDate.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -473,6 +515,8 @@ public final class ScanRow {
   /**
    * The value of a {@code date} column as days since 1970-01-01 (negative before).
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -487,6 +531,8 @@ public final class ScanRow {
    * 1970-01-01T00:00 (UTC for a timestamptz; local date-time of the writer's choosing for a
    * timestamp), as {@link AppendWriter#append(Object...)} takes it.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row
@@ -499,6 +545,8 @@ public final class ScanRow {
   /**
    * The value of a {@code time} column: microseconds since midnight.
    *
+   * @param column the column's position in this view, from 0
+   * @return the value
    * @throws IllegalArgumentException for a column of another type
    * @throws NullPointerException for a null value
    * @throws IllegalStateException when the cursor is on no row

@@ -62,7 +62,11 @@ public final class UpsertWriter implements AutoCloseable {
         .toArray();
   }
 
-  /** The writer id its batches carry. */
+  /**
+   * The writer id its batches carry.
+   *
+   * @return the writer id, random per writer
+   */
   public long writerId() {
     return writer.writerId();
   }
@@ -72,6 +76,7 @@ public final class UpsertWriter implements AutoCloseable {
    * AppendWriter#append(Object...)} for the value types). For a partial-update writer, values of
    * columns outside its target columns are ignored.
    *
+   * @param row a value per column of the current schema, in order
    * @return the acknowledgement of the write's batch
    * @throws IllegalArgumentException for a row that does not fit the schema; nothing is written
    * @throws RpcException when an earlier batch failed: the writer then takes no more writes
@@ -83,6 +88,7 @@ public final class UpsertWriter implements AutoCloseable {
   /**
    * Deletes the row of a primary key, given as the key columns' values in schema order.
    *
+   * @param key the primary key's values, in key-column order
    * @return the acknowledgement of the delete's batch
    * @throws IllegalArgumentException for a key of the wrong arity
    * @throws RpcException when an earlier batch failed: the writer then takes no more writes
@@ -94,6 +100,8 @@ public final class UpsertWriter implements AutoCloseable {
   /**
    * A preparing writer's ({@link Table#newPreparingUpsertWriter}) batches of every write since the
    * last call; see {@link AppendWriter#prepare()}.
+   *
+   * @return the framed batches, in the order to send them per bucket
    */
   public List<PreparedBatch> prepare() {
     return writer.prepare();

@@ -30,7 +30,11 @@ public record WriteAck(
     requireNonNull(bucket, "bucket is null");
   }
 
-  /** The records of the batch: {@code lastOffset - baseOffset + 1}, 0 when it produced none. */
+  /**
+   * The records of the batch: {@code lastOffset - baseOffset + 1}, 0 when it produced none.
+   *
+   * @return the number of records
+   */
   public long recordCount() {
     return Math.max(0, lastOffset - baseOffset + 1);
   }

@@ -93,6 +93,8 @@ public record WriterOptions(
   /**
    * The defaults: 8,192-row or 4 MiB batches, 2 ms linger, ZSTD, 16 requests in flight (see the
    * class comment for why).
+   *
+   * @return the default options
    */
   public static WriterOptions defaults() {
     return new WriterOptions(
@@ -103,27 +105,52 @@ public record WriterOptions(
         DEFAULT_MAX_IN_FLIGHT_REQUESTS);
   }
 
-  /** These options with batches of at most {@code rows} rows. */
+  /**
+   * These options with batches of at most {@code rows} rows.
+   *
+   * @param rows the most rows of a batch (at least 1)
+   * @return new options
+   */
   public WriterOptions withBatchRows(int rows) {
     return new WriterOptions(rows, batchBytes, linger, compression, maxInFlightRequests);
   }
 
-  /** These options with batches of at most about {@code bytes} bytes, uncompressed. */
+  /**
+   * These options with batches of at most about {@code bytes} bytes, uncompressed.
+   *
+   * @param bytes the estimated uncompressed bytes at which a batch is sent (at least 1)
+   * @return new options
+   */
   public WriterOptions withBatchBytes(long bytes) {
     return new WriterOptions(batchRows, bytes, linger, compression, maxInFlightRequests);
   }
 
-  /** These options with another linger. */
+  /**
+   * These options with another linger.
+   *
+   * @param value the new value
+   * @return new options
+   */
   public WriterOptions withLinger(Duration value) {
     return new WriterOptions(batchRows, batchBytes, value, compression, maxInFlightRequests);
   }
 
-  /** These options with another compression. */
+  /**
+   * These options with another compression.
+   *
+   * @param value the new value
+   * @return new options
+   */
   public WriterOptions withCompression(Compression value) {
     return new WriterOptions(batchRows, batchBytes, linger, value, maxInFlightRequests);
   }
 
-  /** These options with at most {@code requests} unacknowledged batches per writer. */
+  /**
+   * These options with at most {@code requests} unacknowledged batches per writer.
+   *
+   * @param requests the most batches in flight per writer (at least 1)
+   * @return new options
+   */
   public WriterOptions withMaxInFlightRequests(int requests) {
     return new WriterOptions(batchRows, batchBytes, linger, compression, requests);
   }
