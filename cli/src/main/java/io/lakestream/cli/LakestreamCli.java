@@ -2,6 +2,8 @@ package io.lakestream.cli;
 
 import io.lakestream.client.rpc.RpcException;
 import java.io.PrintWriter;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,6 +44,14 @@ public final class LakestreamCli implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
   public static final int EXIT_USAGE = 2;
+
+  // The Flight SQL JDBC driver logs its allocator's set-up at INFO through java.util.logging; a
+  // command line prints only its own output. Held here so the setting is not collected.
+  private static final Logger FLIGHT_JDBC_LOGGER = Logger.getLogger("org.apache.arrow.driver.jdbc");
+
+  static {
+    FLIGHT_JDBC_LOGGER.setLevel(Level.WARNING);
+  }
 
   @Spec CommandSpec spec;
 

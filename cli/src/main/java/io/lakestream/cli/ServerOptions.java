@@ -4,7 +4,6 @@ import io.lakestream.client.Connection;
 import io.lakestream.client.ServerAddress;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -187,15 +186,5 @@ public final class ServerOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageError("Invalid --server '" + uri + "': " + e.getMessage());
     }
-  }
-
-  /** Reads a profile file eagerly, for commands that report on the configuration. */
-  String describeSources() {
-    try {
-      profile();
-    } catch (UncheckedIOException e) {
-      return "profile unreadable";
-    }
-    return "server " + serverUri() + ", catalog " + catalogUri() + ", flight " + flightAddress();
   }
 }

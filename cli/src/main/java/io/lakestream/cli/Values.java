@@ -3,13 +3,13 @@ package io.lakestream.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
@@ -174,11 +174,12 @@ final class Values {
     if (type instanceof ArrowType.Timestamp timestamp && value instanceof Long micros) {
       Instant instant = Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
       return timestamp.getTimezone() == null
-          ? LocalDateTime.ofInstant(instant, ZoneOffset.UTC).toString()
+          ? DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(
+              LocalDateTime.ofInstant(instant, ZoneOffset.UTC))
           : instant.toString();
     }
     if (type instanceof ArrowType.Time && value instanceof Long micros) {
-      return LocalTime.ofNanoOfDay(micros * 1000).toString();
+      return DateTimeFormatter.ISO_LOCAL_TIME.format(LocalTime.ofNanoOfDay(micros * 1000));
     }
     if (value instanceof byte[] bytes) {
       return HEX.formatHex(bytes);
@@ -190,7 +191,7 @@ final class Values {
       return text.toString();
     }
     if (value instanceof LocalDateTime dateTime) {
-      return dateTime.toString();
+      return DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(dateTime);
     }
     return String.valueOf(value);
   }
@@ -202,9 +203,5 @@ final class Values {
         || type instanceof ArrowType.FloatingPoint
         || type instanceof ArrowType.Bool
         || type instanceof ArrowType.Decimal;
-  }
-
-  static byte[] utf8(String text) {
-    return text.getBytes(StandardCharsets.UTF_8);
   }
 }
