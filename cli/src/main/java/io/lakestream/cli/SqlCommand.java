@@ -1,10 +1,8 @@
 package io.lakestream.cli;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -27,8 +25,9 @@ import picocli.CommandLine.Option;
     description = {
       "Runs SQL over the server's Flight SQL endpoint (--flight, default the server's host, port"
           + " 32010) with the Arrow Flight SQL JDBC driver: the statement of -e, else the"
-          + " statements read from standard input, each ended by ';' (a prompt is shown when"
-          + " standard input is a terminal; 'quit' or end of input ends).",
+          + " statements read from standard input, each ended by ';' ('quit' or end of input"
+          + " ends). On a terminal that is a shell with line editing and history"
+          + " (~/.lakestream/sql_history).",
       "Streaming tables read as their lake snapshot plus every row acknowledged before the"
           + " query started. A failing statement prints one line on stderr and exits 1 (in a"
           + " session reading stdin, the session goes on and exits 1 at its end)."
@@ -54,6 +53,9 @@ final class SqlCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
+  /** Where statements come from without -e off a terminal; standard input unless a test sets it. */
+  static InputStream input = System.in;
+
   @Override
   public Integer call() throws IOException {
     RowPrinter.Format outputFormat = RowPrinter.Format.parse(format);
@@ -71,41 +73,37 @@ final class SqlCommand implements Callable<Integer> {
         run(connection, statement, outputFormat, out);
         return LakestreamCli.EXIT_OK;
       }
-      boolean interactive = Terminal.isInteractive();
       boolean failed = false;
-      BufferedReader in =
-          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-      StringBuilder pending = new StringBuilder();
-      while (true) {
-        if (interactive) {
-          out.print(pending.length() == 0 ? "lakestream> " : "         -> ");
-          out.flush();
+      try (SqlLines lines = Terminal.isInteractive() ? SqlLines.terminal() : SqlLines.of(input)) {
+        StringBuilder pending = new StringBuilder();
+        while (true) {
+          String line = lines.next(pending.length() == 0 ? "lakestream> " : "         -> ");
+          if (line == null
+              || (pending.length() == 0 && line.trim().matches("(?i)quit|exit|\\\\q"))) {
+            break;
+          }
+          pending.append(line).append('\n');
+          String text = pending.toString().trim();
+          if (!text.endsWith(";")) {
+            continue;
+          }
+          pending.setLength(0);
+          String sql = text.substring(0, text.length() - 1).trim();
+          if (sql.isEmpty()) {
+            continue;
+          }
+          try {
+            run(connection, sql, outputFormat, out);
+          } catch (CliFailure e) {
+            err.println("lakestream sql: " + LakestreamCli.oneLine(e.getMessage()));
+            err.flush();
+            failed = true;
+          }
         }
-        String line = in.readLine();
-        if (line == null || (pending.length() == 0 && line.trim().matches("(?i)quit|exit|\\\\q"))) {
-          break;
-        }
-        pending.append(line).append('\n');
-        String text = pending.toString().trim();
-        if (!text.endsWith(";")) {
-          continue;
-        }
-        pending.setLength(0);
-        String sql = text.substring(0, text.length() - 1).trim();
-        if (sql.isEmpty()) {
-          continue;
-        }
-        try {
-          run(connection, sql, outputFormat, out);
-        } catch (CliFailure e) {
-          err.println("lakestream sql: " + LakestreamCli.oneLine(e.getMessage()));
-          err.flush();
+        if (!pending.toString().isBlank()) {
+          err.println("lakestream sql: the last statement has no ';' and was not run");
           failed = true;
         }
-      }
-      if (!pending.toString().isBlank()) {
-        err.println("lakestream sql: the last statement has no ';' and was not run");
-        failed = true;
       }
       err.flush();
       return failed ? LakestreamCli.EXIT_FAILURE : LakestreamCli.EXIT_OK;

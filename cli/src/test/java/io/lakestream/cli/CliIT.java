@@ -422,6 +422,64 @@ class CliIT {
   }
 
   @Test
+  void sqlReadsStatementsFromStandardInput() throws IOException {
+    assertOk(run("create", "cli_shell.n", "--kind", "log", "--schema", "id bigint"));
+    assertOk(run("produce", "cli_shell.n", file("n.csv", "id", "5", "6").toString()));
+    String statements =
+        "SELECT max(id) AS top\n  FROM cli_shell.n;\nSELEC broken;\n;\nSELECT 1 AS one;\nquit\n"
+            + "SELECT 2;\n";
+    SqlCommand.input =
+        new java.io.ByteArrayInputStream(statements.getBytes(StandardCharsets.UTF_8));
+    try {
+      Run shell = run("sql", "--format", "csv");
+      assertThat(shell.exitCode()).isEqualTo(1);
+      assertThat(shell.out()).isEqualTo("top\n6\none\n1\n");
+      assertThat(shell.err()).startsWith("lakestream sql: ").contains("syntax error");
+      assertThat(shell.err().split("\n")).hasSize(1);
+    } finally {
+      SqlCommand.input = System.in;
+    }
+  }
+
+  @Test
+  void partitionedTablesAndReadingFromATime() throws IOException {
+    assertOk(
+        run(
+            "create",
+            "cli_parts.visits",
+            "--kind",
+            "log",
+            "--schema",
+            "id bigint not null, region string",
+            "--partition-by",
+            "region",
+            "--buckets",
+            "2",
+            "--bucket-key",
+            "id"));
+    assertOk(
+        run(
+            "produce",
+            "cli_parts.visits",
+            file("visits.jsonl", "{\"id\":1,\"region\":\"eu\"}", "{\"id\":2,\"region\":\"us\"}")
+                .toString()));
+    Run described = run("describe", "cli_parts.visits");
+    assertOk(described);
+    assertThat(described.outLines()).contains("Bucket key:   id", "Partitioned:  region");
+    assertThat(described.out()).containsPattern("(?m)^region=eu +\\| +[01] \\|");
+    assertThat(described.out()).containsPattern("(?m)^region=us +\\| +[01] \\|");
+
+    Run all =
+        run("consume", "cli_parts.visits", "--format", "csv", "--from", "2000-01-01T00:00:00Z");
+    assertOk(all);
+    assertThat(all.outLines()).containsExactlyInAnyOrder("id,region", "1,eu", "2,us");
+    Run none =
+        run("consume", "cli_parts.visits", "--format", "csv", "--from", "2999-01-01T00:00:00Z");
+    assertOk(none);
+    assertThat(none.out()).isEqualTo("id,region\n");
+  }
+
+  @Test
   void tieringStatusAndDoctor() throws IOException {
     assertOk(run("create", "cli_ops.t", "--kind", "log", "--schema", "id bigint"));
     assertOk(run("produce", "cli_ops.t", file("t.csv", "id", "1", "2").toString()));
