@@ -20,7 +20,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -344,8 +343,7 @@ final class ProduceCommand implements Callable<Integer> {
         throw new CliFailure(file + " line " + line + ": expected a JSON object");
       }
       Object[] row = new Object[fields.size()];
-      for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> entry = it.next();
+      for (Map.Entry<String, JsonNode> entry : object.properties()) {
         Integer position = positions.get(entry.getKey());
         if (position == null) {
           throw new CliFailure(
