@@ -8,7 +8,6 @@ import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.arrow.ArrowValues;
 import io.lakestream.client.arrow.BatchFilter;
-import io.lakestream.client.rpc.RpcException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -80,12 +79,7 @@ abstract class LogReadCommand implements Callable<Integer> {
       throw new UsageError("--limit must be 0 or more, got " + limit);
     }
     try (Connection connection = server.connect()) {
-      Table target;
-      try {
-        target = connection.table(path);
-      } catch (RpcException e) {
-        throw Tables.notFound(path, e);
-      }
+      Table target = Tables.open(connection, path);
       List<Field> all = target.rowSchema(target.schemaId()).getFields();
       List<String> names = all.stream().map(Field::getName).toList();
       List<String> selected = columns == null ? List.of() : columns;

@@ -51,12 +51,7 @@ final class LookupCommand implements Callable<Integer> {
     RowPrinter.Format outputFormat = RowPrinter.Format.parse(format);
     List<String> missing = new ArrayList<>();
     try (Connection connection = server.connect()) {
-      Table target;
-      try {
-        target = connection.table(path);
-      } catch (RpcException e) {
-        throw Tables.notFound(path, e);
-      }
+      Table target = Tables.open(connection, path);
       if (!TableKind.PRIMARY_KEY.is(target.kind())) {
         throw new UsageError(
             "Table "

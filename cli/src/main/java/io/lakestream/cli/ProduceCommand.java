@@ -96,12 +96,7 @@ final class ProduceCommand implements Callable<Integer> {
     List<String> written = new ArrayList<>();
     startNanos = System.nanoTime();
     try (Connection connection = server.connect()) {
-      Table target;
-      try {
-        target = connection.table(path);
-      } catch (RpcException e) {
-        throw Tables.notFound(path, e);
-      }
+      Table target = Tables.open(connection, path);
       boolean primaryKey = TableKind.PRIMARY_KEY.is(target.kind());
       Schema schema =
           primaryKey ? target.rowSchema(target.schemaId()) : target.arrowSchema(target.schemaId());

@@ -1,6 +1,7 @@
 package io.lakestream.cli;
 
-import io.lakestream.client.Admin;
+import io.lakestream.client.Connection;
+import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.rpc.ErrorCode;
 import io.lakestream.client.rpc.RpcException;
@@ -43,10 +44,23 @@ final class Tables {
     return error;
   }
 
-  /** Whether the table exists, as a failure naming it when not. */
-  static void requireExists(Admin admin, TablePath path) {
-    if (!admin.tableExists(path)) {
-      throw new CliFailure("Table " + path + " does not exist");
+  /**
+   * Looks up a streaming table.
+   *
+   * @throws CliFailure naming the table when it does not exist or is a plain Iceberg table
+   */
+  static Table open(Connection connection, TablePath path) {
+    try {
+      return connection.table(path);
+    } catch (RpcException e) {
+      if (e.error() == ErrorCode.UNKNOWN_TABLE && connection.admin().tableExists(path)) {
+        throw new CliFailure(
+            "Table "
+                + path
+                + " is a plain Iceberg table, not a streaming table (query it with sql)",
+            e);
+      }
+      throw notFound(path, e);
     }
   }
 }

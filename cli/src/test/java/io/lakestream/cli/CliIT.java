@@ -480,6 +480,42 @@ class CliIT {
   }
 
   @Test
+  void aPlainIcebergTableIsListedDescribedAndNamedWhenStreamCommandsMeetIt() throws Exception {
+    assertOk(run("create", "cli_plain.stream", "--kind", "log", "--schema", "id bigint"));
+    // A plain Iceberg table, created through the REST catalog as any Iceberg client would.
+    java.net.http.HttpResponse<String> created =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(server.baseUri() + "/v1/namespaces/cli_plain/tables"))
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "{\"name\": \"lake\", \"schema\": {\"type\": \"struct\", \"schema-id\": 0,"
+                                + " \"fields\": [{\"id\": 1, \"name\": \"id\", \"type\": \"long\","
+                                + " \"required\": true}]}}"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+    Run listed = run("tables", "cli_plain", "--format", "csv");
+    assertOk(listed);
+    assertThat(listed.out())
+        .isEqualTo(
+            "namespace,table,kind,buckets\ncli_plain,lake,iceberg,\ncli_plain,stream,log,1\n");
+    Run described = run("describe", "cli_plain.lake");
+    assertOk(described);
+    assertThat(described.outLines()).contains("Kind:         iceberg", "id   | long | no");
+    assertThat(described.out()).doesNotContain("Buckets:");
+    String plain = "Table cli_plain.lake is a plain Iceberg table, not a streaming table";
+    assertFails(run("consume", "cli_plain.lake"), 1, plain);
+    assertFails(run("produce", "cli_plain.lake", file("p.csv", "id", "1").toString()), 1, plain);
+    assertFails(
+        run("tiering status", "cli_plain.lake"),
+        1,
+        "Table cli_plain.lake is a plain Iceberg table; it is not tiered");
+  }
+
+  @Test
   void tieringStatusAndDoctor() throws IOException {
     assertOk(run("create", "cli_ops.t", "--kind", "log", "--schema", "id bigint"));
     assertOk(run("produce", "cli_ops.t", file("t.csv", "id", "1", "2").toString()));
@@ -563,6 +599,17 @@ class CliIT {
     assertThat(process.exitValue()).as("exit code; stderr: %s", Files.readString(err)).isZero();
     assertThat(Files.readAllLines(out)).first().isEqualTo("namespace    | table | kind | buckets");
     assertThat(Files.readAllLines(out)).contains("cli_launcher | t     | log  |       1");
+
+    ProcessBuilder help =
+        new ProcessBuilder(ServerProcess.home().resolve("bin/lakestream").toString(), "--help");
+    help.environment().put("LAKESTREAM_NO_BUILD", "1");
+    Process helping = help.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertThat(helping.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(helping.exitValue()).isZero();
+    assertThat(Files.readString(out))
+        .contains("bin/lakestream server [flags]")
+        .containsPattern("(?m)^  produce  ")
+        .containsPattern("(?m)^  doctor  ");
 
     ProcessBuilder missing =
         new ProcessBuilder(
