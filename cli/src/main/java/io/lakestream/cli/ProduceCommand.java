@@ -1,0 +1,429 @@
+package io.lakestream.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lakestream.client.AppendWriter;
+import io.lakestream.client.Connection;
+import io.lakestream.client.Table;
+import io.lakestream.client.TableKind;
+import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.rpc.RpcException;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code produce TABLE FILE...}: writes rows from CSV and JSON-lines files. */
+@Command(
+    name = "produce",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Writes the rows of CSV and JSON-lines files to a log table (appends) or a primary-key"
+          + " table (upserts), file by file in the order given.",
+      "CSV: the first row names the columns (any order, any subset; a missing column is null);"
+          + " an unquoted empty field is null, \"\" the empty string. JSON lines: one object per"
+          + " line, keys naming columns. The format comes from the extension (.csv; .json, .jsonl,"
+          + " .ndjson) or --input-format; '-' reads standard input.",
+      "Values: numbers, true/false, YYYY-MM-DD dates, ISO-8601 timestamps (UTC when without"
+          + " zone) or microseconds since 1970, hex for binary.",
+      "All or nothing per file: each file is read, checked and converted in full (held in"
+          + " memory) before the first of its rows is sent. A malformed line fails the command"
+          + " (exit 1) with a message naming the file and line, and nothing of that file is"
+          + " written; the files before it were written in full, the files after it are not"
+          + " read.",
+      "On retry: the client resends a batch whose answer was lost, and the server stores it"
+          + " once. Running the command again is a new writer, though: a log table then holds"
+          + " the rows of the files written before twice, while upserts into a primary-key table"
+          + " are idempotent, so re-running is safe there. After a failure, re-run with only the"
+          + " files the summary did not list as written.",
+      "Progress (rows, rows/s, bytes) goes to stderr when it is a terminal; a summary line to"
+          + " stdout."
+    })
+final class ProduceCommand implements Callable<Integer> {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long PROGRESS_INTERVAL_NANOS = 200_000_000L;
+
+  @Mixin ServerOptions server;
+
+  @Parameters(index = "0", paramLabel = "TABLE", description = "namespace.table")
+  String table;
+
+  @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE", description = "Input files")
+  List<String> files;
+
+  @Option(
+      names = "--input-format",
+      paramLabel = "FORMAT",
+      description = "csv or jsonl, for every file (default: by extension)")
+  String inputFormat;
+
+  @Option(names = "--no-progress", description = "Never print progress")
+  boolean noProgress;
+
+  @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  private long rowsWritten;
+  private long bytesWritten;
+  private long startNanos;
+  private long lastProgressNanos;
+
+  @Override
+  public Integer call() throws IOException {
+    TablePath path = Tables.path(table);
+    for (String file : files) {
+      format(file);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    boolean progress = !noProgress && Terminal.isStderrTerminal();
+    List<String> written = new ArrayList<>();
+    startNanos = System.nanoTime();
+    try (Connection connection = server.connect()) {
+      Table target = Tables.open(connection, path);
+      boolean primaryKey = TableKind.PRIMARY_KEY.is(target.kind());
+      Schema schema =
+          primaryKey ? target.rowSchema(target.schemaId()) : target.arrowSchema(target.schemaId());
+      try (Writer writer = primaryKey ? upserts(target) : appends(target)) {
+        for (String file : files) {
+          long size = file.equals("-") ? 0 : sizeOf(file);
+          List<Object[]> rows = read(file, schema);
+          long rowsBefore = rowsWritten;
+          long index = 0;
+          for (Object[] row : rows) {
+            writer.write(row);
+            rowsWritten++;
+            index++;
+            if (progress) {
+              showProgress(bytesWritten + (rows.isEmpty() ? 0 : size * index / rows.size()));
+            }
+          }
+          writer.flush();
+          bytesWritten += size;
+          written.add(file + " (" + (rowsWritten - rowsBefore) + " rows)");
+        }
+      } catch (CliFailure e) {
+        if (!written.isEmpty()) {
+          throw new CliFailure(e.getMessage() + "; written before: " + String.join(", ", written));
+        }
+        throw e;
+      } catch (RpcException e) {
+        throw new CliFailure(
+            "Writing to "
+                + path
+                + " failed: "
+                + e.getMessage()
+                + " ("
+                + e.error()
+                + "); written in full before: "
+                + (written.isEmpty() ? "nothing" : String.join(", ", written)),
+            e);
+      }
+    }
+    if (progress) {
+      System.err.print("\r\033[K");
+      System.err.flush();
+    }
+    double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
+    out.printf(
+        Locale.ROOT,
+        "Wrote %d rows (%s) from %d file%s to %s in %.1f s (%.0f rows/s)%n",
+        rowsWritten,
+        bytes(bytesWritten),
+        files.size(),
+        files.size() == 1 ? "" : "s",
+        path,
+        seconds,
+        rowsWritten / seconds);
+    out.flush();
+    return LakestreamCli.EXIT_OK;
+  }
+
+  private void showProgress(long bytes) {
+    long now = System.nanoTime();
+    if (now - lastProgressNanos < PROGRESS_INTERVAL_NANOS) {
+      return;
+    }
+    lastProgressNanos = now;
+    double seconds = Math.max(1e-9, (now - startNanos) / 1e9);
+    System.err.printf(
+        Locale.ROOT,
+        "\r\033[K%d rows, %.0f rows/s, %s",
+        rowsWritten,
+        rowsWritten / seconds,
+        bytes(bytes));
+    System.err.flush();
+  }
+
+  static String bytes(long bytes) {
+    if (bytes < 1024) {
+      return bytes + " B";
+    }
+    if (bytes < 1024 * 1024) {
+      return String.format(Locale.ROOT, "%.1f KiB", bytes / 1024.0);
+    }
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
+  }
+
+  private static long sizeOf(String file) {
+    try {
+      return Files.size(Path.of(file));
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private String format(String file) {
+    if (inputFormat != null) {
+      String format = inputFormat.toLowerCase(Locale.ROOT);
+      if (!format.equals("csv") && !format.equals("jsonl")) {
+        throw new UsageError("Unknown --input-format '" + inputFormat + "': expected csv or jsonl");
+      }
+      return format;
+    }
+    String lower = file.toLowerCase(Locale.ROOT);
+    if (lower.endsWith(".csv")) {
+      return "csv";
+    }
+    if (lower.endsWith(".json") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
+      return "jsonl";
+    }
+    throw new UsageError(
+        "Cannot tell the format of '" + file + "' by its name: use --input-format csv|jsonl");
+  }
+
+  /**
+   * Reads, checks and converts every row of a file.
+   *
+   * @throws CliFailure naming the file and line of the first malformed line
+   */
+  private List<Object[]> read(String file, Schema schema) throws IOException {
+    Map<String, Integer> positions = new HashMap<>();
+    List<Field> fields = schema.getFields();
+    for (int i = 0; i < fields.size(); i++) {
+      positions.put(fields.get(i).getName(), i);
+    }
+    try (Reader reader = open(file)) {
+      return format(file).equals("csv")
+          ? readCsv(file, reader, fields, positions)
+          : readJsonLines(file, reader, fields, positions);
+    }
+  }
+
+  private Reader open(String file) throws IOException {
+    if (file.equals("-")) {
+      return new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    }
+    try {
+      return Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new CliFailure("No such file: " + file);
+    }
+  }
+
+  private static List<Object[]> readCsv(
+      String file, Reader reader, List<Field> fields, Map<String, Integer> positions)
+      throws IOException {
+    CsvReader csv = new CsvReader(reader);
+    List<String> header;
+    try {
+      header = csv.next();
+    } catch (IllegalArgumentException e) {
+      throw new CliFailure(file + " line " + csv.recordLine() + ": " + e.getMessage());
+    }
+    if (header == null) {
+      return List.of();
+    }
+    int[] columns = new int[header.size()];
+    for (int i = 0; i < columns.length; i++) {
+      String name = header.get(i) == null ? "" : header.get(i).trim();
+      Integer position = positions.get(name);
+      if (position == null) {
+        throw new CliFailure(
+            file
+                + " line "
+                + csv.recordLine()
+                + ": header names column '"
+                + name
+                + "', which the table does not have (it has "
+                + positions.keySet().stream().sorted().toList()
+                + ")");
+      }
+      columns[i] = position;
+    }
+    List<Object[]> rows = new ArrayList<>();
+    while (true) {
+      List<String> record;
+      try {
+        record = csv.next();
+      } catch (IllegalArgumentException e) {
+        throw new CliFailure(file + " line " + csv.recordLine() + ": " + e.getMessage());
+      }
+      if (record == null) {
+        return rows;
+      }
+      int line = csv.recordLine();
+      if (record.size() != columns.length) {
+        throw new CliFailure(
+            file
+                + " line "
+                + line
+                + ": "
+                + record.size()
+                + " fields, but the header has "
+                + columns.length);
+      }
+      Object[] row = new Object[fields.size()];
+      for (int i = 0; i < columns.length; i++) {
+        String text = record.get(i);
+        if (text == null) {
+          continue;
+        }
+        Field field = fields.get(columns[i]);
+        try {
+          row[columns[i]] =
+              field.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.Utf8
+                  ? text
+                  : Values.parse(field, text);
+        } catch (IllegalArgumentException e) {
+          throw new CliFailure(file + " line " + line + ": " + e.getMessage());
+        }
+      }
+      checkRequired(file, line, fields, row);
+      rows.add(row);
+    }
+  }
+
+  private static List<Object[]> readJsonLines(
+      String file, Reader reader, List<Field> fields, Map<String, Integer> positions)
+      throws IOException {
+    BufferedReader lines = new BufferedReader(reader);
+    List<Object[]> rows = new ArrayList<>();
+    int line = 0;
+    String text;
+    while ((text = lines.readLine()) != null) {
+      line++;
+      if (text.isBlank()) {
+        continue;
+      }
+      JsonNode object;
+      try {
+        object = JSON.readTree(text);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new CliFailure(
+            file
+                + " line "
+                + line
+                + ": not JSON ("
+                + LakestreamCli.oneLine(e.getOriginalMessage())
+                + ")");
+      }
+      if (object == null || !object.isObject()) {
+        throw new CliFailure(file + " line " + line + ": expected a JSON object");
+      }
+      Object[] row = new Object[fields.size()];
+      for (Map.Entry<String, JsonNode> entry : object.properties()) {
+        Integer position = positions.get(entry.getKey());
+        if (position == null) {
+          throw new CliFailure(
+              file
+                  + " line "
+                  + line
+                  + ": key '"
+                  + entry.getKey()
+                  + "' names no column of the table (it has "
+                  + positions.keySet().stream().sorted().toList()
+                  + ")");
+        }
+        try {
+          row[position] = Values.parse(fields.get(position), entry.getValue());
+        } catch (IllegalArgumentException e) {
+          throw new CliFailure(file + " line " + line + ": " + e.getMessage());
+        }
+      }
+      checkRequired(file, line, fields, row);
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static void checkRequired(String file, int line, List<Field> fields, Object[] row) {
+    for (int i = 0; i < row.length; i++) {
+      if (row[i] == null && !fields.get(i).isNullable()) {
+        throw new CliFailure(
+            file
+                + " line "
+                + line
+                + ": column "
+                + fields.get(i).getName()
+                + " is required (not null)");
+      }
+    }
+  }
+
+  /** Appends or upserts. */
+  private interface Writer extends AutoCloseable {
+    void write(Object[] row);
+
+    void flush();
+
+    @Override
+    void close();
+  }
+
+  private static Writer appends(Table table) {
+    AppendWriter writer = table.newAppendWriter();
+    return new Writer() {
+      @Override
+      public void write(Object[] row) {
+        writer.append(row);
+      }
+
+      @Override
+      public void flush() {
+        writer.flush();
+      }
+
+      @Override
+      public void close() {
+        writer.close();
+      }
+    };
+  }
+
+  private static Writer upserts(Table table) {
+    UpsertWriter writer = table.newUpsertWriter();
+    return new Writer() {
+      @Override
+      public void write(Object[] row) {
+        writer.upsert(row);
+      }
+
+      @Override
+      public void flush() {
+        writer.flush();
+      }
+
+      @Override
+      public void close() {
+        writer.close();
+      }
+    };
+  }
+}
