@@ -36,6 +36,7 @@ import io.lakestream.store.RetentionFloor;
 import io.lakestream.store.StreamService;
 import io.lakestream.store.kv.KvManager;
 import io.lakestream.store.log.LogManager;
+import io.lakestream.store.log.TableRetention;
 import io.lakestream.store.rpc.RpcServer;
 import io.lakestream.stream.CatalogStreamAccess;
 import io.lakestream.stream.CatalogTableResolver;
@@ -49,6 +50,7 @@ import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -195,6 +197,7 @@ public final class LakestreamServer implements AutoCloseable {
           e);
     }
     logs.retentionFloor(new RetentionFloor(kvs, this::tieredOffset));
+    logs.retentionTime(this::logRetention);
     logs.onPartitionExpired(
         (tableId, partition) -> {
           try {
@@ -549,6 +552,24 @@ public final class LakestreamServer implements AutoCloseable {
       return TieredOffsets.committedIn(metadata.get()).offset(partition, bucket);
     } catch (IllegalArgumentException e) {
       return 0;
+    }
+  }
+
+  /** A table's log retention: its own property, else the server's {@code log.retention}. */
+  private Duration logRetention(String tableId) {
+    Duration serverDefault = config.stream().log().retention();
+    CatalogTableResolver tables = resolver;
+    if (tables == null) {
+      return serverDefault;
+    }
+    try {
+      return tables
+          .metadataById(tableId)
+          .map(metadata -> TableRetention.of(metadata.properties(), serverDefault))
+          .orElse(serverDefault);
+    } catch (IllegalArgumentException e) {
+      // Refused at create and commit; a value written around the catalog keeps the server's.
+      return serverDefault;
     }
   }
 

@@ -9,7 +9,9 @@ import io.lakestream.lake.LakeFormat;
 import io.lakestream.lake.LakeTableValidators;
 import io.lakestream.store.kv.KvSchema;
 import io.lakestream.store.kv.MergeEngines;
+import io.lakestream.store.log.TableRetention;
 import io.lakestream.tiering.TieringConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -67,6 +69,7 @@ public final class StreamTableProperties {
     }
     try {
       TieringConfig.interval(properties);
+      TableRetention.of(properties, Duration.ZERO);
       TieringConfig.compactionDeleteFiles(properties);
       TieringConfig.compactionSmallFiles(properties);
       LakeFormat.of(properties);
@@ -125,6 +128,7 @@ public final class StreamTableProperties {
           MergeEngines.MERGE_ENGINE,
           MergeEngines.VERSION_COLUMN,
           TieringConfig.INTERVAL_PROPERTY,
+          TableRetention.PROPERTY,
           TieringConfig.COMPACTION_DELETE_FILES_PROPERTY,
           TieringConfig.COMPACTION_SMALL_FILES_PROPERTY);
 

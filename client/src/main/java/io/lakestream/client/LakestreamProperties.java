@@ -44,6 +44,12 @@ public final class LakestreamProperties {
   /** How often the table is tiered into the lake: a duration such as {@code 30s} or {@code 5m}. */
   public static final String TIERING_INTERVAL = "lakestream.tiering.interval";
 
+  /**
+   * How long the table's log keeps rows, a duration such as {@code 12h} or {@code 7d}; the server's
+   * {@code log.retention} when not set. Rows not yet tiered are kept regardless.
+   */
+  public static final String LOG_RETENTION = "lakestream.log.retention";
+
   /** After how many delete files a tiered primary-key table is compacted. */
   public static final String TIERING_COMPACTION_DELETE_FILES =
       "lakestream.tiering.compaction.delete-files";

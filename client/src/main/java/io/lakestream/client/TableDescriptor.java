@@ -32,8 +32,8 @@ import org.apache.iceberg.types.Types;
  *         .withTieringInterval(Duration.ofMinutes(1));
  * }</pre>
  *
- * <p>Options the server has no table property for (log retention is a server setting; a partial
- * update names its columns per write) are not here.
+ * <p>A partial update's columns are not a table option: a writer names them ({@link
+ * Table#newUpsertWriter(java.util.List, WriterOptions)}).
  *
  * @param schemaJson the schema in Iceberg's JSON format
  * @param partitionSpecJson the partition spec in Iceberg's JSON format; empty for unpartitioned
@@ -289,6 +289,27 @@ public record TableDescriptor(
           "Invalid tiering interval " + interval + ": expected whole milliseconds from 1s to 7d");
     }
     return withProperty(LakestreamProperties.TIERING_INTERVAL, interval.toMillis() + "ms");
+  }
+
+  /**
+   * How long the table's log keeps rows ({@value LakestreamProperties#LOG_RETENTION}), instead of
+   * the server's {@code log.retention} (7 days by default), as Kafka's per-topic {@code
+   * retention.ms} does. Rows are removed a segment at a time once all of the segment is older, and
+   * never before they are tiered into the lake (nor, for a primary-key table, before its state is
+   * checkpointed); a partition goes whole once its newest row is older.
+   *
+   * @param retention at least 1 s, in whole milliseconds
+   * @return a new descriptor
+   * @throws IllegalArgumentException if the retention is shorter than 1 s or not a whole number of
+   *     milliseconds
+   */
+  public TableDescriptor withLogRetention(Duration retention) {
+    requireNonNull(retention, "retention is null");
+    if (retention.compareTo(Duration.ofSeconds(1)) < 0 || retention.getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException(
+          "Invalid log retention " + retention + ": expected whole milliseconds of at least 1s");
+    }
+    return withProperty(LakestreamProperties.LOG_RETENTION, retention.toMillis() + "ms");
   }
 
   /**

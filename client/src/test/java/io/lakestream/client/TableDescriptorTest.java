@@ -126,6 +126,11 @@ class TableDescriptorTest {
         .hasMessageContaining("1s to 7d");
     assertThatThrownBy(() -> descriptor.withTieringInterval(Duration.ofDays(8)))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThat(descriptor.withLogRetention(Duration.ofHours(12)).properties())
+        .containsEntry("lakestream.log.retention", "43200000ms");
+    assertThatThrownBy(() -> descriptor.withLogRetention(Duration.ofMillis(999)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1s");
     assertThatThrownBy(() -> descriptor.withBucketKey(List.of()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> descriptor.withBucketKey("a,b"))

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -62,12 +63,34 @@ public final class LogManager implements AutoCloseable {
 
   private volatile RetentionFloor retentionFloor = (tableId, partition, bucket) -> Long.MAX_VALUE;
 
+  /** How long a table keeps its log: the server's {@code log.retention} unless the table says. */
+  @FunctionalInterface
+  public interface RetentionTime {
+    /**
+     * The retention time of a table.
+     *
+     * @param tableId the table's id
+     * @return how long its rows are kept
+     */
+    Duration of(String tableId);
+  }
+
+  private volatile RetentionTime retentionTime;
+
   /**
    * Sets what holds retention back per bucket (the state checkpoint of a primary-key table, and
    * later the tiered offset); by default nothing does.
    */
   public void retentionFloor(RetentionFloor floor) {
     this.retentionFloor = requireNonNull(floor, "floor is null");
+  }
+
+  /**
+   * Sets each table's retention time (a table property may override the server's {@code
+   * log.retention}); the server's for every table until called.
+   */
+  public void retentionTime(RetentionTime time) {
+    this.retentionTime = requireNonNull(time, "time is null");
   }
 
   /**
@@ -217,9 +240,16 @@ public final class LogManager implements AutoCloseable {
       deleted +=
           entry
               .getValue()
-              .enforceRetention(retentionFloor.floor(key.tableId(), key.partition(), key.bucket()));
+              .enforceRetention(
+                  retentionFloor.floor(key.tableId(), key.partition(), key.bucket()),
+                  retentionOf(key.tableId()).toMillis());
     }
     return deleted;
+  }
+
+  private Duration retentionOf(String tableId) {
+    RetentionTime time = retentionTime;
+    return time == null ? config.retention() : time.of(tableId);
   }
 
   private int expirePartitions() throws IOException {
@@ -230,9 +260,9 @@ public final class LogManager implements AutoCloseable {
           .forEach(tables::add);
     }
     int expired = 0;
-    long oldestKept = clock.millis() - config.retention().toMillis();
     for (Path table : tables) {
       String tableId = table.getFileName().toString();
+      long oldestKept = clock.millis() - retentionOf(tableId).toMillis();
       for (String partition : partitions(tableId)) {
         boolean removed;
         synchronized (partitionLifecycle) {

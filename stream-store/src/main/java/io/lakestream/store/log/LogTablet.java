@@ -561,13 +561,23 @@ public final class LogTablet implements AutoCloseable {
    * @return how many segments were deleted
    */
   public int enforceRetention(long floorOffset) throws IOException {
+    return enforceRetention(floorOffset, config.retention().toMillis());
+  }
+
+  /**
+   * As {@link #enforceRetention(long)}, with the table's own retention time.
+   *
+   * @param retentionMillis how long rows are kept, in milliseconds
+   * @return how many segments were deleted
+   */
+  public int enforceRetention(long floorOffset, long retentionMillis) throws IOException {
     synchronized (appendLock) {
       int deleted = 0;
       long total = segments.values().stream().mapToLong(LogSegment::sizeInBytes).sum();
       long now = clock.millis();
       while (segments.size() > 1) {
         LogSegment oldest = segments.firstEntry().getValue();
-        boolean expired = now - oldest.maxTimestamp() > config.retention().toMillis();
+        boolean expired = now - oldest.maxTimestamp() > retentionMillis;
         boolean oversize = config.retentionBytes() >= 0 && total > config.retentionBytes();
         if (oldest.nextOffset() > floorOffset || (!expired && !oversize)) {
           break;

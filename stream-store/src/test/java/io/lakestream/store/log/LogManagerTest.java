@@ -128,6 +128,41 @@ class LogManagerTest {
   }
 
   @Test
+  void aTableWithARetentionOfItsOwnExpiresByIt() throws Exception {
+    String shortLived = "0a1b2c3d-0000-4000-8000-000000000001";
+    try (LogManager logs =
+        new LogManager(
+            root,
+            new LogConfig(
+                64, Duration.ofDays(1), 256, FlushMode.FSYNC, 1 << 20, Duration.ofHours(1), -1),
+            clock)) {
+      // The server keeps rows a day; one table asks for an hour.
+      logs.retentionTime(
+          table -> table.equals(shortLived) ? Duration.ofHours(1) : Duration.ofDays(1));
+      LogTablet kept = logs.tablet(TABLE, 0);
+      LogTablet expiring = logs.tablet(shortLived, 0);
+      for (int i = 0; i < 3; i++) {
+        kept.append(batch("row-" + i)).durable().get();
+        expiring.append(batch("row-" + i)).durable().get();
+      }
+      logs.tablet(shortLived, "day=old", 0).append(batch("p")).durable().get();
+      logs.tablet(TABLE, "day=old", 0).append(batch("p")).durable().get();
+
+      clock.advance(HOUR / 2);
+      logs.enforceRetention();
+      assertThat(expiring.logStartOffset()).isZero();
+
+      clock.advance(HOUR);
+      logs.enforceRetention();
+      // Every segment but the active one is past the table's hour; the other table keeps all.
+      assertThat(expiring.logStartOffset()).isEqualTo(2);
+      assertThat(kept.logStartOffset()).isZero();
+      assertThat(logs.partitions(shortLived)).isEmpty();
+      assertThat(logs.partitions(TABLE)).containsExactly("day=old");
+    }
+  }
+
+  @Test
   void refusesPartitionNamesTooLongForAFileName() throws Exception {
     try (LogManager logs = manager()) {
       assertThatThrownBy(() -> logs.tablet(TABLE, "p=" + "x".repeat(300), 0))
