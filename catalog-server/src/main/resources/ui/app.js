@@ -81,6 +81,11 @@ async function overview() {
   view.innerHTML = html;
 }
 
+function bucketsTable(buckets) {
+  return '<table><tr><th>Partition</th><th>Bucket</th><th>Earliest</th><th>Latest</th><th>Tiered</th><th>Lag</th></tr>' +
+    (buckets || []).map((b) => `<tr><td>${esc(b.partition || '—')}</td><td>${b.bucket}</td><td class="num">${b['earliest-offset']}</td><td class="num">${b['latest-offset']}</td><td class="num">${b['tiered-offset']}</td><td class="num">${b.lag}</td></tr>`).join('') + '</table>';
+}
+
 async function tablePage(namespace, name) {
   const view = document.getElementById('view');
   const q = 'namespace=' + encodeURIComponent(namespace) + '&table=' + encodeURIComponent(name);
@@ -89,8 +94,7 @@ async function tablePage(namespace, name) {
   html += `<p>Kind <b>${esc(t.kind)}</b> · rows <b id="table-rows">${esc(t.rows)}</b> · lag <b id="table-lag">${esc(t.lag ?? '—')}</b> · freshness ${esc(time(t['freshness-ms']))}</p>`;
   html += '<h2>Schema</h2><table><tr><th>Id</th><th>Column</th><th>Type</th><th>Required</th></tr>' +
     t.schema.map((c) => `<tr><td>${c.id}</td><td>${esc(c.name)}</td><td>${esc(c.type)}</td><td>${c.required}</td></tr>`).join('') + '</table>';
-  html += '<h2>Buckets</h2><table id="buckets"><tr><th>Partition</th><th>Bucket</th><th>Earliest</th><th>Latest</th><th>Tiered</th><th>Lag</th></tr>' +
-    (t.buckets || []).map((b) => `<tr><td>${esc(b.partition || '—')}</td><td>${b.bucket}</td><td class="num">${b['earliest-offset']}</td><td class="num">${b['latest-offset']}</td><td class="num">${b['tiered-offset']}</td><td class="num">${b.lag}</td></tr>`).join('') + '</table>';
+  html += '<h2>Buckets</h2><div id="buckets">' + bucketsTable(t.buckets) + '</div>';
   html += '<h2>Tiering rounds</h2><div class="chart"><canvas id="tiering-chart"></canvas></div>';
   if (t.tiering.length === 0) html += '<p class="muted">No tiering rounds yet.</p>';
   html += '<h2>Live tail</h2><div id="tail"><p class="muted">Loading…</p></div>';
@@ -116,6 +120,7 @@ async function tablePage(namespace, name) {
       if (!rows) return;
       rows.textContent = summary.rows;
       document.getElementById('table-lag').textContent = summary.lag ?? '—';
+      document.getElementById('buckets').innerHTML = bucketsTable(summary.buckets);
       document.getElementById('tail').innerHTML = '<table><tr><th>Bucket</th><th>Offset</th><th>Change</th>' +
         tail.columns.map((c) => `<th>${esc(c)}</th>`).join('') + '</tr>' +
         tail.rows.map((r) => `<tr><td>${r.bucket}</td><td class="num">${r.offset}</td><td>${esc(r.change)}</td>` + r.values.map((v) => `<td>${esc(v)}</td>`).join('') + '</tr>').join('') + '</table>';

@@ -59,6 +59,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ServiceUnavailableException;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -365,13 +366,14 @@ public final class ConsoleApi implements AutoCloseable {
       while (any && !scanner.caughtUp() && System.nanoTime() < deadline) {
         for (ScanBatch batch : scanner.poll(Duration.ofMillis(200))) {
           try (batch) {
-            if (columns.isEmpty()) {
+            List<Object[]> values = batch.rows();
+            if (columns.isEmpty() && !values.isEmpty()) {
+              // rows() leaves out the trailing change-type column of a changelog
               batch.root().getFieldVectors().stream()
+                  .limit(values.get(0).length)
                   .map(FieldVector::getName)
-                  .filter(name -> !name.startsWith("_"))
                   .forEach(columns::add);
             }
-            List<Object[]> values = batch.rows();
             for (int row = 0; row < values.size(); row++) {
               ObjectNode node = JSON.objectNode();
               node.put("partition", batch.partition());
@@ -483,10 +485,15 @@ public final class ConsoleApi implements AutoCloseable {
     if (client == null) {
       synchronized (this) {
         if (flight == null) {
+          int port;
+          try {
+            port = flightPort.getAsInt();
+          } catch (IllegalStateException e) {
+            throw new ServiceUnavailableException(
+                "The SQL editor needs Arrow Flight SQL: %s", e.getMessage());
+          }
           flight =
-              FlightClient.builder(
-                      allocator, Location.forGrpcInsecure(flightHost, flightPort.getAsInt()))
-                  .build();
+              FlightClient.builder(allocator, Location.forGrpcInsecure(flightHost, port)).build();
         }
         client = flight;
       }

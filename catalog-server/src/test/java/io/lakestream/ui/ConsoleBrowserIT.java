@@ -80,6 +80,15 @@ class ConsoleBrowserIT {
     waiting().until(ExpectedConditions.textToBe(by, text));
   }
 
+  /** The sum of the Latest column of the page's buckets table. */
+  private static long latestOffsetsSum() {
+    long sum = 0;
+    for (WebElement cell : driver.findElements(By.cssSelector("#buckets tr td:nth-child(4)"))) {
+      sum += Long.parseLong(cell.getText().trim());
+    }
+    return sum;
+  }
+
   @Test
   void browsesATableWatchesItGrowAndQueriesIt() throws Exception {
     driver.get(LAKESTREAM.base() + "/");
@@ -96,10 +105,12 @@ class ConsoleBrowserIT {
     assertThat(driver.findElement(By.id("table-lag")).getText()).isEqualTo("30");
     waiting().until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#tail tr"), 1 + 20));
     assertThat(driver.findElement(By.id("buckets")).getText()).contains("Earliest", "Latest");
+    assertThat(latestOffsetsSum()).isEqualTo(30);
 
     write(30, 50);
     waitForText(By.id("table-rows"), "50");
     waitForText(By.id("table-lag"), "50");
+    waiting().until(browser -> latestOffsetsSum() == 50);
     waiting().until(ExpectedConditions.textToBePresentInElementLocated(By.id("tail"), "/page/"));
     HeadlessChromium.screenshot(driver, "table");
 
