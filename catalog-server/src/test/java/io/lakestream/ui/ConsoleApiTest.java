@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.UpsertWriter;
 import io.lakestream.client.WriterOptions;
 import io.lakestream.testing.LakestreamExtension;
 import java.net.URI;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -49,7 +51,27 @@ class ConsoleApiTest {
             Types.NestedField.optional(2, "name", Types.StringType.get())),
         PartitionSpec.unpartitioned(),
         new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "2")));
+    catalog.createTable(
+        TableIdentifier.of("console", "users"),
+        new Schema(
+            List.of(
+                Types.NestedField.required(1, "_user", Types.LongType.get()),
+                Types.NestedField.optional(2, "name", Types.StringType.get())),
+            Set.of(1)),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "primary-key", "lakestream.buckets", "1")));
+    catalog.createTable(
+        TableIdentifier.of("console", "plain"),
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+        PartitionSpec.unpartitioned());
     Connection connection = LAKESTREAM.connection();
+    try (UpsertWriter users =
+        connection.table(TablePath.of("console.users")).newUpsertWriter(WriterOptions.defaults())) {
+      users.upsert(1L, "ada");
+      users.upsert(1L, "ada lovelace");
+      users.delete(1L);
+      users.flush();
+    }
     try (AppendWriter writer =
         connection
             .table(TablePath.of("console.events"))
@@ -192,6 +214,34 @@ class ConsoleApiTest {
       assertThat(row.get("values").get(1).asText()).isEqualTo("event-" + id);
       assertThat(row.get("change").asText()).isEqualTo("INSERT");
     }
+  }
+
+  @Test
+  void tailsAChangelogWithItsChangeTypes() throws Exception {
+    HttpResponse<String> response = get("/ui/api/tail?namespace=console&table=users&limit=10");
+    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+    JsonNode tail = json(response);
+    assertThat(tail.get("columns").toString()).isEqualTo("[\"_user\",\"name\"]");
+    List<String> changes = new ArrayList<>();
+    for (JsonNode row : tail.get("rows")) {
+      changes.add(row.get("change").asText() + ":" + row.get("values").toString());
+    }
+    // newest first: the delete, the update's after and before images, the insert
+    assertThat(changes)
+        .containsExactly(
+            "DELETE:[1,\"ada lovelace\"]",
+            "UPDATE_AFTER:[1,\"ada lovelace\"]",
+            "UPDATE_BEFORE:[1,\"ada\"]",
+            "INSERT:[1,\"ada\"]");
+  }
+
+  @Test
+  void showsPlainIcebergTablesWithoutATail() throws Exception {
+    JsonNode plain = findTable(json(get("/ui/api/tables")), "console", "plain");
+    assertThat(plain.get("kind").asText()).isEqualTo("iceberg");
+    assertThat(plain.get("rows").asLong()).isZero();
+    assertThat(plain.get("lag").isNull()).isTrue();
+    assertError(get("/ui/api/tail?namespace=console&table=plain"), 400, "not a streaming table");
   }
 
   @Test
