@@ -11,6 +11,14 @@ function time(ms) {
   return ms == null ? '—' : new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
 }
 
+function bytes(n) {
+  if (n == null) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return (i === 0 ? n : n.toFixed(1)) + ' ' + units[i];
+}
+
 async function api(path, options = {}) {
   const headers = Object.assign({}, options.headers || {});
   if (state.token) headers.Authorization = 'Bearer ' + state.token;
@@ -70,11 +78,11 @@ async function overview() {
   if (data.namespaces.length === 0) html += '<p class="muted">No namespaces you may read.</p>';
   for (const ns of data.namespaces) {
     html += `<h2 class="namespace" data-namespace="${esc(ns.namespace)}">${esc(ns.namespace)}</h2>`;
-    html += '<table><tr><th>Table</th><th>Kind</th><th>Rows</th><th>Lag</th><th>Freshness</th></tr>';
+    html += '<table><tr><th>Table</th><th>Kind</th><th>Rows</th><th>Lag</th><th>Freshness</th><th>Lake size</th></tr>';
     for (const t of ns.tables) {
       const link = `#/table/${encodeURIComponent(ns.namespace)}/${encodeURIComponent(t.name)}`;
       html += `<tr><td><a class="table-link" id="link-${esc(ns.namespace)}.${esc(t.name)}" href="${link}">${esc(t.name)}</a></td>` +
-        `<td>${esc(t.kind)}</td><td class="num rows">${esc(t.rows)}</td><td class="num lag">${esc(t.lag ?? '—')}</td><td>${esc(time(t['freshness-ms']))}</td></tr>`;
+        `<td>${esc(t.kind)}</td><td class="num rows">${esc(t.rows)}</td><td class="num lag">${esc(t.lag ?? '—')}</td><td>${esc(time(t['freshness-ms']))}</td><td class="num">${esc(bytes(t['lake-size-bytes']))}</td></tr>`;
     }
     html += '</table>';
   }

@@ -68,7 +68,8 @@ import org.apache.iceberg.types.Types;
  *
  * <ul>
  *   <li>{@code GET tables}: every readable namespace with its tables, their kind, rows (the sum of
- *       their buckets' high watermarks), lag (rows not yet tiered) and freshness (newest commit);
+ *       their buckets' high watermarks), lag (rows not yet tiered), freshness (newest commit) and
+ *       lake size (the current snapshot's {@code total-files-size});
  *   <li>{@code GET table?namespace=a.b&table=t}: schema, properties, buckets, snapshots and the
  *       tiering rounds (the tiered snapshots' times and added rows);
  *   <li>{@code GET tail?namespace=a.b&table=t&limit=N}: the newest rows of a streaming table;
@@ -235,6 +236,11 @@ public final class ConsoleApi implements AutoCloseable {
       ArrayNode buckets) {
     String kind = metadata.properties().get(StreamTableProperties.KIND);
     Snapshot current = metadata.currentSnapshot();
+    node.put(
+        "lake-size-bytes",
+        current == null
+            ? 0
+            : Long.parseLong(current.summary().getOrDefault("total-files-size", "0")));
     if (kind == null) {
       node.put("kind", "iceberg");
       node.put(

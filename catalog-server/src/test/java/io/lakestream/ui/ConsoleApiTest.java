@@ -241,6 +241,7 @@ class ConsoleApiTest {
     assertThat(plain.get("kind").asText()).isEqualTo("iceberg");
     assertThat(plain.get("rows").asLong()).isZero();
     assertThat(plain.get("lag").isNull()).isTrue();
+    assertThat(plain.get("lake-size-bytes").asLong()).isZero();
     assertError(get("/ui/api/tail?namespace=console&table=plain"), 400, "not a streaming table");
   }
 
