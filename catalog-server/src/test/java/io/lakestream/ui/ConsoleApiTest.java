@@ -14,11 +14,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** The console's assets and JSON endpoints against a real server with {@code auth.mode=none}. */
 class ConsoleApiTest {
   private static final int ROWS = 25;
+  private static final int TIERED_ROWS = 12;
 
   @RegisterExtension
   static final LakestreamExtension LAKESTREAM = LakestreamExtension.builder().build();
@@ -64,7 +67,21 @@ class ConsoleApiTest {
         TableIdentifier.of("console", "plain"),
         new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
         PartitionSpec.unpartitioned());
+    catalog.createTable(
+        TableIdentifier.of("console", "tiered"),
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.tiering.interval", "1s")));
     Connection connection = LAKESTREAM.connection();
+    try (AppendWriter writer =
+        connection
+            .table(TablePath.of("console.tiered"))
+            .newAppendWriter(WriterOptions.defaults())) {
+      for (long id = 0; id < TIERED_ROWS; id++) {
+        writer.append(id);
+      }
+      writer.flush();
+    }
     try (UpsertWriter users =
         connection.table(TablePath.of("console.users")).newUpsertWriter(WriterOptions.defaults())) {
       users.upsert(1L, "ada");
@@ -243,6 +260,32 @@ class ConsoleApiTest {
     assertThat(plain.get("lag").isNull()).isTrue();
     assertThat(plain.get("lake-size-bytes").asLong()).isZero();
     assertError(get("/ui/api/tail?namespace=console&table=plain"), 400, "not a streaming table");
+  }
+
+  @Test
+  void recordsTieringRoundsAndTheLagTheyClose() throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    JsonNode table;
+    do {
+      table = json(get("/ui/api/table?namespace=console&table=tiered"));
+      if (table.get("lag").asLong() == 0 && !table.get("tiering").isEmpty()) {
+        break;
+      }
+      LockSupport.parkNanos(Duration.ofMillis(200).toNanos()); // poll, with the deadline above
+    } while (System.nanoTime() < deadline);
+    assertThat(table.get("lag").asLong()).as(table.toString()).isZero();
+    long tiered = 0;
+    for (JsonNode round : table.get("tiering")) {
+      tiered += round.get("rows").asLong();
+      assertThat(round.get("timestamp-ms").asLong()).isPositive();
+    }
+    assertThat(tiered).isEqualTo(TIERED_ROWS);
+    assertThat(table.get("buckets").get(0).get("tiered-offset").asLong()).isEqualTo(TIERED_ROWS);
+    JsonNode snapshot = table.get("snapshots").get(table.get("snapshots").size() - 1);
+    assertThat(snapshot.get("tiered").asBoolean()).isTrue();
+    assertThat(snapshot.get("operation").asText()).isEqualTo("append");
+    assertThat(snapshot.get("summary").has("lakestream.offsets")).isFalse();
+    assertThat(table.get("lake-size-bytes").asLong()).isPositive();
   }
 
   @Test
