@@ -106,6 +106,10 @@ class ConsoleBrowserIT {
     waiting().until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#tail tr"), 1 + 20));
     assertThat(driver.findElement(By.id("buckets")).getText()).contains("Earliest", "Latest");
     assertThat(latestOffsetsSum()).isEqualTo(30);
+    // Chart.js came from the server's jar (no CDN) and drew the tiering chart's canvas
+    assertThat(driver.executeScript("return typeof Chart === 'function' && Chart.version"))
+        .isEqualTo("4.4.1");
+    assertThat(driver.executeScript("return !!Chart.getChart('tiering-chart')")).isEqualTo(true);
 
     write(30, 50);
     waitForText(By.id("table-rows"), "50");
