@@ -17,6 +17,7 @@ import io.lakestream.metrics.ServerMetrics;
 import io.lakestream.rest.HttpTransport.Answer;
 import io.lakestream.rest.HttpTransport.Call;
 import io.lakestream.rest.HttpTransport.Verdict;
+import io.lakestream.ui.Console;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -74,6 +75,7 @@ public final class CatalogHttpServer implements AutoCloseable {
   private final BooleanSupplier ready;
   private final Authorizer authorizer;
   private final long maxRequestBytes;
+  private volatile Console console;
 
   /**
    * @param authorizer decides who may read {@code /metrics} ({@link Authorizer#checkMetrics})
@@ -129,6 +131,14 @@ public final class CatalogHttpServer implements AutoCloseable {
     return transport.address();
   }
 
+  /**
+   * Serves the web console under {@code /ui} (and redirects {@code /} to it); before this, those
+   * paths answer 404.
+   */
+  public void serveConsole(Console console) {
+    this.console = requireNonNull(console, "console is null");
+  }
+
   /** Which code answers which path. */
   private final class Routes implements HttpTransport.Service {
     @Override
@@ -151,6 +161,10 @@ public final class CatalogHttpServer implements AutoCloseable {
       }
       if (call.method().equals("POST") && path.equals(OAUTH_TOKENS_PATH)) {
         return issueToken(call);
+      }
+      Console ui = console;
+      if (ui != null && Console.serves(path)) {
+        return serveConsole(ui, call);
       }
       return error(
           RestErrors.error(404, "NotFoundException", "No route for " + call.method() + " " + path));
@@ -372,6 +386,24 @@ public final class CatalogHttpServer implements AutoCloseable {
       return error(RestErrors.toErrorResponse(e));
     }
     return new Answer(200, Map.of("Content-Type", metrics.contentType()), metrics.scrape());
+  }
+
+  private Answer serveConsole(Console ui, Call call) {
+    if (call.bodyTooLarge()) {
+      return error(RestErrors.error(413, "RequestTooLarge", tooLarge()));
+    }
+    Console.Response response =
+        ui.answer(
+            new Console.Request(
+                call.method(),
+                call.path(),
+                call.queryString(),
+                call.header("authorization"),
+                call.body()));
+    return new Answer(
+        response.status(),
+        response.headers(),
+        call.method().equals("HEAD") ? new byte[0] : response.body());
   }
 
   private Answer issueToken(Call call) {

@@ -45,6 +45,8 @@ import io.lakestream.stream.StreamTableProperties;
 import io.lakestream.tiering.LakeTierers;
 import io.lakestream.tiering.TieringService;
 import io.lakestream.tiering.TieringStatusReader;
+import io.lakestream.ui.Console;
+import io.lakestream.ui.ConsoleApi;
 import java.io.IOException;
 import java.net.BindException;
 import java.nio.file.Files;
@@ -90,6 +92,8 @@ public final class LakestreamServer implements AutoCloseable {
   private volatile TieringStatusReader tieringStatus;
   private volatile JdbcTieredOffsetsStore tieredOffsets;
   private Connection flightConnection;
+  private Connection consoleConnection;
+  private volatile ConsoleApi consoleApi;
   private volatile FlightSqlServer flight;
 
   private LakestreamServer(ServerConfig config) {
@@ -312,6 +316,7 @@ public final class LakestreamServer implements AutoCloseable {
     }
     startTiering(catalogs, tokens);
     startFlightSql(catalogs, tokens, authorizer);
+    startConsole(warehouses, tokens, authorizer, authenticator);
     ready.set(true);
     LOG.info(
         "Lakestream ready: Iceberg REST catalog on http://{}:{}/v1, data in {}",
@@ -417,6 +422,24 @@ public final class LakestreamServer implements AutoCloseable {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * The web console at /ui: its stream reads go through an internal connection, after its checks.
+   */
+  private void startConsole(
+      Warehouses warehouses,
+      TokenService tokens,
+      Authorizer authorizer,
+      Authenticator authenticator) {
+    boolean oauth2 = config.auth().mode() == AuthMode.OAUTH2;
+    consoleConnection =
+        Connection.openRenewing(
+            loopbackHost(), rpc.port(), () -> oauth2 ? tokens.issueInternal("console") : null);
+    consoleApi =
+        new ConsoleApi(
+            warehouses, authorizer, () -> consoleConnection, loopbackHost(), this::flightPort);
+    http.serveConsole(new Console(authenticator, () -> Optional.ofNullable(consoleApi)));
   }
 
   private String loopbackHost() {
@@ -644,6 +667,16 @@ public final class LakestreamServer implements AutoCloseable {
     }
     if (flight != null) {
       flight.close();
+    }
+    if (consoleApi != null) {
+      try {
+        consoleApi.close();
+      } catch (Exception e) {
+        LOG.warn("Cannot close the console's Flight SQL client", e);
+      }
+    }
+    if (consoleConnection != null) {
+      consoleConnection.close();
     }
     if (flightConnection != null) {
       flightConnection.close();
