@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -62,16 +63,23 @@ final class HeadlessChromium {
               + CHROMEDRIVER
               + ": run `sudo apt-get install -y chromium chromium-driver`");
     }
-    Process install =
-        new ProcessBuilder("apt-get", "install", "-y", "chromium", "chromium-driver")
-            .redirectErrorStream(true)
-            .redirectOutput(new File("target/console-apt-install.log"))
-            .start();
-    if (!install.waitFor(15, TimeUnit.MINUTES) || install.exitValue() != 0) {
-      install.destroyForcibly();
-      throw new IllegalStateException(
-          "apt-get install -y chromium chromium-driver failed; see"
-              + " target/console-apt-install.log (run apt-get update first?)");
+    // A fresh machine's package lists may be empty: update them first.
+    File log = new File("target/console-apt-install.log");
+    for (List<String> command :
+        List.of(
+            List.of("apt-get", "update", "-q"),
+            List.of("apt-get", "install", "-y", "-q", "chromium", "chromium-driver"))) {
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log));
+      builder.environment().put("DEBIAN_FRONTEND", "noninteractive");
+      Process step = builder.start();
+      if (!step.waitFor(15, TimeUnit.MINUTES) || step.exitValue() != 0) {
+        step.destroyForcibly();
+        throw new IllegalStateException(
+            String.join(" ", command) + " failed; see target/console-apt-install.log");
+      }
     }
     if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
       throw new IllegalStateException(
