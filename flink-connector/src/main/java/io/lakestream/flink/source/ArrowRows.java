@@ -56,6 +56,8 @@ final class ArrowRows {
   private final int arity;
   private final int nullBitsBytes;
   private final int fixedBytes;
+  // Scratch space for a column's variable-width values, reused across batches.
+  private byte[] scratch = new byte[0];
 
   ArrowRows(List<String> columns, List<LogicalType> types) {
     this.columns = List.copyOf(columns);
@@ -149,6 +151,29 @@ final class ArrowRows {
 
     void putOffsetAndSize(int row, int position, int offset, int size) {
       segments[row].putLong(field(row, position), ((long) offset << 32) | size);
+    }
+
+    /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
+    void putBytes(int row, int position, byte[] data, int start, int length) {
+      if (length <= MAX_INLINE_BYTES) {
+        long value = 0;
+        for (int i = 0; i < length; i++) {
+          value |= (data[start + i] & 0xFFL) << (i * 8);
+        }
+        segments[row].putLong(field(row, position), ((length | 0x80L) << 56) | value);
+      } else {
+        int at = reserve(row, roundToWord(length));
+        System.arraycopy(data, start, segments[row].getArray(), rowOffsets[row] + at, length);
+        putOffsetAndSize(row, position, at, length);
+      }
+    }
+
+    /** A scratch array of at least {@code bytes}, shared by the batches of this reader. */
+    byte[] scratch(int bytes) {
+      if (scratch.length < bytes) {
+        scratch = new byte[Math.max(bytes, scratch.length * 2)];
+      }
+      return scratch;
     }
 
     /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
@@ -359,34 +384,49 @@ final class ArrowRows {
       this.vector = vector;
     }
 
+    // The rows' value offsets, read once by addVariableBytes (which always runs before write):
+    // starts[r] to starts[r + 1], relative to the first row's start.
+    private int[] starts;
+
     @Override
     void addVariableBytes(int[] sizes, int first, int count) {
       ArrowBuf offsets = vector.getOffsetBuffer();
       boolean nulls = vector.getNullCount() > 0;
+      starts = new int[count + 1];
+      if (count == 0) {
+        return;
+      }
+      int base = offsets.getInt((long) first * Integer.BYTES);
+      int start = base;
       for (int r = 0; r < count; r++) {
-        long index = first + r;
-        int length =
-            offsets.getInt((index + 1) * Integer.BYTES) - offsets.getInt(index * Integer.BYTES);
+        int end = offsets.getInt((long) (first + r + 1) * Integer.BYTES);
+        starts[r + 1] = end - base;
+        int length = end - start;
         if (length > MAX_INLINE_BYTES && !(nulls && vector.isNull(first + r))) {
           sizes[r] += roundToWord(length);
         }
+        start = end;
       }
     }
 
     @Override
     void write(Rows rows, int position, int first) {
-      ArrowBuf offsets = vector.getOffsetBuffer();
-      ArrowBuf data = vector.getDataBuffer();
+      int count = rows.cursors.length;
+      if (count == 0) {
+        return;
+      }
+      // The rows' bytes copied out of the Arrow buffer at once: one bounds check and one native
+      // copy per column rather than per value, then plain array copies.
+      long base = vector.getOffsetBuffer().getInt((long) first * Integer.BYTES);
+      byte[] bytes = rows.scratch(starts[count]);
+      vector.getDataBuffer().getBytes(base, bytes, 0, starts[count]);
       boolean nulls = vector.getNullCount() > 0;
-      for (int r = 0; r < rows.cursors.length; r++) {
-        long index = first + r;
+      for (int r = 0; r < count; r++) {
         if (nulls && vector.isNull(first + r)) {
           rows.setNull(r, position);
           continue;
         }
-        int start = offsets.getInt(index * Integer.BYTES);
-        int length = offsets.getInt((index + 1) * Integer.BYTES) - start;
-        rows.putBytes(r, position, data, start, length);
+        rows.putBytes(r, position, bytes, starts[r], starts[r + 1] - starts[r]);
       }
     }
   }
