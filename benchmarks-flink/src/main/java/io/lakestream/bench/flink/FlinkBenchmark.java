@@ -66,7 +66,8 @@ import org.apache.flink.types.Row;
  *       every row copied out as the client's {@code Object[]} (boxed values). Both Flink reads run
  *       a second time with object reuse enabled (no copy of every row between the chained
  *       operators), reported beside the default's rates without a target;
- *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
+ *   <li><b>sink</b>: the client's {@link AppendWriter} (default options; the sink's are the same
+ *       but for a 20 ms linger instead of 2 ms, so its batches fill) appends the
  *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
  *       rows) inserts them into another new table; then the same job inserts them into a {@code
  *       blackhole} table (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink,
