@@ -66,12 +66,13 @@ import org.apache.flink.types.Row;
  *       every row copied out as the client's {@code Object[]} (boxed values). Both Flink reads run
  *       a second time with object reuse enabled (no copy of every row between the chained
  *       operators), reported beside the default's rates without a target;
- *   <li><b>sink</b>: the client's {@link AppendWriter} (default options, as the sink's) appends the
- *       rows to a new table and flushes; then a Flink job ({@code fromSequence} mapped to the same
- *       rows) inserts them into another new table; then the same job inserts them into a {@code
- *       blackhole} table (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink,
- *       reported without a target as the ceiling of the sink's rate. Rates are rows over the time
- *       from the first row generated to the writer's flush (the client) or the job's end (Flink);
+ *   <li><b>sink</b>: the client's {@link AppendWriter} (default options; the sink's are the same
+ *       but for a 20 ms linger instead of 2 ms, so its batches fill) appends the rows to a new
+ *       table and flushes; then a Flink job ({@code fromSequence} mapped to the same rows) inserts
+ *       them into another new table; then the same job inserts them into a {@code blackhole} table
+ *       (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink, reported without a
+ *       target as the ceiling of the sink's rate. Rates are rows over the time from the first row
+ *       generated to the writer's flush (the client) or the job's end (Flink);
  *   <li><b>latency</b>: a writer appends rows carrying their send time at a steady rate while an
  *       unbounded Flink read ({@code scan.startup.mode=latest}, checkpoints every second) and, as
  *       the baseline, the client's {@link LogScanner} at the latest offset record emit time minus

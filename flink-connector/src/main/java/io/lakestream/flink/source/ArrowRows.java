@@ -1,5 +1,6 @@
 package io.lakestream.flink.source;
 
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
@@ -56,6 +57,8 @@ final class ArrowRows {
   private final int arity;
   private final int nullBitsBytes;
   private final int fixedBytes;
+  // Scratch space for a column's variable-width values, reused across batches.
+  private byte[] scratch = new byte[0];
 
   ArrowRows(List<String> columns, List<LogicalType> types) {
     this.columns = List.copyOf(columns);
@@ -149,6 +152,29 @@ final class ArrowRows {
 
     void putOffsetAndSize(int row, int position, int offset, int size) {
       segments[row].putLong(field(row, position), ((long) offset << 32) | size);
+    }
+
+    /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
+    void putBytes(int row, int position, byte[] data, int start, int length) {
+      if (length <= MAX_INLINE_BYTES) {
+        long value = 0;
+        for (int i = 0; i < length; i++) {
+          value |= (data[start + i] & 0xFFL) << (i * 8);
+        }
+        segments[row].putLong(field(row, position), ((length | 0x80L) << 56) | value);
+      } else {
+        int at = reserve(row, roundToWord(length));
+        System.arraycopy(data, start, segments[row].getArray(), rowOffsets[row] + at, length);
+        putOffsetAndSize(row, position, at, length);
+      }
+    }
+
+    /** A scratch array of at least {@code bytes}, shared by the batches of this reader. */
+    byte[] scratch(int bytes) {
+      if (scratch.length < bytes) {
+        scratch = new byte[Math.max(bytes, scratch.length * 2)];
+      }
+      return scratch;
     }
 
     /** Writes {@code length} bytes from {@code data} at {@code start} as a string or binary. */
@@ -266,29 +292,11 @@ final class ArrowRows {
   }
 
   private static Column column(FieldVector vector, LogicalType type) {
-    if (vector instanceof BigIntVector v) {
-      return new FixedColumn<>(v) {
-        @Override
-        void writeValue(MemorySegment segment, int field, int index) {
-          segment.putLong(field, vector.getDataBuffer().getLong((long) index * Long.BYTES));
-        }
-      };
+    if (vector instanceof BigIntVector || vector instanceof Float8Vector) {
+      return new WordColumn(vector);
     }
-    if (vector instanceof IntVector v) {
-      return new FixedColumn<>(v) {
-        @Override
-        void writeValue(MemorySegment segment, int field, int index) {
-          segment.putInt(field, vector.getDataBuffer().getInt((long) index * Integer.BYTES));
-        }
-      };
-    }
-    if (vector instanceof Float8Vector v) {
-      return new FixedColumn<>(v) {
-        @Override
-        void writeValue(MemorySegment segment, int field, int index) {
-          segment.putDouble(field, vector.getDataBuffer().getDouble((long) index * Double.BYTES));
-        }
-      };
+    if (vector instanceof IntVector) {
+      return new IntColumn(vector);
     }
     if (vector instanceof Float4Vector v) {
       return new FixedColumn<>(v) {
@@ -351,6 +359,73 @@ final class ArrowRows {
             + type);
   }
 
+  /**
+   * 64-bit values (BIGINT, and DOUBLE as its bits): the batch's values are copied out of the Arrow
+   * buffer at once (one bounds check, not one per value), then written to the rows' fields.
+   */
+  private static final class WordColumn extends Column {
+    private final FieldVector vector;
+
+    WordColumn(FieldVector vector) {
+      this.vector = vector;
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      int count = rows.cursors.length;
+      if (count == 0) {
+        return;
+      }
+      long[] values = new long[count];
+      vector
+          .getDataBuffer()
+          .nioBuffer((long) first * Long.BYTES, count * Long.BYTES)
+          .order(ByteOrder.nativeOrder())
+          .asLongBuffer()
+          .get(values);
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < count; r++) {
+        if (nulls && vector.isNull(first + r)) {
+          rows.setNull(r, position);
+        } else {
+          rows.segments[r].putLong(rows.field(r, position), values[r]);
+        }
+      }
+    }
+  }
+
+  /** 32-bit integers, copied out of the Arrow buffer at once as {@link WordColumn}'s. */
+  private static final class IntColumn extends Column {
+    private final FieldVector vector;
+
+    IntColumn(FieldVector vector) {
+      this.vector = vector;
+    }
+
+    @Override
+    void write(Rows rows, int position, int first) {
+      int count = rows.cursors.length;
+      if (count == 0) {
+        return;
+      }
+      int[] values = new int[count];
+      vector
+          .getDataBuffer()
+          .nioBuffer((long) first * Integer.BYTES, count * Integer.BYTES)
+          .order(ByteOrder.nativeOrder())
+          .asIntBuffer()
+          .get(values);
+      boolean nulls = vector.getNullCount() > 0;
+      for (int r = 0; r < count; r++) {
+        if (nulls && vector.isNull(first + r)) {
+          rows.setNull(r, position);
+        } else {
+          rows.segments[r].putInt(rows.field(r, position), values[r]);
+        }
+      }
+    }
+  }
+
   /** Strings and byte arrays: up to 7 bytes in the field, longer ones in the variable part. */
   private static final class VariableWidthColumn extends Column {
     private final BaseVariableWidthVector vector;
@@ -359,34 +434,49 @@ final class ArrowRows {
       this.vector = vector;
     }
 
+    // The rows' value offsets, read once by addVariableBytes (which always runs before write):
+    // starts[r] to starts[r + 1], relative to the first row's start.
+    private int[] starts;
+
     @Override
     void addVariableBytes(int[] sizes, int first, int count) {
       ArrowBuf offsets = vector.getOffsetBuffer();
       boolean nulls = vector.getNullCount() > 0;
+      starts = new int[count + 1];
+      if (count == 0) {
+        return;
+      }
+      int base = offsets.getInt((long) first * Integer.BYTES);
+      int start = base;
       for (int r = 0; r < count; r++) {
-        long index = first + r;
-        int length =
-            offsets.getInt((index + 1) * Integer.BYTES) - offsets.getInt(index * Integer.BYTES);
+        int end = offsets.getInt((long) (first + r + 1) * Integer.BYTES);
+        starts[r + 1] = end - base;
+        int length = end - start;
         if (length > MAX_INLINE_BYTES && !(nulls && vector.isNull(first + r))) {
           sizes[r] += roundToWord(length);
         }
+        start = end;
       }
     }
 
     @Override
     void write(Rows rows, int position, int first) {
-      ArrowBuf offsets = vector.getOffsetBuffer();
-      ArrowBuf data = vector.getDataBuffer();
+      int count = rows.cursors.length;
+      if (count == 0) {
+        return;
+      }
+      // The rows' bytes copied out of the Arrow buffer at once: one bounds check and one native
+      // copy per column rather than per value, then plain array copies.
+      long base = vector.getOffsetBuffer().getInt((long) first * Integer.BYTES);
+      byte[] bytes = rows.scratch(starts[count]);
+      vector.getDataBuffer().getBytes(base, bytes, 0, starts[count]);
       boolean nulls = vector.getNullCount() > 0;
-      for (int r = 0; r < rows.cursors.length; r++) {
-        long index = first + r;
+      for (int r = 0; r < count; r++) {
         if (nulls && vector.isNull(first + r)) {
           rows.setNull(r, position);
           continue;
         }
-        int start = offsets.getInt(index * Integer.BYTES);
-        int length = offsets.getInt((index + 1) * Integer.BYTES) - start;
-        rows.putBytes(r, position, data, start, length);
+        rows.putBytes(r, position, bytes, starts[r], starts[r + 1] - starts[r]);
       }
     }
   }

@@ -137,6 +137,41 @@ class ArrowRowsTest {
     }
   }
 
+  /**
+   * One reader's batches one after another, each larger, then a small one again: every batch's
+   * strings are its own, whatever the batches before it held.
+   */
+  @Test
+  void batchesReadInTurnKeepTheirOwnStrings() {
+    ArrowRows reader =
+        new ArrowRows(List.of("s"), List.of(new VarCharType(VarCharType.MAX_LENGTH)));
+    for (int count : new int[] {3, 200, 2}) {
+      try (BufferAllocator allocator = new RootAllocator();
+          VarCharVector s = new VarCharVector("s", allocator)) {
+        for (int r = 0; r < count; r++) {
+          if (r % 7 == 3) {
+            s.setNull(r);
+          } else {
+            s.setSafe(r, (count + "-row-" + "y".repeat(r % 13)).getBytes(StandardCharsets.UTF_8));
+          }
+        }
+        s.setValueCount(count);
+        VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(s));
+        BinaryRowData[] rows = reader.read(root, 0, count);
+        assertThat(rows).hasSize(count);
+        for (int r = 0; r < count; r++) {
+          if (r % 7 == 3) {
+            assertThat(rows[r].isNullAt(0)).as("batch of %s, row %s", count, r).isTrue();
+          } else {
+            assertThat(rows[r].getString(0).toString())
+                .as("batch of %s, row %s", count, r)
+                .isEqualTo(count + "-row-" + "y".repeat(r % 13));
+          }
+        }
+      }
+    }
+  }
+
   private static VectorSchemaRoot batch(BufferAllocator allocator) {
     BigIntVector b = new BigIntVector("b", allocator);
     IntVector i = new IntVector("i", allocator);
