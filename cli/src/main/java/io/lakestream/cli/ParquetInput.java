@@ -13,9 +13,8 @@ import java.util.Map;
 import org.apache.arrow.vector.types.FloatingPointPrecision;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.PlainReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -50,9 +49,7 @@ final class ParquetInput {
     }
     try (ParquetFileReader reader =
         ParquetFileReader.open(
-            new LocalInputFile(path),
-            // Plain options: no Hadoop Configuration (and no Hadoop configuration files) read.
-            ParquetReadOptions.builder(new PlainParquetConfiguration()).build())) {
+            new LocalInputFile(path), PlainReadOptions.of(new ParquetCodecs()))) {
       MessageType schema = reader.getFooter().getFileMetaData().getSchema();
       int width = schema.getFieldCount();
       int[] columns = new int[width];
