@@ -299,12 +299,18 @@ class CliIT {
 
   /** Writes a Parquet file with parquet-java's example writer (snappy), one group per row. */
   private Path parquet(String name, MessageType schema, List<Group> rows) throws IOException {
+    return parquet(name, schema, rows, CompressionCodecName.SNAPPY);
+  }
+
+  private Path parquet(
+      String name, MessageType schema, List<Group> rows, CompressionCodecName codec)
+      throws IOException {
     Path file = files.resolve(name);
     try (ParquetWriter<Group> writer =
         ExampleParquetWriter.builder(new LocalOutputFile(file))
             .withConf(new PlainParquetConfiguration())
             .withType(schema)
-            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .withCompressionCodec(codec)
             .build()) {
       for (Group row : rows) {
         writer.write(row);
@@ -771,5 +777,53 @@ class CliIT {
     assertThat(failing.exitValue()).isEqualTo(1);
     assertThat(Files.readString(err))
         .isEqualTo("lakestream describe: Table cli_launcher.missing does not exist\n");
+  }
+
+  /**
+   * bin/lakestream produce as a process, so with the distribution's classpath only (no Hadoop,
+   * which the tests' own classpath has): snappy, gzip, zstd and uncompressed Parquet files.
+   */
+  @Test
+  void launcherProducesParquetFilesOfEveryCodecWithTheDistributionAlone() throws Exception {
+    assertOk(run("create", "cli_launcher.pq", "--kind", "log", "--schema", "id bigint, s string"));
+    MessageType schema =
+        Types.buildMessage()
+            .optional(PrimitiveTypeName.INT64)
+            .named("id")
+            .optional(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("s")
+            .named("row");
+    SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+    List<String> command = new ArrayList<>();
+    command.add(ServerProcess.home().resolve("bin/lakestream").toString());
+    command.add("produce");
+    command.add("cli_launcher.pq");
+    long id = 0;
+    for (CompressionCodecName codec :
+        List.of(
+            CompressionCodecName.SNAPPY,
+            CompressionCodecName.GZIP,
+            CompressionCodecName.ZSTD,
+            CompressionCodecName.UNCOMPRESSED)) {
+      Group row = groups.newGroup();
+      row.add("id", ++id);
+      row.add("s", codec.name().toLowerCase(java.util.Locale.ROOT));
+      command.add(parquet(codec + ".parquet", schema, List.of(row), codec).toString());
+    }
+    command.addAll(Arrays.asList(addresses()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("LAKESTREAM_NO_BUILD", "1");
+    builder.environment().keySet().removeIf(name -> name.equals("LAKESTREAM_TOKEN"));
+    Path out = files.resolve("produce.out");
+    Path err = files.resolve("produce.err");
+    Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("launcher exited").isTrue();
+    assertThat(process.exitValue()).as("exit code; stderr: %s", Files.readString(err)).isZero();
+    assertThat(Files.readString(out)).startsWith("Wrote 4 rows (");
+
+    Run table = run("consume", "cli_launcher.pq", "--format", "csv");
+    assertOk(table);
+    assertThat(table.out()).isEqualTo("id,s\n1,snappy\n2,gzip\n3,zstd\n4,uncompressed\n");
   }
 }
