@@ -31,22 +31,24 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code produce TABLE FILE...}: writes rows from CSV and JSON-lines files. */
+/** {@code produce TABLE FILE...}: writes rows from CSV, JSON-lines and Parquet files. */
 @Command(
     name = "produce",
     mixinStandardHelpOptions = true,
     description = {
-      "Writes the rows of CSV and JSON-lines files to a log table (appends) or a primary-key"
+      "Writes the rows of CSV, JSON-lines and Parquet files to a log table (appends) or a primary-key"
           + " table (upserts), file by file in the order given.",
       "CSV: the first row names the columns (any order, any subset; a missing column is null);"
           + " an unquoted empty field is null, \"\" the empty string. JSON lines: one object per"
-          + " line, keys naming columns. The format comes from the extension (.csv; .json, .jsonl,"
-          + " .ndjson) or --input-format; '-' reads standard input.",
+          + " line, keys naming columns. Parquet: top-level columns mapped by name (int32, int64,"
+          + " float, double, boolean, binary, UTF-8 strings, date, time, timestamps, decimal)."
+          + " The format comes from the extension (.csv; .json, .jsonl, .ndjson; .parquet) or"
+          + " --input-format; '-' reads standard input (not for Parquet).",
       "Values: numbers, true/false, YYYY-MM-DD dates, ISO-8601 timestamps (UTC when without"
           + " zone) or microseconds since 1970, hex for binary.",
       "All or nothing per file: each file is read, checked and converted in full (held in"
           + " memory) before the first of its rows is sent. A malformed line fails the command"
-          + " (exit 1) with a message naming the file and line, and nothing of that file is"
+          + " (exit 1) with a message naming the file and line (Parquet: row and column), and nothing of that file is"
           + " written; the files before it were written in full, the files after it are not"
           + " read.",
       "On retry: the client resends a batch whose answer was lost, and the server stores it"
@@ -72,7 +74,7 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(
       names = "--input-format",
       paramLabel = "FORMAT",
-      description = "csv or jsonl, for every file (default: by extension)")
+      description = "csv, jsonl or parquet, for every file (default: by extension)")
   String inputFormat;
 
   @Option(names = "--no-progress", description = "Never print progress")
@@ -192,8 +194,12 @@ final class ProduceCommand implements Callable<Integer> {
   private String format(String file) {
     if (inputFormat != null) {
       String format = inputFormat.toLowerCase(Locale.ROOT);
-      if (!format.equals("csv") && !format.equals("jsonl")) {
-        throw new UsageError("Unknown --input-format '" + inputFormat + "': expected csv or jsonl");
+      if (!format.equals("csv") && !format.equals("jsonl") && !format.equals("parquet")) {
+        throw new UsageError(
+            "Unknown --input-format '" + inputFormat + "': expected csv, jsonl or parquet");
+      }
+      if (format.equals("parquet") && file.equals("-")) {
+        throw new UsageError("Parquet input cannot be read from standard input ('-')");
       }
       return format;
     }
@@ -204,8 +210,13 @@ final class ProduceCommand implements Callable<Integer> {
     if (lower.endsWith(".json") || lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) {
       return "jsonl";
     }
+    if (lower.endsWith(".parquet")) {
+      return "parquet";
+    }
     throw new UsageError(
-        "Cannot tell the format of '" + file + "' by its name: use --input-format csv|jsonl");
+        "Cannot tell the format of '"
+            + file
+            + "' by its name: use --input-format csv|jsonl|parquet");
   }
 
   /**
@@ -218,6 +229,9 @@ final class ProduceCommand implements Callable<Integer> {
     List<Field> fields = schema.getFields();
     for (int i = 0; i < fields.size(); i++) {
       positions.put(fields.get(i).getName(), i);
+    }
+    if (format(file).equals("parquet")) {
+      return ParquetInput.read(file, fields, positions);
     }
     try (Reader reader = open(file)) {
       return format(file).equals("csv")

@@ -22,6 +22,18 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Types;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -285,6 +297,140 @@ class CliIT {
         "Table cli_io.events has no column 'nope'");
   }
 
+  /** Writes a Parquet file with parquet-java's example writer (snappy), one group per row. */
+  private Path parquet(String name, MessageType schema, List<Group> rows) throws IOException {
+    return parquet(name, schema, rows, CompressionCodecName.SNAPPY);
+  }
+
+  private Path parquet(
+      String name, MessageType schema, List<Group> rows, CompressionCodecName codec)
+      throws IOException {
+    Path file = files.resolve(name);
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new LocalOutputFile(file))
+            .withConf(new PlainParquetConfiguration())
+            .withType(schema)
+            .withCompressionCodec(codec)
+            .build()) {
+      for (Group row : rows) {
+        writer.write(row);
+      }
+    }
+    return file;
+  }
+
+  @Test
+  void producesParquetByColumnName() throws IOException {
+    assertOk(
+        run(
+            "create",
+            "cli_pq.all",
+            "--kind",
+            "log",
+            "--schema",
+            "id bigint not null, n int, f float, d double, ok boolean, name string, raw binary,"
+                + " day date, at timestamp, price decimal(10,2)"));
+    // Not in the table's column order: columns map by name.
+    MessageType schema =
+        Types.buildMessage()
+            .optional(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("name")
+            .required(PrimitiveTypeName.INT64)
+            .named("id")
+            .optional(PrimitiveTypeName.INT32)
+            .named("n")
+            .optional(PrimitiveTypeName.FLOAT)
+            .named("f")
+            .optional(PrimitiveTypeName.DOUBLE)
+            .named("d")
+            .optional(PrimitiveTypeName.BOOLEAN)
+            .named("ok")
+            .optional(PrimitiveTypeName.BINARY)
+            .named("raw")
+            .optional(PrimitiveTypeName.INT32)
+            .as(LogicalTypeAnnotation.dateType())
+            .named("day")
+            .optional(PrimitiveTypeName.INT64)
+            .as(LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS))
+            .named("at")
+            .optional(PrimitiveTypeName.INT64)
+            .as(LogicalTypeAnnotation.decimalType(2, 10))
+            .named("price")
+            .named("row");
+    SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+    Group first = groups.newGroup();
+    first.add("name", "alice");
+    first.add("id", 1L);
+    first.add("n", 7);
+    first.add("f", 1.5f);
+    first.add("d", 2.25);
+    first.add("ok", true);
+    first.add("raw", Binary.fromConstantByteArray(new byte[] {0x01, (byte) 0xab}));
+    first.add("day", 20455); // 2026-01-02
+    first.add("at", 1_767_261_600_000_000L); // 2026-01-01T10:00:00Z
+    first.add("price", 150L); // 1.50
+    Group second = groups.newGroup();
+    second.add("name", "bob, jr");
+    second.add("id", 2L);
+    Path file = parquet("rows.parquet", schema, List.of(first, second));
+
+    Run produced = run("produce", "cli_pq.all", file.toString());
+    assertOk(produced);
+    assertThat(produced.out()).startsWith("Wrote 2 rows (");
+
+    Run table = run("consume", "cli_pq.all", "--format", "csv");
+    assertOk(table);
+    assertThat(table.out())
+        .isEqualTo(
+            "id,n,f,d,ok,name,raw,day,at,price\n"
+                + "1,7,1.5,2.25,true,alice,01ab,2026-01-02,2026-01-01T10:00:00,1.50\n"
+                + "2,,,,,\"bob, jr\",,,,\n");
+  }
+
+  @Test
+  void aParquetColumnOfTheWrongTypeNamesFileRowAndColumnAndWritesNothingOfIt() throws IOException {
+    assertOk(run("create", "cli_pq.bad", "--kind", "log", "--schema", "id bigint, name string"));
+    MessageType good =
+        Types.buildMessage()
+            .optional(PrimitiveTypeName.INT64)
+            .named("id")
+            .optional(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("name")
+            .named("row");
+    SimpleGroupFactory goodGroups = new SimpleGroupFactory(good);
+    Group a = goodGroups.newGroup();
+    a.add("id", 1L);
+    a.add("name", "a");
+    Path goodFile = parquet("good.parquet", good, List.of(a));
+    // name is an int64 here: the table's column is a string.
+    MessageType wrong =
+        Types.buildMessage()
+            .optional(PrimitiveTypeName.INT64)
+            .named("id")
+            .optional(PrimitiveTypeName.INT64)
+            .named("name")
+            .named("row");
+    SimpleGroupFactory wrongGroups = new SimpleGroupFactory(wrong);
+    Group b = wrongGroups.newGroup();
+    b.add("id", 10L);
+    Group c = wrongGroups.newGroup();
+    c.add("id", 11L);
+    c.add("name", 5L);
+    Path wrongFile = parquet("wrong.parquet", wrong, List.of(b, c));
+
+    Run failed = run("produce", "cli_pq.bad", goodFile.toString(), wrongFile.toString());
+    assertThat(failed.exitCode()).isEqualTo(1);
+    assertThat(failed.err())
+        .startsWith("lakestream produce: " + wrongFile + " row 2: column name: Parquet type int64")
+        .contains("written before: " + goodFile + " (1 rows)");
+
+    Run table = run("consume", "cli_pq.bad", "--format", "csv");
+    assertOk(table);
+    assertThat(table.out()).isEqualTo("id,name\n1,a\n");
+  }
+
   @Test
   void aMalformedLineNamesFileAndLineAndWritesNothingOfThatFile() throws IOException {
     assertOk(run("create", "cli_bad.rows", "--kind", "log", "--schema", "id bigint, name string"));
@@ -538,7 +684,14 @@ class CliIT {
         .anyMatch(line -> line.startsWith("ok   catalog "))
         .anyMatch(line -> line.startsWith("ok   stream rpc "))
         .anyMatch(line -> line.startsWith("ok   flight sql "))
-        .anyMatch(line -> line.startsWith("ok   data directory "));
+        .anyMatch(line -> line.startsWith("ok   data directory "))
+        .anyMatch(
+            line -> line.matches("ok   catalog db +listed \\d+ top-level namespaces in \\d+ ms"))
+        // The server's /v1/config names its warehouse (prefix) but no location.
+        .anyMatch(
+            line ->
+                line.startsWith("skip warehouse ")
+                    && line.contains("/v1/config names no warehouse location"));
 
     int closedPort = ServerProcess.freePort();
     Run down =
@@ -624,5 +777,53 @@ class CliIT {
     assertThat(failing.exitValue()).isEqualTo(1);
     assertThat(Files.readString(err))
         .isEqualTo("lakestream describe: Table cli_launcher.missing does not exist\n");
+  }
+
+  /**
+   * bin/lakestream produce as a process, so with the distribution's classpath only (no Hadoop,
+   * which the tests' own classpath has): snappy, gzip, zstd and uncompressed Parquet files.
+   */
+  @Test
+  void launcherProducesParquetFilesOfEveryCodecWithTheDistributionAlone() throws Exception {
+    assertOk(run("create", "cli_launcher.pq", "--kind", "log", "--schema", "id bigint, s string"));
+    MessageType schema =
+        Types.buildMessage()
+            .optional(PrimitiveTypeName.INT64)
+            .named("id")
+            .optional(PrimitiveTypeName.BINARY)
+            .as(LogicalTypeAnnotation.stringType())
+            .named("s")
+            .named("row");
+    SimpleGroupFactory groups = new SimpleGroupFactory(schema);
+    List<String> command = new ArrayList<>();
+    command.add(ServerProcess.home().resolve("bin/lakestream").toString());
+    command.add("produce");
+    command.add("cli_launcher.pq");
+    long id = 0;
+    for (CompressionCodecName codec :
+        List.of(
+            CompressionCodecName.SNAPPY,
+            CompressionCodecName.GZIP,
+            CompressionCodecName.ZSTD,
+            CompressionCodecName.UNCOMPRESSED)) {
+      Group row = groups.newGroup();
+      row.add("id", ++id);
+      row.add("s", codec.name().toLowerCase(java.util.Locale.ROOT));
+      command.add(parquet(codec + ".parquet", schema, List.of(row), codec).toString());
+    }
+    command.addAll(Arrays.asList(addresses()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("LAKESTREAM_NO_BUILD", "1");
+    builder.environment().keySet().removeIf(name -> name.equals("LAKESTREAM_TOKEN"));
+    Path out = files.resolve("produce.out");
+    Path err = files.resolve("produce.err");
+    Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("launcher exited").isTrue();
+    assertThat(process.exitValue()).as("exit code; stderr: %s", Files.readString(err)).isZero();
+    assertThat(Files.readString(out)).startsWith("Wrote 4 rows (");
+
+    Run table = run("consume", "cli_launcher.pq", "--format", "csv");
+    assertOk(table);
+    assertThat(table.out()).isEqualTo("id,s\n1,snappy\n2,gzip\n3,zstd\n4,uncompressed\n");
   }
 }

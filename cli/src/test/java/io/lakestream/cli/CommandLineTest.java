@@ -71,7 +71,11 @@ class CommandLineTest {
     assertThat(noFormat.err())
         .isEqualTo(
             "lakestream produce: Cannot tell the format of 'rows.txt' by its name: use"
-                + " --input-format csv|jsonl\n");
+                + " --input-format csv|jsonl|parquet\n");
+    Run parquetStdin = run("produce", "a.b", "-", "--input-format", "parquet");
+    assertThat(parquetStdin.exitCode()).isEqualTo(2);
+    assertThat(parquetStdin.err())
+        .startsWith("lakestream produce: Parquet input cannot be read from standard input ('-')\n");
   }
 
   @Test
@@ -212,5 +216,26 @@ class CommandLineTest {
     jsonPrinter.flush();
     assertThat(json.toString())
         .isEqualTo("{\"id\":1.50,\"name\":\"x\"}\n{\"id\":null,\"name\":\"1\"}\n");
+  }
+
+  @Test
+  void doctorFindsTheWarehouseLocationInTheConfigResponse() throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+    assertThat(
+            DoctorCommand.warehouseLocation(
+                json.readTree(
+                    "{\"defaults\":{\"warehouse\":\"file:/d/w\"},"
+                        + "\"overrides\":{\"warehouse\":\"s3://b/w\"}}")))
+        .isEqualTo("s3://b/w");
+    assertThat(
+            DoctorCommand.warehouseLocation(
+                json.readTree("{\"defaults\":{\"warehouse\":\"file:/d/w\"},\"overrides\":{}}")))
+        .isEqualTo("file:/d/w");
+    // A bare warehouse name (the prefix) is no location.
+    assertThat(
+            DoctorCommand.warehouseLocation(
+                json.readTree("{\"defaults\":{},\"overrides\":{\"prefix\":\"main\"}}")))
+        .isNull();
   }
 }
