@@ -408,6 +408,9 @@ class LakestreamSourceIT {
         flink.sqlQuery("SELECT id FROM ls.src.expired" + bounded());
     DataStream<Row> rows = flink.toDataStream(planned);
     append(path, 4000, 5000);
+    // A snapshot newer than the planned one, whatever the compaction below commits (it may find
+    // nothing to merge): otherwise the planned snapshot could stay current and survive the expiry.
+    servers.awaitTiered(path, 5000, TIERING_TIMEOUT);
 
     try (RESTCatalog engine = new RESTCatalog()) {
       engine.initialize("other-engine", Map.of("uri", server.baseUri()));
