@@ -1,6 +1,11 @@
 package io.lakestream.bench;
 
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -44,6 +49,33 @@ final class WideEvents {
   }
 
   /** The W1 schema, every column optional. */
+  /**
+   * Writes {@link #rowPool()} to {@code file} for the clients of other systems ({@link
+   * PeerWorkload}): a big-endian int row count, then per row, in column order, five longs, five
+   * ints, five doubles and five strings as {@link DataOutputStream#writeUTF}.
+   */
+  static void writePool(Path file) throws IOException {
+    Object[][] pool = rowPool();
+    try (DataOutputStream out =
+        new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+      out.writeInt(pool.length);
+      for (Object[] row : pool) {
+        for (int c = 0; c < 5; c++) {
+          out.writeLong((Long) row[c]);
+        }
+        for (int c = 5; c < 10; c++) {
+          out.writeInt((Integer) row[c]);
+        }
+        for (int c = 10; c < 15; c++) {
+          out.writeDouble((Double) row[c]);
+        }
+        for (int c = 15; c < 20; c++) {
+          out.writeUTF((String) row[c]);
+        }
+      }
+    }
+  }
+
   static Schema schema() {
     return new Schema(fields());
   }
