@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lakestream.client.AppendWriter;
 import io.lakestream.client.Connection;
+import io.lakestream.client.PreparedBatch;
 import io.lakestream.client.Table;
 import io.lakestream.client.TableKind;
 import io.lakestream.client.TablePath;
 import io.lakestream.client.UpsertWriter;
+import io.lakestream.client.WriterOptions;
 import io.lakestream.client.rpc.RpcException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -24,6 +26,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import picocli.CommandLine.Command;
@@ -51,11 +55,14 @@ import picocli.CommandLine.Parameters;
           + " (exit 1) with a message naming the file and line (Parquet: row and column), and nothing of that file is"
           + " written; the files before it were written in full, the files after it are not"
           + " read.",
-      "On retry: the client resends a batch whose answer was lost, and the server stores it"
-          + " once. Running the command again is a new writer, though: a log table then holds"
-          + " the rows of the files written before twice, while upserts into a primary-key table"
-          + " are idempotent, so re-running is safe there. After a failure, re-run with only the"
-          + " files the summary did not list as written.",
+      "Idempotent on retry: a batch whose answer was lost is resent and stored once, and"
+          + " running the same command again never stores a row twice. Into a log table, each"
+          + " file is written by a writer whose id is derived from the table, the file's name"
+          + " and its rows, so the batches of a second run are the very same batches and the"
+          + " server skips those it holds (as long as it still remembers the writer: until the"
+          + " log segments holding them are deleted by retention). After a failure, run the"
+          + " same command again: it writes what is missing; the summary counts the rows"
+          + " skipped. Upserts into a primary-key table are idempotent by their key.",
       "Progress (rows, rows/s, bytes) goes to stderr when it is a terminal; a summary line to"
           + " stdout."
     })
@@ -80,9 +87,19 @@ final class ProduceCommand implements Callable<Integer> {
   @Option(names = "--no-progress", description = "Never print progress")
   boolean noProgress;
 
+  @Option(
+      names = "--allow-duplicates",
+      description =
+          "Log tables: append the rows even if an earlier run stored them already (a random"
+              + " writer id), e.g. to load one file twice on purpose")
+  boolean allowDuplicates;
+
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
 
   private long rowsWritten;
+  private long rowsSkipped;
+  // Rows of the files done, for progress: rowsWritten and rowsSkipped grow as batches are answered.
+  private long rowsDone;
   private long bytesWritten;
   private long startNanos;
   private long lastProgressNanos;
@@ -102,23 +119,42 @@ final class ProduceCommand implements Callable<Integer> {
       boolean primaryKey = TableKind.PRIMARY_KEY.is(target.kind());
       Schema schema =
           primaryKey ? target.rowSchema(target.schemaId()) : target.arrowSchema(target.schemaId());
-      try (Writer writer = primaryKey ? upserts(target) : appends(target)) {
+      try {
         for (String file : files) {
           long size = file.equals("-") ? 0 : sizeOf(file);
           List<Object[]> rows = read(file, schema);
           long rowsBefore = rowsWritten;
-          long index = 0;
-          for (Object[] row : rows) {
-            writer.write(row);
-            rowsWritten++;
-            index++;
-            if (progress) {
-              showProgress(bytesWritten + (rows.isEmpty() ? 0 : size * index / rows.size()));
+          long skippedBefore = rowsSkipped;
+          try (Writer writer =
+              primaryKey
+                  ? upserts(target)
+                  : new IdempotentAppends(
+                      target,
+                      allowDuplicates
+                          ? randomWriterId()
+                          : ProduceWriterIds.of(target, file, rows))) {
+            long index = 0;
+            for (Object[] row : rows) {
+              writer.write(row);
+              index++;
+              if (progress) {
+                showProgress(
+                    rowsDone + index,
+                    bytesWritten + (rows.isEmpty() ? 0 : size * index / rows.size()));
+              }
             }
+            writer.flush();
           }
-          writer.flush();
           bytesWritten += size;
-          written.add(file + " (" + (rowsWritten - rowsBefore) + " rows)");
+          rowsDone += rows.size();
+          long skipped = rowsSkipped - skippedBefore;
+          written.add(
+              file
+                  + " ("
+                  + (rowsWritten - rowsBefore)
+                  + " rows"
+                  + (skipped == 0 ? "" : ", " + skipped + " already stored")
+                  + ")");
         }
       } catch (CliFailure e) {
         if (!written.isEmpty()) {
@@ -145,19 +181,22 @@ final class ProduceCommand implements Callable<Integer> {
     double seconds = Math.max(1e-9, (System.nanoTime() - startNanos) / 1e9);
     out.printf(
         Locale.ROOT,
-        "Wrote %d rows (%s) from %d file%s to %s in %.1f s (%.0f rows/s)%n",
+        "Wrote %d rows (%s) from %d file%s to %s in %.1f s (%.0f rows/s)%s%n",
         rowsWritten,
         bytes(bytesWritten),
         files.size(),
         files.size() == 1 ? "" : "s",
         path,
         seconds,
-        rowsWritten / seconds);
+        (rowsWritten + rowsSkipped) / seconds,
+        rowsSkipped == 0
+            ? ""
+            : "; skipped " + rowsSkipped + " rows an earlier run had stored already");
     out.flush();
     return LakestreamCli.EXIT_OK;
   }
 
-  private void showProgress(long bytes) {
+  private void showProgress(long rows, long bytes) {
     long now = System.nanoTime();
     if (now - lastProgressNanos < PROGRESS_INTERVAL_NANOS) {
       return;
@@ -165,11 +204,7 @@ final class ProduceCommand implements Callable<Integer> {
     lastProgressNanos = now;
     double seconds = Math.max(1e-9, (now - startNanos) / 1e9);
     System.err.printf(
-        Locale.ROOT,
-        "\r\033[K%d rows, %.0f rows/s, %s",
-        rowsWritten,
-        rowsWritten / seconds,
-        bytes(bytes));
+        Locale.ROOT, "\r\033[K%d rows, %.0f rows/s, %s", rows, rows / seconds, bytes(bytes));
     System.err.flush();
   }
 
@@ -401,32 +436,87 @@ final class ProduceCommand implements Callable<Integer> {
     void close();
   }
 
-  private static Writer appends(Table table) {
-    AppendWriter writer = table.newAppendWriter();
-    return new Writer() {
-      @Override
-      public void write(Object[] row) {
-        writer.append(row);
-      }
-
-      @Override
-      public void flush() {
-        writer.flush();
-      }
-
-      @Override
-      public void close() {
-        writer.close();
-      }
-    };
+  private static long randomWriterId() {
+    return new java.security.SecureRandom().nextLong() & Long.MAX_VALUE;
   }
 
-  private static Writer upserts(Table table) {
+  /**
+   * Appends through a preparing writer with the given id, sending its batches every {@link
+   * #SEND_ROWS} rows with {@link Table#sendInOrder}: the batches are cut at the same rows on every
+   * run, so a second run of the same rows sends the same batches, and the server stores only those
+   * it does not hold. One group of batches is in flight while the next is encoded.
+   */
+  private final class IdempotentAppends implements Writer {
+    private static final int SEND_ROWS = 8 * WriterOptions.DEFAULT_BATCH_ROWS;
+
+    private final Table table;
+    private final AppendWriter writer;
+    private CompletableFuture<Void> sending = CompletableFuture.completedFuture(null);
+    private int unsent;
+
+    IdempotentAppends(Table table, long writerId) {
+      this.table = table;
+      this.writer = table.newPreparingAppendWriter(ProduceWriterIds.OPTIONS, writerId);
+    }
+
+    @Override
+    public void write(Object[] row) {
+      writer.append(row);
+      if (++unsent == SEND_ROWS) {
+        send();
+      }
+    }
+
+    private void send() {
+      List<PreparedBatch> batches = writer.prepare();
+      unsent = 0;
+      awaitSending();
+      sending =
+          table
+              .sendInOrder(batches)
+              .thenAccept(
+                  outcomes -> {
+                    for (int i = 0; i < outcomes.size(); i++) {
+                      long rows = batches.get(i).rowCount();
+                      if (outcomes.get(i) == PreparedBatch.Outcome.ALREADY_STORED) {
+                        rowsSkipped += rows;
+                      } else {
+                        rowsWritten += rows;
+                      }
+                    }
+                  });
+    }
+
+    private void awaitSending() {
+      try {
+        sending.join();
+      } catch (CompletionException e) {
+        if (e.getCause() instanceof RpcException rpc) {
+          throw rpc;
+        }
+        throw e;
+      }
+    }
+
+    @Override
+    public void flush() {
+      send();
+      awaitSending();
+    }
+
+    @Override
+    public void close() {
+      writer.close();
+    }
+  }
+
+  private Writer upserts(Table table) {
     UpsertWriter writer = table.newUpsertWriter();
     return new Writer() {
       @Override
       public void write(Object[] row) {
         writer.upsert(row);
+        rowsWritten++;
       }
 
       @Override

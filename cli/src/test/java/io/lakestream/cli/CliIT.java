@@ -826,4 +826,98 @@ class CliIT {
     assertOk(table);
     assertThat(table.out()).isEqualTo("id,s\n1,snappy\n2,gzip\n3,zstd\n4,uncompressed\n");
   }
+
+  /** The rows stored in an unpartitioned table's buckets, by their log end offsets. */
+  private static long storedRows(String table, int buckets) {
+    try (Connection connection = Connection.open("127.0.0.1", server.rpcPort())) {
+      io.lakestream.client.Table target = connection.table(TablePath.of(table));
+      long rows = 0;
+      for (int bucket = 0; bucket < buckets; bucket++) {
+        rows += target.latestOffset(bucket);
+      }
+      return rows;
+    }
+  }
+
+  /**
+   * A run of {@code bin/lakestream produce} killed with SIGKILL once some of its rows are stored,
+   * then the same command again, then once more: every row of the file is stored exactly once, the
+   * second run writes only what the first did not and the third writes nothing. With {@code
+   * --allow-duplicates} the same file is stored again.
+   */
+  @Test
+  void producingAFileAgainAfterAKilledRunStoresEachRowOnce() throws Exception {
+    int buckets = 2;
+    assertOk(
+        run(
+            "create",
+            "cli_once.rows",
+            "--kind",
+            "log",
+            "--buckets",
+            Integer.toString(buckets),
+            "--schema",
+            "id bigint not null, name string"));
+    int rows = 300_000;
+    List<String> lines = new ArrayList<>(rows + 1);
+    lines.add("id,name");
+    for (int id = 0; id < rows; id++) {
+      lines.add(id + ",row " + id);
+    }
+    Path csv = file("rows.csv", lines.toArray(String[]::new));
+
+    List<String> command = new ArrayList<>();
+    command.add(ServerProcess.home().resolve("bin/lakestream").toString());
+    command.add("produce");
+    command.add("cli_once.rows");
+    command.add(csv.toString());
+    command.addAll(Arrays.asList(addresses()));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("LAKESTREAM_NO_BUILD", "1");
+    builder.environment().keySet().removeIf(name -> name.equals("LAKESTREAM_TOKEN"));
+    Process process =
+        builder
+            .redirectOutput(files.resolve("killed.out").toFile())
+            .redirectError(files.resolve("killed.err").toFile())
+            .start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (process.isAlive() && storedRows("cli_once.rows", buckets) == 0) {
+      assertThat(System.nanoTime()).as("rows stored by the first run").isLessThan(deadline);
+      process.waitFor(10, TimeUnit.MILLISECONDS);
+    }
+    process.destroyForcibly();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("killed run exited").isTrue();
+    long storedByFirst = storedRows("cli_once.rows", buckets);
+    assertThat(storedByFirst).as("rows stored by the killed run").isBetween(1L, (long) rows);
+
+    Run second = run("produce", "cli_once.rows", csv.toString());
+    assertOk(second);
+    assertThat(second.out()).startsWith("Wrote " + (rows - storedByFirst) + " rows (");
+    if (storedByFirst > 0) {
+      assertThat(second.out())
+          .contains("; skipped " + storedByFirst + " rows an earlier run had stored already");
+    }
+    assertThat(storedRows("cli_once.rows", buckets)).isEqualTo(rows);
+
+    Run third = run("produce", "cli_once.rows", csv.toString());
+    assertOk(third);
+    assertThat(third.out())
+        .startsWith("Wrote 0 rows (")
+        .contains("; skipped " + rows + " rows an earlier run had stored already");
+    assertThat(storedRows("cli_once.rows", buckets)).isEqualTo(rows);
+
+    Run read = run("consume", "cli_once.rows", "--format", "csv", "--columns", "id");
+    assertOk(read);
+    List<String> ids = read.outLines().subList(1, read.outLines().size());
+    assertThat(ids).hasSize(rows);
+    assertThat(ids.stream().mapToLong(Long::parseLong).distinct().count()).isEqualTo(rows);
+
+    Path small = file("small.csv", "id,name", "1,a", "2,b");
+    assertOk(run("produce", "cli_once.rows", small.toString()));
+    assertThat(run("produce", "cli_once.rows", small.toString()).out())
+        .startsWith("Wrote 0 rows (");
+    assertThat(run("produce", "cli_once.rows", "--allow-duplicates", small.toString()).out())
+        .startsWith("Wrote 2 rows (");
+    assertThat(storedRows("cli_once.rows", buckets)).isEqualTo(rows + 4);
+  }
 }

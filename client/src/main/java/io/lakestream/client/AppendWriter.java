@@ -103,7 +103,7 @@ public final class AppendWriter implements AutoCloseable {
   // rows); null for a log table's writer.
   private final int[] targetColumns;
   private final int[] keyColumns;
-  private final long writerId = new SecureRandom().nextLong() & Long.MAX_VALUE;
+  private final long writerId;
   // A preparing writer's framed batches, until prepare() hands them out; null for a writer that
   // sends.
   private final List<PreparedBatch> prepared;
@@ -191,7 +191,21 @@ public final class AppendWriter implements AutoCloseable {
   }
 
   AppendWriter(Table table, WriterOptions options, boolean preparing) {
-    this(table, options, table.arrowSchema(table.schemaId()), null, preparing);
+    this(table, options, table.arrowSchema(table.schemaId()), null, preparing, randomWriterId());
+  }
+
+  AppendWriter(Table table, WriterOptions options, boolean preparing, long writerId) {
+    this(table, options, table.arrowSchema(table.schemaId()), null, preparing, writerId);
+  }
+
+  AppendWriter(
+      Table table, WriterOptions options, Schema schema, int[] targetColumns, boolean preparing) {
+    this(table, options, schema, targetColumns, preparing, randomWriterId());
+  }
+
+  /** A new writer's id: random, so that two writers never share one. */
+  static long randomWriterId() {
+    return new SecureRandom().nextLong() & Long.MAX_VALUE;
   }
 
   /**
@@ -199,7 +213,16 @@ public final class AppendWriter implements AutoCloseable {
    * a primary-key table's upserts and deletes instead of appends.
    */
   AppendWriter(
-      Table table, WriterOptions options, Schema schema, int[] targetColumns, boolean preparing) {
+      Table table,
+      WriterOptions options,
+      Schema schema,
+      int[] targetColumns,
+      boolean preparing,
+      long writerId) {
+    if (writerId < 0) {
+      throw new IllegalArgumentException("Writer id must not be negative: " + writerId);
+    }
+    this.writerId = writerId;
     this.table = requireNonNull(table, "table is null");
     this.prepared = preparing ? new ArrayList<>() : null;
     this.options = requireNonNull(options, "options is null");

@@ -100,6 +100,17 @@ public record PreparedBatch(
     return framed().recordCount();
   }
 
+  /** What became of a batch {@link Table#sendInOrder(List)} sent. */
+  public enum Outcome {
+    /** The server stored the batch's rows now. */
+    STORED,
+    /**
+     * The server had stored the batch before (its writer sent it earlier, perhaps from another
+     * process): its rows were not stored again.
+     */
+    ALREADY_STORED
+  }
+
   /** The batch as the log stores it, without copying. */
   LogBatch framed() {
     return LogBatch.wrap(ByteBuffer.wrap(batch));

@@ -237,6 +237,30 @@ public final class Table {
   }
 
   /**
+   * A preparing writer (as {@link #newPreparingAppendWriter(WriterOptions)}) whose batches carry
+   * {@code writerId} instead of a random id, for a caller that must produce the very same batches
+   * again after a crash, such as a loader that may be run twice on one file: the same rows appended
+   * in the same order with the same options, and {@link AppendWriter#prepare()} called after the
+   * same rows, give the same batches with the same sequences, which the server then stores once
+   * (see {@link PreparedBatch}). Two writers that share an id and write different rows lose rows:
+   * derive the id from what is written, for example from a digest of the rows.
+   *
+   * @param options batching options (their linger does not apply: a preparing writer cuts a batch
+   *     when it is full or at {@code prepare()})
+   * @param writerId the id, at least 0
+   * @return a new preparing writer
+   * @throws IllegalStateException if the table is not a log table
+   * @throws IllegalArgumentException if {@code writerId} is negative
+   */
+  public AppendWriter newPreparingAppendWriter(WriterOptions options, long writerId) {
+    if (!TableKind.LOG.is(kind())) {
+      throw new IllegalStateException(
+          "Table " + path + " is a " + kind() + " table, not a log table");
+    }
+    return new AppendWriter(this, options, true, writerId);
+  }
+
+  /**
    * A writer of a primary-key table's upserts and deletes of whole rows that sends nothing: its
    * writes come back from {@link UpsertWriter#prepare()} as {@link PreparedBatch}es, for {@link
    * #send(PreparedBatch)}.
@@ -283,6 +307,23 @@ public final class Table {
             batch.operations(),
             batch.framed())
         : append(batch.partition(), batch.bucket(), batch.framed());
+  }
+
+  /**
+   * Sends prepared batches and resends them until each is stored or refused: the batches of each
+   * writer and bucket in sequence order, each after the one before it was answered, the buckets at
+   * once. A batch the server had stored before (a resend of one of the writer's last batches, or an
+   * older one it reports as {@code DUPLICATE_SEQUENCE}) counts as {@link
+   * PreparedBatch.Outcome#ALREADY_STORED}; a retriable failure is resent after a growing backoff,
+   * up to 6 attempts.
+   *
+   * @param batches batches from preparing writers of this table, in any order
+   * @return each batch's outcome, in the order of {@code batches}; or, exceptionally, an {@link
+   *     io.lakestream.client.rpc.RpcException} naming the first batch that could not be stored (the
+   *     batches of its bucket after it are then not sent; other buckets' batches may be)
+   */
+  public CompletableFuture<List<PreparedBatch.Outcome>> sendInOrder(List<PreparedBatch> batches) {
+    return OrderedSend.send(this, batches);
   }
 
   /**

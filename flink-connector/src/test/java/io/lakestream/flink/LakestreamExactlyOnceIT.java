@@ -217,7 +217,7 @@ class LakestreamExactlyOnceIT {
       assertThatThrownBy(() -> committer.commit(new ArrayList<>(skipping)))
           .isInstanceOf(IOException.class)
           .hasMessageContaining(
-              "Cannot commit a batch of 10 rows to bucket 0 of "
+              "Cannot send a batch of 10 rows to bucket 0 of "
                   + path
                   + " (writer "
                   + gapped.get(2).writerId()
