@@ -49,15 +49,24 @@ public final class LocalFileIO implements SupportsPrefixOperations {
    */
   public static Path toPath(String location) {
     if (location.startsWith("file:")) {
-      return Path.of(URI.create(location.replace(" ", "%20")));
+      return fileUriPath(location);
     }
     if (location.startsWith("local:")) {
-      return Path.of(URI.create("file:" + location.substring(6).replace(" ", "%20")));
+      return fileUriPath("file:" + location.substring(6));
     }
     if (location.startsWith("/")) {
       return Path.of(location);
     }
     throw new IllegalArgumentException("Not a local file location: " + location);
+  }
+
+  /**
+   * The path of a {@code file:} URI whose spaces and non-ASCII characters may stand as they are (as
+   * engines write them): both are escaped before the URI is read, since the file system reads only
+   * escaped octets.
+   */
+  private static Path fileUriPath(String location) {
+    return Path.of(URI.create(URI.create(location.replace(" ", "%20")).toASCIIString()));
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import org.apache.iceberg.catalog.Namespace;
@@ -69,10 +70,50 @@ public final class TableLocations {
       if (path.charAt(path.length() - 1) != '/') {
         path.append('/');
       }
-      path.append(level);
+      path.append(segment(level));
     }
     return path.toString();
   }
+
+  /**
+   * The directory name that a namespace level or a table name gets in a default location: the name
+   * itself when every character of it may stand in a location's path segment as it is (letters and
+   * digits of any script, a space, and {@code -._~!$&'()*+,;=:@}) and it is not {@code .} or {@code
+   * ..}; otherwise the name with each other character replaced by {@code _}, followed by {@code -}
+   * and 8 hex digits of the name's SHA-256, so that names differing only in such characters keep
+   * directories of their own. Iceberg allows any string as a name; a location is a URI, which
+   * cannot hold quotes, {@code #}, {@code ?}, {@code %} (read as an escape), backslashes or control
+   * characters, and a {@code /} or a {@code ..} would leave the parent's directory.
+   */
+  public static String segment(String name) {
+    requireNonNull(name, "name is null");
+    boolean plain = !name.isEmpty() && !name.equals(".") && !name.equals("..");
+    StringBuilder segment = new StringBuilder(name.length() + 9);
+    for (int i = 0; i < name.length(); ) {
+      int codePoint = name.codePointAt(i);
+      i += Character.charCount(codePoint);
+      if (Character.isLetterOrDigit(codePoint) || PLAIN_PUNCTUATION.indexOf(codePoint) >= 0) {
+        segment.appendCodePoint(codePoint);
+      } else {
+        segment.append('_');
+        plain = false;
+      }
+    }
+    if (plain) {
+      return name;
+    }
+    byte[] digest;
+    try {
+      digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("The JVM has no SHA-256", e);
+    }
+    return segment.append('-').append(HexFormat.of().formatHex(digest, 0, 4)).toString();
+  }
+
+  private static final String PLAIN_PUNCTUATION = " -._~!$&'()*+,;=:@";
 
   /**
    * The canonical form of a location: {@code file:/absolute/normal/path} for local files, {@code

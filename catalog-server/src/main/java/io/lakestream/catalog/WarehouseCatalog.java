@@ -265,9 +265,10 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   }
 
   /**
-   * The location of a table made without one: {@code <namespace location>/<table name>}, below the
-   * namespace's {@value #NAMESPACE_LOCATION} property (see {@link #loadNamespaceMetadata}), with a
-   * unique suffix when another table occupies that directory.
+   * The location of a table made without one: {@code <namespace location>/<table name>} (the name
+   * as {@link TableLocations#segment} spells it in a location), below the namespace's {@value
+   * #NAMESPACE_LOCATION} property (see {@link #loadNamespaceMetadata}), with a unique suffix when
+   * another table occupies that directory.
    *
    * @throws NoSuchNamespaceException if the table's namespace does not exist
    */
@@ -275,7 +276,8 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
   protected String defaultWarehouseLocation(TableIdentifier identifier) {
     String namespaceLocation =
         loadNamespaceMetadata(identifier.namespace()).get(NAMESPACE_LOCATION);
-    String location = stripTrailingSlash(namespaceLocation) + "/" + identifier.name();
+    String location =
+        stripTrailingSlash(namespaceLocation) + "/" + TableLocations.segment(identifier.name());
     if (placement.isFree(identifier, location)) {
       return location;
     }
@@ -286,13 +288,14 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   /**
    * The location a namespace gets when it is made without one, and shows when it was stored without
-   * one: {@code <warehouse location>/<level>/<level>...}, e.g. {@code
-   * file:/data/warehouse/sales/eu} for {@code sales.eu}.
+   * one: {@code <warehouse location>/<level>/<level>...} (each level as {@link
+   * TableLocations#segment} spells it), e.g. {@code file:/data/warehouse/sales/eu} for {@code
+   * sales.eu}.
    */
   public String defaultNamespaceLocation(Namespace namespace) {
     StringBuilder path = new StringBuilder(location);
     for (String level : namespace.levels()) {
-      path.append('/').append(level);
+      path.append('/').append(TableLocations.segment(level));
     }
     return path.toString();
   }

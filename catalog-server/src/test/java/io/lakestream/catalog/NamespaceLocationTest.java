@@ -6,6 +6,7 @@ import io.lakestream.testing.LocalWarehouse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Namespace;
@@ -94,5 +95,53 @@ class NamespaceLocationTest {
         .hasValue(Map.of("owner", "bob"));
     assertThat(catalog.createTable(TableIdentifier.of("legacy", "events"), SCHEMA).location())
         .isEqualTo(warehouse + "/legacy/events");
+  }
+
+  /**
+   * Names are any strings to Iceberg: namespaces and tables whose names hold characters that a
+   * location URI cannot (quotes, {@code #}, {@code %}, {@code ?}, braces, a backslash), spaces or
+   * non-ASCII letters are made like any other, their files lie in directories of their own under
+   * the warehouse, and two names that differ only in such characters never share a directory.
+   */
+  @Test
+  void namesWithCharactersALocationCannotHoldGetDirectoriesOfTheirOwn() throws IOException {
+    List<String> names =
+        List.of(
+            "say \"hi\"",
+            "say _hi_",
+            "a#b",
+            "a?b",
+            "100%",
+            "100%25",
+            "{x|y}",
+            "back\\slash",
+            "caf\u00e9",
+            "tab\there",
+            "..",
+            ".");
+    java.util.Set<String> directories = new java.util.HashSet<>();
+    catalog.createNamespace(Namespace.of("odd"), Map.of());
+    for (String name : names) {
+      Namespace namespace = Namespace.of("odd", name);
+      catalog.createNamespace(namespace, Map.of());
+      org.apache.iceberg.Table table =
+          catalog.createTable(TableIdentifier.of(namespace, name), SCHEMA);
+      Path tableDirectory = LocalFileIO.toPath(table.location());
+      Path metadata =
+          LocalFileIO.toPath(
+              ((org.apache.iceberg.HasTableOperations) table)
+                  .operations()
+                  .current()
+                  .metadataFileLocation());
+      assertThat(metadata).as("metadata of %s", name).exists().startsWith(tableDirectory);
+      assertThat(tableDirectory.normalize())
+          .as("directory of %s", name)
+          .startsWith(directory.resolve("warehouse").resolve("odd").toRealPath());
+      assertThat(directories.add(tableDirectory.normalize().toString()))
+          .as("directory of %s is its own: %s", name, tableDirectory)
+          .isTrue();
+      assertThat(catalog.loadTable(TableIdentifier.of(namespace, name)).location())
+          .isEqualTo(table.location());
+    }
   }
 }
