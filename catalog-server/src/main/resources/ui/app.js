@@ -73,20 +73,40 @@ function stopTimers() {
 
 async function overview() {
   const view = document.getElementById('view');
-  const data = await api('tables');
-  let html = '<h1>Tables</h1>';
-  if (data.namespaces.length === 0) html += '<p class="muted">No namespaces you may read.</p>';
-  for (const ns of data.namespaces) {
-    html += `<h2 class="namespace" data-namespace="${esc(ns.namespace)}">${esc(ns.namespace)}</h2>`;
-    html += '<table><tr><th>Table</th><th>Kind</th><th>Rows</th><th>Lag</th><th>Freshness</th><th>Lake size</th></tr>';
-    for (const t of ns.tables) {
-      const link = `#/table/${encodeURIComponent(ns.namespace)}/${encodeURIComponent(t.name)}`;
-      html += `<tr><td><a class="table-link" id="link-${esc(ns.namespace)}.${esc(t.name)}" href="${link}">${esc(t.name)}</a></td>` +
-        `<td>${esc(t.kind)}</td><td class="num rows">${esc(t.rows)}</td><td class="num lag">${esc(t.lag ?? '—')}</td><td>${esc(time(t['freshness-ms']))}</td><td class="num">${esc(bytes(t['lake-size-bytes']))}</td></tr>`;
+  // Pages of tables (the server summarizes at most a page at a time), merged by namespace.
+  const namespaces = [];
+  let token = null;
+  function render() {
+    let html = '<h1>Tables</h1>';
+    if (namespaces.length === 0) html += '<p class="muted">No namespaces you may read.</p>';
+    for (const ns of namespaces) {
+      html += `<h2 class="namespace" data-namespace="${esc(ns.namespace)}">${esc(ns.namespace)}</h2>`;
+      html += '<table><tr><th>Table</th><th>Kind</th><th>Rows</th><th>Lag</th><th>Freshness</th><th>Lake size</th></tr>';
+      for (const t of ns.tables) {
+        const link = `#/table/${encodeURIComponent(ns.namespace)}/${encodeURIComponent(t.name)}`;
+        html += `<tr><td><a class="table-link" id="link-${esc(ns.namespace)}.${esc(t.name)}" href="${link}">${esc(t.name)}</a></td>` +
+          `<td>${esc(t.kind)}</td><td class="num rows">${esc(t.rows)}</td><td class="num lag">${esc(t.lag ?? '—')}</td><td>${esc(time(t['freshness-ms']))}</td><td class="num">${esc(bytes(t['lake-size-bytes']))}</td></tr>`;
+      }
+      html += '</table>';
     }
-    html += '</table>';
+    if (token) html += '<p><button id="more-tables">More tables</button></p>';
+    view.innerHTML = html;
+    if (token) document.getElementById('more-tables').addEventListener('click', more);
   }
-  view.innerHTML = html;
+  async function more() {
+    const data = await api('tables' + (token ? `?page-token=${encodeURIComponent(token)}` : ''));
+    for (const ns of data.namespaces) {
+      const previous = namespaces[namespaces.length - 1];
+      if (previous && previous.warehouse === ns.warehouse && previous.namespace === ns.namespace) {
+        previous.tables.push(...ns.tables);
+      } else {
+        namespaces.push(ns);
+      }
+    }
+    token = data['next-page-token'] || null;
+    render();
+  }
+  await more();
 }
 
 function bucketsTable(buckets) {

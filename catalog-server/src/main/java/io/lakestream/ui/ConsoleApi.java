@@ -67,9 +67,10 @@ import org.apache.iceberg.types.Types;
  * namespaces it may read (the catalog's {@link Authorizer} grants):
  *
  * <ul>
- *   <li>{@code GET tables}: every readable namespace with its tables, their kind, rows (the sum of
- *       their buckets' high watermarks), lag (rows not yet tiered), freshness (newest commit) and
- *       lake size (the current snapshot's {@code total-files-size});
+ *   <li>{@code GET tables?page-size=N&page-token=T}: the readable namespaces with their tables, a
+ *       page at a time, with each table's kind, rows (the sum of its buckets' high watermarks), lag
+ *       (rows not yet tiered), freshness (newest commit) and lake size (the current snapshot's
+ *       {@code total-files-size});
  *   <li>{@code GET table?namespace=a.b&table=t}: schema, properties, buckets, snapshots and the
  *       tiering rounds (the tiered snapshots' times and added rows);
  *   <li>{@code GET tail?namespace=a.b&table=t&limit=N}: the newest rows of a streaming table;
@@ -84,6 +85,8 @@ import org.apache.iceberg.types.Types;
 public final class ConsoleApi implements AutoCloseable {
   static final int MAX_SQL_ROWS = 1000;
   static final int MAX_TAIL_ROWS = 200;
+  static final int DEFAULT_PAGE_TABLES = 100;
+  static final int MAX_PAGE_TABLES = 1000;
   private static final Duration TAIL_TIMEOUT = Duration.ofSeconds(3);
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -153,7 +156,7 @@ public final class ConsoleApi implements AutoCloseable {
     return switch (endpoint) {
       case "tables" -> {
         requireGet(get, endpoint);
-        yield tables(principal);
+        yield tables(principal, query);
       }
       case "table" -> {
         requireGet(get, endpoint);
@@ -179,29 +182,58 @@ public final class ConsoleApi implements AutoCloseable {
     }
   }
 
-  private ObjectNode tables(Principal principal) {
+  /**
+   * One page of the readable tables, ordered by warehouse, namespace and table name: at most {@code
+   * page-size} tables (default {@value #DEFAULT_PAGE_TABLES}), each summarized (which costs a
+   * metadata load and an offsets request per table, hence the pages), grouped under their
+   * namespaces; an empty namespace is listed on the page its place in that order falls on. {@code
+   * next-page-token} is present when more follow; the page it names starts after this page's last
+   * table, so tables made or dropped meanwhile neither repeat nor shift the pages.
+   */
+  private ObjectNode tables(Principal principal, Map<String, String> query) {
+    int pageSize = intParameter(query, "page-size", DEFAULT_PAGE_TABLES, 1, MAX_PAGE_TABLES);
+    List<String> after = pageToken(query.get("page-token"));
     ObjectNode answer = JSON.objectNode();
     ArrayNode namespaces = answer.putArray("namespaces");
-    for (String warehouse : warehouses.names()) {
-      WarehouseCatalog catalog = warehouses.catalog(warehouse);
-      Deque<Namespace> pending = new ArrayDeque<>(catalog.listNamespaces(Namespace.empty()));
-      List<Namespace> readable = new ArrayList<>();
-      while (!pending.isEmpty()) {
-        Namespace namespace = pending.poll();
-        pending.addAll(catalog.listNamespaces(namespace));
-        if (mayRead(principal, catalog, namespace)) {
-          readable.add(namespace);
-        }
+    int listed = 0;
+    List<String> last = null;
+    List<String> names = new ArrayList<>(warehouses.names());
+    names.sort(Comparator.naturalOrder());
+    for (String warehouse : names) {
+      if (after != null && warehouse.compareTo(after.get(0)) < 0) {
+        continue;
       }
-      readable.sort(Comparator.comparing(Namespace::toString));
-      for (Namespace namespace : readable) {
-        ObjectNode node = namespaces.addObject();
-        node.put("warehouse", warehouse);
-        node.put("namespace", namespace.toString());
-        ArrayNode tables = node.putArray("tables");
+      WarehouseCatalog catalog = warehouses.catalog(warehouse);
+      for (Namespace namespace : readableNamespaces(principal, catalog)) {
+        String namespaceName = namespace.toString();
+        if (after != null && compare(List.of(warehouse, namespaceName), after.subList(0, 2)) < 0) {
+          continue;
+        }
         List<TableIdentifier> identifiers = new ArrayList<>(catalog.listTables(namespace));
         identifiers.sort(Comparator.comparing(TableIdentifier::name));
+        ObjectNode node = null;
+        if (identifiers.isEmpty()
+            && (after == null || compare(List.of(warehouse, namespaceName, ""), after) > 0)) {
+          if (listed == pageSize) {
+            return withNextPage(answer, last);
+          }
+          node = namespaceNode(namespaces, warehouse, namespaceName);
+          last = List.of(warehouse, namespaceName, "");
+        }
         for (TableIdentifier identifier : identifiers) {
+          List<String> key = List.of(warehouse, namespaceName, identifier.name());
+          if (after != null && compare(key, after) <= 0) {
+            continue;
+          }
+          if (listed == pageSize) {
+            return withNextPage(answer, last);
+          }
+          if (node == null) {
+            node = namespaceNode(namespaces, warehouse, namespaceName);
+          }
+          ArrayNode tables = (ArrayNode) node.get("tables");
+          listed++;
+          last = key;
           catalog
               .currentTableMetadata(identifier)
               .ifPresent(
@@ -214,6 +246,65 @@ public final class ConsoleApi implements AutoCloseable {
       }
     }
     return answer;
+  }
+
+  private static ObjectNode withNextPage(ObjectNode answer, List<String> last) {
+    answer.put(
+        "next-page-token",
+        Base64.getUrlEncoder()
+            .withoutPadding()
+            .encodeToString(String.join("\0", last).getBytes(StandardCharsets.UTF_8)));
+    return answer;
+  }
+
+  /** The warehouse, namespace and table a page token names; null for none. */
+  private static List<String> pageToken(String token) {
+    if (token == null) {
+      return null;
+    }
+    try {
+      String[] parts =
+          new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8).split("\0", -1);
+      if (parts.length == 3) {
+        return List.of(parts);
+      }
+    } catch (IllegalArgumentException e) {
+      // Not base64: refused below.
+    }
+    throw new BadRequestException("page-token %s is not one this server gave", token);
+  }
+
+  /** Compares two keys of the same length element by element. */
+  private static int compare(List<String> first, List<String> second) {
+    for (int i = 0; i < first.size(); i++) {
+      int order = first.get(i).compareTo(second.get(i));
+      if (order != 0) {
+        return order;
+      }
+    }
+    return 0;
+  }
+
+  private static ObjectNode namespaceNode(ArrayNode namespaces, String warehouse, String name) {
+    ObjectNode node = namespaces.addObject();
+    node.put("warehouse", warehouse);
+    node.put("namespace", name);
+    node.putArray("tables");
+    return node;
+  }
+
+  private List<Namespace> readableNamespaces(Principal principal, WarehouseCatalog catalog) {
+    Deque<Namespace> pending = new ArrayDeque<>(catalog.listNamespaces(Namespace.empty()));
+    List<Namespace> readable = new ArrayList<>();
+    while (!pending.isEmpty()) {
+      Namespace namespace = pending.poll();
+      pending.addAll(catalog.listNamespaces(namespace));
+      if (mayRead(principal, catalog, namespace)) {
+        readable.add(namespace);
+      }
+    }
+    readable.sort(Comparator.comparing(Namespace::toString));
+    return readable;
   }
 
   private boolean mayRead(Principal principal, WarehouseCatalog catalog, Namespace namespace) {

@@ -184,6 +184,67 @@ class ConsoleApiTest {
         .isBetween(System.currentTimeMillis() - 600_000, System.currentTimeMillis());
   }
 
+  /**
+   * Pages of 3 tables over a namespace of 7 and an empty one: every table once, in name order, each
+   * page but the last naming the next; bad page sizes and tokens are 400s.
+   */
+  @Test
+  void listsTablesAPageAtATime() throws Exception {
+    RESTCatalog catalog = LAKESTREAM.catalog();
+    catalog.createNamespace(Namespace.of("paged"), new HashMap<>());
+    catalog.createNamespace(Namespace.of("paged_empty"), new HashMap<>());
+    List<String> expected = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      String name = "t" + i;
+      expected.add(name);
+      catalog.createTable(
+          TableIdentifier.of("paged", name),
+          new Schema(Types.NestedField.required(1, "id", Types.LongType.get())),
+          PartitionSpec.unpartitioned(),
+          new HashMap<>(Map.of("lakestream.kind", "log")));
+    }
+    List<String> seen = new java.util.ArrayList<>();
+    boolean sawEmpty = false;
+    String token = null;
+    int pages = 0;
+    do {
+      HttpResponse<String> response =
+          get("/ui/api/tables?page-size=3" + (token == null ? "" : "&page-token=" + token));
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      JsonNode page = json(response);
+      int tablesOnPage = 0;
+      for (JsonNode namespace : page.get("namespaces")) {
+        tablesOnPage += namespace.get("tables").size();
+        for (JsonNode table : namespace.get("tables")) {
+          if (namespace.get("namespace").asText().equals("paged")) {
+            seen.add(table.get("name").asText());
+            assertThat(table.get("rows").asLong()).isZero();
+          }
+        }
+        if (namespace.get("namespace").asText().equals("paged_empty")) {
+          assertThat(sawEmpty).as("empty namespace listed once").isFalse();
+          assertThat(namespace.get("tables").size()).isZero();
+          sawEmpty = true;
+        }
+      }
+      assertThat(tablesOnPage).isLessThanOrEqualTo(3);
+      token = page.has("next-page-token") ? page.get("next-page-token").asText() : null;
+      if (token != null) {
+        assertThat(tablesOnPage).as("a page that names a next one is full").isEqualTo(3);
+      }
+      pages++;
+    } while (token != null && pages < 100);
+    assertThat(token).as("the last page names no next one").isNull();
+    assertThat(seen).containsExactlyElementsOf(expected);
+    assertThat(sawEmpty).isTrue();
+
+    assertError(get("/ui/api/tables?page-size=0"), 400, "page-size");
+    assertError(get("/ui/api/tables?page-size=1001"), 400, "page-size");
+    assertError(get("/ui/api/tables?page-size=ten"), 400, "page-size");
+    assertError(get("/ui/api/tables?page-token=bm90LWEtdG9rZW4"), 400, "page-token");
+    assertError(get("/ui/api/tables?page-token=%25%25"), 400, "page-token");
+  }
+
   static JsonNode findTable(JsonNode tables, String namespace, String name) {
     for (JsonNode node : tables.get("namespaces")) {
       if (node.get("namespace").asText().equals(namespace)) {
