@@ -61,10 +61,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * records, as Kafka has no projection, and decodes only {@code b0} and {@code s0}.
  *
  * <p>Settings: the append uses Kafka's documented throughput settings ({@code acks=all}, {@code
- * batch.size} 1 MiB, {@code linger.ms} 100, {@code compression.type} none or zstd); the scans assign
- * the partition (no consumer group) with 8 MiB fetches per partition and up to 10,000 records per
- * poll; the freshness workload uses the producer's and consumer's defaults ({@code acks=all}, {@code
- * linger.ms} 5 in Kafka 4) and a consumer polling from the end of the topic.
+ * batch.size} 1 MiB, {@code linger.ms} 100, {@code compression.type} none or zstd); the scans
+ * assign the partition (no consumer group) with 8 MiB fetches per partition and up to 10,000
+ * records per poll; the freshness workload uses the producer's and consumer's defaults ({@code
+ * acks=all}, {@code linger.ms} 5 in Kafka 4) and a consumer polling from the end of the topic.
  */
 public final class KafkaWorkload {
   private static final int NUMERIC_BYTES = 100;
@@ -205,7 +205,14 @@ public final class KafkaWorkload {
           lastProgress = now;
         } else if (now - lastProgress > STALL_DEADLINE.toNanos()) {
           throw new IllegalStateException(
-              "Read " + read + " of " + rows + " rows of " + table + "; nothing for " + STALL_DEADLINE);
+              "Read "
+                  + read
+                  + " of "
+                  + rows
+                  + " rows of "
+                  + table
+                  + "; nothing for "
+                  + STALL_DEADLINE);
         }
       }
       end = System.nanoTime();
