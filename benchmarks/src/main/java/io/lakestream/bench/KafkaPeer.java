@@ -46,7 +46,12 @@ final class KafkaPeer implements PeerSystem {
           "-XX:+ExplicitGCInvokesConcurrent",
           "-Djava.awt.headless=true");
   private static final List<String> CLIENT_JVM_FLAGS =
-      List.of("-Xms256m", "-Xmx2g", "-XX:+UseG1GC", "-Djava.awt.headless=true");
+      List.of(
+          "-Xms256m",
+          "-Xmx2g",
+          "-XX:+UseG1GC",
+          "--enable-native-access=ALL-UNNAMED",
+          "-Djava.awt.headless=true");
   private static final Duration FORMAT_DEADLINE = Duration.ofMinutes(2);
   private static final Duration START_DEADLINE = Duration.ofMinutes(3);
   private static final Duration WORKLOAD_DEADLINE = Duration.ofMinutes(30);
