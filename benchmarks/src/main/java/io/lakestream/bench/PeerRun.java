@@ -306,7 +306,7 @@ final class PeerRun {
         PeerWorkload append =
             new PeerWorkload(PeerWorkload.Kind.W1_APPEND, pool, table, rows, compression, 1, 1, 1);
         long before = system.diskBytes();
-        Map<String, Double> result = system.run(append);
+        Map<String, Double> result = run(system, append);
         long after = system.diskBytes();
         if (i >= warmups) {
           samples.add("append_" + compression, result);
@@ -333,7 +333,7 @@ final class PeerRun {
         double expected = expectedChecksum(kind, rows);
         for (int i = 0; i < warmups + measured; i++) {
           Map<String, Double> result =
-              system.run(new PeerWorkload(kind, pool, scanned, rows, compression, 1, 1, 1));
+              run(system, new PeerWorkload(kind, pool, scanned, rows, compression, 1, 1, 1));
           Double checksum = result.get("checksum");
           if (checksum == null || checksum != expected) {
             throw new IllegalStateException(
@@ -358,7 +358,8 @@ final class PeerRun {
       for (int i = 0; i < warmups + measured; i++) {
         String table = "w1_freshness_" + i;
         Map<String, Double> result =
-            system.run(
+            run(
+                system,
                 new PeerWorkload(
                     PeerWorkload.Kind.W1_FRESHNESS,
                     pool,
@@ -385,7 +386,8 @@ final class PeerRun {
     for (int i = 0; i < warmups + measured; i++) {
       String table = "w2_" + i;
       Map<String, Double> result =
-          system.run(
+          run(
+              system,
               new PeerWorkload(
                   PeerWorkload.Kind.W2_UPSERT,
                   pool,
@@ -408,7 +410,8 @@ final class PeerRun {
       for (int inFlight : LOOKUP_IN_FLIGHT) {
         for (int i = 0; i < warmups + measured; i++) {
           Map<String, Double> result =
-              system.run(
+              run(
+                  system,
                   new PeerWorkload(
                       PeerWorkload.Kind.W2_LOOKUP,
                       pool,
@@ -425,6 +428,22 @@ final class PeerRun {
       }
     }
     system.dropTable(looked);
+  }
+
+  /** Runs one workload, printing what it measured as progress. */
+  private Map<String, Double> run(PeerSystem system, PeerWorkload workload) throws Exception {
+    Map<String, Double> result = system.run(workload);
+    progress.printf(
+        Locale.ROOT,
+        "    %s %s %s (%d rows, %s, %d in flight): %s%n",
+        system.label(),
+        workload.kind(),
+        workload.table(),
+        workload.rows(),
+        workload.compression(),
+        workload.inFlight(),
+        result);
+    return result;
   }
 
   /**
