@@ -13,12 +13,20 @@ import java.util.List;
  * @param lakestreamHome the repository root, holding {@code bin/lakestream} and the packaged server
  * @param mode how many iterations to run
  * @param progress where to print progress lines while the benchmark runs (not the report)
+ * @param peers whether benchmarks that compare Lakestream with its peers ({@link PeerRun}) run that
+ *     comparison; false for {@code --no-peers}
  */
-public record BenchmarkContext(Path lakestreamHome, RunMode mode, PrintStream progress) {
+public record BenchmarkContext(
+    Path lakestreamHome, RunMode mode, PrintStream progress, boolean peers) {
   public BenchmarkContext {
     requireNonNull(lakestreamHome, "lakestreamHome is null");
     requireNonNull(mode, "mode is null");
     requireNonNull(progress, "progress is null");
+  }
+
+  /** A context of a run that compares with the peers. */
+  public BenchmarkContext(Path lakestreamHome, RunMode mode, PrintStream progress) {
+    this(lakestreamHome, mode, progress, true);
   }
 
   /**

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Entry point of {@code bin/lakestream bench [NAME] [--quick]}: runs every benchmark, or the named
- * one, prints each report's Markdown table to standard output and writes its JSON to {@code
+ * Entry point of {@code bin/lakestream bench [NAME] [--quick] [--no-peers]}: runs every benchmark,
+ * or the named one (without the comparison with Kafka and Fluss for {@code --no-peers}), prints
+ * each report's Markdown table to standard output and writes its JSON to {@code
  * benchmarks/target/results/<name>.json} under the repository root given by the system property
  * {@code lakestream.home}. Progress and errors go to standard error.
  *
@@ -20,7 +21,7 @@ import java.util.Optional;
 public final class BenchmarkMain {
   static final int EXIT_FAILED = 1;
   static final int EXIT_USAGE = 2;
-  private static final String USAGE = "usage: lakestream bench [NAME] [--quick]";
+  private static final String USAGE = "usage: lakestream bench [NAME] [--quick] [--no-peers]";
 
   private BenchmarkMain() {}
 
@@ -55,10 +56,13 @@ public final class BenchmarkMain {
       PrintStream out,
       PrintStream err) {
     RunMode mode = RunMode.FULL;
+    boolean peers = true;
     String name = null;
     for (String arg : args) {
       if (arg.equals("--quick")) {
         mode = RunMode.QUICK;
+      } else if (arg.equals("--no-peers")) {
+        peers = false;
       } else if (arg.equals("--help") || arg.equals("-h")) {
         out.println(USAGE);
         out.println("benchmarks: " + names(known));
@@ -100,7 +104,7 @@ public final class BenchmarkMain {
         List<Figure> figures;
         String fault = null;
         try {
-          figures = benchmark.run(new BenchmarkContext(lakestreamHome, mode, err));
+          figures = benchmark.run(new BenchmarkContext(lakestreamHome, mode, err, peers));
         } catch (FaultedRunException e) {
           figures = e.figures();
           fault = e.getMessage();

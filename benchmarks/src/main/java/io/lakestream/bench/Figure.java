@@ -16,6 +16,11 @@ import java.util.Optional;
  * Lakestream does thirty times as much. Values are finite and not negative; baseline values are
  * positive, so the ratio is always defined.
  *
+ * <p>A figure that could not be measured in this run (a peer system that is not available, or a
+ * workload it does not support) is {@linkplain #skipped reported as skipped} with the reason: its
+ * baseline value and ratio are then NaN, its value NaN unless Lakestream's side was measured, and
+ * its target is neither met nor missed.
+ *
  * @param name snake_case identifier ending in its unit, stable across runs, e.g. {@code ready_ms}
  * @param value the measured median
  * @param unit the unit of {@code value} and {@code baselineValue}, e.g. {@code ms} or {@code MiB}
@@ -23,6 +28,7 @@ import java.util.Optional;
  * @param baselineValue the baseline's median
  * @param ratio {@code value / baselineValue}
  * @param target the goal the figure is judged against, when it has one
+ * @param skippedReason why the figure was not measured, for a skipped figure
  */
 public record Figure(
     String name,
@@ -31,13 +37,30 @@ public record Figure(
     String baseline,
     double baselineValue,
     double ratio,
-    Optional<Target> target) {
+    Optional<Target> target,
+    Optional<String> skippedReason) {
 
   public Figure {
     requireNonNull(name, "name is null");
     requireNonNull(unit, "unit is null");
     requireNonNull(baseline, "baseline is null");
     requireNonNull(target, "target is null");
+    requireNonNull(skippedReason, "skippedReason is null");
+    if (skippedReason.isPresent()) {
+      if (!Double.isNaN(baselineValue) || !Double.isNaN(ratio)) {
+        throw new IllegalArgumentException(
+            "Figure " + name + ": a skipped figure has NaN for baselineValue and ratio");
+      }
+      if (!Double.isNaN(value) && (!Double.isFinite(value) || value < 0)) {
+        throw new IllegalArgumentException(
+            "Figure " + name + ": value must be NaN, or finite and >= 0");
+      }
+    } else {
+      checkMeasured(name, value, baselineValue, ratio);
+    }
+  }
+
+  private static void checkMeasured(String name, double value, double baselineValue, double ratio) {
     if (!Double.isFinite(value) || value < 0) {
       throw new IllegalArgumentException("Figure " + name + ": value must be finite and >= 0");
     }
@@ -48,6 +71,46 @@ public record Figure(
     if (!Double.isFinite(ratio) || ratio < 0) {
       throw new IllegalArgumentException("Figure " + name + ": ratio must be finite and >= 0");
     }
+  }
+
+  /** A measured figure. */
+  public Figure(
+      String name,
+      double value,
+      String unit,
+      String baseline,
+      double baselineValue,
+      double ratio,
+      Optional<Target> target) {
+    this(name, value, unit, baseline, baselineValue, ratio, target, Optional.empty());
+  }
+
+  /**
+   * A figure whose baseline was not measured in this run, for {@code reason} (e.g. "Kafka is not
+   * available: ..."), with Lakestream's {@code value} if it was measured (NaN if not) and the
+   * target it would have been judged against.
+   */
+  public static Figure skipped(
+      String name,
+      double value,
+      String unit,
+      String baseline,
+      Optional<Target> target,
+      String reason) {
+    return new Figure(
+        name,
+        value,
+        unit,
+        baseline,
+        Double.NaN,
+        Double.NaN,
+        target,
+        Optional.of(requireNonNull(reason, "reason is null")));
+  }
+
+  /** Whether the figure was not measured; see {@link #skippedReason()}. */
+  public boolean isSkipped() {
+    return skippedReason.isPresent();
   }
 
   /** A figure with a target, its ratio computed from the value and the baseline value. */

@@ -154,6 +154,13 @@ final class KeyedStateBenchmark implements Benchmark {
 
   @Override
   public List<Figure> run(BenchmarkContext context) throws Exception {
+    List<Figure> figures = new java.util.ArrayList<>(ownFigures(context));
+    // Issue 37: Kafka and Fluss beside Lakestream's ordinary client, after our own figures.
+    figures.addAll(PeerRun.forBenchmark(context, PeerRun.Suite.W2));
+    return figures;
+  }
+
+  private List<Figure> ownFigures(BenchmarkContext context) throws Exception {
     Size size =
         context.mode() == RunMode.QUICK
             ? new Size(

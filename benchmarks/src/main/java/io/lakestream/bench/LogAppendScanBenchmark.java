@@ -126,6 +126,13 @@ final class LogAppendScanBenchmark implements Benchmark {
 
   @Override
   public List<Figure> run(BenchmarkContext context) throws Exception {
+    List<Figure> figures = new java.util.ArrayList<>(ownFigures(context));
+    // Issue 37: Kafka and Fluss beside Lakestream's ordinary client, after our own figures.
+    figures.addAll(PeerRun.forBenchmark(context, PeerRun.Suite.W1));
+    return figures;
+  }
+
+  private List<Figure> ownFigures(BenchmarkContext context) throws Exception {
     boolean quick = context.mode() == RunMode.QUICK;
     int rows = quick ? QUICK_ROWS : FULL_ROWS;
     int freshnessSamples = quick ? QUICK_FRESHNESS_SAMPLES : FULL_FRESHNESS_SAMPLES;

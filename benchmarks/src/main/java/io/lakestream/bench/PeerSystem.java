@@ -42,6 +42,13 @@ interface PeerSystem extends AutoCloseable {
    */
   Map<String, Double> run(PeerWorkload workload) throws Exception;
 
+  /**
+   * Deletes {@code table} and its data; the benchmark calls it, outside any measured run, for
+   * tables no later workload reads so that the disk a long run needs stays bounded. The default
+   * does nothing.
+   */
+  default void dropTable(String table) throws Exception {}
+
   /** The bytes the system's servers hold on disk for the data written so far. */
   long diskBytes() throws IOException;
 

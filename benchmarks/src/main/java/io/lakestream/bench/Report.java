@@ -23,9 +23,11 @@ import java.util.Locale;
  * totalMemoryBytes}, {@code jvm}, {@code maxHeapBytes}, {@code os}) and {@code figures}, an array
  * in report order of objects with {@code name}, {@code value}, {@code unit}, {@code baseline},
  * {@code baselineValue}, {@code ratio} and, for a figure with a target, {@code target}: {@code
- * below} (an upper bound on the value), {@code atLeast} (a lower bound on the value) or {@code
- * ratioAtLeast} (a bound on the ratio), and {@code met}. Field names are stable; new fields may be
- * added.
+ * below} (an upper bound on the value), {@code atLeast} (a lower bound on the value), {@code
+ * ratioAtLeast} or {@code ratioAtMost} (a bound on the ratio), and {@code met}. A figure that was
+ * not measured in the run ({@link Figure#isSkipped()}) has {@code skipped} with the reason, null
+ * {@code baselineValue} and {@code ratio}, {@code value} null unless Lakestream's side was
+ * measured, and {@code met} null. Field names are stable; new fields may be added.
  *
  * @param benchmark the benchmark's name, also the JSON file's name
  * @param workload the benchmark's workload description
@@ -76,6 +78,23 @@ public record Report(
         .append(System.lineSeparator());
     text.append("|---|---:|---|---|---:|---:|---|").append(System.lineSeparator());
     for (Figure figure : figures) {
+      if (figure.isSkipped()) {
+        text.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %s | %s | - | - | %s |%n",
+                figure.name(),
+                Double.isNaN(figure.value())
+                    ? "-"
+                    : String.format(Locale.ROOT, "%.1f", figure.value()),
+                figure.unit(),
+                figure.baseline(),
+                figure.target().map(target -> target.describe(figure.unit()) + ": ").orElse("")
+                    + "skipped ("
+                    + figure.skippedReason().orElseThrow()
+                    + ")"));
+        continue;
+      }
       text.append(
           String.format(
               Locale.ROOT,
@@ -116,6 +135,28 @@ public record Report(
     ArrayNode figuresJson = json.putArray("figures");
     for (Figure figure : figures) {
       ObjectNode figureJson = figuresJson.addObject();
+      if (figure.isSkipped()) {
+        figureJson.put("name", figure.name());
+        if (Double.isNaN(figure.value())) {
+          figureJson.putNull("value");
+        } else {
+          figureJson.put("value", figure.value());
+        }
+        figureJson.put("unit", figure.unit());
+        figureJson.put("baseline", figure.baseline());
+        figureJson.putNull("baselineValue");
+        figureJson.putNull("ratio");
+        figureJson.put("skipped", figure.skippedReason().orElseThrow());
+        figure
+            .target()
+            .ifPresent(
+                target -> {
+                  ObjectNode targetJson = figureJson.putObject("target");
+                  targetJson.put(target.kind().jsonKey(), target.bound());
+                  targetJson.putNull("met");
+                });
+        continue;
+      }
       figureJson.put("name", figure.name());
       figureJson.put("value", figure.value());
       figureJson.put("unit", figure.unit());

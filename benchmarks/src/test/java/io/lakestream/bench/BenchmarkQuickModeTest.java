@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +55,13 @@ class BenchmarkQuickModeTest {
     for (JsonNode figure : figures) {
       String figureName = figure.path("name").asText();
       assertThat(figureName).isNotBlank();
+      assertThat(table).contains("| " + figureName + " |");
+      if (figure.has("skipped")) {
+        // A peer that is not available in this build: reported with the reason, never dropped.
+        assertThat(figure.path("skipped").asText()).as(figureName).isNotBlank();
+        assertThat(figure.path("baselineValue").isNull()).as(figureName).isTrue();
+        continue;
+      }
       // Counts of faults (failed requests, lost commits) are zero when all is well.
       assertThat(figure.path("value").asDouble()).as(figureName).isNotNegative();
       assertThat(figure.path("baselineValue").asDouble()).as(figureName).isPositive();
@@ -60,6 +70,44 @@ class BenchmarkQuickModeTest {
       assertThat(figure.path("baseline").asText()).as(figureName).isNotBlank();
       assertThat(table).contains("| " + figureName + " |");
     }
+    if (name.equals("log-append-scan") || name.equals("keyed-state")) {
+      assertComparesWithEveryPeer(figures);
+    }
+  }
+
+  /**
+   * The benchmarks that compare with the peers report a figure per peer, measured or skipped with
+   * its reason, and Lakestream's side is measured in every run whether the peer's is or not.
+   */
+  private static void assertComparesWithEveryPeer(JsonNode figures) {
+    for (String peer : PeerSystems.PEERS) {
+      String suffix = "_vs_" + peer.toLowerCase(Locale.ROOT);
+      List<JsonNode> compared = new ArrayList<>();
+      figures.forEach(
+          figure -> {
+            if (figure.path("name").asText().endsWith(suffix)) {
+              compared.add(figure);
+            }
+          });
+      assertThat(compared).as(peer).isNotEmpty();
+      for (JsonNode figure : compared) {
+        assertThat(figure.path("value").isNumber()).as(figure.toString()).isTrue();
+        assertThat(figure.has("skipped") || figure.path("baselineValue").asDouble() > 0)
+            .as(figure.toString())
+            .isTrue();
+      }
+    }
+  }
+
+  @Test
+  void noPeersIsAnOption() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int exitCode = run(new ByteArrayOutputStream(), err, "no-such-benchmark", "--no-peers");
+
+    assertThat(exitCode).isEqualTo(BenchmarkMain.EXIT_USAGE);
+    assertThat(err.toString(UTF_8))
+        .startsWith("lakestream bench: unknown benchmark 'no-such-benchmark'");
   }
 
   @Test

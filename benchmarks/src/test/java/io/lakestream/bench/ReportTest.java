@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -116,6 +117,89 @@ class ReportTest {
     assertThat(figures.get(0).path("target").path("atLeast").asDouble()).isEqualTo(50000);
     assertThat(figures.get(0).path("target").path("met").asBoolean()).isTrue();
     assertThat(figures.get(1).path("target").path("met").asBoolean()).isFalse();
+  }
+
+  @Test
+  void skippedFiguresCarryTheirReasonAndNeitherMeetNorMissTheirTarget(@TempDir Path directory)
+      throws Exception {
+    Report peers =
+        new Report(
+            "log-append-scan",
+            "W1",
+            RunMode.FULL,
+            MACHINE,
+            Instant.parse("2025-01-02T03:04:05Z"),
+            List.of(
+                Figure.skipped(
+                    "scan_rows_per_s_vs_kafka",
+                    2_000_000,
+                    "rows/s",
+                    "Kafka",
+                    Optional.of(Target.ratioAtLeast(5)),
+                    "Kafka is not available: its jars were not built"),
+                Figure.skipped(
+                    "upserts_per_s_vs_kafka",
+                    Double.NaN,
+                    "upserts/s",
+                    "Kafka 4.4.0",
+                    Optional.empty(),
+                    "not applicable: Kafka 4.4.0 does not support W2_UPSERT"),
+                Figure.of(
+                    "freshness_ack_to_reader_p99_ms_vs_kafka",
+                    6,
+                    "ms",
+                    "Kafka 4.4.0",
+                    4,
+                    Target.ratioAtMost(1))));
+
+    assertThat(peers.toMarkdown())
+        .contains(
+            "| scan_rows_per_s_vs_kafka | 2000000.0 | rows/s | Kafka | - | - | ratio >= 5: skipped"
+                + " (Kafka is not available: its jars were not built) |")
+        .contains(
+            "| upserts_per_s_vs_kafka | - | upserts/s | Kafka 4.4.0 | - | - | skipped (not"
+                + " applicable: Kafka 4.4.0 does not support W2_UPSERT) |")
+        .contains(
+            "| freshness_ack_to_reader_p99_ms_vs_kafka | 6.0 | ms | Kafka 4.4.0 | 4.0 | 1.50 |"
+                + " ratio <= 1: MISSED |");
+    JsonNode figures =
+        new ObjectMapper().readTree(peers.writeJson(directory).toFile()).path("figures");
+    JsonNode scan = figures.get(0);
+    assertThat(scan.path("skipped").asText())
+        .isEqualTo("Kafka is not available: its jars were not built");
+    assertThat(scan.path("value").asDouble()).isEqualTo(2_000_000);
+    assertThat(scan.path("baselineValue").isNull()).isTrue();
+    assertThat(scan.path("ratio").isNull()).isTrue();
+    assertThat(scan.path("target").path("ratioAtLeast").asDouble()).isEqualTo(5);
+    assertThat(scan.path("target").path("met").isNull()).isTrue();
+    JsonNode upserts = figures.get(1);
+    assertThat(upserts.path("value").isNull()).isTrue();
+    assertThat(upserts.has("target")).isFalse();
+    JsonNode freshness = figures.get(2);
+    assertThat(freshness.has("skipped")).isFalse();
+    assertThat(freshness.path("target").path("ratioAtMost").asDouble()).isEqualTo(1);
+    assertThat(freshness.path("target").path("met").asBoolean()).isFalse();
+  }
+
+  @Test
+  void aMeasuredFigureCannotCarryNaNAndASkippedOneNoBaseline() {
+    assertThatThrownBy(
+            () -> Figure.withoutTarget("scan_rows_per_s", Double.NaN, "rows/s", "peer", 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("value");
+    assertThatThrownBy(
+            () ->
+                new Figure(
+                    "scan_rows_per_s",
+                    1,
+                    "rows/s",
+                    "peer",
+                    2,
+                    0.5,
+                    Optional.empty(),
+                    Optional.of("peer failed")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("skipped");
   }
 
   @Test
