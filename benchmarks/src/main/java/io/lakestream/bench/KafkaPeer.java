@@ -174,30 +174,11 @@ final class KafkaPeer implements PeerSystem {
 
   @Override
   public Map<String, Double> run(PeerWorkload workload) throws Exception {
-    if (server == null) {
-      throw new IllegalStateException("Kafka is not started");
-    }
     if (!supports(workload.kind())) {
       throw new IllegalArgumentException("Kafka runs no " + workload.kind() + " workload");
     }
-    List<String> command = javaCommand(CLIENT_JVM_FLAGS, null);
-    command.add(WORKLOAD_MAIN);
-    command.add(workload.kind().name());
-    workload.arguments().forEach((key, value) -> command.add(key + "=" + value));
-    command.add("bootstrap=" + bootstrap);
-    clientRuns++;
-    Path output =
-        directory.resolve(
-            "kafka-client-" + clientRuns + "-" + workload.kind().name().toLowerCase() + ".out");
-    try (ChildProcess client =
-        ChildProcess.start(
-            "Kafka client " + workload.kind() + " of " + workload.table(),
-            new ProcessBuilder(command),
-            output)) {
-      int exit = client.awaitExit(WORKLOAD_DEADLINE);
-      if (exit != 0) {
-        throw client.failure("exited with " + exit);
-      }
+    Map<String, String> arguments = new LinkedHashMap<>(workload.arguments());
+    try (ChildProcess client = runClient(workload.kind().name(), workload.table(), arguments)) {
       Map<String, Double> results = new LinkedHashMap<>();
       for (String line : client.output().lines().toList()) {
         if (line.startsWith(RESULT_PREFIX)) {
@@ -217,6 +198,44 @@ final class KafkaPeer implements PeerSystem {
     }
   }
 
+  /** Deletes the table's topic, through Kafka's admin client in a client JVM. */
+  @Override
+  public void dropTable(String table) throws Exception {
+    runClient("DROP", table, new LinkedHashMap<>(Map.of("table", table))).close();
+  }
+
+  /**
+   * Runs {@link #WORKLOAD_MAIN} with the arguments and the broker's address in a fresh JVM and
+   * waits for it; fails naming its output when it exits with a non-zero code.
+   */
+  private ChildProcess runClient(String what, String table, Map<String, String> arguments)
+      throws Exception {
+    if (server == null) {
+      throw new IllegalStateException("Kafka is not started");
+    }
+    List<String> command = javaCommand(CLIENT_JVM_FLAGS, null);
+    command.add(WORKLOAD_MAIN);
+    command.add(what);
+    arguments.forEach((key, value) -> command.add(key + "=" + value));
+    command.add("bootstrap=" + bootstrap);
+    clientRuns++;
+    Path output =
+        directory.resolve("kafka-client-" + clientRuns + "-" + what.toLowerCase() + ".out");
+    ChildProcess client =
+        ChildProcess.start(
+            "Kafka client " + what + " of " + table, new ProcessBuilder(command), output);
+    try {
+      int exit = client.awaitExit(WORKLOAD_DEADLINE);
+      if (exit != 0) {
+        throw client.failure("exited with " + exit);
+      }
+      return client;
+    } catch (Exception e) {
+      client.close();
+      throw e;
+    }
+  }
+
   /**
    * The disk space the user topics' partition directories take (their segments and indexes; Kafka's
    * internal topics and the metadata log are left out), as allocated blocks: the offset and time
@@ -233,6 +252,8 @@ final class KafkaPeer implements PeerSystem {
       partitions
           .filter(Files::isDirectory)
           .filter(partition -> !partition.getFileName().toString().startsWith("__"))
+          // A deleted topic's directory, renamed until the broker removes it.
+          .filter(partition -> !partition.getFileName().toString().endsWith("-delete"))
           .forEach(partition -> command.add(partition.toString()));
     }
     if (command.size() == 4) {

@@ -1,5 +1,6 @@
 package io.lakestream.bench;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +23,11 @@ final class PeerSystems {
   static List<PeerSystem> all(Path lakestreamHome) {
     List<PeerSystem> systems = new ArrayList<>();
     systems.add(new LakestreamPeer(lakestreamHome));
+    try {
+      systems.add(KafkaPeer.create(lakestreamHome));
+    } catch (IOException | IllegalStateException e) {
+      // Reported by unavailable().
+    }
     return systems;
   }
 
@@ -30,6 +36,12 @@ final class PeerSystems {
    * without an entry here and absent from {@link #all} is reported as not built on this branch.
    */
   static Map<String, String> unavailable(Path lakestreamHome) {
-    return new LinkedHashMap<>();
+    Map<String, String> unavailable = new LinkedHashMap<>();
+    try {
+      KafkaPeer.classPath(lakestreamHome);
+    } catch (IOException | IllegalStateException e) {
+      unavailable.put("Kafka", e.getMessage());
+    }
+    return unavailable;
   }
 }

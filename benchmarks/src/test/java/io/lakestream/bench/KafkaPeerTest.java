@@ -52,6 +52,13 @@ class KafkaPeerTest {
       Map<String, Double> zstdScan = kafka.run(workload(PeerWorkload.Kind.W1_SCAN, pool, "zstd"));
       assertThat(zstdScan.get("checksum")).isEqualTo((double) expected[0]);
 
+      // Dropping a table deletes its topic: its bytes no longer count, and it can be made again.
+      long withBoth = kafka.diskBytes();
+      kafka.dropTable("w1-none");
+      assertThat(kafka.diskBytes()).isLessThan(withBoth);
+      assertThat(kafka.run(workload(PeerWorkload.Kind.W1_APPEND, pool, "none")).get("rows_per_s"))
+          .isPositive();
+
       Map<String, Double> freshness =
           kafka.run(
               new PeerWorkload(PeerWorkload.Kind.W1_FRESHNESS, pool, "fresh", 20, "none", 1, 1, 1));

@@ -96,7 +96,7 @@ public final class KafkaWorkload {
   public static void main(String[] args) throws Exception {
     if (args.length == 0) {
       throw new IllegalArgumentException(
-          "Usage: KafkaWorkload W1_APPEND|W1_SCAN|W1_SCAN_PROJECTED|W1_FRESHNESS key=value...");
+          "Usage: KafkaWorkload W1_APPEND|W1_SCAN|W1_SCAN_PROJECTED|W1_FRESHNESS|DROP key=value...");
     }
     Map<String, String> arguments = new HashMap<>();
     for (String argument : Arrays.asList(args).subList(1, args.length)) {
@@ -105,6 +105,10 @@ public final class KafkaWorkload {
         throw new IllegalArgumentException("Expected key=value, got '" + argument + "'");
       }
       arguments.put(argument.substring(0, equals), argument.substring(equals + 1));
+    }
+    if (args[0].equals("DROP")) {
+      deleteTopic(required(arguments, "bootstrap"), required(arguments, "table"));
+      return;
     }
     KafkaWorkload workload = new KafkaWorkload(arguments);
     switch (args[0]) {
@@ -295,6 +299,15 @@ public final class KafkaWorkload {
     result("ack_to_reader_p99_ms", percentile(ackToReader, 0.99));
     result("send_to_reader_p50_ms", percentile(sendToReader, 0.50));
     result("send_to_reader_p99_ms", percentile(sendToReader, 0.99));
+  }
+
+  /** Deletes a topic (the benchmark's drop of a table no later workload reads). */
+  private static void deleteTopic(String bootstrap, String topic) throws Exception {
+    Properties properties = new Properties();
+    properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(properties)) {
+      admin.deleteTopics(List.of(topic)).all().get();
+    }
   }
 
   /** Creates the one-partition topic; an existing one is an error when {@code mustBeNew}. */
