@@ -20,7 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -77,6 +82,14 @@ public final class LogScanner implements AutoCloseable {
   private static final int MAX_WAIT_MILLIS = 500;
   // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
   private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
+  // A response with at least this many bytes of batches is decoded (decompressed, its vectors
+  // loaded) on a decoder thread as soon as it arrives, while the caller still reads the batches of
+  // the previous one; smaller ones (a reader that keeps up gets a few rows at a time) are decoded
+  // by poll, which saves the handing over.
+  static final int ASYNC_DECODE_BYTES = 256 << 10;
+
+  // Shared by the scanners of the JVM; idle threads end after a while.
+  private static final ExecutorService DECODERS = decoders();
 
   /**
    * How often {@link #poll} looks for new partitions of a partitioned table after {@link
@@ -93,8 +106,14 @@ public final class LogScanner implements AutoCloseable {
   private final ByteBuffer encodedFilter;
   private final BufferAllocator allocator;
   private final Map<TableBucket, Long> positions = new HashMap<>();
-  private final Map<TableBucket, CompletableFuture<FetchResponse>> fetches = new HashMap<>();
-  private final Map<Integer, Schema> projectedSchemas = new HashMap<>();
+  // Each bucket's fetch in flight: its response and, for a large one, its batches decoded already.
+  private final Map<TableBucket, CompletableFuture<Fetched>> fetches = new HashMap<>();
+  // Read by decoder threads too.
+  private final Map<Integer, Schema> projectedSchemas = new ConcurrentHashMap<>();
+  // Held by a decoder thread while it decodes, and by close(): once close() has returned, no
+  // decoder allocates from the allocator, and the batches decoded before are closed.
+  private final Object decodeLock = new Object();
+  private boolean closed;
   private final ResponseBuffers responseBuffers = new ResponseBuffers();
   private final Map<TableBucket, FailedFetches> failedFetches = new HashMap<>();
   // The high watermark last seen per subscribed bucket: from its offset lookup or its last fetch.
@@ -431,7 +450,7 @@ public final class LogScanner implements AutoCloseable {
    */
   private void startAt(TableBucket key, long offset, Long highWatermark) {
     failedFetches.remove(key);
-    CompletableFuture<FetchResponse> previous = fetches.remove(key);
+    CompletableFuture<Fetched> previous = fetches.remove(key);
     if (previous != null) {
       abandon(previous);
     }
@@ -459,7 +478,7 @@ public final class LogScanner implements AutoCloseable {
     failedFetches.remove(key);
     highWatermarks.remove(key);
     rangeEnds.remove(key);
-    CompletableFuture<FetchResponse> previous = fetches.remove(key);
+    CompletableFuture<Fetched> previous = fetches.remove(key);
     if (previous != null) {
       abandon(previous);
     }
@@ -524,18 +543,7 @@ public final class LogScanner implements AutoCloseable {
         if (rangeEnded(entry.getKey(), entry.getValue())) {
           continue;
         }
-        fetches.computeIfAbsent(
-            entry.getKey(),
-            bucket ->
-                table.fetch(
-                    bucket.partition(),
-                    bucket.bucket(),
-                    entry.getValue(),
-                    nextFetchBytes(bucket),
-                    wait,
-                    projection,
-                    encodedFilter,
-                    responseBuffers));
+        fetches.computeIfAbsent(entry.getKey(), bucket -> fetch(bucket, entry.getValue(), wait));
       }
       if (fetches.isEmpty()) {
         long now = System.nanoTime();
@@ -562,14 +570,14 @@ public final class LogScanner implements AutoCloseable {
       }
       boolean moved = false;
       for (TableBucket bucket : new ArrayList<>(fetches.keySet())) {
-        CompletableFuture<FetchResponse> fetch = fetches.get(bucket);
+        CompletableFuture<Fetched> fetch = fetches.get(bucket);
         if (!fetch.isDone()) {
           continue;
         }
         fetches.remove(bucket);
-        FetchResponse response;
+        Fetched fetched;
         try {
-          response = Connection.await(fetch);
+          fetched = await(fetch);
         } catch (RpcException e) {
           long now = System.nanoTime();
           FailedFetches failures =
@@ -582,6 +590,7 @@ public final class LogScanner implements AutoCloseable {
           continue;
         }
         failedFetches.remove(bucket);
+        FetchResponse response = fetched.response();
         highWatermarks.put(bucket, response.highWatermark());
         long position = positions.get(bucket);
         long next = Math.max(position, response.nextOffset());
@@ -590,20 +599,15 @@ public final class LogScanner implements AutoCloseable {
           next = Math.min(next, rangeEnd);
         }
         if (next > position && !rangeEnded(bucket, next)) {
-          // Ask for what follows before decoding this, so the server reads while we decode.
-          fetches.put(
-              bucket,
-              table.fetch(
-                  bucket.partition(),
-                  bucket.bucket(),
-                  next,
-                  nextFetchBytes(bucket),
-                  MAX_WAIT_MILLIS,
-                  projection,
-                  encodedFilter,
-                  responseBuffers));
+          // Ask for what follows before decoding this, so the server reads while we decode (and a
+          // large response is decoded by a decoder thread while the caller reads this one).
+          fetches.put(bucket, fetch(bucket, next, MAX_WAIT_MILLIS));
         }
-        decode(bucket, response, batches);
+        if (fetched.batches() != null) {
+          batches.addAll(fetched.batches());
+        } else {
+          decode(bucket, position, rangeEnd, response, batches);
+        }
         positions.put(bucket, next);
         moved |= next > position;
       }
@@ -611,6 +615,114 @@ public final class LogScanner implements AutoCloseable {
         return batches;
       }
     }
+  }
+
+  /** A fetch's response and, when a decoder thread decoded it, its batches (else null). */
+  private record Fetched(FetchResponse response, List<ScanBatch> batches) {}
+
+  /** A failure of a decoder thread other than an {@link RpcException}, to rethrow as it was. */
+  private static final class DecodeFailure extends RuntimeException {
+    DecodeFailure(Throwable cause) {
+      super(cause);
+    }
+  }
+
+  private static ExecutorService decoders() {
+    int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    AtomicInteger count = new AtomicInteger();
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            task -> {
+              Thread thread =
+                  new Thread(task, "lakestream-scan-decoder-" + count.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
+  }
+
+  /**
+   * Fetches a bucket from an offset. A large response is decoded by a decoder thread when it
+   * arrives, into the batches poll will return: with the offset and range end the scanner has now
+   * (a bucket subscribed again drops this fetch with {@link #abandon}).
+   */
+  private CompletableFuture<Fetched> fetch(TableBucket bucket, long offset, int waitMillis) {
+    Long rangeEnd = rangeEnds.get(bucket);
+    CompletableFuture<Fetched> result = new CompletableFuture<>();
+    table
+        .fetch(
+            bucket.partition(),
+            bucket.bucket(),
+            offset,
+            nextFetchBytes(bucket),
+            waitMillis,
+            projection,
+            encodedFilter,
+            responseBuffers)
+        .whenComplete(
+            (response, failure) -> {
+              if (failure != null) {
+                result.completeExceptionally(failure);
+              } else if (response.batches().remaining() < ASYNC_DECODE_BYTES) {
+                result.complete(new Fetched(response, null));
+              } else {
+                DECODERS.execute(() -> decodeAhead(bucket, offset, rangeEnd, response, result));
+              }
+            });
+    return result;
+  }
+
+  /** Decodes a response on a decoder thread and completes {@code result} with its batches. */
+  private void decodeAhead(
+      TableBucket bucket,
+      long offset,
+      Long rangeEnd,
+      FetchResponse response,
+      CompletableFuture<Fetched> result) {
+    synchronized (decodeLock) {
+      if (closed) {
+        // Left to whoever takes the fetch: abandon() gives its buffer back.
+        result.complete(new Fetched(response, null));
+        return;
+      }
+      List<ScanBatch> decoded = new ArrayList<>();
+      try {
+        decode(bucket, offset, rangeEnd, response, decoded);
+      } catch (RuntimeException | Error e) {
+        decoded.forEach(ScanBatch::close);
+        result.completeExceptionally(e instanceof RpcException ? e : new DecodeFailure(e));
+        return;
+      }
+      // Completed under the lock: an abandoned fetch's batches are closed before close() returns.
+      result.complete(new Fetched(response, decoded));
+    }
+  }
+
+  /** The outcome of a fetch that is done: its response, or the failure thrown as it was. */
+  private static Fetched await(CompletableFuture<Fetched> fetch) {
+    if (fetch.isCompletedExceptionally()) {
+      Throwable failure;
+      try {
+        fetch.join();
+        throw new IllegalStateException("unreachable");
+      } catch (CompletionException e) {
+        failure = e.getCause();
+      }
+      if (failure instanceof DecodeFailure decode) {
+        Throwable cause = decode.getCause();
+        if (cause instanceof Error error) {
+          throw error;
+        }
+        throw (RuntimeException) cause;
+      }
+    }
+    return Connection.await(fetch);
   }
 
   /** Whether a bucket read as a range has nothing more to read at a position. */
@@ -677,12 +789,15 @@ public final class LogScanner implements AutoCloseable {
    * direct): each batch's columns point into it, and the buffer goes back to the spares when the
    * last of them is closed.
    */
-  private void decode(TableBucket bucket, FetchResponse response, List<ScanBatch> into) {
+  private void decode(
+      TableBucket bucket,
+      long position,
+      Long rangeEnd,
+      FetchResponse response,
+      List<ScanBatch> into) {
     ByteBuffer bytes = response.batches();
     ResponseLease lease = new ResponseLease(bytes);
     try {
-      long position = positions.get(bucket);
-      Long rangeEnd = rangeEnds.get(bucket);
       while (bytes.remaining() >= LogBatch.HEADER_SIZE) {
         long size = LogBatch.LOG_OVERHEAD + (long) bytes.getInt(bytes.position() + LogBatch.LENGTH);
         if (size < LogBatch.HEADER_SIZE || size > bytes.remaining()) {
@@ -805,15 +920,17 @@ public final class LogScanner implements AutoCloseable {
   }
 
   private Schema schemaFor(int schemaId) {
-    return projectedSchemas.computeIfAbsent(
-        schemaId,
-        id -> {
-          Schema written = table.arrowSchema(id);
-          if (projection.length == 0) {
-            return written;
-          }
-          return ArrowBatchCodec.projectSchema(written, projectionFor(written));
-        });
+    Schema schema = projectedSchemas.get(schemaId);
+    if (schema == null) {
+      // Not computeIfAbsent: looking a schema up may ask the server.
+      Schema written = table.arrowSchema(schemaId);
+      schema =
+          projection.length == 0
+              ? written
+              : ArrowBatchCodec.projectSchema(written, projectionFor(written));
+      projectedSchemas.putIfAbsent(schemaId, schema);
+    }
+    return schema;
   }
 
   /** The requested columns that exist in a batch's schema, in request order. */
@@ -854,11 +971,17 @@ public final class LogScanner implements AutoCloseable {
    * Lets a fetch run to its end unread, so that its response's buffer goes back to the spares.
    * Cancelling the future instead would drop the response with its buffer still lent out.
    */
-  private void abandon(CompletableFuture<FetchResponse> fetch) {
+  private void abandon(CompletableFuture<Fetched> fetch) {
     fetch.whenComplete(
-        (response, failure) -> {
-          if (response != null) {
-            responseBuffers.giveBack(response.batches());
+        (fetched, failure) -> {
+          if (fetched == null) {
+            return;
+          }
+          if (fetched.batches() != null) {
+            // Decoded ahead: closing its batches gives the buffer back.
+            fetched.batches().forEach(ScanBatch::close);
+          } else {
+            responseBuffers.giveBack(fetched.response().batches());
           }
         });
   }
@@ -866,7 +989,10 @@ public final class LogScanner implements AutoCloseable {
   /** Stops fetching and releases memory; batches already returned stay valid until closed. */
   @Override
   public void close() {
-    fetches.values().forEach(this::abandon);
+    synchronized (decodeLock) {
+      closed = true;
+      fetches.values().forEach(this::abandon);
+    }
     fetches.clear();
     positions.clear();
     highWatermarks.clear();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.List;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.DateUnit;
@@ -113,6 +114,15 @@ public final class ScanRow {
   private final ArrowBuf[] values;
   private final ArrowBuf[] offsets;
   private final int[] widths;
+  // Where each column's validity bits, values and offsets start in memory, read without Arrow's
+  // per-access checks (a reference count and bounds per value): set only when the buffer holds all
+  // rowCount rows' entries, else 0 and the getters read through the ArrowBuf, which checks.
+  // Reading them after the batch is closed is refused by checkRow (its memory may be freed).
+  private final long[] validityAddresses;
+  private final long[] valueAddresses;
+  private final long[] offsetAddresses;
+  // The capacity of each column's data buffer, to check a string's offsets against.
+  private final long[] valueCapacities;
   private final ArrowBuf changeTypes;
   // Per string column, a read-only view of its data buffer, made on the first getUtf8.
   private final ByteBuffer[] utf8Views;
@@ -137,6 +147,10 @@ public final class ScanRow {
     this.offsets = new ArrowBuf[count];
     this.widths = new int[count];
     this.utf8Views = new ByteBuffer[count];
+    this.validityAddresses = new long[count];
+    this.valueAddresses = new long[count];
+    this.offsetAddresses = new long[count];
+    this.valueCapacities = new long[count];
     for (int column = 0; column < count; column++) {
       FieldVector vector = vectors[column];
       if (vector == null) {
@@ -147,13 +161,23 @@ public final class ScanRow {
       kinds[column] = kind;
       if (vector.getNullCount() > 0) {
         validity[column] = vector.getValidityBuffer();
+        validityAddresses[column] = addressIfHolds(validity[column], (rowCount + 7L) >>> 3);
       }
       if (kind == OTHER) {
         continue;
       }
       values[column] = vector.getDataBuffer();
+      valueCapacities[column] = values[column].capacity();
       if (kind == STRING || kind == BINARY) {
         offsets[column] = vector.getOffsetBuffer();
+        offsetAddresses[column] = addressIfHolds(offsets[column], (rowCount + 1L) << 2);
+        valueAddresses[column] = addressIfHolds(values[column], 0);
+      } else if (kind == LONG || kind == DOUBLE || kind == TIMESTAMP || kind == TIME) {
+        valueAddresses[column] = addressIfHolds(values[column], (long) rowCount << 3);
+      } else if (kind == INT || kind == FLOAT || kind == DATE) {
+        valueAddresses[column] = addressIfHolds(values[column], (long) rowCount << 2);
+      } else if (kind == BOOLEAN) {
+        valueAddresses[column] = addressIfHolds(values[column], (rowCount + 7L) >>> 3);
       } else if (kind == FIXED_BINARY) {
         widths[column] = ((ArrowType.FixedSizeBinary) vector.getField().getType()).getByteWidth();
       } else if (kind == DECIMAL) {
@@ -163,6 +187,13 @@ public final class ScanRow {
     FieldVector types = root.getVector(ArrowValues.CHANGE_TYPE_COLUMN);
     this.changeTypes = types == null ? null : types.getDataBuffer();
     this.probe = root.getFieldVectors().isEmpty() ? null : root.getFieldVectors().get(0);
+  }
+
+  /** A buffer's memory address when it holds at least {@code bytes} bytes, else 0. */
+  private static long addressIfHolds(ArrowBuf buffer, long bytes) {
+    return buffer != null && buffer.capacity() >= bytes && buffer.capacity() > 0
+        ? buffer.memoryAddress()
+        : 0;
   }
 
   private static byte kindOf(ArrowType type) {
@@ -324,7 +355,7 @@ public final class ScanRow {
     if (bits == null) {
       return kinds[column] == ABSENT;
     }
-    return (bits.getByte(row >>> 3) & (1 << (row & 7))) == 0;
+    return (validityByte(column) & (1 << (row & 7))) == 0;
   }
 
   /**
@@ -338,7 +369,7 @@ public final class ScanRow {
    */
   public long getLong(int column) {
     check(column, LONG, "getLong");
-    return values[column].getLong((long) row << 3);
+    return longAt(column);
   }
 
   /**
@@ -352,7 +383,7 @@ public final class ScanRow {
    */
   public int getInt(int column) {
     check(column, INT, "getInt");
-    return values[column].getInt((long) row << 2);
+    return intAt(column);
   }
 
   /**
@@ -366,7 +397,10 @@ public final class ScanRow {
    */
   public double getDouble(int column) {
     check(column, DOUBLE, "getDouble");
-    return values[column].getDouble((long) row << 3);
+    long address = valueAddresses[column];
+    return address != 0
+        ? Double.longBitsToDouble(MemoryUtil.getLong(address + ((long) row << 3)))
+        : values[column].getDouble((long) row << 3);
   }
 
   /**
@@ -380,7 +414,10 @@ public final class ScanRow {
    */
   public float getFloat(int column) {
     check(column, FLOAT, "getFloat");
-    return values[column].getFloat((long) row << 2);
+    long address = valueAddresses[column];
+    return address != 0
+        ? Float.intBitsToFloat(MemoryUtil.getInt(address + ((long) row << 2)))
+        : values[column].getFloat((long) row << 2);
   }
 
   /**
@@ -394,7 +431,12 @@ public final class ScanRow {
    */
   public boolean getBoolean(int column) {
     check(column, BOOLEAN, "getBoolean");
-    return (values[column].getByte(row >>> 3) & (1 << (row & 7))) != 0;
+    long address = valueAddresses[column];
+    byte bits =
+        address != 0
+            ? MemoryUtil.getByte(address + (row >>> 3))
+            : values[column].getByte(row >>> 3);
+    return (bits & (1 << (row & 7))) != 0;
   }
 
   /**
@@ -417,7 +459,15 @@ public final class ScanRow {
     if (scratch.length < length) {
       scratch = new byte[Math.max(length, scratch.length * 2)];
     }
-    values[column].getBytes(start, scratch, 0, length);
+    long address = valueAddresses[column];
+    if (address != 0
+        && start >= 0
+        && length > 0
+        && start + (long) length <= valueCapacities[column]) {
+      MemoryUtil.copyFromMemory(address + start, scratch, 0, length);
+    } else {
+      values[column].getBytes(start, scratch, 0, length);
+    }
     return new String(scratch, 0, length, StandardCharsets.UTF_8);
   }
 
@@ -509,7 +559,7 @@ public final class ScanRow {
    */
   public LocalDate getDate(int column) {
     check(column, DATE, "getDate");
-    return LocalDate.ofEpochDay(values[column].getInt((long) row << 2));
+    return LocalDate.ofEpochDay(intAt(column));
   }
 
   /**
@@ -523,7 +573,7 @@ public final class ScanRow {
    */
   public int getEpochDay(int column) {
     check(column, DATE, "getEpochDay");
-    return values[column].getInt((long) row << 2);
+    return intAt(column);
   }
 
   /**
@@ -539,7 +589,7 @@ public final class ScanRow {
    */
   public long getTimestampMicros(int column) {
     check(column, TIMESTAMP, "getTimestampMicros");
-    return values[column].getLong((long) row << 3);
+    return longAt(column);
   }
 
   /**
@@ -553,15 +603,42 @@ public final class ScanRow {
    */
   public long getTimeMicros(int column) {
     check(column, TIME, "getTimeMicros");
-    return values[column].getLong((long) row << 3);
+    return longAt(column);
   }
 
   private int start(int column) {
-    return offsets[column].getInt((long) row << 2);
+    long address = offsetAddresses[column];
+    return address != 0
+        ? MemoryUtil.getInt(address + ((long) row << 2))
+        : offsets[column].getInt((long) row << 2);
   }
 
   private int end(int column) {
-    return offsets[column].getInt((long) (row + 1) << 2);
+    long address = offsetAddresses[column];
+    return address != 0
+        ? MemoryUtil.getInt(address + ((long) (row + 1) << 2))
+        : offsets[column].getInt((long) (row + 1) << 2);
+  }
+
+  private long longAt(int column) {
+    long address = valueAddresses[column];
+    return address != 0
+        ? MemoryUtil.getLong(address + ((long) row << 3))
+        : values[column].getLong((long) row << 3);
+  }
+
+  private int intAt(int column) {
+    long address = valueAddresses[column];
+    return address != 0
+        ? MemoryUtil.getInt(address + ((long) row << 2))
+        : values[column].getInt((long) row << 2);
+  }
+
+  private byte validityByte(int column) {
+    long address = validityAddresses[column];
+    return address != 0
+        ? MemoryUtil.getByte(address + (row >>> 3))
+        : validity[column].getByte(row >>> 3);
   }
 
   private byte[] copyVariable(int column) {
@@ -588,6 +665,8 @@ public final class ScanRow {
               ? "The view is before the first row: call next() or moveTo(int) first"
               : "The view is past the last row: next() returned false");
     }
+    // The getters read the batch's memory directly, which closing it may free.
+    checkOpen();
   }
 
   /** Checks that the cursor is on a row and the column is of {@code kind} and not null. */
@@ -601,7 +680,7 @@ public final class ScanRow {
 
   private void checkNotNull(int column, String getter) {
     ArrowBuf bits = validity[column];
-    if (bits != null && (bits.getByte(row >>> 3) & (1 << (row & 7))) == 0) {
+    if (bits != null && (validityByte(column) & (1 << (row & 7))) == 0) {
       throw nullValue(column, getter);
     }
   }

@@ -432,6 +432,25 @@ class ScanRowTest {
   }
 
   @Test
+  void aViewOfAClosedBatchRefusesToReadAValue() {
+    // The getters read the batch's memory directly: after close it may be freed.
+    ScanBatch batch = batch(everyType());
+    ScanRow row = batch.row();
+    assertThat(row.next()).isTrue();
+    assertThat(row.getLong(0)).isEqualTo(42L);
+    batch.close();
+    for (org.junit.jupiter.api.function.Executable read :
+        List.<org.junit.jupiter.api.function.Executable>of(
+            () -> row.getLong(0), () -> row.isNull(0), row::offset)) {
+      assertThatThrownBy(read::execute)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(
+              "The batch at offset 1000 is closed: a view must not be used after its batch is"
+                  + " closed");
+    }
+  }
+
+  @Test
   void viewsOfOneBatchHaveTheirOwnCursors() {
     ScanBatch batch = batch(everyType());
     ScanRow first = batch.row();
