@@ -157,7 +157,7 @@ final class MemorySoak {
     Map<String, Double> nmt = memory.nativeCommittedMib();
     double nmtTotal = nmt.getOrDefault("Total", 0.0);
     double other = nmt.getOrDefault("Other", 0.0);
-    double outside = Math.max(0, rss - nmtTotal);
+    double javaHeap = nmt.getOrDefault("Java Heap", 0.0);
     double blockCache =
         ServerProbes.metric(http, base, "lakestream_kv_block_cache_usage_bytes") / (1 << 20);
     curve
@@ -165,27 +165,23 @@ final class MemorySoak {
         .add("heap_committed_mib", "MiB", seconds, heap.committedMib())
         .add("heap_used_mib", "MiB", seconds, heap.usedMib())
         .add("nmt_committed_mib", "MiB", seconds, nmtTotal)
+        .add("nmt_beside_heap_mib", "MiB", seconds, Math.max(0, nmtTotal - javaHeap))
         .add("nmt_other_mib", "MiB", seconds, other)
-        .add("rss_beyond_nmt_mib", "MiB", seconds, outside)
         .add("rocksdb_block_cache_mib", "MiB", seconds, blockCache);
+    StringBuilder categories = new StringBuilder();
+    for (Map.Entry<String, Double> category : nmt.entrySet()) {
+      if (!category.getKey().equals("Total") && category.getValue() >= 8) {
+        categories.append(
+            String.format(
+                java.util.Locale.ROOT, " %s %.0f,", category.getKey(), category.getValue()));
+      }
+    }
     context
         .progress()
         .printf(
-            "    %4.0f s: RSS %.0f MiB, heap %.0f/%.0f MiB used/committed, NMT %.0f MiB (Other %.0f,"
-                + " Thread %.0f, GC %.0f, Class %.0f, Code %.0f), beyond NMT %.0f MiB, block cache"
-                + " %.0f MiB%n",
-            seconds,
-            rss,
-            heap.usedMib(),
-            heap.committedMib(),
-            nmtTotal,
-            other,
-            nmt.getOrDefault("Thread", 0.0),
-            nmt.getOrDefault("GC", 0.0),
-            nmt.getOrDefault("Class", 0.0),
-            nmt.getOrDefault("Code", 0.0),
-            outside,
-            blockCache);
+            "    %4.0f s: RSS %.0f MiB, heap %.0f/%.0f MiB used/committed, block cache %.0f MiB,"
+                + " NMT committed %.0f MiB:%s%n",
+            seconds, rss, heap.usedMib(), heap.committedMib(), blockCache, nmtTotal, categories);
   }
 
   private static void createTables(URI base) throws Exception {

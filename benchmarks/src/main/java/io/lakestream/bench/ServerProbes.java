@@ -24,6 +24,8 @@ import java.util.stream.Stream;
  */
 final class ServerProbes {
   private static final Duration JCMD_DEADLINE = Duration.ofSeconds(60);
+  // A saturated server (the soak's load on two shared cores) has taken over 10 s to answer.
+  private static final Duration METRICS_TIMEOUT = Duration.ofSeconds(60);
   private static final Pattern HEAP =
       Pattern.compile("heap\\s+total reserved (\\d+)K, committed (\\d+)K, used (\\d+)K");
   private static final Pattern NMT_TOTAL =
@@ -111,10 +113,7 @@ final class ServerProbes {
       throws IOException, InterruptedException {
     HttpResponse<String> response =
         http.send(
-            HttpRequest.newBuilder(base.resolve("/metrics"))
-                .timeout(Duration.ofSeconds(10))
-                .GET()
-                .build(),
+            HttpRequest.newBuilder(base.resolve("/metrics")).timeout(METRICS_TIMEOUT).GET().build(),
             HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
       throw new IOException("GET /metrics answered " + response.statusCode());
