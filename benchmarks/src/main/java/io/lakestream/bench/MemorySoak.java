@@ -109,16 +109,18 @@ final class MemorySoak {
         long start = System.nanoTime();
         load.start();
         try {
-          long next = start;
           long end = start + soak.toNanos();
+          long next = start;
           while (true) {
             double seconds = Math.rint((System.nanoTime() - start) / 1e9);
             sample(context, curve, server, http, base, seconds);
             load.check();
-            next += sampleEvery.toNanos();
-            if (next - end > 0) {
+            if (System.nanoTime() - end >= 0) {
               break;
             }
+            // A sample can take longer than the interval on a loaded machine (jcmd starts a JVM):
+            // the soak still ends on time, with one last sample at its end.
+            next = Math.min(Math.max(next + sampleEvery.toNanos(), System.nanoTime()), end);
             LockSupport.parkNanos(next - System.nanoTime());
           }
         } finally {
