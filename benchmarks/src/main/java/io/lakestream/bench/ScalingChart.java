@@ -11,12 +11,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.text.TextUtils;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 import org.jfree.svg.SVGGraphics2D;
@@ -36,14 +37,15 @@ final class ScalingChart {
   /** Writes {@code curve} to {@code <directory>/scaling-<curve>.svg} and returns the file. */
   static Path write(Curve curve, Path directory) throws IOException {
     System.setProperty("java.awt.headless", "true");
+    // Rotated labels (the value axes' units) drawn with drawString stay SVG text; the workaround
+    // for old JDKs draws them as glyph outlines.
+    TextUtils.setUseDrawRotatedStringWorkaround(false);
     ValueAxis sizes =
         curve.logarithmicSizes()
-            ? new LogAxis(curve.sizeLabel())
+            ? new LogarithmicAxis(curve.sizeLabel())
             : new NumberAxis(curve.sizeLabel());
-    if (sizes instanceof LogAxis log) {
-      log.setBase(10);
-      log.setSmallestValue(0.5);
-    }
+    // LogarithmicAxis labels its ticks as plain numbers written as SVG text; LogAxis draws a
+    // superscripted 10^3 as glyph outlines.
     CombinedDomainXYPlot plot = new CombinedDomainXYPlot(sizes);
     plot.setGap(12);
     Map<String, XYSeriesCollection> byUnit = new LinkedHashMap<>();

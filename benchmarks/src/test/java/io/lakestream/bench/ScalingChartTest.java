@@ -34,6 +34,8 @@ class ScalingChartTest {
     assertThat(texts).contains("Catalog by tables", "load_p50_ms", "load_p99_ms", "server_rss_mib");
     // One panel per unit, each with its unit as the axis label, and the shared x axis label.
     assertThat(texts).contains("ms", "MiB", "tables");
+    // The logarithmic size axis labels its decades as plain numbers.
+    assertThat(texts).contains("1000", "10000");
   }
 
   @Test
