@@ -43,4 +43,15 @@ public interface Benchmark {
    *     passed); the message says what went wrong, with any output of the processes involved
    */
   List<Figure> run(BenchmarkContext context) throws Exception;
+
+  /**
+   * Writes whatever the last {@link #run} drew besides its figures (charts) to {@code
+   * resultsDirectory}, next to the JSON report, and returns the files written; none by default.
+   *
+   * @throws java.io.IOException when a file cannot be written
+   */
+  default List<java.nio.file.Path> writeCharts(java.nio.file.Path resultsDirectory)
+      throws java.io.IOException {
+    return List.of();
+  }
 }

@@ -146,6 +146,9 @@ public final class BenchmarkMain {
     out.println(report.toMarkdown());
     out.flush();
     err.println("lakestream bench: wrote " + report.writeJson(resultsDirectory));
+    for (java.nio.file.Path chart : benchmark.writeCharts(resultsDirectory)) {
+      err.println("lakestream bench: wrote " + chart);
+    }
   }
 
   private static String names(List<Benchmark> known) {

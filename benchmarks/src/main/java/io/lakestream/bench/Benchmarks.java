@@ -11,7 +11,8 @@ final class Benchmarks {
           new LogAppendScanBenchmark(),
           new KeyedStateBenchmark(),
           new TieringBenchmark(),
-          new FlightSqlBenchmark());
+          new FlightSqlBenchmark(),
+          new ScalingBenchmark());
 
   private Benchmarks() {}
 

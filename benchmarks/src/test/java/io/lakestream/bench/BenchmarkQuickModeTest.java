@@ -73,6 +73,22 @@ class BenchmarkQuickModeTest {
     if (name.equals("log-append-scan") || name.equals("keyed-state")) {
       assertComparesWithEveryPeer(figures);
     }
+    if (name.equals("scaling")) {
+      // Every curve's chart is an SVG document whose legend names each series of the curve.
+      for (String curve : java.util.List.of("catalog", "streams", "buckets", "memory")) {
+        Path chart = results.resolve("scaling-" + curve + ".svg");
+        assertThat(chart).exists();
+        java.util.List<String> texts = ScalingChartTest.svgTexts(chart);
+        for (JsonNode figure : figures) {
+          String figureName = figure.path("name").asText();
+          if (figureName.startsWith(curve + "_")) {
+            // <curve>_<size>_<size label>_<series>: the series is what follows the size label.
+            String series = figureName.split("_", 4)[3];
+            assertThat(texts).as(chart + " legend").contains(series);
+          }
+        }
+      }
+    }
   }
 
   /**
