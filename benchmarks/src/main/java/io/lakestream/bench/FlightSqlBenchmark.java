@@ -70,9 +70,12 @@ import org.duckdb.DuckDBConnection;
  *       the Flight SQL JDBC driver (time to the last row), beside the same query in the baseline;
  *       the geometric mean of the per-query ratios is a figure of its own (target at most 1.5);
  *   <li><b>fetch</b>: {@code SELECT * FROM lineitem} through a Flight SQL client, Arrow bytes
- *       received per second, beside a loopback socket copy of as many bytes;
+ *       received per second, beside a loopback socket copy of as many bytes (target ratio 0.5);
  *   <li><b>freshness</b>: a row appended and acknowledged, then queried until a new query sees it;
- *       p50/p99 of ack-to-visible, beside the round trip of a trivial query.
+ *       p50/p99 of ack-to-visible (target p99 below 25 ms), beside the round trip of a trivial
+ *       query;
+ *   <li><b>SELECT 1</b>: the round trip of a prepared {@code SELECT 1} through the JDBC driver, p50
+ *       (target below 3 ms) and p99, beside the same statement in the baseline database.
  * </ul>
  */
 final class FlightSqlBenchmark implements Benchmark {
@@ -82,7 +85,9 @@ final class FlightSqlBenchmark implements Benchmark {
   private static final int FULL_FRESHNESS_SAMPLES = 200;
   private static final int QUICK_FRESHNESS_SAMPLES = 20;
   private static final double GEOMEAN_RATIO_TARGET = 1.5;
-  private static final double FRESHNESS_P99_TARGET_MS = 100;
+  private static final double FRESHNESS_P99_TARGET_MS = 25;
+  private static final double TRIVIAL_QUERY_TARGET_MS = 3;
+  private static final double FETCH_RATIO_TARGET = 0.5;
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration TIERING_DEADLINE = Duration.ofMinutes(15);
@@ -117,6 +122,8 @@ final class FlightSqlBenchmark implements Benchmark {
     double freshnessP50;
     double freshnessP99;
     double trivialQueryMs;
+    double trivialQueryP99Ms;
+    double trivialBaselineMs;
   }
 
   @Override
@@ -162,6 +169,7 @@ final class FlightSqlBenchmark implements Benchmark {
                       tpch(context, flight, baseline, queries, sample);
                       fetch(flightPort, sample);
                       freshness(flight, streams, freshnessSamples, nextId, sample);
+                      sample.trivialBaselineMs = trivialBaseline(baseline, freshnessSamples);
                     }
                     return sample;
                   });
@@ -201,13 +209,29 @@ final class FlightSqlBenchmark implements Benchmark {
         .progress()
         .printf("  geometric mean of per-query ratios: %.3f%n", Math.exp(logRatios / 22));
     figures.add(
-        Figure.withoutTarget(
+        Figure.of(
             "fetch_mb_per_s",
             Median.of(samples, s -> s.fetchMegabytesPerSecond),
             "MB/s",
             "loopback socket copy of as many bytes",
-            Median.of(samples, s -> s.socketMegabytesPerSecond)));
+            Median.of(samples, s -> s.socketMegabytesPerSecond),
+            Target.ratioAtLeast(FETCH_RATIO_TARGET)));
     double trivial = Median.of(samples, s -> s.trivialQueryMs);
+    figures.add(
+        Figure.of(
+            "select_1_ms_p50",
+            trivial,
+            "ms",
+            "round trip of SELECT 1 as a DuckDB query in this JVM (no network, no tables)",
+            Median.of(samples, s -> s.trivialBaselineMs),
+            Target.below(TRIVIAL_QUERY_TARGET_MS)));
+    figures.add(
+        Figure.withoutTarget(
+            "select_1_ms_p99",
+            Median.of(samples, s -> s.trivialQueryP99Ms),
+            "ms",
+            "round trip of SELECT 1 as a DuckDB query in this JVM (no network, no tables)",
+            Median.of(samples, s -> s.trivialBaselineMs)));
     figures.add(
         Figure.withoutTarget(
             "freshness_ms_p50",
@@ -576,5 +600,23 @@ final class FlightSqlBenchmark implements Benchmark {
     sample.freshnessP50 = Percentile.of(visible, 0.5);
     sample.freshnessP99 = Percentile.of(visible, 0.99);
     sample.trivialQueryMs = Percentile.of(trivial, 0.5);
+    sample.trivialQueryP99Ms = Percentile.of(trivial, 0.99);
+  }
+
+  /** The median round trip of a prepared {@code SELECT 1} in the baseline database. */
+  private static double trivialBaseline(java.sql.Connection baseline, int samples)
+      throws SQLException {
+    double[] times = new double[samples];
+    try (PreparedStatement one = baseline.prepareStatement("SELECT 1")) {
+      for (int i = 0; i < samples; i++) {
+        long start = System.nanoTime();
+        try (ResultSet result = one.executeQuery()) {
+          result.next();
+        }
+        times[i] = (System.nanoTime() - start) / 1e6;
+      }
+    }
+    Arrays.sort(times);
+    return Percentile.of(times, 0.5);
   }
 }

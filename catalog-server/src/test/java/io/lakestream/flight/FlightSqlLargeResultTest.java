@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.flight.FlightClient;
 import org.apache.arrow.flight.FlightInfo;
@@ -93,6 +94,38 @@ class FlightSqlLargeResultTest {
       assertThat((peak - before) / MIB)
           .as("MiB the process grew by while the first %d of %d rows streamed", rows, ROWS)
           .isLessThan(1024);
+    }
+  }
+
+  @Test
+  void everyValueOfAResultOfManyBatchesArrivesAsComputed() throws Exception {
+    // Batches go to gRPC without being copied: each must arrive as DuckDB exported it, none
+    // overwritten by a later batch while still queued for the socket.
+    long total = 500_000;
+    try (BufferAllocator allocator = new RootAllocator();
+        FlightSqlClient client = client(allocator)) {
+      FlightInfo info =
+          client.execute("SELECT range AS n, 'value ' || range AS s FROM range(" + total + ")");
+      long rows = 0;
+      int batches = 0;
+      try (FlightStream stream = client.getStream(info.getEndpoints().get(0).getTicket())) {
+        while (stream.next()) {
+          BigIntVector n = (BigIntVector) stream.getRoot().getVector(0);
+          org.apache.arrow.vector.VarCharVector s =
+              (org.apache.arrow.vector.VarCharVector) stream.getRoot().getVector(1);
+          for (int i = 0; i < stream.getRoot().getRowCount(); i++) {
+            if (n.get(i) != rows || !s.getObject(i).toString().equals("value " + rows)) {
+              assertThat(List.of(n.get(i), s.getObject(i).toString()))
+                  .as("row %d", rows)
+                  .containsExactly(rows, "value " + rows);
+            }
+            rows++;
+          }
+          batches++;
+        }
+      }
+      assertThat(rows).isEqualTo(total);
+      assertThat(batches).as("batches").isGreaterThan(1);
     }
   }
 

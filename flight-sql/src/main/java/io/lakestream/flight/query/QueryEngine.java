@@ -106,6 +106,17 @@ public final class QueryEngine implements AutoCloseable {
           return size() > PARSED_STATEMENTS_CACHED;
         }
       };
+  // Every run of a statement (each execution of a prepared one) needs its result schema for the
+  // FlightInfo before its rows are read, and finding it takes a DuckDB statement of its own.
+  private final Map<ResultKey, Schema> resultSchemas =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<ResultKey, Schema> eldest) {
+          return size() > PARSED_STATEMENTS_CACHED;
+        }
+      };
+  private final java.util.concurrent.atomic.AtomicLong schemaPasses =
+      new java.util.concurrent.atomic.AtomicLong();
 
   public QueryEngine(
       LakestreamTables tables,
@@ -239,6 +250,67 @@ public final class QueryEngine implements AutoCloseable {
   }
 
   private record ShapeKey(String sql, List<String> tableVersions) {}
+
+  /**
+   * What a statement's result schema depends on: its shape key and the type of each value bound to
+   * it (DuckDB binds a parameter by its value's Java type, a decimal by its precision and scale).
+   */
+  private record ResultKey(ShapeKey shape, List<String> parameterTypes) {}
+
+  private ResultKey resultKey(String sql, String principal, List<Object> parameters) {
+    ShapeKey shape = shapeKey(sql, principal);
+    if (shape == null) {
+      return null;
+    }
+    List<String> types = new ArrayList<>(parameters.size());
+    for (Object value : parameters) {
+      types.add(
+          switch (value) {
+            case null -> "null";
+            case java.math.BigDecimal decimal ->
+                "decimal(" + decimal.precision() + "," + decimal.scale() + ")";
+            default -> value.getClass().getName();
+          });
+    }
+    return new ResultKey(shape, List.copyOf(types));
+  }
+
+  /**
+   * The schema of the rows {@code statement} returns: known from an earlier run of the same
+   * statement over the same tables with parameters of the same types, else found by {@link
+   * DuckDbStatements#resultSchema} (a second DuckDB statement, a third of a small query's time) and
+   * kept; null when it can only be found by running the statement.
+   */
+  private Schema resultSchema(
+      ResultKey key,
+      Connection duckdb,
+      String sql,
+      PreparedStatement statement,
+      List<Object> parameters,
+      RunningQueries.Query query)
+      throws SQLException {
+    if (key != null) {
+      synchronized (resultSchemas) {
+        Schema known = resultSchemas.get(key);
+        if (known != null) {
+          return known;
+        }
+      }
+    }
+    schemaPasses.incrementAndGet();
+    Schema schema = statements.resultSchema(duckdb, sql, statement, parameters, query);
+    if (schema != null && key != null) {
+      synchronized (resultSchemas) {
+        resultSchemas.put(key, schema);
+      }
+    }
+    return schema;
+  }
+
+  /** How many result schemas were found by running a statement under {@code LIMIT 0}. */
+  long schemaPasses() {
+    return schemaPasses.get();
+  }
 
   private Shape shape(Results results, String sql, String principal, RunningQueries.Query query) {
     return databases.withFallback(results, () -> shapeIn(results, sql, principal, query));
@@ -399,8 +471,10 @@ public final class QueryEngine implements AutoCloseable {
       Lent lent = databases.lend(results);
       Connection duckdb = lent.duckdb();
       resources.add(lent.giveBack());
-      resources.add(
-          queryTables.load(lent, parsed(duckdb, DuckDbStatements.explained(sql)), principal, true));
+      TableReferences.Parsed parsed = parsed(duckdb, DuckDbStatements.explained(sql));
+      // Keyed by the tables as they are before their views are made, as shape() keys its shapes.
+      ResultKey key = resultKey(sql, principal, parameters);
+      resources.add(queryTables.load(lent, parsed, principal, true));
       query.checkRunning();
       PreparedStatement statement = DuckDbStatements.prepare(duckdb, sql, lent.locked());
       resources.add(statement);
@@ -423,7 +497,7 @@ public final class QueryEngine implements AutoCloseable {
               results == Results.STREAMED && reasonLost(failure)
                   ? diagnosed(sql, parameters, principal, failure)
                   : failure;
-      Schema schema = statements.resultSchema(duckdb, sql, statement, parameters, query);
+      Schema schema = resultSchema(key, duckdb, sql, statement, parameters, query);
       if (schema == null) {
         query.computing();
         ResultSet result = DuckDbStatements.execute(statement, sql, query);

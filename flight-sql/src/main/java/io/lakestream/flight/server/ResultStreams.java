@@ -34,6 +34,10 @@ final class ResultStreams {
   void stream(QueryResult result, ServerStreamListener listener, Runnable ended) {
     try (result) {
       ArrowReader reader = result.reader();
+      // Each batch's buffers go to gRPC as they are, not copied into its own: DuckDB exports every
+      // batch into buffers of its own that nothing writes to afterwards, and Flight keeps them
+      // (a reference each) until gRPC has written them out.
+      listener.setUseZeroCopy(true);
       listener.start(reader.getVectorSchemaRoot());
       while (!result.cancelled() && reader.loadNextBatch()) {
         BackpressureStrategy.WaitResult ready = awaitReady(listener, result);
