@@ -14,9 +14,11 @@ import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -64,10 +66,12 @@ import org.apache.iceberg.util.BucketUtil;
  * statistics, encode (and compress) and send it, so encoding overlaps with building the next batch.
  * A ready batch is sent once fewer than {@link WriterOptions#maxInFlightRequests()} of the writer's
  * batches, and fewer than {@value #MAX_IN_FLIGHT_PER_BUCKET} of its bucket's, are in flight; until
- * then the appending thread keeps filling the next batch. Handing off never blocks, so neither a
- * linger expiring nor {@link #flush()} waits for a permit while holding the writer's lock; an
- * append waits (backpressure) only when it needs a new batch while more than {@code
- * maxInFlightRequests} batches are handed off and not yet acknowledged, and it waits without
+ * then the appending thread keeps filling the next batch. A batch that has lingered is handed off
+ * only once it could be sent at once; until then it keeps taking rows (as Kafka's accumulator
+ * does), so a writer held back by the server sends larger batches, not more of them. Handing off
+ * never blocks, so neither a linger expiring nor {@link #flush()} waits for a permit while holding
+ * the writer's lock; an append waits (backpressure) only when it needs a new batch while more than
+ * {@code maxInFlightRequests} batches are handed off and not yet acknowledged, and it waits without
  * holding the lock. Batches are sent in the order they were handed off, so each bucket's sequence
  * reaches the server in order.
  *
@@ -124,6 +128,9 @@ public final class AppendWriter implements AutoCloseable {
   private final AtomicInteger handedOff = new AtomicInteger();
   // Appending threads waiting for room (guarded by this writer's lock, read without it).
   private volatile int waitingForRoom;
+  // Buckets whose batch lingered out while it could not be sent at once (guarded by this lock).
+  private final Set<Bucket> lingered = new HashSet<>();
+  private volatile boolean anyLingered;
   private final ConcurrentLinkedQueue<RowBatch> freeBatches = new ConcurrentLinkedQueue<>();
   private final List<CompletableFuture<ProduceResponse>> unacknowledged = new ArrayList<>();
   private final AtomicReference<RpcException> failure = new AtomicReference<>();
@@ -552,11 +559,58 @@ public final class AppendWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * A batch that lingered out is handed off only if it could be sent at once; otherwise, as in
+   * Kafka's accumulator, it stays open and keeps taking rows until it is full or an acknowledgement
+   * frees a permit ({@link #release} hands it off then), so backpressure makes batches larger, not
+   * a queue of small ones. The check is repeated every linger in case that hand-off raced.
+   */
   private void lingerExpired(Bucket bucket, long generation) {
     synchronized (this) {
-      if (!closed && bucket.open != null && bucket.generation == generation) {
-        handOff(bucket);
+      if (closed || bucket.open == null || bucket.generation != generation) {
+        return;
       }
+      if (canSendNow(bucket)) {
+        handOff(bucket);
+        return;
+      }
+      lingered.add(bucket);
+      anyLingered = true;
+      if (canSendNow(bucket)) {
+        handOff(bucket);
+        return;
+      }
+      try {
+        bucket.linger =
+            lingerTimer.schedule(
+                () -> lingerExpired(bucket, generation),
+                Math.max(options.linger().toNanos(), TimeUnit.MILLISECONDS.toNanos(1)),
+                TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // Closing: close() flushes the batch.
+      }
+    }
+  }
+
+  /** Whether a batch of the bucket handed off now would be sent at once. */
+  private boolean canSendNow(Bucket bucket) {
+    synchronized (ready) {
+      if (!ready.isEmpty()) {
+        return false;
+      }
+    }
+    return inFlight.availablePermits() > 0 && bucket.inFlight.availablePermits() > 0;
+  }
+
+  /** On the linger timer: hands off the lingered batches that can now be sent. */
+  private void handOffLingered() {
+    synchronized (this) {
+      for (Bucket bucket : new ArrayList<>(lingered)) {
+        if (!closed && bucket.open != null && canSendNow(bucket)) {
+          handOff(bucket);
+        }
+      }
+      anyLingered = !lingered.isEmpty();
     }
   }
 
@@ -566,6 +620,9 @@ public final class AppendWriter implements AutoCloseable {
     CompletableFuture<WriteAck> ack = bucket.ack;
     bucket.open = null;
     bucket.ack = null;
+    if (anyLingered) {
+      lingered.remove(bucket);
+    }
     if (bucket.linger != null) {
       bucket.linger.cancel(false);
       bucket.linger = null;
@@ -849,6 +906,13 @@ public final class AppendWriter implements AutoCloseable {
     bucket.inFlight.release();
     handedOff.decrementAndGet();
     sendReady();
+    if (anyLingered) {
+      try {
+        lingerTimer.execute(this::handOffLingered);
+      } catch (RejectedExecutionException e) {
+        // Closed: nothing lingers any more.
+      }
+    }
     if (waitingForRoom > 0) {
       synchronized (this) {
         notifyAll();
