@@ -16,13 +16,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A loopback proxy between a client and a server's stream RPC port that forwards every connection
  * both ways and records each request frame that passes, as the client sent it: point a {@code
- * Connection} at {@link #port()} to capture what the real client writes.
+ * Connection} at {@link #port()} to capture what the real client writes. While {@linkplain
+ * #holdRequests() held}, request frames are recorded but not forwarded (so no response comes) until
+ * {@link #releaseRequests()}.
  */
 public final class RecordingRpcProxy implements AutoCloseable {
   private final List<Request> requests = new CopyOnWriteArrayList<>();
   private final ServerSocket listener;
   private final int target;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+  private final Object gate = new Object();
+  private boolean held;
 
   /** Listens on a free loopback port and forwards to the stream RPC port {@code target}. */
   public RecordingRpcProxy(int target) throws IOException {
@@ -38,6 +42,34 @@ public final class RecordingRpcProxy implements AutoCloseable {
   /** The requests forwarded so far, in the order they arrived. */
   public List<Request> requests() {
     return List.copyOf(requests);
+  }
+
+  /** Stops forwarding requests: frames that arrive from now on wait in the proxy. */
+  public void holdRequests() {
+    synchronized (gate) {
+      held = true;
+    }
+  }
+
+  /** Forwards the held requests, in order, and every later one. */
+  public void releaseRequests() {
+    synchronized (gate) {
+      held = false;
+      gate.notifyAll();
+    }
+  }
+
+  private void awaitForwarding() throws IOException {
+    synchronized (gate) {
+      while (held) {
+        try {
+          gate.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("Interrupted while requests were held", e);
+        }
+      }
+    }
   }
 
   private void accept() {
@@ -85,6 +117,7 @@ public final class RecordingRpcProxy implements AutoCloseable {
       byte[] body = new byte[view.remaining()];
       view.get(body);
       requests.add(new Request(apiKey, version, body));
+      awaitForwarding();
       out.writeInt(length);
       out.write(frame);
       out.flush();
@@ -93,6 +126,7 @@ public final class RecordingRpcProxy implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    releaseRequests();
     listener.close();
     for (Socket socket : sockets) {
       socket.close();

@@ -11,11 +11,14 @@ import io.lakestream.client.rpc.Messages.ProduceResponse;
 import io.lakestream.client.rpc.RpcException;
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -27,6 +30,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
@@ -57,12 +61,19 @@ import org.apache.iceberg.util.BucketUtil;
  * throws the server's typed error (a later batch of the same bucket would be refused out of
  * sequence anyway), while batches already sent keep their own outcome.
  *
- * <p>The appending thread only stores values into column vectors. A full batch is handed to the
- * writer's sender thread, which computes its statistics, encodes (and compresses) it and sends it,
- * so encoding overlaps with building the next batch. At most {@link
- * WriterOptions#maxInFlightRequests()} batches are handed off and not yet acknowledged; beyond
- * that, appends wait (backpressure). Batches are sent in the order they were handed off, so each
- * bucket's sequence reaches the server in order.
+ * <p>The appending thread only stores values into column arrays. A full or lingered batch is handed
+ * off to a queue of ready batches, from which the writer's sender thread takes it to compute its
+ * statistics, encode (and compress) and send it, so encoding overlaps with building the next batch.
+ * A ready batch is sent once fewer than {@link WriterOptions#maxInFlightRequests()} of the writer's
+ * batches, and fewer than {@value #MAX_IN_FLIGHT_PER_BUCKET} of its bucket's, are in flight; until
+ * then the appending thread keeps filling the next batch. A batch that has lingered is handed off
+ * only once it could be sent at once; until then it keeps taking rows (as Kafka's accumulator
+ * does), so a writer held back by the server sends larger batches, not more of them. Handing off
+ * never blocks, so neither a linger expiring nor {@link #flush()} waits for a permit while holding
+ * the writer's lock; an append waits (backpressure) only when it needs a new batch while more than
+ * {@code maxInFlightRequests} batches are handed off and not yet acknowledged, and it waits without
+ * holding the lock. Batches are sent in the order they were handed off, so each bucket's sequence
+ * reaches the server in order.
  *
  * <p><b>Retries.</b> A batch whose outcome is in doubt (the connection failed before its response,
  * or the server answered a retriable error) is resent as it was, with the same writer id and
@@ -111,6 +122,15 @@ public final class AppendWriter implements AutoCloseable {
   private final Partitioning.RowPartitioner partitioner;
   private final Map<String, Partition> partitions = new HashMap<>();
   private final Semaphore inFlight;
+  // Batches handed off and not yet sent, in hand-off order; guarded by itself.
+  private final ArrayDeque<Ready> ready = new ArrayDeque<>();
+  // Batches handed off and not yet acknowledged (ready or in flight).
+  private final AtomicInteger handedOff = new AtomicInteger();
+  // Appending threads waiting for room (guarded by this writer's lock, read without it).
+  private volatile int waitingForRoom;
+  // Buckets whose batch lingered out while it could not be sent at once (guarded by this lock).
+  private final Set<Bucket> lingered = new HashSet<>();
+  private volatile boolean anyLingered;
   private final ConcurrentLinkedQueue<RowBatch> freeBatches = new ConcurrentLinkedQueue<>();
   private final List<CompletableFuture<ProduceResponse>> unacknowledged = new ArrayList<>();
   private final AtomicReference<RpcException> failure = new AtomicReference<>();
@@ -166,6 +186,15 @@ public final class AppendWriter implements AutoCloseable {
       return new TableBucket(partition.name, index);
     }
   }
+
+  /** A batch handed off, its sequence taken, waiting for in-flight permits to be sent. */
+  private record Ready(
+      Bucket bucket,
+      int sequence,
+      int rows,
+      Supplier<ByteBuffer> payload,
+      byte[] operations,
+      CompletableFuture<ProduceResponse> result) {}
 
   /** A framed batch on its way to the server; resent as is while its outcome is in doubt. */
   private static final class Sent {
@@ -316,11 +345,7 @@ public final class AppendWriter implements AutoCloseable {
       if (unpartitioned == null) {
         unpartitioned = partition(Partitioning.UNPARTITIONED);
       }
-      Partition partition = unpartitioned;
-      Bucket bucket = partition.buckets[bucketFor(partition, null)];
-      if (bucket.open == null) {
-        open(bucket);
-      }
+      Bucket bucket = openBucket(unpartitioned, null);
       if (targetColumns == null) {
         bucket.open.add(row);
       } else {
@@ -355,10 +380,7 @@ public final class AppendWriter implements AutoCloseable {
       Partition partition =
           partition(
               partitioner == null ? Partitioning.UNPARTITIONED : partitioner.partitionOf(values));
-      Bucket bucket = partition.buckets[bucketFor(partition, values)];
-      if (bucket.open == null) {
-        open(bucket);
-      }
+      Bucket bucket = openBucket(partition, values);
       if (targetColumns == null) {
         bucket.open.add(values);
       } else {
@@ -369,6 +391,51 @@ public final class AppendWriter implements AutoCloseable {
         handOff(bucket);
       }
       return ack;
+    }
+  }
+
+  /**
+   * The row's bucket, with an open batch. Opening a new batch first waits, without holding the
+   * lock, while more than {@code maxInFlightRequests} batches are handed off and not acknowledged;
+   * the caller holds the lock and has checked the writer is open and has not failed.
+   */
+  private Bucket openBucket(Partition partition, Object[] values) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        Bucket bucket = partition.buckets[bucketFor(partition, values)];
+        if (bucket.open != null) {
+          return bucket;
+        }
+        if (handedOff.get() <= options.maxInFlightRequests()) {
+          open(bucket);
+          return bucket;
+        }
+        interrupted |= awaitRoom();
+        throwIfFailed();
+        checkOpen();
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Waits, releasing the lock the caller holds, until an acknowledgement or a failure may have made
+   * room; returns whether the thread was interrupted meanwhile.
+   */
+  private boolean awaitRoom() {
+    waitingForRoom++;
+    try {
+      // The timeout only bounds a wait whose wake-up would be lost; release() notifies.
+      wait(100);
+      return false;
+    } catch (InterruptedException e) {
+      return true;
+    } finally {
+      waitingForRoom--;
     }
   }
 
@@ -497,6 +564,15 @@ public final class AppendWriter implements AutoCloseable {
     synchronized (this) {
       throwIfFailed();
       checkOpen();
+      boolean interrupted = false;
+      while (handedOff.get() > options.maxInFlightRequests()) {
+        interrupted |= awaitRoom();
+        throwIfFailed();
+        checkOpen();
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
       Bucket target = partition(partition).buckets[bucket];
       // Rows appended to this bucket before this batch go first.
       if (target.open != null) {
@@ -506,20 +582,70 @@ public final class AppendWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * A batch that lingered out is handed off only if it could be sent at once; otherwise, as in
+   * Kafka's accumulator, it stays open and keeps taking rows until it is full or an acknowledgement
+   * frees a permit ({@link #release} hands it off then), so backpressure makes batches larger, not
+   * a queue of small ones. The check is repeated every linger in case that hand-off raced.
+   */
   private void lingerExpired(Bucket bucket, long generation) {
     synchronized (this) {
-      if (!closed && bucket.open != null && bucket.generation == generation) {
+      if (closed || bucket.open == null || bucket.generation != generation) {
+        return;
+      }
+      if (canSendNow(bucket)) {
         handOff(bucket);
+        return;
+      }
+      lingered.add(bucket);
+      anyLingered = true;
+      if (canSendNow(bucket)) {
+        handOff(bucket);
+        return;
+      }
+      try {
+        bucket.linger =
+            lingerTimer.schedule(
+                () -> lingerExpired(bucket, generation),
+                Math.max(options.linger().toNanos(), TimeUnit.MILLISECONDS.toNanos(1)),
+                TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException e) {
+        // Closing: close() flushes the batch.
       }
     }
   }
 
-  /** Hands the bucket's open batch to the sender; waits while too many batches are in flight. */
+  /** Whether a batch of the bucket handed off now would be sent at once. */
+  private boolean canSendNow(Bucket bucket) {
+    synchronized (ready) {
+      if (!ready.isEmpty()) {
+        return false;
+      }
+    }
+    return inFlight.availablePermits() > 0 && bucket.inFlight.availablePermits() > 0;
+  }
+
+  /** On the linger timer: hands off the lingered batches that can now be sent. */
+  private void handOffLingered() {
+    synchronized (this) {
+      for (Bucket bucket : new ArrayList<>(lingered)) {
+        if (!closed && bucket.open != null && canSendNow(bucket)) {
+          handOff(bucket);
+        }
+      }
+      anyLingered = !lingered.isEmpty();
+    }
+  }
+
+  /** Hands the bucket's open batch to the sender's queue; never waits. */
   private void handOff(Bucket bucket) {
     RowBatch batch = bucket.open;
     CompletableFuture<WriteAck> ack = bucket.ack;
     bucket.open = null;
     bucket.ack = null;
+    if (anyLingered) {
+      lingered.remove(bucket);
+    }
     if (bucket.linger != null) {
       bucket.linger.cancel(false);
       bucket.linger = null;
@@ -564,23 +690,59 @@ public final class AppendWriter implements AutoCloseable {
         });
   }
 
-  /** Queues one batch for the sender; the caller holds this writer's lock. */
+  /**
+   * Queues one batch, with its bucket's next sequence, to be sent once permits allow; the caller
+   * holds this writer's lock. Never waits.
+   */
   private CompletableFuture<ProduceResponse> submit(
       Bucket bucket, int rows, Supplier<ByteBuffer> payload, byte[] operations) {
-    inFlight.acquireUninterruptibly();
-    bucket.inFlight.acquireUninterruptibly();
     int sequence = bucket.sequence++;
     CompletableFuture<ProduceResponse> result = new CompletableFuture<>();
     unacknowledged.removeIf(done -> done.isDone() && !done.isCompletedExceptionally());
     unacknowledged.add(result);
-    try {
-      sender.execute(() -> send(bucket, sequence, rows, payload, operations, result));
-    } catch (RejectedExecutionException e) {
-      inFlight.release();
-      bucket.inFlight.release();
-      result.completeExceptionally(e);
+    handedOff.incrementAndGet();
+    synchronized (ready) {
+      ready.add(new Ready(bucket, sequence, rows, payload, operations, result));
     }
+    sendReady();
     return result;
+  }
+
+  /**
+   * Hands the ready batches to the sender thread, oldest first, while the writer's and the oldest
+   * batch's bucket's in-flight permits allow; never waits. Called after each hand-off and after
+   * each acknowledgement or failure frees permits, so a ready batch goes as soon as it may.
+   */
+  private void sendReady() {
+    synchronized (ready) {
+      while (!ready.isEmpty()) {
+        Ready next = ready.peek();
+        if (!inFlight.tryAcquire()) {
+          return;
+        }
+        if (!next.bucket().inFlight.tryAcquire()) {
+          inFlight.release();
+          return;
+        }
+        ready.poll();
+        try {
+          sender.execute(
+              () ->
+                  send(
+                      next.bucket(),
+                      next.sequence(),
+                      next.rows(),
+                      next.payload(),
+                      next.operations(),
+                      next.result()));
+        } catch (RejectedExecutionException e) {
+          inFlight.release();
+          next.bucket().inFlight.release();
+          handedOff.decrementAndGet();
+          next.result().completeExceptionally(e);
+        }
+      }
+    }
   }
 
   /**
@@ -716,8 +878,7 @@ public final class AppendWriter implements AutoCloseable {
     if (retry) {
       // Backed off on a timer of its own, not by sleeping on the sender: newer batches keep going
       // out meanwhile, and a newer batch sent first resends the in-doubt ones ahead of itself. (The
-      // linger timer will not do: its tasks wait for the writer's lock, which an append blocked on
-      // the in-flight limit holds until a resend frees a slot.)
+      // linger timer will not do: its tasks wait for the writer's lock, which appends hold.)
       long backoff =
           Math.min(
               MAX_RETRY_BACKOFF_MILLIS, FIRST_RETRY_BACKOFF_MILLIS << Math.min(sent.attempts, 10));
@@ -766,6 +927,20 @@ public final class AppendWriter implements AutoCloseable {
   private void release(Bucket bucket) {
     inFlight.release();
     bucket.inFlight.release();
+    handedOff.decrementAndGet();
+    sendReady();
+    if (anyLingered) {
+      try {
+        lingerTimer.execute(this::handOffLingered);
+      } catch (RejectedExecutionException e) {
+        // Closed: nothing lingers any more.
+      }
+    }
+    if (waitingForRoom > 0) {
+      synchronized (this) {
+        notifyAll();
+      }
+    }
   }
 
   /**
@@ -892,6 +1067,20 @@ public final class AppendWriter implements AutoCloseable {
       lingerTimer.shutdownNow();
       retryTimer.shutdownNow();
       sender.shutdown();
+      // Batches a failed flush() left waiting for permits: the sender no longer takes them.
+      List<Ready> unsent;
+      synchronized (ready) {
+        unsent = new ArrayList<>(ready);
+        ready.clear();
+      }
+      for (Ready batch : unsent) {
+        batch
+            .result()
+            .completeExceptionally(
+                new RpcException(
+                    ErrorCode.NETWORK_ERROR,
+                    "Writer of " + table.path() + " closed before the batch was sent"));
+      }
       try {
         if (!sender.awaitTermination(30, TimeUnit.SECONDS)) {
           sender.shutdownNow();

@@ -36,10 +36,10 @@ import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * One bucket's batch of rows, gathered column by column into plain Java arrays. The appending
- * thread only checks and stores values (strings are kept as references); turning the columns into
- * Arrow vectors, which encodes strings and copies each column in bulk, happens later on the
- * writer's sender thread ({@link #writeTo}). A batch is reused after it is sent; {@link #reset()}
- * keeps its arrays, so a writer in steady state allocates little per row.
+ * thread checks and stores values (strings as their UTF-8 bytes, encoded while the string is in
+ * cache); turning the columns into Arrow vectors, which copies each column in bulk, happens later
+ * on the writer's sender thread ({@link #writeTo}). A batch is reused after it is sent; {@link
+ * #reset()} keeps its arrays, so a writer in steady state allocates little per row.
  *
  * <p>Internal: public for the server's key-value store, which encodes rows with it; applications
  * write rows through {@link AppendWriter} and {@link UpsertWriter}.
@@ -237,10 +237,7 @@ public final class RowBatch {
         break;
       case Column.STRING:
         if (value instanceof String text) {
-          BytesColumn strings = (BytesColumn) column;
-          strings.values[row] = value;
-          strings.references = true;
-          strings.estimatedBytes += text.length();
+          ((BytesColumn) column).writeInline(row, text);
           return true;
         }
         break;
@@ -569,6 +566,19 @@ public final class RowBatch {
       accessor.writeBytes(column, this);
       inlineEnds[row] = inlineSize;
       estimatedBytes += inlineSize - inlineStarts[row];
+    }
+
+    /**
+     * Copies a string's UTF-8 bytes in as the bytes of {@code row}: encoded on the appending
+     * thread, where the string is still in cache, so that the sender copies the column in bulk.
+     */
+    void writeInline(int row, String text) {
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      inlineStarts[row] = inlineSize;
+      values[row] = INLINE;
+      write(bytes, 0, bytes.length);
+      inlineEnds[row] = inlineSize;
+      estimatedBytes += text.length();
     }
 
     @Override

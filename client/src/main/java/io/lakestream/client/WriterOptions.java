@@ -45,8 +45,11 @@ import java.time.Duration;
  *     byte arrays their length. A row larger than this goes in a batch of its own.
  * @param linger a partial batch is sent at the latest this long after its first row (zero or more)
  * @param compression how batches are compressed on the wire and on the server's disk
- * @param maxInFlightRequests batches handed to the sender and not yet acknowledged, per writer,
- *     before {@code append}, {@code upsert} and {@code delete} block (backpressure; at least 1)
+ * @param maxInFlightRequests batches sent and not yet acknowledged, per writer (at least 1); a full
+ *     or lingered batch beyond it waits in the writer until an acknowledgement frees room, while
+ *     {@code append}, {@code upsert} and {@code delete} keep filling the next batch; they block
+ *     (backpressure) only to open a new batch while more than this many are handed off and not
+ *     acknowledged
  */
 public record WriterOptions(
     int batchRows,
