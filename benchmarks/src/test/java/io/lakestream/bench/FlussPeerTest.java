@@ -51,7 +51,8 @@ class FlussPeerTest {
 
       Map<String, Double> freshness =
           fluss.run(
-              new PeerWorkload(PeerWorkload.Kind.W1_FRESHNESS, pool, "fresh", 20, "none", 1, 1, 1));
+              new PeerWorkload(PeerWorkload.Kind.W1_FRESHNESS, pool, "fresh", 5, "none", 1, 1, 1),
+              FlussPeer.TUNED_FRESHNESS);
       assertThat(freshness)
           .containsKeys(
               "ack_to_reader_p50_ms",

@@ -252,7 +252,8 @@ public final class FlussWorkload {
 
   private void freshness() throws Exception {
     int samples = intArgument("rows");
-    int total = FRESHNESS_WARMUP_SAMPLES + samples;
+    int warmup = Math.min(FRESHNESS_WARMUP_SAMPLES, samples);
+    int total = warmup + samples;
     try (Connection connection = connect(Map.of())) {
       TablePath path = createTable(connection, false, 1);
       long endOffset;
@@ -307,12 +308,12 @@ public final class FlussWorkload {
             }
             LockSupport.parkNanos(20_000);
           }
-          if (i >= FRESHNESS_WARMUP_SAMPLES) {
+          if (i >= warmup) {
             long visible = seen.get(i);
             // The reader may see a row before the writer's thread runs on after its
             // acknowledgement.
-            ackToReader[i - FRESHNESS_WARMUP_SAMPLES] = Math.max(0, visible - ack) / 1e6;
-            sendToReader[i - FRESHNESS_WARMUP_SAMPLES] = (visible - send) / 1e6;
+            ackToReader[i - warmup] = Math.max(0, visible - ack) / 1e6;
+            sendToReader[i - warmup] = (visible - send) / 1e6;
           }
         }
         reader.join(PROGRESS_DEADLINE.toMillis());
