@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -75,12 +76,19 @@ final class FlussPeer implements PeerSystem {
 
   /**
    * Fluss with the class paths the benchmarks build puts under {@code lakestreamHome}; fails with
-   * what to run when the build has not produced them.
+   * what to run when the build has not produced them (see {@link #unavailable}).
    */
   static FlussPeer create(Path lakestreamHome) throws IOException {
-    Path lib =
-        lakestreamHome.resolve("benchmarks").resolve("target").resolve("peers").resolve("fluss");
-    lib = lib.resolve("lib");
+    Optional<String> unavailable = unavailable(lakestreamHome);
+    if (unavailable.isPresent()) {
+      throw new IllegalStateException(unavailable.get());
+    }
+    return new FlussPeer(lib(lakestreamHome), Map.of());
+  }
+
+  /** Why Fluss cannot run from {@code lakestreamHome}, or empty when its class paths are built. */
+  static Optional<String> unavailable(Path lakestreamHome) throws IOException {
+    Path lib = lib(lakestreamHome);
     for (String[] expected :
         new String[][] {{"server", "fluss-server-"}, {"client", "fluss-client-"}}) {
       Path directory = lib.resolve(expected[0]);
@@ -91,7 +99,7 @@ final class FlussPeer implements PeerSystem {
         }
       }
       if (!present) {
-        throw new IllegalStateException(
+        return Optional.of(
             "No Fluss "
                 + expected[0]
                 + " class path at "
@@ -99,7 +107,16 @@ final class FlussPeer implements PeerSystem {
                 + "; build the benchmarks module first (mvn -pl benchmarks -am package)");
       }
     }
-    return new FlussPeer(lib, Map.of());
+    return Optional.empty();
+  }
+
+  private static Path lib(Path lakestreamHome) {
+    return lakestreamHome
+        .resolve("benchmarks")
+        .resolve("target")
+        .resolve("peers")
+        .resolve("fluss")
+        .resolve("lib");
   }
 
   @Override
