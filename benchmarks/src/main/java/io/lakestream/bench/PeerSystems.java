@@ -28,6 +28,11 @@ final class PeerSystems {
     } catch (IOException | IllegalStateException e) {
       // Reported by unavailable().
     }
+    try {
+      systems.add(FlussPeer.create(lakestreamHome));
+    } catch (IOException | IllegalStateException e) {
+      // Reported by unavailable().
+    }
     return systems;
   }
 
@@ -41,6 +46,11 @@ final class PeerSystems {
       KafkaPeer.classPath(lakestreamHome);
     } catch (IOException | IllegalStateException e) {
       unavailable.put("Kafka", e.getMessage());
+    }
+    try {
+      FlussPeer.unavailable(lakestreamHome).ifPresent(reason -> unavailable.put("Fluss", reason));
+    } catch (IOException e) {
+      unavailable.put("Fluss", e.getMessage());
     }
     return unavailable;
   }
