@@ -36,6 +36,16 @@ final class ChildProcess implements AutoCloseable {
     return new ChildProcess(description, builder.start(), outputFile, startNanos);
   }
 
+  /**
+   * The flag giving a child JVM a temporary directory under {@code directory}, created here. Native
+   * libraries (RocksDB, zstd, Netty) unpack a copy of themselves into the JVM's temporary directory
+   * and delete it only at a normal exit; a child killed at the end of a run would leave its copies
+   * in the system's temporary directory, where nothing removes them.
+   */
+  static String temporaryDirectoryFlag(Path directory) throws IOException {
+    return "-Djava.io.tmpdir=" + Files.createDirectories(directory.resolve("tmp")).toAbsolutePath();
+  }
+
   long pid() {
     return process.pid();
   }

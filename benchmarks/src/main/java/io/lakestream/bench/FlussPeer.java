@@ -266,7 +266,7 @@ final class FlussPeer implements PeerSystem {
 
   private void startServer(String description, String mainClass, int port, String... arguments)
       throws IOException, InterruptedException {
-    List<String> command = java(serverClassPath);
+    List<String> command = java(serverClassPath, directory);
     command.add(mainClass);
     command.addAll(List.of(arguments));
     String name = description.replaceAll("[^A-Za-z]+", "-").toLowerCase();
@@ -283,7 +283,7 @@ final class FlussPeer implements PeerSystem {
   private Map<String, Double> runClient(
       String workload, Map<String, String> arguments, Map<String, String> settings)
       throws IOException, InterruptedException {
-    List<String> command = java(clientClassPath);
+    List<String> command = java(clientClassPath, directory);
     command.add("-Dfluss.bootstrap.servers=127.0.0.1:" + coordinatorPort);
     settings.forEach((key, value) -> command.add("-Dfluss." + key + "=" + value));
     command.add(WORKLOAD_MAIN);
@@ -317,10 +317,11 @@ final class FlussPeer implements PeerSystem {
     }
   }
 
-  private static List<String> java(Path classPath) {
+  private static List<String> java(Path classPath, Path directory) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(LakestreamLauncher.JVM_FLAGS);
+    command.add(ChildProcess.temporaryDirectoryFlag(directory));
     command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
     command.add("-cp");
     command.add(classPath.toAbsolutePath() + "/*");

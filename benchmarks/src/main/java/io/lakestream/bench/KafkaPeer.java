@@ -294,10 +294,11 @@ final class KafkaPeer implements PeerSystem {
     }
   }
 
-  private List<String> javaCommand(List<String> flags, Path logging) {
+  private List<String> javaCommand(List<String> flags, Path logging) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(flags);
+    command.add(ChildProcess.temporaryDirectoryFlag(directory));
     if (logging != null) {
       command.add("-Dlog4j2.configurationFile=" + logging.toAbsolutePath());
     }

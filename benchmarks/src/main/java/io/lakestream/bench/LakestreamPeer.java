@@ -91,6 +91,7 @@ final class LakestreamPeer implements PeerSystem {
             "--enable-native-access=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow",
             "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            ChildProcess.temporaryDirectoryFlag(directory),
             "-cp",
             System.getProperty("java.class.path"),
             LakestreamClientWorkload.class.getName(),

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -94,6 +96,52 @@ class LauncherIT {
       assertThat(errorLines(server)).hasSize(1);
       assertThat(errorLines(server).get(0))
           .startsWith("lakestream: Cannot use data directory " + data + " (data-dir): ");
+    }
+  }
+
+  /**
+   * Native libraries unpack a copy of themselves (DuckDB's is 70 MB) into the JVM's temporary
+   * directory and delete it only at a normal exit: servers killed over and over filled the disk of
+   * the machine running the tests. Each server now has a temporary directory of its own, removed by
+   * the next start once its process is gone.
+   */
+  @Test
+  void theNextStartRemovesWhatAKilledServerLeftInItsTemporaryDirectory() throws Exception {
+    Path scratch = temp.resolve("scratch");
+    Map<String, String> environment = Map.of("LAKESTREAM_SCRATCH_DIR", scratch.toString());
+    Path killedServersDirectory;
+    try (ServerProcess killed = startWithScratch(temp.resolve("first"), environment)) {
+      killedServersDirectory = scratch.resolve(Long.toString(killed.pid()));
+      assertThat(killedServersDirectory).isDirectory();
+      assertThat(fileNames(killedServersDirectory)).anyMatch(name -> name.startsWith("libduckdb"));
+      killed.kill();
+    }
+    assertThat(fileNames(killedServersDirectory)).anyMatch(name -> name.startsWith("libduckdb"));
+
+    try (ServerProcess next = startWithScratch(temp.resolve("second"), environment)) {
+      assertThat(killedServersDirectory).doesNotExist();
+      assertThat(fileNames(scratch)).containsExactly(Long.toString(next.pid()));
+    }
+  }
+
+  private static ServerProcess startWithScratch(Path directory, Map<String, String> environment)
+      throws Exception {
+    int httpPort = ServerProcess.freePort();
+    return ServerProcess.launchReady(
+        directory.resolve("logs"),
+        httpPort,
+        List.of(
+            "--data-dir", directory.resolve("data").toString(),
+            "--http-port", Integer.toString(httpPort),
+            "--rpc-port", Integer.toString(ServerProcess.freePort()),
+            "--flight-port", Integer.toString(ServerProcess.freePort())),
+        environment,
+        Duration.ofSeconds(60));
+  }
+
+  private static List<String> fileNames(Path directory) throws Exception {
+    try (Stream<Path> files = Files.list(directory)) {
+      return files.map(file -> file.getFileName().toString()).toList();
     }
   }
 
