@@ -91,6 +91,7 @@ public final class FlinkBenchmark implements Benchmark {
   private static final double THROUGHPUT_RATIO_TARGET = 0.7;
   private static final double LATENCY_P99_TARGET_MS = 50;
   private static final List<String> PROJECTION = List.of("b0", "s0");
+  private static final int CEILING_SAMPLE_ROWS = 4096;
 
   /**
    * System property naming the parts to run: {@code all} (the default) or {@code sink} (only the
@@ -144,7 +145,9 @@ public final class FlinkBenchmark implements Benchmark {
       double scanFullRowObjects,
       double scanFullTwoColumns,
       double flinkFullObjectReuse,
-      double flinkProjectedObjectReuse) {}
+      double flinkProjectedObjectReuse,
+      double ceilingFull,
+      double ceilingProjected) {}
 
   /** One iteration's latency percentiles in milliseconds. */
   private record Latency(double flinkP50, double flinkP99, double scannerP50, double scannerP99) {}
@@ -253,6 +256,8 @@ public final class FlinkBenchmark implements Benchmark {
           0,
           0,
           0,
+          0,
+          0,
           0);
     }
     double scanFull = scanWithClient(source.newScanner(), rows, WideRows.COLUMNS);
@@ -273,6 +278,15 @@ public final class FlinkBenchmark implements Benchmark {
     double flinkProjectedObjectReuse =
         readWithFlink(
             reuseSession.table(), "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    String fullQuery = "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE;
+    double ceilingFull = pipelineCeiling(session, fullQuery, rows);
+    double ceilingProjected =
+        pipelineCeiling(session, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    context
+        .progress()
+        .printf(
+            "    Flink's ceiling (rows from memory): full %.0f, projected %.0f rows/s%n",
+            ceilingFull, ceilingProjected);
     context
         .progress()
         .printf(
@@ -303,7 +317,9 @@ public final class FlinkBenchmark implements Benchmark {
         scanFullRowObjects,
         scanFullTwoColumns,
         flinkFullObjectReuse,
-        flinkProjectedObjectReuse);
+        flinkProjectedObjectReuse,
+        ceilingFull,
+        ceilingProjected);
   }
 
   /**
@@ -620,7 +636,7 @@ public final class FlinkBenchmark implements Benchmark {
     DataStream<RowData> stream =
         flink.toDataStream(
             table, table.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
-    RowCounter.reset();
+    RowCounter.reset(rows);
     // The map's output type stated: extracted, it would be a generic RowData that Flink copies
     // with Kryo between the chained operators, slower than the read itself.
     stream.map(new RowCounter()).returns(stream.getType()).sinkTo(new DiscardingSink<>());
@@ -628,6 +644,43 @@ public final class FlinkBenchmark implements Benchmark {
     if (RowCounter.rows() != rows) {
       throw new IllegalStateException(
           "The Flink read of " + query + " emitted " + RowCounter.rows() + " rows of " + rows);
+    }
+    return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
+  }
+
+  /**
+   * Flink's own ceiling for {@link #readWithFlink}: the first {@value #CEILING_SAMPLE_ROWS} rows of
+   * {@code query}, collected once, emitted round robin from a sequence source held in memory
+   * through the same counter into the same discarding sink; rows/s from the first row to the last.
+   * No source fed by any store can be faster at parallelism 1.
+   */
+  private static double pipelineCeiling(Flink session, String query, long rows) throws Exception {
+    StreamTableEnvironment flink = session.table();
+    String bounded =
+        query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
+    org.apache.flink.table.api.Table table = flink.sqlQuery(bounded);
+    DataStream<RowData> read =
+        flink.toDataStream(
+            table, table.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
+    List<RowData> sample = read.executeAndCollect(CEILING_SAMPLE_ROWS);
+    if (sample.size() != Math.min(rows, CEILING_SAMPLE_ROWS)) {
+      throw new IllegalStateException(
+          "Collected " + sample.size() + " rows of " + query + " for the ceiling");
+    }
+    PrebuiltRows.set(sample);
+    RowCounter.reset(rows);
+    session.stream()
+        .fromSequence(0, rows - 1)
+        .map(new PrebuiltRows())
+        .returns(read.getType())
+        .map(new RowCounter())
+        .returns(read.getType())
+        .sinkTo(new DiscardingSink<>());
+    session.stream().execute("lakestream-bench-ceiling");
+    PrebuiltRows.set(List.of());
+    if (RowCounter.rows() != rows) {
+      throw new IllegalStateException(
+          "The ceiling job emitted " + RowCounter.rows() + " rows of " + rows);
     }
     return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
   }
@@ -820,6 +873,19 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner, same table, every value of b0 and s0 read from the Arrow vectors",
             Median.of(throughput, Throughput::scanProjected),
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
+        Figure.withoutTarget(
+            "source_full_vs_flink_ceiling_rows_per_s",
+            Median.of(throughput, Throughput::flinkFull),
+            "rows/s",
+            "Flink's own pipeline, the same rows emitted from memory (a sequence source mapped to"
+                + " rows collected once) through the same counter and discarding sink",
+            Median.of(throughput, Throughput::ceilingFull)),
+        Figure.withoutTarget(
+            "source_projected_vs_flink_ceiling_rows_per_s",
+            Median.of(throughput, Throughput::flinkProjected),
+            "rows/s",
+            "Flink's own pipeline, the same two-column rows emitted from memory",
+            Median.of(throughput, Throughput::ceilingProjected)),
         Figure.withoutTarget(
             "source_full_object_reuse_rows_per_s",
             Median.of(throughput, Throughput::flinkFullObjectReuse),
