@@ -75,12 +75,14 @@ public final class Connection implements AutoCloseable {
   private volatile int connectedTo;
   private volatile boolean closed;
   private final Set<TablePath> tables = ConcurrentHashMap.newKeySet();
-  // Two per scanner fetching at full speed, for a few scanners at a time.
   private final ResponseBufferPool responseBuffers =
-      new ResponseBufferPool(MAX_KEPT_RESPONSE_BUFFERS);
+      new ResponseBufferPool(MAX_KEPT_RESPONSE_BYTES);
 
-  /** Fetch response buffers a connection keeps for its scanners. */
-  static final int MAX_KEPT_RESPONSE_BUFFERS = 4;
+  /**
+   * Bytes of fetch response buffers a connection keeps for its scanners: what one scanner has in
+   * flight at most ({@link LogScanner}), so that a scanner reading at full speed allocates none.
+   */
+  static final long MAX_KEPT_RESPONSE_BYTES = 40L << 20;
 
   private Connection(
       List<ServerAddress> addresses, Supplier<String> token, RpcConnection rpc, int connectedTo) {

@@ -76,12 +76,15 @@ import org.apache.arrow.vector.util.TransferPair;
  */
 public final class LogScanner implements AutoCloseable {
   private static final int MAX_FETCH_BYTES = 8 << 20;
-  // A bucket's first fetch asks for this much and each next one for twice the last, up to
-  // MAX_FETCH_BYTES: the first rows arrive (and are decoded while more are read) sooner.
+  // A bucket's first fetch asks for this much and each next one for twice the last, up to its
+  // bound: the first rows arrive (and are decoded while more are read) sooner.
   private static final int FIRST_FETCH_BYTES = 512 << 10;
+  // What the fetches of all buckets ask for together, at most: each bucket's fetch is bounded by
+  // its share (but never below MIN_FETCH_BYTES), so that a scan of many buckets does not hold a
+  // response of MAX_FETCH_BYTES for each of them.
+  static final int IN_FLIGHT_FETCH_BYTES = 32 << 20;
+  private static final int MIN_FETCH_BYTES = 256 << 10;
   private static final int MAX_WAIT_MILLIS = 500;
-  // A fetch answers about MAX_FETCH_BYTES, more when its first batch is larger.
-  private static final int RESPONSE_BUFFER_BYTES = MAX_FETCH_BYTES + (1 << 20);
   // A response with at least this many bytes of batches is decoded (decompressed, its vectors
   // loaded) on a decoder thread as soon as it arrives, while the caller still reads the batches of
   // the previous one; smaller ones (a reader that keeps up gets a few rows at a time) are decoded
@@ -736,8 +739,12 @@ public final class LogScanner implements AutoCloseable {
 
   /** The size to ask the next fetch of a bucket for; the one after asks for twice as much. */
   private int nextFetchBytes(TableBucket bucket) {
-    int bytes = fetchBytes.getOrDefault(bucket, MAX_FETCH_BYTES);
-    fetchBytes.put(bucket, Math.min(MAX_FETCH_BYTES, bytes * 2));
+    int bound =
+        Math.max(
+            MIN_FETCH_BYTES,
+            Math.min(MAX_FETCH_BYTES, IN_FLIGHT_FETCH_BYTES / Math.max(1, positions.size())));
+    int bytes = Math.min(bound, fetchBytes.getOrDefault(bucket, bound));
+    fetchBytes.put(bucket, Math.min(bound, bytes * 2));
     return bytes;
   }
 
@@ -755,8 +762,7 @@ public final class LogScanner implements AutoCloseable {
 
     @Override
     public synchronized ByteBuffer allocate(int size) {
-      ByteBuffer buffer =
-          table.connection().responseBuffers().take(Math.max(size, RESPONSE_BUFFER_BYTES));
+      ByteBuffer buffer = table.connection().responseBuffers().take(size);
       lent.put(MemoryUtil.getByteBufferAddress(buffer), buffer);
       return buffer.clear().limit(size);
     }
