@@ -171,6 +171,30 @@ public final class ServerMetrics {
         .register(registry);
   }
 
+  /**
+   * Adds the gauge {@code lakestream_arrow_allocated_bytes}: per part of the server (label {@code
+   * part}), the Arrow memory it holds now. Arrow allocates outside the heap where the JVM's buffer
+   * pool gauges ({@code jvm_buffer_pool_used_bytes}, which count Netty's and the clients' direct
+   * buffers) do not see it. A part not running returns -1 and has no sample.
+   */
+  public void registerNativeMemory(Map<String, java.util.function.LongSupplier> arrowParts) {
+    Map<String, java.util.function.LongSupplier> parts = Map.copyOf(arrowParts);
+    GaugeWithCallback.builder()
+        .name("lakestream_arrow_allocated_bytes")
+        .help("Bytes of Arrow memory a part of the server holds now")
+        .labelNames("part")
+        .callback(
+            callback ->
+                parts.forEach(
+                    (part, bytes) -> {
+                      long value = bytes.getAsLong();
+                      if (value >= 0) {
+                        callback.call(value, part);
+                      }
+                    }))
+        .register(registry);
+  }
+
   public PrometheusRegistry registry() {
     return registry;
   }

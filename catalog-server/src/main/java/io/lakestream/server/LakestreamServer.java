@@ -86,6 +86,7 @@ public final class LakestreamServer implements AutoCloseable {
   private KvManager kvs;
   private volatile CatalogTableResolver resolver;
   private RpcServer rpc;
+  private volatile StreamService streamService;
   private CatalogHttpServer http;
   private Connection tieringConnection;
   private volatile TieringService tiering;
@@ -253,6 +254,14 @@ public final class LakestreamServer implements AutoCloseable {
     metrics.registerFlightSql(
         () -> flight == null ? 0 : flight.runningQueries(),
         () -> flight == null ? 0 : flight.computingQueries());
+    metrics.registerNativeMemory(
+        Map.of(
+            "stream",
+            () -> streamService == null ? -1 : streamService.arrowAllocatedBytes(),
+            "flight_sql",
+            () -> flight == null ? -1 : flight.arrowAllocatedBytes(),
+            "console",
+            () -> consoleApi == null ? -1 : consoleApi.arrowAllocatedBytes()));
     http =
         new CatalogHttpServer(
             handler,
@@ -287,15 +296,17 @@ public final class LakestreamServer implements AutoCloseable {
             authorizer,
             config.auth().mode() == AuthMode.OAUTH2,
             warehouses.defaultWarehouse());
+    streamService =
+        new StreamService(
+            logs,
+            kvs,
+            resolver,
+            streamAccess,
+            new ArrowBatchProjector(),
+            new StreamAdmin(warehouses, streamAccess));
     rpc =
         new RpcServer(
-            new StreamService(
-                logs,
-                kvs,
-                resolver,
-                streamAccess,
-                new ArrowBatchProjector(),
-                new StreamAdmin(warehouses, streamAccess)),
+            streamService,
             config.stream().maxRequestBytes(),
             config.stream().maxInFlightBytes(),
             config.stream().requestTimeout(),

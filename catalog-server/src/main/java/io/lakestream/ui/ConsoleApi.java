@@ -703,6 +703,11 @@ public final class ConsoleApi implements AutoCloseable {
 
   private static final java.nio.charset.Charset UTF8 = StandardCharsets.UTF_8;
 
+  /** Bytes of Arrow memory the console's reads hold now. */
+  public long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
   @Override
   public void close() throws Exception {
     FlightClient client = flight;

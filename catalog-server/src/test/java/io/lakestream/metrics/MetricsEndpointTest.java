@@ -95,6 +95,7 @@ class MetricsEndpointTest {
           Map.entry("lakestream_tiering_round_duration_seconds", "histogram"),
           Map.entry("lakestream_flight_sql_running_queries", "gauge"),
           Map.entry("lakestream_flight_sql_computing_queries", "gauge"),
+          Map.entry("lakestream_arrow_allocated_bytes", "gauge"),
           Map.entry("jvm_memory_used_bytes", "gauge"),
           Map.entry("jvm_memory_max_bytes", "gauge"),
           Map.entry("jvm_buffer_pool_used_bytes", "gauge"),
@@ -271,6 +272,13 @@ class MetricsEndpointTest {
       }
     }
     assertThat(sum(scrape, "lakestream_log_appended_rows_total", "named")).isEqualTo(10);
+    // Memory outside the heap, by who holds it.
+    assertThat(
+            scrape.get("lakestream_arrow_allocated_bytes").samples().stream()
+                .map(sample -> sample.labels().get("part")))
+        .containsExactlyInAnyOrder("stream", "flight_sql", "console");
+    assertThat(scrape.get("lakestream_arrow_allocated_bytes").samples())
+        .allSatisfy(sample -> assertThat(sample.value()).isGreaterThanOrEqualTo(0));
   }
 
   @Test

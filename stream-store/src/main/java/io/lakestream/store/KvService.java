@@ -468,4 +468,9 @@ final class KvService {
   void dropTable(String tableId) throws IOException {
     kvs.dropTable(tableId);
   }
+
+  /** Bytes of Arrow memory this service and its buckets hold now. */
+  long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory() + buckets.arrowAllocatedBytes();
+  }
 }

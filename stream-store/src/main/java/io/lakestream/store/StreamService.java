@@ -479,4 +479,12 @@ public final class StreamService implements RequestHandler {
     }
     return new ListOffsetsResponse(offset).encode();
   }
+
+  /**
+   * Bytes of Arrow memory the stream service (validating and projecting batches) and its
+   * primary-key tables hold now.
+   */
+  public long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory() + kv.arrowAllocatedBytes();
+  }
 }

@@ -170,6 +170,11 @@ public final class FlightSqlServer implements AutoCloseable {
     return server.getPort();
   }
 
+  /** Bytes of Arrow memory the Flight SQL service (results, ingest, scans) holds now. */
+  public long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
+
   /**
    * How many SQL queries run now: admitted and not yet released (a result waiting to be fetched or
    * being streamed counts).

@@ -332,4 +332,9 @@ public final class KvBuckets {
     root.setRowCount(count);
     return true;
   }
+
+  /** Bytes of Arrow memory the buckets' changelog and batch decoding hold now. */
+  public long arrowAllocatedBytes() {
+    return allocator.getAllocatedMemory();
+  }
 }
