@@ -45,8 +45,9 @@ import org.apache.iceberg.rest.RESTCatalog;
  * <p>Each sample: VmRSS; heap committed and used ({@code jcmd GC.heap_info}, no forced collection);
  * NMT's committed total and its Java Heap and Other (direct buffers and Arrow's unsafe allocations)
  * categories; RSS minus NMT's committed total, the part no JVM category accounts for (RocksDB's
- * block cache and memtables, DuckDB, the C allocator's arenas), when positive; and RocksDB's
- * block-cache usage from {@code /metrics}.
+ * block cache and memtables, DuckDB, the C allocator's arenas), when positive; and from {@code
+ * /metrics} RocksDB's block-cache usage, the Arrow memory the server's parts hold and the JVM's
+ * direct buffers (Netty's and the internal client connections'), the two halves of Other.
  */
 final class MemorySoak {
   private static final Duration FULL_SOAK = Duration.ofMinutes(10);
@@ -162,6 +163,10 @@ final class MemorySoak {
     double javaHeap = nmt.getOrDefault("Java Heap", 0.0);
     double blockCache =
         ServerProbes.metric(http, base, "lakestream_kv_block_cache_usage_bytes") / (1 << 20);
+    double arrow = ServerProbes.metric(http, base, "lakestream_arrow_allocated_bytes") / (1 << 20);
+    double directBuffers =
+        ServerProbes.metricLines(http, base, "jvm_buffer_pool_used_bytes{pool=\"direct\"}")
+            / (1 << 20);
     curve
         .add("server_rss_mib", "MiB", seconds, rss)
         .add("heap_committed_mib", "MiB", seconds, heap.committedMib())
@@ -169,7 +174,9 @@ final class MemorySoak {
         .add("nmt_committed_mib", "MiB", seconds, nmtTotal)
         .add("nmt_beside_heap_mib", "MiB", seconds, Math.max(0, nmtTotal - javaHeap))
         .add("nmt_other_mib", "MiB", seconds, other)
-        .add("rocksdb_block_cache_mib", "MiB", seconds, blockCache);
+        .add("rocksdb_block_cache_mib", "MiB", seconds, blockCache)
+        .add("arrow_mib", "MiB", seconds, arrow)
+        .add("direct_buffers_mib", "MiB", seconds, directBuffers);
     StringBuilder categories = new StringBuilder();
     for (Map.Entry<String, Double> category : nmt.entrySet()) {
       if (!category.getKey().equals("Total") && category.getValue() >= 8) {
@@ -182,8 +189,16 @@ final class MemorySoak {
         .progress()
         .printf(
             "    %4.0f s: RSS %.0f MiB, heap %.0f/%.0f MiB used/committed, block cache %.0f MiB,"
-                + " NMT committed %.0f MiB:%s%n",
-            seconds, rss, heap.usedMib(), heap.committedMib(), blockCache, nmtTotal, categories);
+                + " Arrow %.0f MiB, direct buffers %.0f MiB, NMT committed %.0f MiB:%s%n",
+            seconds,
+            rss,
+            heap.usedMib(),
+            heap.committedMib(),
+            blockCache,
+            arrow,
+            directBuffers,
+            nmtTotal,
+            categories);
   }
 
   private static void createTables(URI base) throws Exception {

@@ -111,6 +111,12 @@ final class ServerProbes {
    */
   static double metric(HttpClient http, URI base, String name)
       throws IOException, InterruptedException {
+    return metricLines(http, base, name + " ") + metricLines(http, base, name + "{");
+  }
+
+  /** The sum of the samples of {@code /metrics} whose lines start with {@code prefix}. */
+  static double metricLines(HttpClient http, URI base, String prefix)
+      throws IOException, InterruptedException {
     HttpResponse<String> response =
         http.send(
             HttpRequest.newBuilder(base.resolve("/metrics")).timeout(METRICS_TIMEOUT).GET().build(),
@@ -121,7 +127,7 @@ final class ServerProbes {
     return response
         .body()
         .lines()
-        .filter(line -> line.startsWith(name + " ") || line.startsWith(name + "{"))
+        .filter(line -> line.startsWith(prefix))
         .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
         .sum();
   }
