@@ -108,10 +108,14 @@ class LauncherIT {
   @Test
   void theNextStartRemovesWhatAKilledServerLeftInItsTemporaryDirectory() throws Exception {
     Path scratch = temp.resolve("scratch");
+    // What others keep in the same directory is never touched, even when named like a process
+    // that is gone: a directory named by a number, a file named like ours.
+    Path othersDirectory = Files.createDirectories(scratch.resolve("999999999"));
+    Path othersFile = Files.writeString(scratch.resolve("lakestream-999999998"), "not ours");
     Map<String, String> environment = Map.of("LAKESTREAM_SCRATCH_DIR", scratch.toString());
     Path killedServersDirectory;
     try (ServerProcess killed = startWithScratch(temp.resolve("first"), environment)) {
-      killedServersDirectory = scratch.resolve(Long.toString(killed.pid()));
+      killedServersDirectory = scratch.resolve("lakestream-" + killed.pid());
       assertThat(killedServersDirectory).isDirectory();
       assertThat(fileNames(killedServersDirectory)).anyMatch(name -> name.startsWith("libduckdb"));
       killed.kill();
@@ -120,7 +124,11 @@ class LauncherIT {
 
     try (ServerProcess next = startWithScratch(temp.resolve("second"), environment)) {
       assertThat(killedServersDirectory).doesNotExist();
-      assertThat(fileNames(scratch)).containsExactly(Long.toString(next.pid()));
+      assertThat(fileNames(scratch))
+          .containsExactlyInAnyOrder(
+              "lakestream-" + next.pid(),
+              othersDirectory.getFileName().toString(),
+              othersFile.getFileName().toString());
     }
   }
 
