@@ -59,6 +59,7 @@ final class FlussPeer implements PeerSystem {
   private final Path serverClassPath;
   private final Path clientClassPath;
   private final Map<String, String> clientSettings;
+  private final List<String> clientHeapFlags;
   private final List<ChildProcess> processes = new ArrayList<>();
   private Path directory;
   private int coordinatorPort;
@@ -69,9 +70,15 @@ final class FlussPeer implements PeerSystem {
    * configuration keys) given to every workload's client, over the workload's own settings.
    */
   FlussPeer(Path lib, Map<String, String> clientSettings) {
+    this(lib, clientSettings, List.of());
+  }
+
+  /** As {@link #FlussPeer(Path, Map)}, its client JVMs with {@code clientHeapFlags}. */
+  FlussPeer(Path lib, Map<String, String> clientSettings, List<String> clientHeapFlags) {
     this.serverClassPath = requireNonNull(lib, "lib is null").resolve("server");
     this.clientClassPath = lib.resolve("client");
     this.clientSettings = Map.copyOf(clientSettings);
+    this.clientHeapFlags = List.copyOf(clientHeapFlags);
   }
 
   /**
@@ -79,11 +86,16 @@ final class FlussPeer implements PeerSystem {
    * what to run when the build has not produced them (see {@link #unavailable}).
    */
   static FlussPeer create(Path lakestreamHome) throws IOException {
+    return create(lakestreamHome, List.of());
+  }
+
+  /** As {@link #create(Path)}, its client JVMs with {@code clientHeapFlags}. */
+  static FlussPeer create(Path lakestreamHome, List<String> clientHeapFlags) throws IOException {
     Optional<String> unavailable = unavailable(lakestreamHome);
     if (unavailable.isPresent()) {
       throw new IllegalStateException(unavailable.get());
     }
-    return new FlussPeer(lib(lakestreamHome), Map.of());
+    return new FlussPeer(lib(lakestreamHome), Map.of(), clientHeapFlags);
   }
 
   /** Why Fluss cannot run from {@code lakestreamHome}, or empty when its class paths are built. */
@@ -284,6 +296,7 @@ final class FlussPeer implements PeerSystem {
       String workload, Map<String, String> arguments, Map<String, String> settings)
       throws IOException, InterruptedException {
     List<String> command = java(clientClassPath, directory);
+    command.addAll(1 + LakestreamLauncher.JVM_FLAGS.size(), clientHeapFlags);
     command.add("-Dfluss.bootstrap.servers=127.0.0.1:" + coordinatorPort);
     settings.forEach((key, value) -> command.add("-Dfluss." + key + "=" + value));
     command.add(WORKLOAD_MAIN);

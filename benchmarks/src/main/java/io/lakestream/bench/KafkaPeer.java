@@ -59,14 +59,16 @@ final class KafkaPeer implements PeerSystem {
   private static final String RESULT_PREFIX = "RESULT ";
 
   private final Path classPath;
+  private final List<String> clientHeapFlags;
   private Path directory;
   private Path logDirectory;
   private String bootstrap;
   private ChildProcess server;
   private int clientRuns;
 
-  private KafkaPeer(Path classPath) {
+  private KafkaPeer(Path classPath, List<String> clientHeapFlags) {
     this.classPath = requireNonNull(classPath, "classPath is null");
+    this.clientHeapFlags = List.copyOf(clientHeapFlags);
   }
 
   /**
@@ -74,7 +76,12 @@ final class KafkaPeer implements PeerSystem {
    * what to run when the build has not produced it.
    */
   static KafkaPeer create(Path lakestreamHome) throws IOException {
-    return new KafkaPeer(classPath(lakestreamHome));
+    return create(lakestreamHome, List.of());
+  }
+
+  /** As {@link #create(Path)}, its client JVMs with {@code clientHeapFlags}. */
+  static KafkaPeer create(Path lakestreamHome, List<String> clientHeapFlags) throws IOException {
+    return new KafkaPeer(classPath(lakestreamHome), clientHeapFlags);
   }
 
   static Path classPath(Path lakestreamHome) throws IOException {
@@ -213,7 +220,9 @@ final class KafkaPeer implements PeerSystem {
     if (server == null) {
       throw new IllegalStateException("Kafka is not started");
     }
-    List<String> command = javaCommand(CLIENT_JVM_FLAGS, null);
+    List<String> flags = new ArrayList<>(CLIENT_JVM_FLAGS);
+    flags.addAll(clientHeapFlags);
+    List<String> command = javaCommand(flags, null);
     command.add(WORKLOAD_MAIN);
     command.add(what);
     arguments.forEach((key, value) -> command.add(key + "=" + value));

@@ -34,13 +34,20 @@ final class LakestreamPeer implements PeerSystem {
   private static final Pattern CLIENT_JAR = Pattern.compile("lakestream-client-(.+)\\.jar");
 
   private final Path launcher;
+  private final List<String> clientHeapFlags;
   private LaunchedServer server;
   private Path directory;
   private int runs;
 
   LakestreamPeer(Path lakestreamHome) {
+    this(lakestreamHome, List.of());
+  }
+
+  /** A peer whose client JVMs get {@code clientHeapFlags} ({@link #CLIENT_HEAP_FLAGS} or none). */
+  LakestreamPeer(Path lakestreamHome, List<String> clientHeapFlags) {
     this.launcher =
         LakestreamLauncher.find(requireNonNull(lakestreamHome, "lakestreamHome is null"));
+    this.clientHeapFlags = List.copyOf(clientHeapFlags);
   }
 
   @Override
@@ -90,7 +97,10 @@ final class LakestreamPeer implements PeerSystem {
             "-XX:+UseG1GC",
             "--enable-native-access=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow",
-            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED"));
+    command.addAll(clientHeapFlags);
+    command.addAll(
+        List.of(
             ChildProcess.temporaryDirectoryFlag(directory),
             "-cp",
             System.getProperty("java.class.path"),

@@ -230,7 +230,10 @@ final class PeerRun {
     if (!context.peers()) {
       return List.of();
     }
-    List<PeerSystem> systems = PeerSystems.all(context.lakestreamHome());
+    List<PeerSystem> systems =
+        PeerSystems.all(
+            context.lakestreamHome(),
+            context.mode() == RunMode.QUICK ? List.of() : PeerSystem.CLIENT_HEAP_FLAGS);
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-peers-")) {
       PeerRun run =
           new PeerRun(

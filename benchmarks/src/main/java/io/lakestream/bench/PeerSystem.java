@@ -2,6 +2,7 @@ package io.lakestream.bench;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,6 +19,16 @@ import java.util.Map;
  * then starts the next.
  */
 interface PeerSystem extends AutoCloseable {
+  /**
+   * Heap flags every system's client JVM gets after its own in a full run (the later {@code
+   * -Xms}/{@code -Xmx} win): a fixed heap touched once at start, as a long-running application's is
+   * after its first minutes. On this machine kind the first touch of memory costs about 8 us per 4
+   * KiB page, so a client heap growing during its run charged the page faults to whichever client
+   * allocated most rather than measuring the client. Quick runs leave them out (seconds per client
+   * start, for runs that measure nothing).
+   */
+  List<String> CLIENT_HEAP_FLAGS = List.of("-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch");
+
   /** The system and its version as the report shows it, e.g. {@code Kafka 4.4.0}. */
   String label();
 

@@ -19,17 +19,20 @@ final class PeerSystems {
 
   private PeerSystems() {}
 
-  /** Lakestream first, then the available peers, in the order of {@link #PEERS}. */
-  static List<PeerSystem> all(Path lakestreamHome) {
+  /**
+   * Lakestream first, then the available peers, in the order of {@link #PEERS}, their client JVMs
+   * all with {@code clientHeapFlags}.
+   */
+  static List<PeerSystem> all(Path lakestreamHome, List<String> clientHeapFlags) {
     List<PeerSystem> systems = new ArrayList<>();
-    systems.add(new LakestreamPeer(lakestreamHome));
+    systems.add(new LakestreamPeer(lakestreamHome, clientHeapFlags));
     try {
-      systems.add(KafkaPeer.create(lakestreamHome));
+      systems.add(KafkaPeer.create(lakestreamHome, clientHeapFlags));
     } catch (IOException | IllegalStateException e) {
       // Reported by unavailable().
     }
     try {
-      systems.add(FlussPeer.create(lakestreamHome));
+      systems.add(FlussPeer.create(lakestreamHome, clientHeapFlags));
     } catch (IOException | IllegalStateException e) {
       // Reported by unavailable().
     }
