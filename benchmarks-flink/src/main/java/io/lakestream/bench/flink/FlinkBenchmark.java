@@ -899,6 +899,20 @@ public final class FlinkBenchmark implements Benchmark {
             "rows/s",
             "the same projected read without object reuse",
             Median.of(throughput, Throughput::flinkProjected)),
+        Figure.withoutTarget(
+            "source_full_object_reuse_vs_scanner_rows_per_s",
+            Median.of(throughput, Throughput::flinkFullObjectReuse),
+            "rows/s",
+            "client LogScanner, same table, every value of all 20 columns read (the full read's"
+                + " baseline), the Flink read with pipeline.object-reuse",
+            Median.of(throughput, Throughput::scanFull)),
+        Figure.withoutTarget(
+            "source_projected_object_reuse_vs_scanner_rows_per_s",
+            Median.of(throughput, Throughput::flinkProjectedObjectReuse),
+            "rows/s",
+            "client LogScanner, same table, every value of b0 and s0 read (the projected read's"
+                + " baseline), the Flink read with pipeline.object-reuse",
+            Median.of(throughput, Throughput::scanProjected)),
         sink,
         Figure.withoutTarget(
             "source_full_job_ms",
