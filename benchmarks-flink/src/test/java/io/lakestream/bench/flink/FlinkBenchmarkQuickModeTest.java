@@ -1,15 +1,13 @@
 package io.lakestream.bench.flink;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.bench.BenchmarkMain;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.lakestream.bench.QuickModeRun;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,26 +23,17 @@ class FlinkBenchmarkQuickModeTest {
 
   @Test
   void runsInQuickModeAndWritesItsReport() throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exitCode;
-    try (PrintStream outStream = new PrintStream(out, true, UTF_8)) {
-      exitCode =
-          BenchmarkMain.run(
-              java.util.List.of(new FlinkBenchmark()),
-              new String[] {"flink", "--quick"},
-              lakestreamHome(),
-              results,
-              outStream,
-              System.err);
-    }
+    QuickModeRun run = QuickModeRun.of(new FlinkBenchmark(), "flink", results);
 
-    assertThat(exitCode).as("exit code; see the test's output for the benchmark's errors").isZero();
+    assertThat(run.exitCode())
+        .as("exit code; see the test's output for the benchmark's errors")
+        .isZero();
     JsonNode report = new ObjectMapper().readTree(results.resolve("flink.json").toFile());
     assertThat(report.path("benchmark").asText()).isEqualTo("flink");
     assertThat(report.path("mode").asText()).isEqualTo("quick");
     assertThat(report.path("measuredIterations").asInt()).isEqualTo(1);
     Map<String, JsonNode> figures = new HashMap<>();
-    String table = out.toString(UTF_8);
+    String table = run.output();
     for (JsonNode figure : report.path("figures")) {
       String name = figure.path("name").asText();
       figures.put(name, figure);
@@ -63,18 +52,11 @@ class FlinkBenchmarkQuickModeTest {
             "latency_ms_p50",
             "latency_ms_p99");
     for (String name :
-        java.util.List.of(
-            "source_full_rows_per_s", "source_projected_rows_per_s", "sink_rows_per_s")) {
+        List.of("source_full_rows_per_s", "source_projected_rows_per_s", "sink_rows_per_s")) {
       assertThat(figures.get(name).path("target").path("ratioAtLeast").asDouble())
           .as(name)
           .isEqualTo(0.7);
     }
     assertThat(figures.get("latency_ms_p99").path("target").path("below").asDouble()).isEqualTo(50);
-  }
-
-  private static Path lakestreamHome() {
-    String home = System.getProperty("lakestream.home");
-    assertThat(home).as("system property lakestream.home, set by the pom").isNotBlank();
-    return Path.of(home);
   }
 }

@@ -1,13 +1,10 @@
 package io.lakestream.bench.trino;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lakestream.bench.BenchmarkMain;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import io.lakestream.bench.QuickModeRun;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,28 +22,18 @@ class TrinoBenchmarkQuickModeTest {
 
   @Test
   void runsInQuickModeAndWritesItsReport() throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    int exitCode;
-    // Progress and errors go to the test's output file, where a slow or stuck phase shows.
-    try (PrintStream outStream = new PrintStream(out, true, UTF_8)) {
-      exitCode =
-          BenchmarkMain.run(
-              List.of(new TrinoBenchmark()),
-              new String[] {"trino", "--quick"},
-              lakestreamHome(),
-              results,
-              outStream,
-              System.err);
-    }
+    QuickModeRun quick = QuickModeRun.of(new TrinoBenchmark(), "trino", results);
 
-    assertThat(exitCode).as("exit code; see the test's output for the benchmark's errors").isZero();
+    assertThat(quick.exitCode())
+        .as("exit code; see the test's output for the benchmark's errors")
+        .isZero();
     JsonNode report = new ObjectMapper().readTree(results.resolve("trino.json").toFile());
     assertThat(report.path("benchmark").asText()).isEqualTo("trino");
     assertThat(report.path("mode").asText()).isEqualTo("quick");
     assertThat(report.path("measuredIterations").asInt()).isEqualTo(1);
     assertThat(report.path("workload").asText()).contains("TPC-H");
     List<String> names = new ArrayList<>();
-    String table = out.toString(UTF_8);
+    String table = quick.output();
     for (JsonNode figure : report.path("figures")) {
       String name = figure.path("name").asText();
       names.add(name);
@@ -75,11 +62,5 @@ class TrinoBenchmarkQuickModeTest {
         .isEqualTo(1.3);
     assertThat(report.path("figures").get(3).path("target").path("below").asDouble())
         .isEqualTo(300);
-  }
-
-  private static Path lakestreamHome() {
-    String home = System.getProperty("lakestream.home");
-    assertThat(home).as("system property lakestream.home, set by the pom").isNotBlank();
-    return Path.of(home);
   }
 }
