@@ -23,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -134,7 +135,9 @@ class LakestreamExactlyOnceIT {
                     Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING)),
                 WatermarkStrategy.noWatermarks(),
                 "ids")
-            .map(new FailOnce<Row>(rows / 2))
+            .map(
+                new FailOnce<Row>(
+                    rows / 2, guarantee.equals("at-least-once") ? "failover." + name : null))
             .returns(Types.ROW_NAMED(new String[] {"id", "label"}, Types.LONG, Types.STRING));
     flink.createTemporaryView("source_ids", flink.fromDataStream(source));
 
@@ -623,7 +626,10 @@ class LakestreamExactlyOnceIT {
   /**
    * Passes elements through and throws once per test, in the first attempt: when {@code after}
    * elements passed in all and at least 100 passed in this subtask since its last completed
-   * checkpoint (so that the restore replays rows the sink already had).
+   * checkpoint (so that the restore replays rows the sink already had). Given a table written at
+   * least once, it first waits until the table holds as many rows as passed through it in all, so
+   * that rows after the checkpoint have surely reached the server (not only the writer's buffer)
+   * when the failure comes.
    */
   private static final class FailOnce<T> extends RichMapFunction<T, T>
       implements CheckpointListener {
@@ -631,11 +637,17 @@ class LakestreamExactlyOnceIT {
     private static final AtomicLong SEEN = new AtomicLong();
 
     private final long after;
+    private final String awaitedTable;
     private boolean checkpointed;
     private long sinceCheckpoint;
 
     FailOnce(long after) {
+      this(after, null);
+    }
+
+    FailOnce(long after, String awaitedTable) {
       this.after = after;
+      this.awaitedTable = awaitedTable;
     }
 
     static void reset() {
@@ -646,13 +658,36 @@ class LakestreamExactlyOnceIT {
     @Override
     public T map(T value) {
       sinceCheckpoint++;
-      if (SEEN.incrementAndGet() >= after
+      long seen = SEEN.incrementAndGet();
+      if (seen >= after
           && checkpointed
           && sinceCheckpoint >= 100
           && FAILED.compareAndSet(false, true)) {
+        if (awaitedTable != null) {
+          awaitRows(awaitedTable, seen - 1);
+        }
         throw new IllegalStateException("Failure injected by the test");
       }
       return value;
+    }
+
+    /** Waits until every bucket of {@code table} together holds at least {@code rows} rows. */
+    private static void awaitRows(String table, long rows) {
+      io.lakestream.client.Table written = client.table(TablePath.of(table));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      long held = 0;
+      while (System.nanoTime() < deadline) {
+        held = 0;
+        for (int bucket = 0; bucket < written.buckets(); bucket++) {
+          held += written.latestOffset(bucket);
+        }
+        if (held >= rows) {
+          return;
+        }
+        LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+      }
+      throw new IllegalStateException(
+          "The at-least-once sink's table held " + held + " rows, not " + rows + ", after 30 s");
     }
 
     @Override
