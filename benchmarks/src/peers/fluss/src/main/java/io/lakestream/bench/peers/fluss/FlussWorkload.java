@@ -214,9 +214,11 @@ public final class FlussWorkload {
         for (ScanRecord record : records) {
           InternalRow row = record.getRow();
           if (projected) {
-            int length = row.getString(1).toString().length();
+            String s0 = row.getString(1).toString();
+            int length = s0.length();
             checksum += row.getLong(0) + length;
             stringChars += length;
+            touched += s0.hashCode();
           } else {
             checksum += row.getLong(0);
             for (int c = 1; c < 5; c++) {
@@ -229,9 +231,11 @@ public final class FlussWorkload {
               touched += Double.doubleToRawLongBits(row.getDouble(c));
             }
             for (int c = 15; c < 20; c++) {
-              int length = row.getString(c).toString().length();
+              String value = row.getString(c).toString();
+              int length = value.length();
               checksum += length;
               stringChars += length;
+              touched += value.hashCode();
             }
           }
           read++;
