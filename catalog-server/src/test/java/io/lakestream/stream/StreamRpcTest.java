@@ -127,6 +127,17 @@ class StreamRpcTest {
   }
 
   @Test
+  void tablesLookedUpAgainShareTheirParsedArrowSchema() {
+    Table first = connection.table(TablePath.of("web.clicks"));
+    Table again = connection.table(TablePath.of("web.clicks"));
+    assertThat(again).isNotSameAs(first);
+    org.apache.arrow.vector.types.pojo.Schema schema = first.arrowSchema(first.schemaId());
+    assertThat(schema.getFields().stream().map(field -> field.getName()).toList())
+        .containsExactly("id", "url");
+    assertThat(again.arrowSchema(again.schemaId())).isSameAs(schema);
+  }
+
+  @Test
   void invalidStreamPropertiesAreRefusedAtCreation() {
     assertThatThrownBy(
             () ->

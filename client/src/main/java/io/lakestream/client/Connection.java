@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.apache.arrow.vector.types.pojo.Schema;
 
 /**
  * A client's connection to a Lakestream server's stream RPC: the entry point for writing to and
@@ -77,6 +79,13 @@ public final class Connection implements AutoCloseable {
   private final Set<TablePath> tables = ConcurrentHashMap.newKeySet();
   private final ResponseBufferPool responseBuffers =
       new ResponseBufferPool(MAX_KEPT_RESPONSE_BYTES);
+  // Arrow schemas by their JSON text, shared by the Table objects of this connection: a table
+  // looked up for every query (the Flight SQL server does) would otherwise parse its schema each
+  // time, which costs Arrow's JSON reader about as much as the rest of the lookup.
+  private final Map<String, Schema> arrowSchemas = new ConcurrentHashMap<>();
+
+  /** Schemas the connection keeps parsed; past this many it starts again from none. */
+  static final int MAX_KEPT_SCHEMAS = 1024;
 
   /**
    * Bytes of fetch response buffers a connection keeps for its scanners: what one scanner has in
@@ -90,6 +99,25 @@ public final class Connection implements AutoCloseable {
     this.token = requireNonNull(token, "token is null");
     this.rpc = requireNonNull(rpc, "rpc is null");
     this.connectedTo = connectedTo;
+  }
+
+  /**
+   * The Arrow schema a table's metadata gives as JSON, parsed once per connection: schemas are
+   * immutable, so every table object of the connection shares it.
+   *
+   * @throws IOException when the text is not an Arrow schema
+   */
+  Schema arrowSchema(String json) throws IOException {
+    Schema known = arrowSchemas.get(json);
+    if (known != null) {
+      return known;
+    }
+    Schema parsed = Schema.fromJSON(json);
+    if (arrowSchemas.size() >= MAX_KEPT_SCHEMAS) {
+      arrowSchemas.clear();
+    }
+    Schema raced = arrowSchemas.putIfAbsent(json, parsed);
+    return raced != null ? raced : parsed;
   }
 
   /**

@@ -188,7 +188,7 @@ public final class Table {
                     + ")");
           }
           try {
-            return Schema.fromJSON(json);
+            return connection.arrowSchema(json);
           } catch (java.io.IOException e) {
             throw new IllegalStateException("Malformed schema " + id + " from the server", e);
           }
