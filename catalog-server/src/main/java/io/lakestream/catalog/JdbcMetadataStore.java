@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -500,6 +501,31 @@ public final class JdbcMetadataStore implements MetadataStore {
           }
           identifiers.sort(Comparator.comparing(TableIdentifier::name));
           return identifiers;
+        });
+  }
+
+  @Override
+  public Map<TableIdentifier, String> tableMetadataLocations(String warehouse) {
+    return read(
+        connection -> {
+          Map<TableIdentifier, String> tables = new LinkedHashMap<>();
+          // Tables of a namespace come together: its levels are split once.
+          Map<String, Namespace> namespaces = new HashMap<>();
+          try (PreparedStatement select =
+              connection.prepareStatement(
+                  "SELECT namespace, name, metadata_location FROM lakestream_entities"
+                      + " WHERE warehouse = ? AND kind = ? ORDER BY namespace, name")) {
+            select.setString(1, warehouse);
+            select.setString(2, EntityKind.TABLE.name());
+            try (ResultSet rows = select.executeQuery()) {
+              while (rows.next()) {
+                Namespace namespace =
+                    namespaces.computeIfAbsent(rows.getString(1), JdbcMetadataStore::decode);
+                tables.put(TableIdentifier.of(namespace, rows.getString(2)), rows.getString(3));
+              }
+            }
+          }
+          return tables;
         });
   }
 

@@ -113,6 +113,13 @@ public interface MetadataStore extends AutoCloseable {
   List<TableIdentifier> listEntities(String warehouse, Namespace namespace, EntityKind kind);
 
   /**
+   * The current metadata file of every table of the warehouse, in all its namespaces, in one read
+   * (ordered by namespace, then name): what the catalog checks a new table's location against.
+   * Empty for a warehouse that holds no table.
+   */
+  Map<TableIdentifier, String> tableMetadataLocations(String warehouse);
+
+  /**
    * Creates a table or view pointing at its first metadata file.
    *
    * @throws AlreadyExistsException if a table or view has that name
