@@ -135,17 +135,26 @@ final class ScalingBenchmark implements Benchmark {
     boolean quick = context.mode() == RunMode.QUICK;
     Path launcher = LakestreamLauncher.find(context.lakestreamHome());
     List<Curve> measured = new ArrayList<>();
+    List<String> selected = curvesToRun();
     try (HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
-      context.progress().println("  curve: catalog tables");
-      measured.add(
-          catalog(context, launcher, http, quick ? QUICK_CATALOG_SIZES : FULL_CATALOG_SIZES));
-      context.progress().println("  curve: streaming tables written at once");
-      measured.add(
-          streams(context, launcher, http, quick ? QUICK_STREAM_SIZES : FULL_STREAM_SIZES));
-      context.progress().println("  curve: buckets of one table");
-      measured.add(buckets(context, launcher, http, quick));
-      context.progress().println("  curve: memory under a mixed soak");
-      measured.add(MemorySoak.run(context, launcher, http));
+      if (selected.contains("catalog")) {
+        context.progress().println("  curve: catalog tables");
+        measured.add(
+            catalog(context, launcher, http, quick ? QUICK_CATALOG_SIZES : FULL_CATALOG_SIZES));
+      }
+      if (selected.contains("streams")) {
+        context.progress().println("  curve: streaming tables written at once");
+        measured.add(
+            streams(context, launcher, http, quick ? QUICK_STREAM_SIZES : FULL_STREAM_SIZES));
+      }
+      if (selected.contains("buckets")) {
+        context.progress().println("  curve: buckets of one table");
+        measured.add(buckets(context, launcher, http, quick));
+      }
+      if (selected.contains("memory")) {
+        context.progress().println("  curve: memory under a mixed soak");
+        measured.add(MemorySoak.run(context, launcher, http));
+      }
     }
     curves = List.copyOf(measured);
     List<Figure> figures = new ArrayList<>();
@@ -153,6 +162,25 @@ final class ScalingBenchmark implements Benchmark {
       figures.addAll(curve.figures());
     }
     return figures;
+  }
+
+  /**
+   * The curves to measure: system property {@code lakestream.bench.scaling-curves}, a
+   * comma-separated subset of {@code catalog,streams,buckets,memory} (all by default).
+   */
+  private static List<String> curvesToRun() {
+    List<String> all = List.of("catalog", "streams", "buckets", "memory");
+    String value = System.getProperty("lakestream.bench.scaling-curves", String.join(",", all));
+    List<String> selected = new ArrayList<>();
+    for (String name : value.split(",")) {
+      String curve = name.trim();
+      if (!all.contains(curve)) {
+        throw new IllegalArgumentException(
+            "lakestream.bench.scaling-curves names " + curve + "; the curves are " + all);
+      }
+      selected.add(curve);
+    }
+    return selected;
   }
 
   /** The curves of the last run, drawn as {@code scaling-<curve>.svg}. */
@@ -237,6 +265,7 @@ final class ScalingBenchmark implements Benchmark {
           ServerProbes.Heap heap = ServerProbes.heapAfterFullGc(server.process().pid());
           double rss = server.process().residentMemoryMib();
           curve
+              .add("create_tables_per_s", "tables/s", size, createRate)
               .add("load_p50_ms", "ms", size, Percentile.of(loadMs, 0.5))
               .add("load_p99_ms", "ms", size, Percentile.of(loadMs, 0.99))
               .add("list_p50_ms", "ms", size, Percentile.of(listMs, 0.5))
