@@ -504,6 +504,12 @@ public final class JdbcMetadataStore implements MetadataStore {
         });
   }
 
+  /** Only PostgreSQL is shared: SQLite's file is opened by this process alone. */
+  @Override
+  public boolean sharedByProcesses() {
+    return postgres();
+  }
+
   @Override
   public Map<TableIdentifier, String> tableMetadataLocations(String warehouse) {
     return read(

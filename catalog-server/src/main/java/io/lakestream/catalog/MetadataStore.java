@@ -114,8 +114,8 @@ public interface MetadataStore extends AutoCloseable {
 
   /**
    * The current metadata file of every table of the warehouse, in all its namespaces, in one read
-   * (ordered by namespace, then name): what the catalog checks a new table's location against.
-   * Empty for a warehouse that holds no table.
+   * (a namespace's tables together): what the catalog checks a new table's location against. Empty
+   * for a warehouse that holds no table.
    */
   Map<TableIdentifier, String> tableMetadataLocations(String warehouse);
 
@@ -174,6 +174,15 @@ public interface MetadataStore extends AutoCloseable {
    */
   default <T> T underPlacementLock(String warehouse, Supplier<T> work) {
     return work.get();
+  }
+
+  /**
+   * Whether server processes other than this one may change this store (PostgreSQL shared by
+   * several nodes). When false, every change goes through this process, which may keep in memory
+   * what it read and follow its own changes. The default, true, is the safe answer.
+   */
+  default boolean sharedByProcesses() {
+    return true;
   }
 
   /** Releases connections. Idempotent. */

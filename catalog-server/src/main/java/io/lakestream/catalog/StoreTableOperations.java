@@ -105,6 +105,8 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     // new one for it).
     boolean registering = creating && metadata.metadataFileLocation() != null;
     placement.checkTable(identifier, base, metadata, registering);
+    boolean places = TablePlacement.places(base, metadata);
+    List<String> occupied = places ? TablePlacement.occupied(metadata) : List.of();
     if (confinement != null) {
       confinement.check(identifier, base, metadata);
     }
@@ -115,6 +117,9 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
     // immutable, so an entry for a commit that then fails is only unused.
     cache.putTable(newLocation, written, io.written(newLocation));
     IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(written));
+    if (places) {
+      placement.claim(identifier, occupied);
+    }
     try {
       if (creating) {
         store.createEntity(warehouse, identifier, EntityKind.TABLE, newLocation);
@@ -130,6 +135,9 @@ final class StoreTableOperations extends BaseMetastoreTableOperations {
         io.deleteFile(newLocation);
       }
       throw e;
+    }
+    if (places) {
+      placement.placed(identifier, occupied);
     }
     committedLocation = newLocation;
     committedListener.accept(written);

@@ -3,10 +3,12 @@ package io.lakestream.catalog;
 import static java.util.Objects.requireNonNull;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -83,6 +85,10 @@ final class TablePlacement {
   // there (checked on every use); the map is emptied when full.
   private final Map<TableIdentifier, Occupied> occupiedByTable = new ConcurrentHashMap<>();
   private volatile Map<TableIdentifier, List<String>> firstLocations;
+  // Where the tables lie, when the store is this process's alone (see tablesNear); built on first
+  // use, then changed only under the lock.
+  private final boolean indexed;
+  private volatile PlacementIndex index;
 
   TablePlacement(
       String warehouse,
@@ -95,6 +101,7 @@ final class TablePlacement {
     this.store = requireNonNull(store, "store is null");
     this.io = requireNonNull(io, "io is null");
     this.cache = requireNonNull(cache, "cache is null");
+    this.indexed = !store.sharedByProcesses();
   }
 
   TableLocations locations() {
@@ -108,7 +115,8 @@ final class TablePlacement {
    */
   boolean isFree(TableIdentifier identifier, String location) {
     String canonical = TableLocations.canonical(location);
-    for (Map.Entry<TableIdentifier, List<String>> table : tableLocations().entrySet()) {
+    for (Map.Entry<TableIdentifier, List<String>> table :
+        tablesNear(List.of(canonical)).entrySet()) {
       if (table.getKey().equals(identifier)) {
         continue;
       }
@@ -259,7 +267,7 @@ final class TablePlacement {
             identifier, location, directory);
       }
     }
-    Map<TableIdentifier, List<String>> others = tableLocations();
+    Map<TableIdentifier, List<String>> others = tablesNear(claimed.keySet());
     others.putAll(pending);
     for (Map.Entry<TableIdentifier, List<String>> other : others.entrySet()) {
       if (other.getKey().equals(identifier)) {
@@ -319,7 +327,8 @@ final class TablePlacement {
   }
 
   private void checkNotInTable(String canonical, String location, String what) {
-    for (Map.Entry<TableIdentifier, List<String>> table : tableLocations().entrySet()) {
+    for (Map.Entry<TableIdentifier, List<String>> table :
+        tablesNear(List.of(canonical)).entrySet()) {
       for (String occupied : table.getValue()) {
         if (TableLocations.contains(occupied, canonical)) {
           throw new ForbiddenException(
@@ -327,6 +336,114 @@ final class TablePlacement {
               location, what, occupied, table.getKey());
         }
       }
+    }
+  }
+
+  /**
+   * The canonical locations occupied by every table that may have a location overlapping one of
+   * {@code canonicalLocations}: all tables, when other processes may place tables in the store;
+   * else only the candidates of the {@link PlacementIndex}, each with the locations of its current
+   * metadata (a candidate that is no longer a table is left out). The caller checks overlaps on
+   * what this returns, so the index only has to hold every table that does lie there.
+   */
+  private Map<TableIdentifier, List<String>> tablesNear(Collection<String> canonicalLocations) {
+    if (!indexed) {
+      return tableLocations();
+    }
+    Map<TableIdentifier, List<String>> near = new LinkedHashMap<>();
+    for (TableIdentifier table : index().overlapping(canonicalLocations)) {
+      store
+          .loadEntity(warehouse, table)
+          .filter(pointer -> pointer.kind() == EntityKind.TABLE)
+          .ifPresent(pointer -> near.put(table, occupied(table, pointer.metadataLocation())));
+    }
+    return near;
+  }
+
+  /** The index, built from every table's locations when first asked. */
+  private PlacementIndex index() {
+    PlacementIndex current = index;
+    if (current != null) {
+      return current;
+    }
+    lock.lock();
+    try {
+      if (index == null) {
+        PlacementIndex built = new PlacementIndex();
+        tableLocations().forEach(built::add);
+        index = built;
+      }
+      return index;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Records, before the commit that places {@code table} at {@code occupied} (and under the lock
+   * {@link #placing} holds), that it lies there: a check running meanwhile must find it whether the
+   * commit lands or not.
+   */
+  void claim(TableIdentifier table, List<String> occupied) {
+    PlacementIndex current = index;
+    if (current != null) {
+      current.add(table, occupied);
+    }
+  }
+
+  /**
+   * Records, after a commit placed {@code table} at {@code occupied} (under the lock {@link
+   * #placing} holds), that it lies there alone: its locations before the commit are free.
+   */
+  void placed(TableIdentifier table, List<String> occupied) {
+    PlacementIndex current = index;
+    if (current != null) {
+      current.set(table, occupied);
+    }
+  }
+
+  /**
+   * Runs the drop of {@code table} under the placement lock, and forgets its locations once it is
+   * dropped.
+   */
+  <T> Optional<T> dropping(TableIdentifier table, Supplier<Optional<T>> drop) {
+    if (!indexed) {
+      return drop.get();
+    }
+    lock.lock();
+    try {
+      Optional<T> dropped = drop.get();
+      PlacementIndex current = index;
+      if (dropped.isPresent() && current != null) {
+        current.remove(table);
+      }
+      return dropped;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Runs the rename of table {@code from} to {@code to} under the placement lock: its locations are
+   * recorded under the new name before, and forgotten under the old one only after the rename.
+   */
+  void renaming(TableIdentifier from, TableIdentifier to, Runnable rename) {
+    if (!indexed) {
+      rename.run();
+      return;
+    }
+    lock.lock();
+    try {
+      PlacementIndex current = index;
+      if (current != null) {
+        current.copy(from, to);
+      }
+      rename.run();
+      if (current != null) {
+        current.remove(from);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -367,7 +367,9 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   public boolean dropTable(TableIdentifier identifier, boolean purge) {
-    Optional<EntityPointer> dropped = store.dropEntity(warehouse, identifier, EntityKind.TABLE);
+    Optional<EntityPointer> dropped =
+        placement.dropping(
+            identifier, () -> store.dropEntity(warehouse, identifier, EntityKind.TABLE));
     if (dropped.isEmpty()) {
       return false;
     }
@@ -390,7 +392,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
 
   @Override
   public void renameTable(TableIdentifier from, TableIdentifier to) {
-    store.renameEntity(warehouse, from, to, EntityKind.TABLE);
+    placement.renaming(from, to, () -> store.renameEntity(warehouse, from, to, EntityKind.TABLE));
   }
 
   /**
@@ -495,6 +497,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       return;
     }
     IdempotencyClaim.unrecorded().ifPresent(claim -> claim.prepareAnswer(null));
+    placed.forEach(placement::claim);
     try {
       store.swap(warehouse, swaps);
     } catch (RuntimeException e) {
@@ -503,6 +506,7 @@ public final class WarehouseCatalog extends BaseMetastoreViewCatalog implements 
       }
       throw e;
     }
+    placed.forEach(placement::placed);
     committed.forEach(file -> cache.putTable(file.metadataFileLocation(), file, null));
     committed.forEach(file -> commitListener.accept(file));
   }

@@ -249,6 +249,221 @@ class WarehouseCatalogTest {
         .hasMessageContaining("many.t7");
   }
 
+  /**
+   * With the catalog database this process's alone (SQLite), a create checks its location against
+   * the tables near it only: after the first check has read every table's location once, creates do
+   * not list the warehouse's tables again, however many there are.
+   */
+  @Test
+  void createsDoNotListEveryTableAgain() {
+    CountingStore counting = new CountingStore(store);
+    WarehouseCatalog counted = LocalWarehouse.catalog(directory.toUri().toString(), counting, 16);
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    counted.createNamespace(org.apache.iceberg.catalog.Namespace.of("many"), Map.of());
+    for (int i = 0; i < 30; i++) {
+      counted.createTable(TableIdentifier.of("many", "t" + i), schema);
+    }
+    int listings = counting.tableListings.get();
+    for (int i = 30; i < 40; i++) {
+      counted.createTable(TableIdentifier.of("many", "t" + i), schema);
+    }
+    assertThat(counting.tableListings.get() - listings)
+        .as("listings of every table's metadata file by 10 creates")
+        .isZero();
+    assertThat(counted.listTables(org.apache.iceberg.catalog.Namespace.of("many"))).hasSize(40);
+  }
+
+  /**
+   * A renamed table keeps its files where they are: its location stays taken under its new name, in
+   * the same namespace or another, and a create at or inside it is refused.
+   */
+  @Test
+  void renamedTablesStillHoldTheirLocation() {
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    catalog.createNamespace(org.apache.iceberg.catalog.Namespace.of("a"), Map.of());
+    catalog.createNamespace(org.apache.iceberg.catalog.Namespace.of("b"), Map.of());
+    // Built once before the rename, so that the rename has to keep it true.
+    Table first = catalog.createTable(TableIdentifier.of("a", "first"), schema);
+    catalog.createTable(TableIdentifier.of("a", "other"), schema);
+    catalog.renameTable(TableIdentifier.of("a", "first"), TableIdentifier.of("b", "moved"));
+    for (String location : java.util.List.of(first.location(), first.location() + "/inner")) {
+      assertThat(
+              org.assertj.core.api.Assertions.catchThrowable(
+                  () ->
+                      catalog.createTable(
+                          TableIdentifier.of("a", "again"),
+                          schema,
+                          PartitionSpec.unpartitioned(),
+                          location,
+                          Map.of())))
+          .as(location)
+          .isInstanceOf(org.apache.iceberg.exceptions.ForbiddenException.class)
+          .hasMessageContaining("b.moved");
+    }
+    // Made without a location where the old name's default directory is taken: a unique one.
+    Table again = catalog.createTable(TableIdentifier.of("a", "first"), schema);
+    assertThat(again.location()).isNotEqualTo(first.location()).startsWith(first.location() + "-");
+  }
+
+  /**
+   * A dropped table's location is free again, and so is the old location of a table that moved,
+   * while its new location is taken.
+   */
+  @Test
+  void droppedAndMovedTablesFreeTheirOldLocation() {
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    catalog.createNamespace(org.apache.iceberg.catalog.Namespace.of("c"), Map.of());
+    String base = directory.toUri().toString();
+    catalog.createTable(
+        TableIdentifier.of("c", "dropped"),
+        schema,
+        PartitionSpec.unpartitioned(),
+        base + "place-1",
+        Map.of());
+    assertThat(catalog.dropTable(TableIdentifier.of("c", "dropped"), false)).isTrue();
+    catalog.createTable(
+        TableIdentifier.of("c", "reused"),
+        schema,
+        PartitionSpec.unpartitioned(),
+        base + "place-1",
+        Map.of());
+
+    Table mover =
+        catalog.createTable(
+            TableIdentifier.of("c", "mover"),
+            schema,
+            PartitionSpec.unpartitioned(),
+            base + "place-2",
+            Map.of());
+    mover.updateLocation().setLocation(base + "place-3").commit();
+    catalog.createTable(
+        TableIdentifier.of("c", "after"),
+        schema,
+        PartitionSpec.unpartitioned(),
+        base + "place-2/inner",
+        Map.of());
+    assertThat(
+            org.assertj.core.api.Assertions.catchThrowable(
+                () ->
+                    catalog.createTable(
+                        TableIdentifier.of("c", "inside"),
+                        schema,
+                        PartitionSpec.unpartitioned(),
+                        base + "place-3/inner",
+                        Map.of())))
+        .isInstanceOf(org.apache.iceberg.exceptions.ForbiddenException.class)
+        .hasMessageContaining("c.mover");
+  }
+
+  /** A metadata store counting how often every table's metadata file is listed. */
+  private static final class CountingStore implements MetadataStore {
+    private final MetadataStore store;
+    final java.util.concurrent.atomic.AtomicInteger tableListings =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    CountingStore(MetadataStore store) {
+      this.store = store;
+    }
+
+    @Override
+    public Map<TableIdentifier, String> tableMetadataLocations(String warehouse) {
+      tableListings.incrementAndGet();
+      return store.tableMetadataLocations(warehouse);
+    }
+
+    @Override
+    public boolean sharedByProcesses() {
+      return store.sharedByProcesses();
+    }
+
+    @Override
+    public String ensureWarehouse(String warehouse, String location) {
+      return store.ensureWarehouse(warehouse, location);
+    }
+
+    @Override
+    public java.util.Optional<String> warehouseLocation(String warehouse) {
+      return store.warehouseLocation(warehouse);
+    }
+
+    @Override
+    public void createNamespace(
+        String warehouse, org.apache.iceberg.catalog.Namespace namespace, Map<String, String> p) {
+      store.createNamespace(warehouse, namespace, p);
+    }
+
+    @Override
+    public java.util.Optional<Map<String, String>> loadNamespace(
+        String warehouse, org.apache.iceberg.catalog.Namespace namespace) {
+      return store.loadNamespace(warehouse, namespace);
+    }
+
+    @Override
+    public java.util.List<org.apache.iceberg.catalog.Namespace> listNamespaces(
+        String warehouse, org.apache.iceberg.catalog.Namespace parent) {
+      return store.listNamespaces(warehouse, parent);
+    }
+
+    @Override
+    public boolean dropNamespace(String warehouse, org.apache.iceberg.catalog.Namespace namespace) {
+      return store.dropNamespace(warehouse, namespace);
+    }
+
+    @Override
+    public Map<String, String> updateNamespaceProperties(
+        String warehouse,
+        org.apache.iceberg.catalog.Namespace namespace,
+        Map<String, String> updates,
+        java.util.Set<String> removals) {
+      return store.updateNamespaceProperties(warehouse, namespace, updates, removals);
+    }
+
+    @Override
+    public java.util.Optional<EntityPointer> loadEntity(
+        String warehouse, TableIdentifier identifier) {
+      return store.loadEntity(warehouse, identifier);
+    }
+
+    @Override
+    public java.util.List<TableIdentifier> listEntities(
+        String warehouse, org.apache.iceberg.catalog.Namespace namespace, EntityKind kind) {
+      return store.listEntities(warehouse, namespace, kind);
+    }
+
+    @Override
+    public void createEntity(
+        String warehouse, TableIdentifier identifier, EntityKind kind, String metadataLocation) {
+      store.createEntity(warehouse, identifier, kind, metadataLocation);
+    }
+
+    @Override
+    public void swap(String warehouse, java.util.List<PointerSwap> swaps) {
+      store.swap(warehouse, swaps);
+    }
+
+    @Override
+    public java.util.Optional<EntityPointer> dropEntity(
+        String warehouse, TableIdentifier identifier, EntityKind kind) {
+      return store.dropEntity(warehouse, identifier, kind);
+    }
+
+    @Override
+    public void renameEntity(
+        String warehouse, TableIdentifier from, TableIdentifier to, EntityKind kind) {
+      store.renameEntity(warehouse, from, to, kind);
+    }
+
+    @Override
+    public <T> T underPlacementLock(String warehouse, java.util.function.Supplier<T> work) {
+      return store.underPlacementLock(warehouse, work);
+    }
+
+    @Override
+    public void close() {
+      store.close();
+    }
+  }
+
   /** Local files, remembering every location opened for reading. */
   private static final class ReadRecordingFileIO implements org.apache.iceberg.io.FileIO {
     private final LocalFileIO files = new LocalFileIO();

@@ -281,6 +281,15 @@ class RestCatalogTest {
     assertThat(loaded.properties()).containsEntry("owner", "transaction");
     assertThat(catalog.loadTable(existing).properties()).containsEntry("committed", "yes");
     assertThat(catalog.listTables(namespace)).containsExactlyInAnyOrder(existing, created);
+    // The table the transaction created holds its location against later creates too.
+    assertThatThrownBy(
+            () ->
+                catalog
+                    .buildTable(TableIdentifier.of(namespace, "inside"), SCHEMA)
+                    .withLocation(loaded.location() + "/inside")
+                    .create())
+        .isInstanceOf(org.apache.iceberg.exceptions.ForbiddenException.class)
+        .hasMessageContaining("overlaps location");
   }
 
   /** Two tables created in one transaction cannot claim overlapping locations either. */
