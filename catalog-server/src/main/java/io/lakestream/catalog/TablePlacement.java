@@ -52,10 +52,12 @@ import org.slf4j.LoggerFactory;
  * MetadataStore#underPlacementLock}), which server processes sharing one PostgreSQL database share.
  * So no two creates, in one process or in several, can both claim overlapping locations.
  *
- * <p>The overlap check reads the current metadata location of every table in the warehouse (one
- * query of the store) and the locations each metadata file names (kept per file, which never
- * changes), so a create costs time in proportion to the number of tables, about a microsecond each
- * once their files are known. Thread safe.
+ * <p>The overlap check looks at the tables that may overlap the location, found in a {@link
+ * PlacementIndex} when the store is this process's alone (SQLite), so that a create costs the same
+ * at 100,000 tables as at 100. With a store other processes share (PostgreSQL), it reads the
+ * current metadata location of every table of the warehouse (one query) instead, a microsecond or
+ * so per table. Either way the locations a table's metadata file names are read once and kept.
+ * Thread safe.
  */
 final class TablePlacement {
   private static final Logger LOG = LoggerFactory.getLogger(TablePlacement.class);
