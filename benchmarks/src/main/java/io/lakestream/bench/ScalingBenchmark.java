@@ -65,8 +65,9 @@ import org.apache.iceberg.types.Types;
  * machine too slow for them in the time at hand, system properties cut them, and the report's
  * figure names carry the sizes actually measured: {@code lakestream.bench.catalog-sizes} and {@code
  * lakestream.bench.stream-sizes} (comma-separated), {@code lakestream.bench.bucket-rows} and {@code
- * lakestream.bench.soak-seconds}. TPC-H at growing scale factors is not a curve here yet: the
- * flight-sql benchmark's loader has its scale factor fixed.
+ * lakestream.bench.soak-seconds}; {@code lakestream.bench.server-flags} (space-separated) adds
+ * flags to every server the curves start, to compare settings. TPC-H at growing scale factors is
+ * not a curve here yet: the flight-sql benchmark's loader has its scale factor fixed.
  */
 final class ScalingBenchmark implements Benchmark {
   private static final List<Integer> QUICK_CATALOG_SIZES = List.of(20, 100);
@@ -637,12 +638,17 @@ final class ScalingBenchmark implements Benchmark {
 
   static LaunchedServer start(
       Path launcher, Path work, String name, List<String> flags, HttpClient http) throws Exception {
+    List<String> all = new ArrayList<>(flags);
+    String extra = System.getProperty("lakestream.bench.server-flags", "").trim();
+    if (!extra.isEmpty()) {
+      all.addAll(Arrays.asList(extra.split("\\s+")));
+    }
     return LaunchedServer.start(
         launcher,
         work.resolve("data"),
         work.resolve(name + "-" + System.nanoTime() + ".log"),
         "Lakestream server (" + name + ")",
-        flags,
+        all,
         http,
         REQUEST_TIMEOUT);
   }

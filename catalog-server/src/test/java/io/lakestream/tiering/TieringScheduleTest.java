@@ -17,6 +17,10 @@ import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -195,6 +199,62 @@ class TieringScheduleTest {
     service.tick();
     assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(3);
     assertThat(service.statistics().totals(path).rows()).isEqualTo(300);
+  }
+
+  @Test
+  void roundsOfDifferentTablesRunAtOnce() {
+    List<TablePath> paths =
+        List.of(TablePath.of("sched.together_a"), TablePath.of("sched.together_b"));
+    for (TablePath path : paths) {
+      catalog.createTable(
+          TableIdentifier.of("sched", path.name()),
+          SCHEMA,
+          PartitionSpec.unpartitioned(),
+          Map.of(
+              "lakestream.kind", "log",
+              "lakestream.buckets", "1",
+              "lakestream.tiering.interval", INTERVAL.toSeconds() + "s"));
+      appendRows(path, 0, 10);
+    }
+    // Each round waits before its commit until the other table's round waits there too: only
+    // rounds that run at the same time both commit; one after the other, the first gives up.
+    CyclicBarrier bothWaiting = new CyclicBarrier(paths.size());
+    TieringHook meetTheOther =
+        (table, files) -> {
+          if (!paths.contains(table)) {
+            return; // the other tests' tables
+          }
+          try {
+            bothWaiting.await(30, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          } catch (BrokenBarrierException | TimeoutException e) {
+            throw new IllegalStateException("the other table's round did not run meanwhile", e);
+          }
+        };
+    MovedClock clock = new MovedClock();
+    LakeCatalog lake = IcebergLakeCatalog.of(catalog);
+    try (TieringService service =
+        new TieringService(
+            lake,
+            new IcebergTableTiering(
+                lake,
+                lakestream.connection(),
+                meetTheOther,
+                Duration.ofMinutes(1),
+                IcebergTableTiering.DEFAULT_MAX_ROWS_PER_ROUND),
+            TieringConfig.defaults(),
+            clock)) {
+      service.tick();
+      clock.advance(INTERVAL);
+      service.tick();
+      for (TablePath path : paths) {
+        assertThat(service.state(path).orElseThrow().lastError()).isNull();
+        assertThat(service.statistics().totals(path).committedRounds()).isEqualTo(1);
+        assertThat(service.statistics().totals(path).rows()).isEqualTo(10);
+      }
+    }
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param maxRowsPerRound log rows after which a round stops reading and commits what it has (the
  *     next round goes on from there); bounds a round's memory during a long catch-up
  * @param dataFileWriter how log tables' data files are written
+ * @param threads how many tables' rounds may run at once; rounds of one table never overlap
  */
 public record TieringConfig(
     boolean enabled,
@@ -27,7 +28,8 @@ public record TieringConfig(
     Duration readTimeout,
     Duration orphanFileAge,
     int maxRowsPerRound,
-    DataFileWriter dataFileWriter) {
+    DataFileWriter dataFileWriter,
+    int threads) {
   public static final ConfigKey<Boolean> ENABLED =
       ConfigKey.bool(
           "tiering.enabled",
@@ -68,6 +70,15 @@ public record TieringConfig(
           "How log tables' Parquet data files are written: duckdb (column by column from the"
               + " log's Arrow batches) or iceberg (row by row with Iceberg's generic writer)");
 
+  public static final ConfigKey<Integer> THREADS =
+      ConfigKey.integer(
+          "tiering.threads",
+          4,
+          1,
+          256,
+          "How many tables' tiering rounds may run at once (rounds of one table never overlap);"
+              + " rounds mostly wait on file writes and commits, so more than the cores helps");
+
   public static final List<ConfigKey<?>> KEYS =
       List.of(
           ENABLED,
@@ -75,7 +86,8 @@ public record TieringConfig(
           READ_TIMEOUT,
           ORPHAN_FILE_AGE,
           MAX_ROWS_PER_ROUND,
-          DATA_FILE_WRITER);
+          DATA_FILE_WRITER,
+          THREADS);
 
   /** The table property that sets how often a table tiers ({@code 30s}, {@code 1m}, ...). */
   public static final String INTERVAL_PROPERTY = LakestreamProperties.TIERING_INTERVAL;
@@ -106,6 +118,10 @@ public record TieringConfig(
       throw new IllegalArgumentException(
           "Invalid tiering.max-rows-per-round " + maxRowsPerRound + ": must be positive");
     }
+    if (threads < 1) {
+      throw new IllegalArgumentException(
+          "Invalid tiering.threads " + threads + ": must be positive");
+    }
   }
 
   public static TieringConfig from(Configuration configuration) {
@@ -115,7 +131,8 @@ public record TieringConfig(
         configuration.get(READ_TIMEOUT),
         configuration.get(ORPHAN_FILE_AGE),
         configuration.get(MAX_ROWS_PER_ROUND),
-        configuration.get(DATA_FILE_WRITER));
+        configuration.get(DATA_FILE_WRITER),
+        configuration.get(THREADS));
   }
 
   public static TieringConfig defaults() {

@@ -18,10 +18,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,27 +42,32 @@ import org.slf4j.LoggerFactory;
  * found by listing the catalog every {@link TieringConfig#discoveryInterval()}; a dropped table
  * stops being tiered at the next listing.
  *
- * <p>{@link #tick()} does the work that is due: a listing, then the due rounds, one after another.
- * {@link #start()} calls it every {@value #TICK_MILLIS} ms on the service's own thread, so a slow
- * round delays the others but never the server's housekeeping. A tick runs each due table once, so
- * a table whose rounds overrun its interval still lets the others have their turn. A round that
- * fails is recorded as the table's last error (its status says {@code failed}), logged when the
- * error differs from the table's previous one, and retried one interval after it ended. Nothing one
- * table does (an invalid property, a round that throws, a listing entry that cannot be scheduled)
- * stops the rounds of other tables: each table's scheduling and round is isolated, and the periodic
- * tick itself never dies.
+ * <p>Rounds run on a pool of {@link TieringConfig#threads()} threads, so that the rounds of many
+ * tables overlap (a round mostly waits: on the log's reads, its files' writes, the catalog's
+ * commit); rounds of one table never overlap. {@link #start()} dispatches every {@value
+ * #TICK_MILLIS} ms on the service's own thread: a listing if one is due, then a round for each due
+ * table that has none running, without waiting for them, so a slow round holds up only its own
+ * table (and one of the pool's threads) and never the server's housekeeping. A table whose rounds
+ * overrun its interval runs its next round as soon as the last ends, when a thread is free; tables
+ * are dispatched in the order they are listed, and every due table gets its turn before any table
+ * gets a second. {@link #tick()} does the same and then waits for every running round to end (for
+ * callers that drive the service step by step). A round that fails is recorded as the table's last
+ * error (its status says {@code failed}), logged when the error differs from the table's previous
+ * one, and retried one interval after it ended. Nothing one table does (an invalid property, a
+ * round that throws, a listing entry that cannot be scheduled) stops the rounds of other tables:
+ * each table's scheduling and round is isolated, and the periodic dispatch itself never dies.
  *
- * <p>After its rounds, a tick sweeps the tables that are due for it with {@link OrphanFiles}: a
- * table right after the service finds it (which removes what a process that died mid-round left),
+ * <p>After dispatching, the service sweeps the tables that are due for it with {@link OrphanFiles}:
+ * a table right after the service finds it (which removes what a process that died mid-round left),
  * then every {@link TieringConfig#orphanFileAge()}, but not more often than the discovery interval.
  * A sweep that fails is logged and tried again at the table's next sweep; it never stops tiering.
  *
- * <p>Thread safe: {@link #tick()} is serialised; {@link #state}, {@link #tables} and {@link
+ * <p>Thread safe: dispatches are serialised; {@link #state}, {@link #tables} and {@link
  * #statistics} may be read from any thread.
  */
 public final class TieringService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TieringService.class);
-  // Rounds start at most this late; a tick with nothing due costs a few map lookups.
+  // Rounds start at most this late; a dispatch with nothing due costs a few map lookups.
   private static final long TICK_MILLIS = 100;
   // The latest instant a round is scheduled for: still a millisecond timestamp.
   private static final Instant LATEST = Instant.ofEpochMilli(Long.MAX_VALUE);
@@ -88,7 +100,7 @@ public final class TieringService implements AutoCloseable {
   private final Map<TablePath, TableState> tables = new ConcurrentHashMap<>();
   private final OrphanFiles orphans;
   private final Duration sweepInterval;
-  // Only touched by tick(), which is serialised.
+  // Only touched by dispatch(), which is serialised.
   private final Map<TablePath, Instant> nextSweep = new HashMap<>();
   private final TieringStatistics statistics = new TieringStatistics();
   private final ScheduledExecutorService scheduler =
@@ -98,8 +110,11 @@ public final class TieringService implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
           });
+  private final ExecutorService rounds;
+  // Tables with a round submitted or running, each with the round's outcome.
+  private final Map<TablePath, Future<?>> running = new ConcurrentHashMap<>();
   private Instant nextDiscovery = Instant.MIN;
-  // What the last failed listing and the last failed tick said, to log each failure once.
+  // What the last failed listing and the last failed dispatch said, to log each failure once.
   private volatile String lastListingError;
   private volatile String lastTickError;
 
@@ -132,24 +147,34 @@ public final class TieringService implements AutoCloseable {
         config.orphanFileAge().compareTo(config.discoveryInterval()) > 0
             ? config.orphanFileAge()
             : config.discoveryInterval();
+    AtomicInteger threads = new AtomicInteger();
+    this.rounds =
+        Executors.newFixedThreadPool(
+            config.threads(),
+            runnable -> {
+              Thread thread =
+                  new Thread(runnable, "lakestream-tiering-round-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
-  /** Ticks every {@value #TICK_MILLIS} ms on the service's thread until {@link #close()}. */
+  /** Dispatches every {@value #TICK_MILLIS} ms on the service's thread until {@link #close()}. */
   public void start() {
     scheduler.scheduleWithFixedDelay(
-        this::tickLogged, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        this::dispatchLogged, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  private void tickLogged() {
+  private void dispatchLogged() {
     try {
-      tick();
+      dispatch();
     } catch (Throwable e) {
       // Never let the scheduled task die: the executor would stop ticking for good.
       String message = describe(e);
       if (!message.equals(lastTickError)) {
-        LOG.warn("Tiering tick failed", e);
+        LOG.warn("Tiering dispatch failed", e);
       } else {
-        LOG.debug("Tiering tick failed again", e);
+        LOG.debug("Tiering dispatch failed again", e);
       }
       lastTickError = message;
       return;
@@ -157,8 +182,29 @@ public final class TieringService implements AutoCloseable {
     lastTickError = null;
   }
 
-  /** Lists the catalog if a listing is due, then runs the rounds that are due. */
-  public synchronized void tick() {
+  /**
+   * Lists the catalog if a listing is due, starts the rounds that are due and waits until no round
+   * runs, its own or one started before.
+   */
+  public void tick() {
+    dispatch();
+    for (Future<?> round : List.copyOf(running.values())) {
+      try {
+        round.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException | CancellationException e) {
+        // runRound records every failure of a round; nothing else can end one abruptly.
+      }
+    }
+  }
+
+  /**
+   * Lists the catalog if a listing is due, submits a round for each due table that has none
+   * running, then sweeps the tables due for it.
+   */
+  private synchronized void dispatch() {
     Instant now = clock.instant();
     if (!now.isBefore(nextDiscovery)) {
       nextDiscovery = later(now, config.discoveryInterval());
@@ -168,11 +214,30 @@ public final class TieringService implements AutoCloseable {
       if (Thread.currentThread().isInterrupted()) {
         return;
       }
+      TablePath path = entry.getKey();
       TableState state = entry.getValue();
-      if (state.nextRound() == null || clock.instant().isBefore(state.nextRound())) {
+      if (state.nextRound() == null
+          || clock.instant().isBefore(state.nextRound())
+          || running.containsKey(path)) {
         continue;
       }
-      runRound(entry.getKey(), state);
+      FutureTask<Void> round =
+          new FutureTask<>(
+              () -> {
+                try {
+                  runRound(path, state);
+                } finally {
+                  running.remove(path);
+                }
+                return null;
+              });
+      running.put(path, round);
+      try {
+        rounds.execute(round);
+      } catch (RejectedExecutionException e) {
+        running.remove(path); // closed meanwhile
+        return;
+      }
     }
     sweepOrphans();
   }
@@ -254,6 +319,9 @@ public final class TieringService implements AutoCloseable {
       }
       if (formats.getOrDefault(path, LakeFormat.ICEBERG) != LakeFormat.ICEBERG) {
         continue; // Paimon's files are Paimon's; the sweep knows tiering's Iceberg files only
+      }
+      if (running.containsKey(path)) {
+        continue; // swept at a dispatch when no round of it runs
       }
       Instant due = nextSweep.get(path);
       Instant now = clock.instant();
@@ -387,12 +455,18 @@ public final class TieringService implements AutoCloseable {
     return Map.copyOf(tables);
   }
 
-  /** Stops ticking; a round still reading is interrupted and commits nothing. */
+  /** Stops dispatching; a round still reading is interrupted and commits nothing. */
   @Override
   public void close() {
     scheduler.shutdownNow();
+    for (Runnable queued : rounds.shutdownNow()) {
+      ((Future<?>) queued).cancel(false); // never ran: nobody waits for it in vain
+    }
     try {
-      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)
+          || !rounds.awaitTermination(
+              Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
         LOG.warn("A tiering round did not stop within 10 s of shutdown");
       }
     } catch (InterruptedException e) {

@@ -24,7 +24,8 @@ class TieringConfigTest {
             Map.entry("tiering.read-timeout", "5m"),
             Map.entry("tiering.orphan-file-age", "1h"),
             Map.entry("tiering.max-rows-per-round", "2000000"),
-            Map.entry("tiering.data-file-writer", "duckdb"));
+            Map.entry("tiering.data-file-writer", "duckdb"),
+            Map.entry("tiering.threads", "4"));
     assertThat(TieringConfig.defaults())
         .isEqualTo(
             new TieringConfig(
@@ -33,7 +34,8 @@ class TieringConfigTest {
                 Duration.ofMinutes(5),
                 Duration.ofHours(1),
                 2_000_000,
-                DataFileWriter.DUCKDB));
+                DataFileWriter.DUCKDB,
+                4));
   }
 
   @Test
@@ -46,9 +48,26 @@ class TieringConfigTest {
                     Duration.ofMinutes(5),
                     Duration.ofSeconds(-1),
                     2_000_000,
-                    DataFileWriter.DUCKDB))
+                    DataFileWriter.DUCKDB,
+                    4))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tiering.orphan-file-age");
+  }
+
+  @Test
+  void threadsMustBePositive() {
+    assertThatThrownBy(
+            () ->
+                new TieringConfig(
+                    true,
+                    Duration.ofSeconds(10),
+                    Duration.ofMinutes(5),
+                    Duration.ofHours(1),
+                    2_000_000,
+                    DataFileWriter.DUCKDB,
+                    0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tiering.threads");
   }
 
   @Test
