@@ -255,6 +255,74 @@ final class FlightSqlBenchmark implements Benchmark {
     return figures;
   }
 
+  /**
+   * The 22 TPC-H queries at one scale factor, as this benchmark's TPC-H part measures them (a new
+   * server, the same load, answers checked, the context's warm-up and measured iterations): the
+   * geometric means of the per-query medians through Flight SQL and in the baseline, and the time
+   * the load took (written, 90% tiered, tail written). For the scaling benchmark's TPC-H curve.
+   */
+  static TpchPoint tpchAt(BenchmarkContext context, double scale) throws Exception {
+    Path launcher = LakestreamLauncher.find(context.lakestreamHome());
+    List<String> queries = queries(context.lakestreamHome(), scale);
+    List<Sample> samples;
+    double loadSeconds;
+    try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-tpch-");
+        HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
+      Path work = directory.path();
+      try (LaunchedServer server =
+          LaunchedServer.start(
+              launcher,
+              work.resolve("data"),
+              work.resolve("server.log"),
+              "Lakestream server (TPC-H SF " + scale + ")",
+              List.of("--tiering-discovery-interval", "1s"),
+              http,
+              REQUEST_TIMEOUT)) {
+        String url =
+            "jdbc:arrow-flight-sql://127.0.0.1:" + server.flightPort() + "?useEncryption=false";
+        try (RESTCatalog catalog = LaunchedServer.catalog(server.base());
+            Connection streams = Connection.open("127.0.0.1", server.rpcPort(), null);
+            java.sql.Connection baseline = baselineDatabase()) {
+          long start = System.nanoTime();
+          load(context, catalog, streams, baseline, work, scale);
+          loadSeconds = (System.nanoTime() - start) / 1e9;
+          try (java.sql.Connection flight = DriverManager.getConnection(url)) {
+            checkAnswers(flight, baseline, queries);
+          }
+          samples =
+              context.iterate(
+                  () -> {
+                    Sample sample = new Sample();
+                    try (java.sql.Connection flight = DriverManager.getConnection(url)) {
+                      tpch(context, flight, baseline, queries, sample);
+                    }
+                    return sample;
+                  });
+        }
+        server.stopCleanly();
+      }
+    }
+    double logFlight = 0;
+    double logDuckdb = 0;
+    for (int q = 0; q < 22; q++) {
+      int query = q;
+      logFlight += Math.log(Median.of(samples, s -> s.flightMs[query]));
+      logDuckdb += Math.log(Median.of(samples, s -> s.duckdbMs[query]));
+    }
+    return new TpchPoint(Math.exp(logFlight / 22), Math.exp(logDuckdb / 22), loadSeconds);
+  }
+
+  /**
+   * @param flightGeomeanMs geometric mean of the 22 queries' median times through Flight SQL
+   * @param duckdbGeomeanMs the same in the baseline
+   * @param loadSeconds how long writing, tiering and the baseline's files took
+   */
+  record TpchPoint(double flightGeomeanMs, double duckdbGeomeanMs, double loadSeconds) {
+    double ratio() {
+      return flightGeomeanMs / duckdbGeomeanMs;
+    }
+  }
+
   private static java.sql.Connection baselineDatabase() throws SQLException {
     Properties settings = new Properties();
     settings.setProperty("threads", "2");

@@ -58,16 +58,19 @@ import org.apache.iceberg.types.Types;
  *   <li><b>buckets</b>: one server; W1 rows appended by one client (8192-row batches) to a log
  *       table of that many buckets, then scanned from every bucket; each rate the median of the
  *       measured passes after a warm-up pass, each pass on a new table;
- *   <li><b>memory</b>: see {@link MemorySoak}.
+ *   <li><b>memory</b>: see {@link MemorySoak};
+ *   <li><b>tpch</b> (full mode only): a new server per scale factor, loaded and queried as the
+ *       flight-sql benchmark's TPC-H part does ({@link FlightSqlBenchmark#tpchAt}); the geometric
+ *       means through Flight SQL and in DuckDB, their ratio, and the load time.
  * </ul>
  *
- * <p>Quick mode runs every curve at two tiny sizes. Full mode's sizes are those of issue 37; on a
- * machine too slow for them in the time at hand, system properties cut them, and the report's
- * figure names carry the sizes actually measured: {@code lakestream.bench.catalog-sizes} and {@code
- * lakestream.bench.stream-sizes} (comma-separated), {@code lakestream.bench.bucket-rows} and {@code
- * lakestream.bench.soak-seconds}; {@code lakestream.bench.server-flags} (space-separated) adds
- * flags to every server the curves start, to compare settings. TPC-H at growing scale factors is
- * not a curve here yet: the flight-sql benchmark's loader has its scale factor fixed.
+ * <p>Quick mode runs every curve but tpch at two tiny sizes. Full mode's sizes are those of issue
+ * 37; on a machine too slow for them in the time at hand, system properties cut them, and the
+ * report's figure names carry the sizes actually measured: {@code lakestream.bench.catalog-sizes}
+ * and {@code lakestream.bench.stream-sizes} (comma-separated), {@code lakestream.bench.bucket-rows}
+ * and {@code lakestream.bench.soak-seconds}; {@code lakestream.bench.tpch-scales} (comma-separated
+ * scale factors); {@code lakestream.bench.server-flags} (space-separated) adds flags to every
+ * server the curves start, to compare settings.
  */
 final class ScalingBenchmark implements Benchmark {
   private static final List<Integer> QUICK_CATALOG_SIZES = List.of(20, 100);
@@ -93,6 +96,12 @@ final class ScalingBenchmark implements Benchmark {
       Integer.getInteger("lakestream.bench.bucket-rows", 1_000_000);
   private static final int BUCKET_BATCH_ROWS = 8192;
   private static final int FULL_BUCKET_PASSES = 3;
+
+  private static final List<Double> FULL_TPCH_SCALES =
+      Arrays.stream(System.getProperty("lakestream.bench.tpch-scales", "0.1,1,3").split(","))
+          .map(String::trim)
+          .map(Double::valueOf)
+          .toList();
 
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
@@ -128,6 +137,10 @@ final class ScalingBenchmark implements Benchmark {
         + FULL_BUCKET_PASSES
         + " passes after a warm-up); "
         + MemorySoak.describe()
+        + "; TPC-H at scale factors "
+        + FULL_TPCH_SCALES
+        + " (full mode only: quick mode's TPC-H is the flight-sql benchmark's), the geometric"
+        + " means through Flight SQL and in DuckDB and their ratio"
         + "; each figure beside the same quantity at the curve's first size";
   }
 
@@ -156,6 +169,10 @@ final class ScalingBenchmark implements Benchmark {
         context.progress().println("  curve: memory under a mixed soak");
         measured.add(MemorySoak.run(context, launcher, http));
       }
+      if (selected.contains("tpch") && !quick) {
+        context.progress().println("  curve: TPC-H by scale factor");
+        measured.add(tpch(context, FULL_TPCH_SCALES));
+      }
     }
     curves = List.copyOf(measured);
     List<Figure> figures = new ArrayList<>();
@@ -167,10 +184,11 @@ final class ScalingBenchmark implements Benchmark {
 
   /**
    * The curves to measure: system property {@code lakestream.bench.scaling-curves}, a
-   * comma-separated subset of {@code catalog,streams,buckets,memory} (all by default).
+   * comma-separated subset of {@code catalog,streams,buckets,memory,tpch} (all by default; quick
+   * mode skips {@code tpch}).
    */
   private static List<String> curvesToRun() {
-    List<String> all = List.of("catalog", "streams", "buckets", "memory");
+    List<String> all = List.of("catalog", "streams", "buckets", "memory", "tpch");
     String value = System.getProperty("lakestream.bench.scaling-curves", String.join(",", all));
     List<String> selected = new ArrayList<>();
     for (String name : value.split(",")) {
@@ -526,6 +544,34 @@ final class ScalingBenchmark implements Benchmark {
         LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
       }
     }
+  }
+
+  // ---- TPC-H by scale factor -------------------------------------------------------------
+
+  private static Curve tpch(BenchmarkContext context, List<Double> scales) throws Exception {
+    Curve.Builder curve =
+        new Curve.Builder(
+            "tpch", "TPC-H through Flight SQL beside DuckDB by scale factor", "sf", true);
+    for (double scale : scales) {
+      context.progress().printf("    scale factor %s%n", Curve.plain(scale));
+      FlightSqlBenchmark.TpchPoint point = FlightSqlBenchmark.tpchAt(context, scale);
+      curve
+          .add("flight_sql_geomean_ms", "ms", scale, point.flightGeomeanMs())
+          .add("duckdb_geomean_ms", "ms", scale, point.duckdbGeomeanMs())
+          .add("ratio_to_duckdb", "x", scale, point.ratio())
+          .add("load_s", "s", scale, point.loadSeconds());
+      context
+          .progress()
+          .printf(
+              "    SF %s: geometric mean %.1f ms through Flight SQL, %.1f ms in DuckDB (%.2fx);"
+                  + " loaded in %.0f s%n",
+              Curve.plain(scale),
+              point.flightGeomeanMs(),
+              point.duckdbGeomeanMs(),
+              point.ratio(),
+              point.loadSeconds());
+    }
+    return curve.build();
   }
 
   // ---- buckets of one table ---------------------------------------------------------------
