@@ -139,17 +139,9 @@ final class FlightSqlBenchmark implements Benchmark {
     try (TemporaryDirectory directory = TemporaryDirectory.create("lakestream-bench-flight-");
         HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
       Path work = directory.path();
-      try (LaunchedServer server =
-          LaunchedServer.start(
-              launcher,
-              work.resolve("data"),
-              work.resolve("server.log"),
-              "Lakestream server",
-              List.of("--tiering-discovery-interval", "1s"),
-              http,
-              REQUEST_TIMEOUT)) {
+      try (LaunchedServer server = startServer(launcher, work, http, "Lakestream server")) {
         int flightPort = server.flightPort();
-        String url = "jdbc:arrow-flight-sql://127.0.0.1:" + flightPort + "?useEncryption=false";
+        String url = jdbcUrl(server);
         try (RESTCatalog catalog = LaunchedServer.catalog(server.base());
             Connection streams = Connection.open("127.0.0.1", server.rpcPort(), null);
             java.sql.Connection baseline = baselineDatabase()) {
@@ -270,16 +262,8 @@ final class FlightSqlBenchmark implements Benchmark {
         HttpClient http = LaunchedServer.httpClient(REQUEST_TIMEOUT)) {
       Path work = directory.path();
       try (LaunchedServer server =
-          LaunchedServer.start(
-              launcher,
-              work.resolve("data"),
-              work.resolve("server.log"),
-              "Lakestream server (TPC-H SF " + scale + ")",
-              List.of("--tiering-discovery-interval", "1s"),
-              http,
-              REQUEST_TIMEOUT)) {
-        String url =
-            "jdbc:arrow-flight-sql://127.0.0.1:" + server.flightPort() + "?useEncryption=false";
+          startServer(launcher, work, http, "Lakestream server (TPC-H SF " + scale + ")")) {
+        String url = jdbcUrl(server);
         try (RESTCatalog catalog = LaunchedServer.catalog(server.base());
             Connection streams = Connection.open("127.0.0.1", server.rpcPort(), null);
             java.sql.Connection baseline = baselineDatabase()) {
@@ -321,6 +305,23 @@ final class FlightSqlBenchmark implements Benchmark {
     double ratio() {
       return flightGeomeanMs / duckdbGeomeanMs;
     }
+  }
+
+  /** The packaged server on {@code work}, tiering tables found within a second. */
+  private static LaunchedServer startServer(
+      Path launcher, Path work, HttpClient http, String description) throws Exception {
+    return LaunchedServer.start(
+        launcher,
+        work.resolve("data"),
+        work.resolve("server.log"),
+        description,
+        List.of("--tiering-discovery-interval", "1s"),
+        http,
+        REQUEST_TIMEOUT);
+  }
+
+  private static String jdbcUrl(LaunchedServer server) {
+    return "jdbc:arrow-flight-sql://127.0.0.1:" + server.flightPort() + "?useEncryption=false";
   }
 
   private static java.sql.Connection baselineDatabase() throws SQLException {
