@@ -166,6 +166,7 @@ final class QueryTables {
     Map<TablePath, String> loaded = new HashMap<>();
     String tailDatabase = null;
     Set<String> attached = new HashSet<>();
+    Set<String> schemas = new HashSet<>();
     for (Resolved table : named) {
       TableReference reference = table.reference();
       String schema =
@@ -177,7 +178,9 @@ final class QueryTables {
         if (!reference.catalog().isEmpty() && attached.add(reference.catalog())) {
           statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
         }
-        statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+        if (schemas.add(schema)) {
+          statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+        }
         String first = loaded.get(table.path());
         if (first != null) {
           statement.execute("CREATE VIEW " + target + " AS SELECT * FROM " + first);

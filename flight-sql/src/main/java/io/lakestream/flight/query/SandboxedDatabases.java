@@ -37,13 +37,26 @@ import org.slf4j.LoggerFactory;
  * Queries cannot name files at all ({@link QuerySandbox}); and a database whose query left spilled
  * data is closed, not lent to the next query. A query that uses it gets the files it may read as
  * hard links in that directory ({@link Sandbox#link}), so the database reads exactly those files,
- * as a database opened for the query and restricted to their paths would. When the query ends, the
- * links go, and every schema, table, view and attached database the query left is dropped; a
+ * as a database opened for the query and restricted to their paths would. A file links under the
+ * same name in every query ({@link #linkName}), so that what DuckDB keeps of a file by path between
+ * queries (its Parquet footer, blocks of its external file cache) is found again; a database that
+ * has read more than {@value #FILES_PER_DATABASE} files is closed after its query, which bounds
+ * what it keeps. When the query ends, the links go (a later query reads a file only through a link
+ * of its own), and every schema, table, view and attached database the query left is dropped; a
  * database whose emptying fails is closed rather than used again. One query at a time uses a
  * database. Thread safe.
  */
 final class SandboxedDatabases implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
+
+  /**
+   * Distinct files a database may have read before it is closed rather than lent again: DuckDB
+   * keeps each file's footer for as long as the database lives.
+   */
+  static final int FILES_PER_DATABASE = 1_000;
+
+  /** How much of a file's own name its link keeps, after the digest of its path. */
+  private static final int LINK_NAME_TAIL = 100;
 
   private final Properties settings;
   private final Path root;
@@ -51,7 +64,6 @@ final class SandboxedDatabases implements AutoCloseable {
   private final int kept;
   private final Deque<Database> idle = new ArrayDeque<>();
   private final AtomicLong ids = new AtomicLong();
-  private final AtomicLong links = new AtomicLong();
   private boolean closed;
 
   /**
@@ -112,8 +124,11 @@ final class SandboxedDatabases implements AutoCloseable {
     own.setProperty("temp_directory", spill.toString());
     Connection connection = DriverManager.getConnection("jdbc:duckdb:", own);
     try (Statement statement = connection.createStatement()) {
+      // Footers of the Parquet files read, kept by path while the file is unchanged (its
+      // modification time): each file links under the same name in every query (see link), so a
+      // footer is read once per database, not once for each view, prepare and scan of every query.
       statement.execute(
-          "SET allowed_directories = ["
+          "SET parquet_metadata_cache = true; SET allowed_directories = ["
               + literal(directory + "/")
               + "]; SET enable_external_access = false; SET lock_configuration = true");
     } catch (SQLException e) {
@@ -169,14 +184,19 @@ final class SandboxedDatabases implements AutoCloseable {
      * @throws LinkException when the link cannot be made (another file system, for one)
      */
     String link(String path) {
-      Path file = Path.of(path);
-      Path link =
-          database.directory.resolve(links.incrementAndGet() + "-" + file.getFileName().toString());
+      Path file = Path.of(path).toAbsolutePath().normalize();
+      Path link = database.directory.resolve(linkName(file));
       try {
         Files.createLink(link, file);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        // Linked already by this query (a table named twice): the same file, or a hash collision.
+        if (!sameFile(link, file)) {
+          throw new LinkException("Cannot link " + path + " into " + database.directory, e);
+        }
       } catch (IOException e) {
         throw new LinkException("Cannot link " + path + " into " + database.directory, e);
       }
+      database.read(link.getFileName().toString());
       return link.toString();
     }
 
@@ -187,11 +207,41 @@ final class SandboxedDatabases implements AutoCloseable {
         return;
       }
       closed = true;
-      if (database.empty()) {
+      if (!database.readMany() && database.empty()) {
         giveBack(database);
       } else {
         database.close();
       }
+    }
+  }
+
+  /**
+   * The name a file links under in every query of a database: DuckDB keeps what it learned of a
+   * file (its Parquet footer, its cached blocks) by path, so a file read again by a later query
+   * must have the same path. The name is a digest of the file's absolute path, followed by its name
+   * for whoever looks into the directory; data files are never rewritten in place (and DuckDB reads
+   * a file again when its modification time changed).
+   */
+  static String linkName(Path file) {
+    byte[] digest;
+    try {
+      digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(file.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing", e);
+    }
+    String name = file.getFileName().toString();
+    return java.util.HexFormat.of().formatHex(digest, 0, 16)
+        + "-"
+        + (name.length() > LINK_NAME_TAIL ? name.substring(name.length() - LINK_NAME_TAIL) : name);
+  }
+
+  private static boolean sameFile(Path link, Path file) {
+    try {
+      return Files.isSameFile(link, file);
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -202,7 +252,26 @@ final class SandboxedDatabases implements AutoCloseable {
     }
   }
 
-  private record Database(Connection connection, Path directory, Path spill) {
+  private record Database(
+      Connection connection, Path directory, Path spill, java.util.Set<String> files) {
+    Database(Connection connection, Path directory, Path spill) {
+      this(connection, directory, spill, new java.util.HashSet<>());
+    }
+
+    /** Notes that a query read the file linked as {@code name}. */
+    void read(String name) {
+      synchronized (files) {
+        files.add(name);
+      }
+    }
+
+    /** Whether it has read so many files that what it keeps of them should go. */
+    boolean readMany() {
+      synchronized (files) {
+        return files.size() > FILES_PER_DATABASE;
+      }
+    }
+
     /**
      * Removes the links and what queries created: attached databases, views (the Arrow streams
      * DuckDB registers are temporary views), tables and schemas, which are all a query's setup
@@ -219,7 +288,8 @@ final class SandboxedDatabases implements AutoCloseable {
         // One statement finds both what the query spilled and what it left: each DuckDB statement
         // costs a parse, a plan and a hand-over to its threads, as much as a small query's own.
         List<String> detaches = new ArrayList<>();
-        List<String> drops = new ArrayList<>();
+        List<String[]> objects = new ArrayList<>();
+        java.util.Set<String> schemas = new java.util.HashSet<>();
         try (ResultSet left =
             statement.executeQuery(
                 "SELECT 0, database_name, NULL, NULL FROM duckdb_databases()"
@@ -242,16 +312,27 @@ final class SandboxedDatabases implements AutoCloseable {
               detaches.add(database);
             } else if (!detaches.contains(database)) {
               String schema = database + "." + quote(left.getString(3));
-              drops.add(
-                  switch (kind) {
-                    case 1 -> "DROP VIEW IF EXISTS " + schema + "." + quote(left.getString(4));
-                    case 2 -> "DROP TABLE IF EXISTS " + schema + "." + quote(left.getString(4));
-                    default -> "DROP SCHEMA IF EXISTS " + schema + " CASCADE";
-                  });
+              if (kind == 3) {
+                schemas.add(schema);
+              } else {
+                objects.add(
+                    new String[] {
+                      kind == 1 ? "VIEW" : "TABLE", schema, schema + "." + quote(left.getString(4))
+                    });
+              }
             }
           }
         }
-        detaches.forEach(database -> drops.addFirst("DETACH " + database));
+        // A schema dropped with CASCADE takes its views and tables along: one statement less for
+        // each of them (DuckDB's own schemas, main and temp's, are internal and stay).
+        List<String> drops = new ArrayList<>();
+        detaches.forEach(database -> drops.add("DETACH " + database));
+        for (String[] object : objects) {
+          if (!schemas.contains(object[1])) {
+            drops.add("DROP " + object[0] + " IF EXISTS " + object[2]);
+          }
+        }
+        schemas.forEach(schema -> drops.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE"));
         if (!drops.isEmpty()) {
           statement.execute(String.join("; ", drops));
         }

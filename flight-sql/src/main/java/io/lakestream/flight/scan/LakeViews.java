@@ -158,16 +158,9 @@ public final class LakeViews {
       throws SQLException {
     String tailName = "tail_" + names.incrementAndGet();
     String tail = TailTables.TailTable.qualified(tailDatabase, tailName);
-    List<String> types = tailTables.tailTable(duckdb, tail, table);
     boolean keyed = plan.isPresent() && plan.get().primaryKey();
-    if (keyed) {
-      try (Statement statement = duckdb.createStatement()) {
-        statement.execute(
-            "ALTER TABLE " + tail + " ADD COLUMN " + ViewDefinitions.CHANGE_COLUMN + " TINYINT");
-        statement.execute(
-            "ALTER TABLE " + tail + " ADD COLUMN " + ViewDefinitions.OFFSET_COLUMN + " BIGINT");
-      }
-    }
+    TailTables.Declared declared = tailTables.declare(duckdb, tail, table, keyed);
+    List<String> types = declared.types();
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {
       boolean tailRows =
@@ -181,8 +174,13 @@ public final class LakeViews {
                   requireNonNull(stream, "stream is null"),
                   parsed,
                   keyed,
+                  declared.created(),
                   tailFiles);
+      boolean tailExists = declared.created() || tailRows;
       if (keyed) {
+        if (!tailExists && files.data().isEmpty()) {
+          tailTables.create(duckdb, tail, table, types, true); // the view reads it
+        }
         ViewDefinitions.createKeyedView(
             duckdb, target, table, types, files.map(located), tail, tailRows);
         return tailFiles;
@@ -190,6 +188,9 @@ public final class LakeViews {
       List<String> scanned = new ArrayList<>();
       files.dataPaths().forEach(path -> scanned.add(located.apply(path)));
       tailFiles.forEach(file -> scanned.add(located.apply(file.path().toString())));
+      if (!tailExists && scanned.isEmpty()) {
+        tailTables.create(duckdb, tail, table, types, false); // the view reads it
+      }
       ViewDefinitions.createView(duckdb, target, table, types, scanned, tail, tailRows);
       return tailFiles;
     } catch (SQLException | RuntimeException e) {

@@ -78,31 +78,25 @@ final class TailTables {
     this.tails = requireNonNull(tails, "tails is null");
   }
 
+  /** DuckDB's types of a lake table's columns, and whether finding them created the tail table. */
+  record Declared(List<String> types, boolean created) {}
+
   /**
-   * Creates the empty table {@code tail} with the table's columns in DuckDB's types, and returns
-   * those types. The first time a table schema is seen, DuckDB derives them from the Arrow schema;
-   * later the table is declared with the types it derived then.
+   * DuckDB's types of the table's columns, which its tail table has. The first time a table schema
+   * is seen, DuckDB derives them from the Arrow schema by creating the empty table {@code tail}
+   * (with, when {@code keyed}, the change type and offset columns), which then exists ({@link
+   * Declared#created}); later the types are known and no statement runs: the tail table is created
+   * by {@link #create} when a view reads it, or by {@link #loadTail} when rows go into it. Every
+   * DuckDB statement costs about as much as a small query's own work.
    */
-  List<String> tailTable(Connection duckdb, String tail, Table table) throws SQLException {
+  Declared declare(Connection duckdb, String tail, Table table, boolean keyed) throws SQLException {
     ColumnTypesKey key = new ColumnTypesKey(table.uuid().toString(), table.schema().schemaId());
     List<String> known;
     synchronized (columnTypes) {
       known = columnTypes.get(key);
     }
     if (known != null) {
-      StringBuilder create = new StringBuilder("CREATE TABLE ").append(tail).append(" (");
-      List<Types.NestedField> columns = table.schema().columns();
-      for (int i = 0; i < columns.size(); i++) {
-        create
-            .append(i == 0 ? "" : ", ")
-            .append(quote(columns.get(i).name()))
-            .append(' ')
-            .append(known.get(i));
-      }
-      try (Statement statement = duckdb.createStatement()) {
-        statement.execute(create.append(')').toString());
-      }
-      return known;
+      return new Declared(known, false);
     }
     Schema arrowSchema = IcebergArrowSchemas.toArrowSchema(table.schema());
     try (VectorSchemaRoot empty = VectorSchemaRoot.create(arrowSchema, allocator)) {
@@ -115,10 +109,48 @@ final class TailTables {
         types.add(described.getString("column_type"));
       }
     }
+    if (keyed) {
+      try (Statement statement = duckdb.createStatement()) {
+        statement.execute(
+            "ALTER TABLE "
+                + tail
+                + " ADD COLUMN "
+                + CHANGE_COLUMN
+                + " TINYINT; ALTER TABLE "
+                + tail
+                + " ADD COLUMN "
+                + OFFSET_COLUMN
+                + " BIGINT");
+      }
+    }
     synchronized (columnTypes) {
       columnTypes.put(key, List.copyOf(types));
     }
-    return types;
+    return new Declared(types, true);
+  }
+
+  /**
+   * Creates the empty table {@code tail} with the table's columns in DuckDB's {@code types} (as
+   * {@link #declare} found them), followed, when {@code keyed}, by the change type and offset.
+   */
+  void create(Connection duckdb, String tail, Table table, List<String> types, boolean keyed)
+      throws SQLException {
+    StringBuilder create = new StringBuilder("CREATE TABLE ").append(tail).append(" (");
+    List<Types.NestedField> columns = table.schema().columns();
+    for (int i = 0; i < columns.size(); i++) {
+      create
+          .append(i == 0 ? "" : ", ")
+          .append(quote(columns.get(i).name()))
+          .append(' ')
+          .append(types.get(i));
+    }
+    if (keyed) {
+      create.append(", ").append(CHANGE_COLUMN).append(" TINYINT, ");
+      create.append(OFFSET_COLUMN).append(" BIGINT");
+    }
+    try (Statement statement = duckdb.createStatement()) {
+      statement.execute(create.append(')').toString());
+    }
   }
 
   /**
@@ -137,6 +169,7 @@ final class TailTables {
       io.lakestream.client.Table stream,
       TableReferences.Parsed parsed,
       boolean keyed,
+      boolean created,
       List<TailCache.TailFile> files)
       throws SQLException {
     Set<Integer> key = keyed ? table.schema().identifierFieldIds() : Set.of();
@@ -152,7 +185,7 @@ final class TailTables {
             stream,
             plan.logRanges(),
             keyed ? null : (rows, target) -> writeFile(rows, target, table.schema()));
-    Tail pending = new Tail(duckdb, tail, table.schema().columns(), copied, keyed);
+    Tail pending = new Tail(duckdb, tail, table, copied, keyed, created);
     boolean tableRows = false;
     try {
       for (int i = 0; i < slices.size(); i++) {
@@ -259,32 +292,38 @@ final class TailTables {
     private final Connection duckdb;
     private final TailTable tail;
     private final String table;
+    private final Table lakeTable;
     private final List<Types.NestedField> columns;
     private final List<Types.NestedField> copied;
     private final boolean keyed;
+    private boolean created;
     private final List<VectorSchemaRoot> slices = new ArrayList<>();
     private int schemaId = -1;
     private BufferAllocator allocatorRoot;
     private long rows;
 
     /**
-     * @param columns the lake table's columns (the tail table's)
+     * @param lakeTable the lake table (its columns are the tail table's)
      * @param copied the columns to copy values of; the others stay null
      * @param keyed whether the rows are a primary-key table's changes, with offsets ({@link
      *     #withOffsets}), whose change types and offsets are copied too
+     * @param created whether the tail table exists already; else the first rows create it
      */
     Tail(
         Connection duckdb,
         TailTable tail,
-        List<Types.NestedField> columns,
+        Table lakeTable,
         List<Types.NestedField> copied,
-        boolean keyed) {
+        boolean keyed,
+        boolean created) {
       this.duckdb = duckdb;
       this.tail = tail;
       this.table = TailTable.qualified(tail.database(), tail.name());
-      this.columns = columns;
+      this.lakeTable = lakeTable;
+      this.columns = lakeTable.schema().columns();
       this.copied = copied;
       this.keyed = keyed;
+      this.created = created;
     }
 
     /**
@@ -307,6 +346,10 @@ final class TailTables {
         return;
       }
       try {
+        if (!created) {
+          create(duckdb, table, lakeTable, tail.types(), keyed);
+          created = true;
+        }
         if (rows <= APPENDED_ROWS && append()) {
           return;
         }

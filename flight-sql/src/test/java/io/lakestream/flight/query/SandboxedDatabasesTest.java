@@ -230,6 +230,95 @@ class SandboxedDatabasesTest {
     }
   }
 
+  @Test
+  void aFileLinksUnderTheSameNameInEveryQueryOfADatabase() throws Exception {
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+      Connection first;
+      String lakeLink;
+      String otherLink;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        lakeLink = sandbox.link(lake.toString());
+        otherLink = sandbox.link(other.toString());
+        assertThat(sandbox.link(lake.toString()))
+            .as("linked twice by one query")
+            .isEqualTo(lakeLink);
+        assertThat(otherLink).isNotEqualTo(lakeLink);
+        assertThat(single(first, "SELECT sum(id) FROM read_parquet('" + lakeLink + "')"))
+            .isEqualTo(45);
+        assertThat(text(first, "SELECT current_setting('parquet_metadata_cache')"))
+            .isEqualTo("true");
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).isSameAs(first);
+        // Not linked by this query: gone, whatever DuckDB kept of it.
+        assertThatThrownBy(
+                () ->
+                    single(
+                        sandbox.connection(),
+                        "SELECT sum(id) FROM read_parquet('" + lakeLink + "')"))
+            .isInstanceOf(SQLException.class);
+        assertThat(sandbox.link(lake.toString())).isEqualTo(lakeLink);
+        assertThat(
+                single(
+                    sandbox.connection(), "SELECT sum(id) FROM read_parquet('" + lakeLink + "')"))
+            .isEqualTo(45);
+      }
+      // A file replaced under its path is read anew, not from what was kept of the old one.
+      Path replaced = directory.resolve("replaced.parquet");
+      try (Connection writer = DriverManager.getConnection("jdbc:duckdb:");
+          Statement statement = writer.createStatement()) {
+        statement.execute(
+            "COPY (SELECT range AS id FROM range(10)) TO '" + replaced + "' (FORMAT parquet)");
+        try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+          String link = sandbox.link(replaced.toString());
+          assertThat(
+                  single(sandbox.connection(), "SELECT sum(id) FROM read_parquet('" + link + "')"))
+              .isEqualTo(45);
+        }
+        Files.delete(replaced);
+        statement.execute(
+            "COPY (SELECT range * 2 AS id, range AS extra FROM range(20)) TO '"
+                + replaced
+                + "' (FORMAT parquet)");
+        Files.setLastModifiedTime(
+            replaced,
+            java.nio.file.attribute.FileTime.from(java.time.Instant.now().plusSeconds(60)));
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        String link = sandbox.link(replaced.toString());
+        assertThat(single(sandbox.connection(), "SELECT sum(id) FROM read_parquet('" + link + "')"))
+            .isEqualTo(380);
+      }
+    }
+  }
+
+  @Test
+  void aDatabaseThatReadManyFilesIsClosedAfterItsQuery() throws Exception {
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+      Connection first;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        for (int i = 0; i < SandboxedDatabases.FILES_PER_DATABASE; i++) {
+          Path file = Files.createLink(directory.resolve("file-" + i + ".parquet"), lake);
+          sandbox.link(file.toString());
+        }
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).as("at the limit: lent again").isSameAs(first);
+        sandbox.link(other.toString());
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).as("past the limit: closed").isNotSameAs(first);
+        assertThat(first.isClosed()).isTrue();
+      }
+    }
+  }
+
   private static String text(Connection database, String sql) throws SQLException {
     try (Statement statement = database.createStatement();
         ResultSet result = statement.executeQuery(sql)) {
