@@ -47,6 +47,12 @@ class SandboxedDatabasesTest {
     }
   }
 
+  /** Databases as the engine keeps them, {@code kept} of them idle at most. */
+  private SandboxedDatabases kept(int kept) {
+    return new SandboxedDatabases(
+        settings(), directory.resolve("sandboxes"), directory.resolve("spill"), kept);
+  }
+
   private static long single(Connection database, String sql) throws SQLException {
     try (Statement statement = database.createStatement();
         ResultSet result = statement.executeQuery(sql)) {
@@ -63,9 +69,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void aQueryReadsItsLinkedFilesAndNothingElse() throws SQLException {
-    try (SandboxedDatabases databases =
-            new SandboxedDatabases(
-                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
+    try (SandboxedDatabases databases = kept(1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       Connection database = sandbox.connection();
       String linked = sandbox.link(lake.toString());
@@ -93,9 +97,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void theNextQueryFindsTheDatabaseEmptyAndThePreviousFilesGone() throws Exception {
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+    try (SandboxedDatabases databases = kept(1)) {
       Connection first;
       String linked;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
@@ -135,9 +137,7 @@ class SandboxedDatabasesTest {
   @Test
   void concurrentQueriesGetSeparateDatabases() throws SQLException {
     List<SandboxedDatabases.Sandbox> taken = new ArrayList<>();
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 2)) {
+    try (SandboxedDatabases databases = kept(2)) {
       for (int i = 0; i < 3; i++) {
         taken.add(databases.take());
       }
@@ -160,9 +160,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void aDatabaseThatCannotBeEmptiedIsClosed() throws SQLException {
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+    try (SandboxedDatabases databases = kept(1)) {
       Connection first;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
@@ -178,9 +176,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void aFileThatCannotBeLinkedFailsWithALinkException() throws SQLException {
-    try (SandboxedDatabases databases =
-            new SandboxedDatabases(
-                settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1);
+    try (SandboxedDatabases databases = kept(1);
         SandboxedDatabases.Sandbox sandbox = databases.take()) {
       assertThatThrownBy(() -> sandbox.link(directory.resolve("missing.parquet").toString()))
           .isInstanceOf(SandboxedDatabases.LinkException.class)
@@ -232,9 +228,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void aFileLinksUnderTheSameNameInEveryQueryOfADatabase() throws Exception {
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+    try (SandboxedDatabases databases = kept(1)) {
       Connection first;
       String lakeLink;
       String otherLink;
@@ -297,9 +291,7 @@ class SandboxedDatabasesTest {
 
   @Test
   void aDatabaseThatReadManyFilesIsClosedAfterItsQuery() throws Exception {
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+    try (SandboxedDatabases databases = kept(1)) {
       Connection first;
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
