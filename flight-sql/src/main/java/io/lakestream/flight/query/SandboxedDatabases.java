@@ -7,6 +7,7 @@ import static java.util.Objects.requireNonNull;
 import io.lakestream.flight.sql.QuerySandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,8 +56,11 @@ final class SandboxedDatabases implements AutoCloseable {
    */
   static final int FILES_PER_DATABASE = 1_000;
 
-  /** How much of a file's own name its link keeps, after the digest of its path. */
-  private static final int LINK_NAME_TAIL = 100;
+  /**
+   * How many bytes of a file's own name its link keeps, after the digest of its path: a name of
+   * another engine's file may take up to the file system's 255 bytes itself.
+   */
+  private static final int LINK_NAME_TAIL_BYTES = 128;
 
   private final Properties settings;
   private final Path root;
@@ -227,14 +231,24 @@ final class SandboxedDatabases implements AutoCloseable {
     try {
       digest =
           java.security.MessageDigest.getInstance("SHA-256")
-              .digest(file.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+              .digest(file.toString().getBytes(StandardCharsets.UTF_8));
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing", e);
     }
     String name = file.getFileName().toString();
-    return java.util.HexFormat.of().formatHex(digest, 0, 16)
-        + "-"
-        + (name.length() > LINK_NAME_TAIL ? name.substring(name.length() - LINK_NAME_TAIL) : name);
+    // The end of the name, whole characters, at most LINK_NAME_TAIL_BYTES of UTF-8.
+    int start = name.length();
+    int bytes = 0;
+    while (start > 0) {
+      int codePoint = name.codePointBefore(start);
+      int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
+      if (bytes + size > LINK_NAME_TAIL_BYTES) {
+        break;
+      }
+      bytes += size;
+      start -= Character.charCount(codePoint);
+    }
+    return java.util.HexFormat.of().formatHex(digest, 0, 16) + "-" + name.substring(start);
   }
 
   private static boolean sameFile(Path link, Path file) {

@@ -311,6 +311,28 @@ class SandboxedDatabasesTest {
     }
   }
 
+  @Test
+  void aFileWhoseNameTakesTheWholeFileSystemLimitStillLinks() throws Exception {
+    // Another engine may name its data files as it likes: 84 three-byte characters are 252 bytes,
+    // just within the 255 a file name may have, and with a digest in front a link of the whole
+    // name would not fit.
+    Path named = directory.resolve("\u20ac".repeat(84));
+    Files.copy(lake, named);
+    try (SandboxedDatabases databases = kept(1);
+        SandboxedDatabases.Sandbox sandbox = databases.take()) {
+      String linked = sandbox.link(named.toString());
+      assertThat(
+              Path.of(linked)
+                  .getFileName()
+                  .toString()
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8)
+                  .length)
+          .isLessThanOrEqualTo(255);
+      assertThat(single(sandbox.connection(), "SELECT sum(id) FROM read_parquet('" + linked + "')"))
+          .isEqualTo(45);
+    }
+  }
+
   private static String text(Connection database, String sql) throws SQLException {
     try (Statement statement = database.createStatement();
         ResultSet result = statement.executeQuery(sql)) {
