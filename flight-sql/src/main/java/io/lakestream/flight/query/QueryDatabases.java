@@ -53,14 +53,20 @@ final class QueryDatabases implements AutoCloseable {
    * A database lent to one query: how it reads a file by path ({@code located}), and whether its
    * settings are already locked with only its sandbox readable ({@code locked}); when not, the
    * query restricts it to its files and locks it before running. Closing {@code giveBack} returns
-   * or closes the database.
+   * or closes the database. The query's set-up runs {@code setUpNothing} when it creates nothing in
+   * the database (see {@link SandboxedDatabases.Sandbox#setUpNothing}).
    */
   record Lent(
-      Connection duckdb, AutoCloseable giveBack, UnaryOperator<String> located, boolean locked) {
+      Connection duckdb,
+      AutoCloseable giveBack,
+      UnaryOperator<String> located,
+      boolean locked,
+      Runnable setUpNothing) {
     Lent {
       requireNonNull(duckdb, "duckdb is null");
       requireNonNull(giveBack, "giveBack is null");
       requireNonNull(located, "located is null");
+      requireNonNull(setUpNothing, "setUpNothing is null");
     }
   }
 
@@ -103,10 +109,11 @@ final class QueryDatabases implements AutoCloseable {
     requireNonNull(results, "results is null");
     if (results == Results.STREAMED && linking) {
       SandboxedDatabases.Sandbox sandbox = sandboxed.take();
-      return new Lent(sandbox.connection(), sandbox, sandbox::link, true);
+      return new Lent(sandbox.connection(), sandbox, sandbox::link, true, sandbox::setUpNothing);
     }
     SpareDatabases.Spare spare = (results == Results.STREAMED ? fresh : materializing).take();
-    return new Lent(spare.connection(), spare, path -> path, false);
+    // A fresh database is closed after its query, never emptied.
+    return new Lent(spare.connection(), spare, path -> path, false, () -> {});
   }
 
   /**

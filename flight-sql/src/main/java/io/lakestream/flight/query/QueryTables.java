@@ -118,7 +118,8 @@ final class QueryTables {
    * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
    * for tables that cannot be read that way and when {@code rows} is not set, a DuckDB table loaded
    * by the reference reader; a table named twice gets a view of the first. Then the database may
-   * read only the files of those views.
+   * read only the files of those views. A query that names no table gets nothing, and its database
+   * is told so ({@link Lent#setUpNothing}): it is given back without a search of its catalog.
    *
    * @return what lets the log tail files the views read go, to close after the query
    */
@@ -140,6 +141,9 @@ final class QueryTables {
       }
       named.add(
           new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
+    }
+    if (named.isEmpty()) {
+      lent.setUpNothing().run(); // no table, so no view, schema, tail table or attached database
     }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {

@@ -43,9 +43,10 @@ import org.slf4j.LoggerFactory;
  * queries (its Parquet footer, blocks of its external file cache) is found again; a database that
  * has read more than {@value #FILES_PER_DATABASE} files is closed after its query, which bounds
  * what it keeps. When the query ends, the links go (a later query reads a file only through a link
- * of its own), and every schema, table, view and attached database the query left is dropped; a
- * database whose emptying fails is closed rather than used again. One query at a time uses a
- * database. Thread safe.
+ * of its own), and every schema, table, view and attached database the query left is dropped (a
+ * search of the database's catalog, skipped for a query whose set-up created nothing: {@link
+ * Sandbox#setUpNothing}); a database whose emptying fails is closed rather than used again. One
+ * query at a time uses a database. Thread safe.
  */
 final class SandboxedDatabases implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
@@ -172,6 +173,7 @@ final class SandboxedDatabases implements AutoCloseable {
   final class Sandbox implements AutoCloseable {
     private final Database database;
     private boolean closed;
+    private boolean setUpNothing;
 
     private Sandbox(Database database) {
       this.database = database;
@@ -204,6 +206,17 @@ final class SandboxedDatabases implements AutoCloseable {
       return link.toString();
     }
 
+    /**
+     * Tells that the query's set-up created nothing in the database (the query names no table) and
+     * will not: the query itself, one {@code SELECT} ({@code QuerySandbox}), creates no schema,
+     * table, view or attached database either, so giving the database back needs no search of its
+     * catalog (a few milliseconds of DuckDB's work, more than all else a {@code SELECT 1} costs),
+     * only a look for what the query spilled. Without this, the catalog is searched.
+     */
+    void setUpNothing() {
+      setUpNothing = true;
+    }
+
     /** Empties the database and lends it to the next query, or closes it. */
     @Override
     public void close() {
@@ -211,7 +224,8 @@ final class SandboxedDatabases implements AutoCloseable {
         return;
       }
       closed = true;
-      if (!database.readMany() && database.empty()) {
+      boolean emptied = setUpNothing ? database.emptyOfFiles() : database.empty();
+      if (!database.readMany() && emptied) {
         giveBack(database);
       } else {
         database.close();
@@ -353,6 +367,28 @@ final class SandboxedDatabases implements AutoCloseable {
         return true;
       } catch (SQLException e) {
         LOG.warn("Cannot empty a query database: {}", e.getMessage());
+        return false;
+      }
+    }
+
+    /**
+     * Removes the links, and whether that succeeded and the query spilled nothing: a query that
+     * spilled leaves DuckDB's temporary files in the database's spill directory until the database
+     * closes (the same files {@code duckdb_temporary_files()} lists, found without a statement).
+     */
+    boolean emptyOfFiles() {
+      try {
+        removeLinks();
+        if (Files.isDirectory(spill)) {
+          try (DirectoryStream<Path> spilled = Files.newDirectoryStream(spill)) {
+            if (spilled.iterator().hasNext()) {
+              return false; // closing the database removes what the query spilled
+            }
+          }
+        }
+        return true;
+      } catch (IOException e) {
+        LOG.warn("Cannot empty the query database directory {}: {}", directory, e.getMessage());
         return false;
       }
     }

@@ -333,6 +333,59 @@ class SandboxedDatabasesTest {
     }
   }
 
+  @Test
+  void aQueryThatSetUpNothingGivesItsDatabaseBackWithoutItsLinks() throws Exception {
+    try (SandboxedDatabases databases = kept(1)) {
+      Connection first;
+      String linked;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        linked = sandbox.link(lake.toString());
+        sandbox.setUpNothing();
+        assertThat(single(first, "SELECT 41 + 1")).isEqualTo(42);
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).as("the kept database is lent again").isSameAs(first);
+        assertThat(Files.exists(Path.of(linked))).isFalse();
+        assertThatThrownBy(
+                () -> single(first, "SELECT count(*) FROM read_parquet('" + linked + "')"))
+            .isInstanceOf(SQLException.class);
+      }
+    }
+  }
+
+  @Test
+  void aQueryThatSetUpNothingButSpilledClosesItsDatabase() throws Exception {
+    Properties streaming = settings();
+    streaming.setProperty("jdbc_stream_results", "true"); // as queries run
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            streaming, directory.resolve("sandboxes"), directory.resolve("spill"), 1)) {
+      Connection first;
+      String firstSpill;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        firstSpill = text(first, "SELECT current_setting('temp_directory')");
+        sandbox.setUpNothing();
+        try (Statement sorting = first.createStatement();
+            ResultSet sorted =
+                sorting.executeQuery(
+                    "SELECT range, md5(range::VARCHAR) AS h FROM range(3000000) ORDER BY h")) {
+          assertThat(sorted.next()).isTrue();
+          try (java.util.stream.Stream<Path> spilled = Files.list(Path.of(firstSpill))) {
+            assertThat(spilled.count()).as("the sort spilled").isPositive();
+          }
+        }
+      }
+      assertThat(first.isClosed()).as("the database that spilled is closed").isTrue();
+      assertThat(Files.exists(Path.of(firstSpill))).isFalse();
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).isNotSameAs(first);
+        assertThat(single(sandbox.connection(), "SELECT 42")).isEqualTo(42);
+      }
+    }
+  }
+
   private static String text(Connection database, String sql) throws SQLException {
     try (Statement statement = database.createStatement();
         ResultSet result = statement.executeQuery(sql)) {
