@@ -303,18 +303,16 @@ final class SandboxedDatabases implements AutoCloseable {
     /**
      * Removes the links and what queries created: attached databases, views (the Arrow streams
      * DuckDB registers are temporary views), tables and schemas, which are all a query's setup
-     * creates (the query itself is one {@code SELECT}). Whether that succeeded.
+     * creates (the query itself is one {@code SELECT}). Whether that succeeded and the query
+     * spilled nothing ({@link #emptyOfFiles}).
      */
     boolean empty() {
-      try {
-        removeLinks();
-      } catch (IOException e) {
-        LOG.warn("Cannot empty the query database directory {}: {}", directory, e.getMessage());
+      if (!emptyOfFiles()) {
         return false;
       }
       try (Statement statement = connection.createStatement()) {
-        // One statement finds both what the query spilled and what it left: each DuckDB statement
-        // costs a parse, a plan and a hand-over to its threads, as much as a small query's own.
+        // One statement finds all that the query left: each DuckDB statement costs a parse, a
+        // plan and a hand-over to its threads, as much as a small query's own.
         List<String> detaches = new ArrayList<>();
         List<String[]> objects = new ArrayList<>();
         java.util.Set<String> schemas = new java.util.HashSet<>();
@@ -328,13 +326,9 @@ final class SandboxedDatabases implements AutoCloseable {
                     + " FROM duckdb_tables() WHERE NOT internal"
                     + " UNION ALL SELECT 3, database_name, schema_name, NULL"
                     + " FROM duckdb_schemas() WHERE NOT internal"
-                    + " UNION ALL SELECT -1, NULL, NULL, NULL FROM duckdb_temporary_files()"
                     + " ORDER BY 1")) {
           while (left.next()) {
             int kind = left.getInt(1);
-            if (kind < 0) {
-              return false; // closing the database removes what the query spilled
-            }
             String database = quote(left.getString(2));
             if (kind == 0) {
               detaches.add(database);

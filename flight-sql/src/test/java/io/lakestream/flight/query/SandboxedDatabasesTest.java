@@ -16,6 +16,8 @@ import java.util.Properties;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link SandboxedDatabases}: a database read only the files linked for the query using it, comes
@@ -354,8 +356,9 @@ class SandboxedDatabasesTest {
     }
   }
 
-  @Test
-  void aQueryThatSetUpNothingButSpilledClosesItsDatabase() throws Exception {
+  @ParameterizedTest(name = "set up nothing: {0}")
+  @ValueSource(booleans = {true, false})
+  void aQueryThatSpilledClosesItsDatabase(boolean setUpNothing) throws Exception {
     Properties streaming = settings();
     streaming.setProperty("jdbc_stream_results", "true"); // as queries run
     try (SandboxedDatabases databases =
@@ -366,7 +369,11 @@ class SandboxedDatabasesTest {
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
         firstSpill = text(first, "SELECT current_setting('temp_directory')");
-        sandbox.setUpNothing();
+        if (setUpNothing) {
+          sandbox.setUpNothing();
+        } else {
+          execute(first, "CREATE SCHEMA tpch; CREATE VIEW tpch.v AS SELECT 1 AS x");
+        }
         try (Statement sorting = first.createStatement();
             ResultSet sorted =
                 sorting.executeQuery(
