@@ -117,13 +117,7 @@ class SandboxedDatabasesTest {
         Connection second = sandbox.connection();
         assertThat(second).as("the kept database is lent again").isSameAs(first);
         assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
-            .isEqualTo(1);
+        assertNothingLeft(second);
         // The same names can be created again, over other files.
         String again = sandbox.link(other.toString());
         execute(second, "CREATE SCHEMA tpch");
@@ -384,13 +378,7 @@ class SandboxedDatabasesTest {
         assertThat(second).as("the kept database is lent again").isSameAs(first);
         assertThat(text(second, "SELECT current_database()")).isEqualTo(home);
         assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
-            .isEqualTo(1);
+        assertNothingLeft(second);
         // The next query gets a workspace of its own under the same names.
         sandbox.workspace();
         sandbox.attach("elsewhere");
@@ -469,6 +457,16 @@ class SandboxedDatabasesTest {
         assertThat(single(sandbox.connection(), "SELECT 42")).isEqualTo(42);
       }
     }
+  }
+
+  /** No table, view, schema or attached database besides DuckDB's own. */
+  private static void assertNothingLeft(Connection database) throws SQLException {
+    assertThat(single(database, "SELECT count(*) FROM duckdb_tables()")).isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_views() WHERE NOT internal")).isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
+        .isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
+        .isEqualTo(1);
   }
 
   private static String text(Connection database, String sql) throws SQLException {
