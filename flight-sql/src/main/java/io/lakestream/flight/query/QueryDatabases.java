@@ -53,39 +53,21 @@ final class QueryDatabases implements AutoCloseable {
    * A database lent to one query: how it reads a file by path ({@code located}), and whether its
    * settings are already locked with only its sandbox readable ({@code locked}); when not, the
    * query restricts it to its files and locks it before running. Closing {@code giveBack} returns
-   * or closes the database. The query's set-up tells {@code setUp} where it creates things.
+   * or closes the database. The query's set-up runs {@code setUpNothing} when it creates nothing in
+   * the database (see {@link SandboxedDatabases.Sandbox#setUpNothing}).
    */
   record Lent(
       Connection duckdb,
       AutoCloseable giveBack,
       UnaryOperator<String> located,
       boolean locked,
-      SetUp setUp) {
+      Runnable setUpNothing) {
     Lent {
       requireNonNull(duckdb, "duckdb is null");
       requireNonNull(giveBack, "giveBack is null");
       requireNonNull(located, "located is null");
-      requireNonNull(setUp, "setUp is null");
+      requireNonNull(setUpNothing, "setUpNothing is null");
     }
-  }
-
-  /**
-   * Where a query's set-up creates things in its database: a sandboxed database given back is then
-   * emptied of exactly that instead of searched ({@link SandboxedDatabases}).
-   */
-  interface SetUp {
-    /** The query names no table: its set-up creates nothing. */
-    void nothing();
-
-    /**
-     * Makes the database that the set-up's unqualified schemas, views and tables go in the default
-     * one, before the set-up creates any; everything else it creates is in databases attached by
-     * {@link #attach} and in the Arrow rows view ({@link SandboxedDatabases#ARROW_ROWS_VIEW}).
-     */
-    void workspace() throws SQLException;
-
-    /** Attaches an empty in-memory database as {@code name}, for a query's three-part names. */
-    void attach(String name) throws SQLException;
   }
 
   private final SandboxedDatabases sandboxed;
@@ -127,44 +109,11 @@ final class QueryDatabases implements AutoCloseable {
     requireNonNull(results, "results is null");
     if (results == Results.STREAMED && linking) {
       SandboxedDatabases.Sandbox sandbox = sandboxed.take();
-      SetUp setUp =
-          new SetUp() {
-            @Override
-            public void nothing() {
-              sandbox.setUpNothing();
-            }
-
-            @Override
-            public void workspace() throws SQLException {
-              sandbox.workspace();
-            }
-
-            @Override
-            public void attach(String name) throws SQLException {
-              sandbox.attach(name);
-            }
-          };
-      return new Lent(sandbox.connection(), sandbox, sandbox::link, true, setUp);
+      return new Lent(sandbox.connection(), sandbox, sandbox::link, true, sandbox::setUpNothing);
     }
     SpareDatabases.Spare spare = (results == Results.STREAMED ? fresh : materializing).take();
-    // A fresh database is closed after its query, never emptied: its set-up works in it as is.
-    SetUp setUp =
-        new SetUp() {
-          @Override
-          public void nothing() {}
-
-          @Override
-          public void workspace() {}
-
-          @Override
-          public void attach(String name) throws SQLException {
-            try (java.sql.Statement statement = spare.connection().createStatement()) {
-              statement.execute(
-                  "ATTACH ':memory:' AS " + io.lakestream.flight.scan.LakeViews.quote(name));
-            }
-          }
-        };
-    return new Lent(spare.connection(), spare, path -> path, false, setUp);
+    // A fresh database is closed after its query, never emptied.
+    return new Lent(spare.connection(), spare, path -> path, false, () -> {});
   }
 
   /**

@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
@@ -67,8 +68,8 @@ final class QueryTables {
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
   private final LakeViews views;
-
   // Names of the Arrow streams rows are loaded through.
+  private final AtomicLong names = new AtomicLong();
 
   QueryTables(
       LakestreamTables tables,
@@ -142,13 +143,11 @@ final class QueryTables {
           new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
     }
     if (named.isEmpty()) {
-      lent.setUp().nothing(); // no table, so no view, schema, tail table or attached database
-    } else {
-      lent.setUp().workspace();
+      lent.setUpNothing().run(); // no table, so no view, schema, tail table or attached database
     }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {
-      createViews(duckdb, lent, parsed, named, rows, tailFiles);
+      createViews(duckdb, lent.located(), parsed, named, rows, tailFiles);
       if (!lent.locked()) {
         tailFiles.forEach(file -> files.add(file.path().toString()));
         restrict(duckdb, files);
@@ -162,7 +161,7 @@ final class QueryTables {
 
   private void createViews(
       Connection duckdb,
-      Lent lent,
+      java.util.function.UnaryOperator<String> located,
       TableReferences.Parsed parsed,
       List<Resolved> named,
       boolean rows,
@@ -181,7 +180,7 @@ final class QueryTables {
       String target = schema + "." + quote(reference.table());
       try (Statement statement = duckdb.createStatement()) {
         if (!reference.catalog().isEmpty() && attached.add(reference.catalog())) {
-          lent.setUp().attach(reference.catalog());
+          statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
         }
         if (schemas.add(schema)) {
           statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
@@ -200,7 +199,7 @@ final class QueryTables {
         tailFiles.addAll(
             views.create(
                 duckdb,
-                lent.located(),
+                located,
                 tailDatabase,
                 target,
                 table.table(),
@@ -301,7 +300,7 @@ final class QueryTables {
   /** Hands the batch's rows to DuckDB as an Arrow stream and runs {@code statement} over it. */
   private void insert(Connection duckdb, RecordVectors batch, String statement)
       throws SQLException {
-    String name = SandboxedDatabases.ARROW_ROWS_VIEW; // registered again for each batch
+    String name = "lakestream_batch_" + names.incrementAndGet();
     VectorSchemaRoot rows = batch.finish();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, new OneBatch(allocator, rows), stream);

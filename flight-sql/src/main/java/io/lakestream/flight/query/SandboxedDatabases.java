@@ -43,19 +43,10 @@ import org.slf4j.LoggerFactory;
  * queries (its Parquet footer, blocks of its external file cache) is found again; a database that
  * has read more than {@value #FILES_PER_DATABASE} files is closed after its query, which bounds
  * what it keeps. When the query ends, the links go (a later query reads a file only through a link
- * of its own), and every schema, table, view and attached database the query left is dropped; a
- * database whose emptying fails is closed rather than used again. One query at a time uses a
- * database. Thread safe.
- *
- * <p>What a query left is known without searching the database's catalog (a few milliseconds of
- * DuckDB's work after every query, more than all else a small query costs) when its set-up says
- * where it created things: nowhere ({@link Sandbox#setUpNothing}), or in a workspace, an empty
- * in-memory database attached for the query and made its default ({@link Sandbox#workspace}), in
- * databases attached through {@link Sandbox#attach} and in the one temporary view {@value
- * #ARROW_ROWS_VIEW} that DuckDB registers Arrow rows as; giving the database back then detaches
- * those databases and drops that view in one statement. Every {@value #CHECK_EVERY}th such database
- * is searched as well; when that finds anything left, the database is closed and every later one is
- * searched after its query. A query whose set-up says nothing is searched.
+ * of its own), and every schema, table, view and attached database the query left is dropped (a
+ * search of the database's catalog, skipped for a query whose set-up created nothing: {@link
+ * Sandbox#setUpNothing}); a database whose emptying fails is closed rather than used again. One
+ * query at a time uses a database. Thread safe.
  */
 final class SandboxedDatabases implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
@@ -65,23 +56,6 @@ final class SandboxedDatabases implements AutoCloseable {
    * keeps each file's footer for as long as the database lives.
    */
   static final int FILES_PER_DATABASE = 1_000;
-
-  /** The temporary view that Arrow rows handed to DuckDB are read through (one per database). */
-  static final String ARROW_ROWS_VIEW = io.lakestream.flight.scan.LakeViews.ARROW_ROWS_VIEW;
-
-  /** The name of a query's workspace database ({@link Sandbox#workspace}). */
-  static final String WORKSPACE = "lakestream_query";
-
-  /**
-   * How often a database emptied by its set-up's record is searched as well; the system property
-   * {@value #CHECK_EVERY_PROPERTY} sets another interval (test suites search every database).
-   */
-  static final int CHECK_EVERY = 64;
-
-  static final String CHECK_EVERY_PROPERTY = "lakestream.flight.query-database-check-every";
-
-  // Databases, of any pool in this JVM, that held more than their query's set-up recorded.
-  private static final AtomicLong UNRECORDED = new AtomicLong();
 
   /**
    * How many bytes of a file's own name its link keeps, after the digest of its path: a name of
@@ -95,11 +69,6 @@ final class SandboxedDatabases implements AutoCloseable {
   private final int kept;
   private final Deque<Database> idle = new ArrayDeque<>();
   private final AtomicLong ids = new AtomicLong();
-  private final int checkEvery;
-  private final AtomicLong recordedEmptyings = new AtomicLong();
-  // Set when a database emptied by its set-up's record still held something: from then on every
-  // database is searched after its query.
-  private volatile boolean searchAlways;
   private boolean closed;
 
   /**
@@ -111,19 +80,7 @@ final class SandboxedDatabases implements AutoCloseable {
    * @param kept how many idle databases to keep open
    */
   SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept) {
-    this(settings, root, spillRoot, kept, Integer.getInteger(CHECK_EVERY_PROPERTY, CHECK_EVERY));
-  }
-
-  /**
-   * @param checkEvery how often a database emptied by its set-up's record is searched as well (1:
-   *     every time)
-   */
-  SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept, int checkEvery) {
     requireNonNull(settings, "settings is null");
-    if (checkEvery < 1) {
-      throw new IllegalArgumentException("checkEvery must be positive: " + checkEvery);
-    }
-    this.checkEvery = checkEvery;
     this.root = requireNonNull(root, "root is null");
     this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
     try {
@@ -171,12 +128,7 @@ final class SandboxedDatabases implements AutoCloseable {
     Properties own = (Properties) settings.clone();
     own.setProperty("temp_directory", spill.toString());
     Connection connection = DriverManager.getConnection("jdbc:duckdb:", own);
-    String home;
     try (Statement statement = connection.createStatement()) {
-      try (ResultSet current = statement.executeQuery("SELECT current_database()")) {
-        current.next();
-        home = current.getString(1);
-      }
       // Footers of the Parquet files read, kept by path while the file is unchanged (its
       // modification time): each file links under the same name in every query (see link), so a
       // footer is read once per database, not once for each view, prepare and scan of every query.
@@ -189,7 +141,7 @@ final class SandboxedDatabases implements AutoCloseable {
       SpareDatabases.removeDirectory(spill);
       throw e;
     }
-    return new Database(connection, home, directory, spill);
+    return new Database(connection, directory, spill);
   }
 
   private void giveBack(Database database) {
@@ -203,22 +155,6 @@ final class SandboxedDatabases implements AutoCloseable {
     if (!keep) {
       database.close();
     }
-  }
-
-  /**
-   * Whether every database is searched after its query, because one emptied by its set-up's record
-   * still held something.
-   */
-  boolean searchingAlways() {
-    return searchAlways;
-  }
-
-  /**
-   * How many databases of any pool in this JVM held more than their query's set-up recorded when
-   * they were searched.
-   */
-  static long unrecordedLeftovers() {
-    return UNRECORDED.get();
   }
 
   /** Closes the idle databases; those in use are closed when their queries end. */
@@ -236,9 +172,8 @@ final class SandboxedDatabases implements AutoCloseable {
   /** A database lent to one query, with the files it may read. */
   final class Sandbox implements AutoCloseable {
     private final Database database;
-    private final List<String> attached = new ArrayList<>();
     private boolean closed;
-    private SetUp setUp = SetUp.UNKNOWN;
+    private boolean setUpNothing;
 
     private Sandbox(Database database) {
       this.database = database;
@@ -279,59 +214,7 @@ final class SandboxedDatabases implements AutoCloseable {
      * only a look for what the query spilled. Without this, the catalog is searched.
      */
     void setUpNothing() {
-      if (setUp == SetUp.UNKNOWN) {
-        setUp = SetUp.NOTHING;
-      }
-    }
-
-    /**
-     * Attaches an empty in-memory database for the query's set-up and makes it the default: the
-     * schemas, views and tables it creates unqualified go there, and giving the sandbox back
-     * detaches it with all of them.
-     *
-     * @return the workspace's name
-     */
-    String workspace() throws SQLException {
-      try (Statement statement = database.connection.createStatement()) {
-        statement.execute("ATTACH ':memory:' AS " + WORKSPACE + "; USE " + WORKSPACE);
-      }
-      if (setUp != SetUp.NOTHING) {
-        setUp = SetUp.WORKSPACE;
-      }
-      return WORKSPACE;
-    }
-
-    /** Attaches an empty in-memory database as {@code name}, detached when the query ends. */
-    void attach(String name) throws SQLException {
-      try (Statement statement = database.connection.createStatement()) {
-        statement.execute("ATTACH ':memory:' AS " + quote(name));
-      }
-      attached.add(name);
-    }
-
-    /**
-     * Whether the database, emptied by its set-up's record, is empty: searched every {@code
-     * checkEvery}th time (see the class comment).
-     */
-    private boolean checked() {
-      if (recordedEmptyings.incrementAndGet() % checkEvery != 0) {
-        return true;
-      }
-      try {
-        List<String> left = database.leftovers();
-        if (left.isEmpty()) {
-          return true;
-        }
-        searchAlways = true;
-        UNRECORDED.incrementAndGet();
-        LOG.error(
-            "A query database held more than its query's set-up recorded ({}); it is closed, and"
-                + " every query database is searched after its query from now on",
-            left);
-      } catch (SQLException e) {
-        LOG.warn("Cannot search a query database: {}", e.getMessage());
-      }
-      return false;
+      setUpNothing = true;
     }
 
     /** Empties the database and lends it to the next query, or closes it. */
@@ -341,29 +224,13 @@ final class SandboxedDatabases implements AutoCloseable {
         return;
       }
       closed = true;
-      boolean emptied =
-          switch (setUp) {
-            case NOTHING -> searchAlways ? database.empty() : database.emptyOfFiles();
-            case WORKSPACE ->
-                database.emptyOf(attached) && (searchAlways ? database.empty() : checked());
-            case UNKNOWN -> database.empty();
-          };
+      boolean emptied = setUpNothing ? database.emptyOfFiles() : database.empty();
       if (!database.readMany() && emptied) {
         giveBack(database);
       } else {
         database.close();
       }
     }
-  }
-
-  /** What a query's set-up told of where it created things. */
-  private enum SetUp {
-    /** Nothing, or it may have created anything anywhere: its database is searched. */
-    UNKNOWN,
-    /** It created nothing. */
-    NOTHING,
-    /** Only in its workspace, attached databases and the Arrow rows view. */
-    WORKSPACE
   }
 
   /**
@@ -413,14 +280,10 @@ final class SandboxedDatabases implements AutoCloseable {
     }
   }
 
-  /**
-   * @param home the database's own default database, where the set-up of a query without a
-   *     workspace creates things
-   */
   private record Database(
-      Connection connection, String home, Path directory, Path spill, java.util.Set<String> files) {
-    Database(Connection connection, String home, Path directory, Path spill) {
-      this(connection, home, directory, spill, new java.util.HashSet<>());
+      Connection connection, Path directory, Path spill, java.util.Set<String> files) {
+    Database(Connection connection, Path directory, Path spill) {
+      this(connection, directory, spill, new java.util.HashSet<>());
     }
 
     /** Notes that a query read the file linked as {@code name}. */
@@ -447,51 +310,6 @@ final class SandboxedDatabases implements AutoCloseable {
       if (!emptyOfFiles()) {
         return false;
       }
-      try {
-        List<String> drops = leftovers();
-        if (!drops.isEmpty()) {
-          try (Statement statement = connection.createStatement()) {
-            statement.execute(String.join("; ", drops));
-          }
-        }
-        return true;
-      } catch (SQLException e) {
-        LOG.warn("Cannot empty a query database: {}", e.getMessage());
-        return false;
-      }
-    }
-
-    /**
-     * Removes the links, the query's workspace, the databases it attached (by {@code attached}'s
-     * names) and the Arrow rows view; whether that succeeded and the query spilled nothing.
-     */
-    boolean emptyOf(List<String> attached) {
-      if (!emptyOfFiles()) {
-        return false;
-      }
-      StringBuilder drops =
-          new StringBuilder("USE ")
-              .append(quote(home))
-              .append("; DETACH DATABASE IF EXISTS ")
-              .append(WORKSPACE);
-      for (String name : attached) {
-        drops.append("; DETACH DATABASE IF EXISTS ").append(quote(name));
-      }
-      drops.append("; DROP VIEW IF EXISTS temp.main.").append(ARROW_ROWS_VIEW);
-      try (Statement statement = connection.createStatement()) {
-        statement.execute(drops.toString());
-        return true;
-      } catch (SQLException e) {
-        LOG.warn("Cannot empty a query database: {}", e.getMessage());
-        return false;
-      }
-    }
-
-    /**
-     * The statements that drop everything queries left in the database, found by searching its
-     * catalog; none when it is empty.
-     */
-    List<String> leftovers() throws SQLException {
       try (Statement statement = connection.createStatement()) {
         // One statement finds all that the query left: each DuckDB statement costs a parse, a
         // plan and a hand-over to its threads, as much as a small query's own.
@@ -537,7 +355,13 @@ final class SandboxedDatabases implements AutoCloseable {
           }
         }
         schemas.forEach(schema -> drops.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE"));
-        return drops;
+        if (!drops.isEmpty()) {
+          statement.execute(String.join("; ", drops));
+        }
+        return true;
+      } catch (SQLException e) {
+        LOG.warn("Cannot empty a query database: {}", e.getMessage());
+        return false;
       }
     }
 

@@ -50,13 +50,6 @@ import org.apache.iceberg.types.Types;
  * TailTables}. Thread safe; each call works on the caller's DuckDB connection.
  */
 public final class LakeViews {
-  /**
-   * The temporary view that Arrow rows handed to DuckDB are read through: registered again
-   * (replaced) for each hand-over, one after another on a connection, so a query's database holds
-   * one such view at most.
-   */
-  public static final String ARROW_ROWS_VIEW = "lakestream_rows";
-
   /** The internal schema of tail tables in each query's database. */
   static final String TAIL_SCHEMA = "lakestream_tail";
 

@@ -117,7 +117,13 @@ class SandboxedDatabasesTest {
         Connection second = sandbox.connection();
         assertThat(second).as("the kept database is lent again").isSameAs(first);
         assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertNothingLeft(second);
+        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
+            .isEqualTo(1);
         // The same names can be created again, over other files.
         String again = sandbox.link(other.toString());
         execute(second, "CREATE SCHEMA tpch");
@@ -350,78 +356,6 @@ class SandboxedDatabasesTest {
     }
   }
 
-  @Test
-  void aQueryWhoseSetUpWorkedInItsWorkspaceLeavesNothingBehind() throws Exception {
-    try (SandboxedDatabases databases = kept(1)) {
-      Connection first;
-      String home;
-      String linked;
-      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
-        first = sandbox.connection();
-        home = text(first, "SELECT current_database()");
-        linked = sandbox.link(lake.toString());
-        // What a query's set-up creates: schemas, views and tables in its workspace, a database
-        // for three-part names, and the view DuckDB reads Arrow rows through.
-        sandbox.workspace();
-        sandbox.attach("elsewhere");
-        execute(first, "CREATE SCHEMA elsewhere.s; CREATE TABLE elsewhere.s.t (x INTEGER)");
-        execute(first, "CREATE SCHEMA tpch");
-        execute(first, "CREATE VIEW tpch.lineitem AS SELECT * FROM read_parquet('" + linked + "')");
-        execute(first, "CREATE SCHEMA lakestream_tail");
-        execute(first, "CREATE TABLE lakestream_tail.t AS SELECT 1 AS x");
-        execute(
-            first, "CREATE TEMP VIEW " + SandboxedDatabases.ARROW_ROWS_VIEW + " AS SELECT 1 AS x");
-        assertThat(single(first, "SELECT count(*) FROM tpch.lineitem")).isEqualTo(10);
-      }
-      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
-        Connection second = sandbox.connection();
-        assertThat(second).as("the kept database is lent again").isSameAs(first);
-        assertThat(text(second, "SELECT current_database()")).isEqualTo(home);
-        assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertNothingLeft(second);
-        // The next query gets a workspace of its own under the same names.
-        sandbox.workspace();
-        sandbox.attach("elsewhere");
-        execute(second, "CREATE SCHEMA tpch; CREATE VIEW tpch.lineitem AS SELECT 1 AS x");
-        assertThat(single(second, "SELECT count(*) FROM tpch.lineitem")).isEqualTo(1);
-      }
-      assertThat(databases.searchingAlways()).isFalse();
-    }
-  }
-
-  @Test
-  void aDatabaseHoldingMoreThanItsSetUpRecordedIsCaughtClosedAndEveryLaterOneSearched()
-      throws Exception {
-    long before = SandboxedDatabases.unrecordedLeftovers();
-    try (SandboxedDatabases databases =
-        new SandboxedDatabases(
-            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1, 1)) {
-      Connection first;
-      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
-        first = sandbox.connection();
-        String home = text(first, "SELECT current_database()");
-        sandbox.workspace();
-        execute(first, "CREATE TABLE \"" + home + "\".main.stray AS SELECT 1 AS x");
-      }
-      assertThat(first.isClosed()).as("the database that held a stray table is closed").isTrue();
-      assertThat(databases.searchingAlways()).isTrue();
-      assertThat(SandboxedDatabases.unrecordedLeftovers()).isEqualTo(before + 1);
-      Connection second;
-      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
-        second = sandbox.connection();
-        assertThat(second).isNotSameAs(first);
-        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
-        sandbox.workspace();
-        execute(second, "CREATE TABLE memory.main.stray AS SELECT 1 AS x"); // searched: dropped
-      }
-      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
-        assertThat(sandbox.connection()).isSameAs(second);
-        assertThat(single(sandbox.connection(), "SELECT count(*) FROM duckdb_tables()")).isZero();
-        assertThat(text(sandbox.connection(), "SELECT current_database()")).isEqualTo("memory");
-      }
-    }
-  }
-
   @ParameterizedTest(name = "set up nothing: {0}")
   @ValueSource(booleans = {true, false})
   void aQueryThatSpilledClosesItsDatabase(boolean setUpNothing) throws Exception {
@@ -457,16 +391,6 @@ class SandboxedDatabasesTest {
         assertThat(single(sandbox.connection(), "SELECT 42")).isEqualTo(42);
       }
     }
-  }
-
-  /** No table, view, schema or attached database besides DuckDB's own. */
-  private static void assertNothingLeft(Connection database) throws SQLException {
-    assertThat(single(database, "SELECT count(*) FROM duckdb_tables()")).isZero();
-    assertThat(single(database, "SELECT count(*) FROM duckdb_views() WHERE NOT internal")).isZero();
-    assertThat(single(database, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
-        .isZero();
-    assertThat(single(database, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
-        .isEqualTo(1);
   }
 
   private static String text(Connection database, String sql) throws SQLException {
