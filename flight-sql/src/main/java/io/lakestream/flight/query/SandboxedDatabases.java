@@ -224,8 +224,8 @@ final class SandboxedDatabases implements AutoCloseable {
         return;
       }
       closed = true;
-      boolean emptied = setUpNothing ? database.emptyOfFiles() : database.empty();
-      if (!database.readMany() && emptied) {
+      // A database that read many files is closed without being emptied first.
+      if (!database.readMany() && (setUpNothing ? database.emptyOfFiles() : database.empty())) {
         giveBack(database);
       } else {
         database.close();
