@@ -33,11 +33,16 @@ import org.apache.arrow.vector.util.VectorSchemaRootAppender;
  *
  * <p>Pieces hold every column (queries project when they copy rows into DuckDB or scan a file). A
  * piece of at least {@value #FILE_ROWS} rows that a query reads whole is also written once as a
- * Parquet file, which that query and later ones scan together with the lake's files. The cache
- * holds at most {@code maxBytes} of Arrow buffers: the least recently read buckets go first, and a
- * tail larger than the whole budget is read for its query only. Thread safe: reads take the cache's
- * lock for their whole fetch (queries fetch their tails one at a time), and a reader gets slices of
- * its own (sharing buffers by reference count) that stay valid after pieces are dropped.
+ * Parquet file, which that query and later ones scan together with the lake's files; so is a
+ * smaller piece that a second query reads whole, unchanged (a tail that stopped growing: each query
+ * would otherwise copy it and add it to the view with {@code UNION ALL}, which keeps join filters
+ * out of the lake's scans). A small piece with a file takes later rows all the same: it is merged
+ * with them into a new piece and its file goes, so a slow stream leaves no trail of small files.
+ * The cache holds at most {@code maxBytes} of Arrow buffers: the least recently read buckets go
+ * first, and a tail larger than the whole budget is read for its query only. Thread safe: reads
+ * take the cache's lock for their whole fetch (queries fetch their tails one at a time), and a
+ * reader gets slices of its own (sharing buffers by reference count) that stay valid after pieces
+ * are dropped.
  */
 public final class TailCache {
   /**
@@ -51,6 +56,8 @@ public final class TailCache {
     private final long bytes;
     private final boolean owned;
     private TailFile file;
+    // Whether a query read the whole piece without a file: a second one writes it (see file()).
+    private boolean readWhole;
 
     /**
      * @param owned whether the root's buffers are the cache's own; a fetched piece's share the
@@ -155,7 +162,10 @@ public final class TailCache {
   /** Rows of a merged piece at most (see {@link #append}). */
   static final int PIECE_ROWS = 128 * 1024;
 
-  /** Rows a piece needs to be written to a file; smaller runs are cheaper to copy. */
+  /**
+   * Rows a piece needs to be written to a file the first time a query reads it whole; smaller runs
+   * are cheaper to copy, until a second query reads them whole, unchanged.
+   */
   static final int FILE_ROWS = 8192;
 
   private final long maxBytes;
@@ -200,8 +210,8 @@ public final class TailCache {
 
   /**
    * The rows of {@code ranges} of a table, fetching from the log what the cache lacks; whole pieces
-   * of at least {@value #FILE_ROWS} rows come as files, written by {@code writer} the first time. A
-   * piece that cannot be written comes as rows.
+   * of at least {@value #FILE_ROWS} rows, and smaller ones read whole before, come as files,
+   * written by {@code writer} the first time. A piece that cannot be written comes as rows.
    *
    * @return per range (in order), its rows as slices in offset order; the caller closes the rows
    *     and releases the files
@@ -312,10 +322,11 @@ public final class TailCache {
     if (piece.file != null) {
       return piece.file;
     }
-    if (writer == null
-        || directory == null
-        || piece.root().getRowCount() < FILE_ROWS
-        || piece.root().getFieldVectors().isEmpty()) {
+    if (writer == null || directory == null || piece.root().getFieldVectors().isEmpty()) {
+      return null;
+    }
+    if (piece.root().getRowCount() < FILE_ROWS && !piece.readWhole) {
+      piece.readWhole = true;
       return null;
     }
     Path target = directory.resolve(UUID.randomUUID() + ".parquet");
@@ -335,8 +346,9 @@ public final class TailCache {
 
   /**
    * Appends fetched pieces to a bucket, merging runs of small ones of one schema (the last cached
-   * piece included) into pieces of up to {@value #PIECE_ROWS} rows: DuckDB takes few large Arrow
-   * batches much faster than many small ones, and log batches are often small.
+   * piece included, and its file dropped when it is smaller than {@value #FILE_ROWS} rows) into
+   * pieces of up to {@value #PIECE_ROWS} rows: DuckDB takes few large Arrow batches much faster
+   * than many small ones, and log batches are often small.
    */
   private void append(Bucket bucket, List<Piece> fresh) {
     if (fresh.isEmpty()) {
@@ -346,7 +358,7 @@ public final class TailCache {
     long runRows = 0;
     Piece last = bucket.pieces.peekLast();
     if (last != null
-        && last.file == null
+        && (last.file == null || last.root().getRowCount() < FILE_ROWS)
         && last.root().getRowCount() < PIECE_ROWS
         && last.schemaId() == fresh.get(0).schemaId()) {
       bucket.pieces.removeLast();
