@@ -53,21 +53,47 @@ final class QueryDatabases implements AutoCloseable {
    * A database lent to one query: how it reads a file by path ({@code located}), and whether its
    * settings are already locked with only its sandbox readable ({@code locked}); when not, the
    * query restricts it to its files and locks it before running. Closing {@code giveBack} returns
-   * or closes the database. The query's set-up runs {@code setUpNothing} when it creates nothing in
-   * the database (see {@link SandboxedDatabases.Sandbox#setUpNothing}).
+   * or closes the database. The query's set-up tells {@code setUp} what it creates, before it
+   * creates it.
    */
   record Lent(
       Connection duckdb,
       AutoCloseable giveBack,
       UnaryOperator<String> located,
       boolean locked,
-      Runnable setUpNothing) {
+      SetUp setUp) {
     Lent {
       requireNonNull(duckdb, "duckdb is null");
       requireNonNull(giveBack, "giveBack is null");
       requireNonNull(located, "located is null");
-      requireNonNull(setUpNothing, "setUpNothing is null");
+      requireNonNull(setUp, "setUp is null");
     }
+  }
+
+  /**
+   * What a query's set-up creates in its database, told before it creates it: a sandboxed database
+   * given back is emptied of exactly that instead of searched ({@link SandboxedDatabases}). Besides
+   * these, a set-up creates only the Arrow rows view ({@link
+   * io.lakestream.flight.scan.LakeViews#ARROW_ROWS_VIEW}).
+   */
+  interface SetUp {
+    /** The query names no table: its set-up creates nothing. */
+    void nothing();
+
+    /** Attaches an empty in-memory database as {@code name}, for a query's three-part names. */
+    void attach(String name) throws SQLException;
+
+    /**
+     * The set-up creates schema {@code name} in the database's default catalog, or puts things in
+     * it when DuckDB has it already ({@code main}).
+     */
+    void schema(String name);
+
+    /**
+     * The set-up creates a view ({@code view}) or a table {@code name} in schema {@code schema} of
+     * the default catalog.
+     */
+    void object(boolean view, String schema, String name);
   }
 
   private final SandboxedDatabases sandboxed;
@@ -109,11 +135,31 @@ final class QueryDatabases implements AutoCloseable {
     requireNonNull(results, "results is null");
     if (results == Results.STREAMED && linking) {
       SandboxedDatabases.Sandbox sandbox = sandboxed.take();
-      return new Lent(sandbox.connection(), sandbox, sandbox::link, true, sandbox::setUpNothing);
+      return new Lent(sandbox.connection(), sandbox, sandbox::link, true, sandbox);
     }
     SpareDatabases.Spare spare = (results == Results.STREAMED ? fresh : materializing).take();
-    // A fresh database is closed after its query, never emptied.
-    return new Lent(spare.connection(), spare, path -> path, false, () -> {});
+    // A fresh database is closed after its query, never emptied: what its set-up creates goes
+    // with it.
+    SetUp setUp =
+        new SetUp() {
+          @Override
+          public void nothing() {}
+
+          @Override
+          public void attach(String name) throws SQLException {
+            try (java.sql.Statement statement = spare.connection().createStatement()) {
+              statement.execute(
+                  "ATTACH ':memory:' AS " + io.lakestream.flight.scan.LakeViews.quote(name));
+            }
+          }
+
+          @Override
+          public void schema(String name) {}
+
+          @Override
+          public void object(boolean view, String schema, String name) {}
+        };
+    return new Lent(spare.connection(), spare, path -> path, false, setUp);
   }
 
   /**

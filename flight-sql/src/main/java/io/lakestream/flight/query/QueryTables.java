@@ -32,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
@@ -68,8 +67,6 @@ final class QueryTables {
   private final FlightSqlAccess access;
   private final BufferAllocator allocator;
   private final LakeViews views;
-  // Names of the Arrow streams rows are loaded through.
-  private final AtomicLong names = new AtomicLong();
 
   QueryTables(
       LakestreamTables tables,
@@ -118,8 +115,9 @@ final class QueryTables {
    * Creates, under each name the query uses, a DuckDB view of the table (see {@link LakeViews}) or,
    * for tables that cannot be read that way and when {@code rows} is not set, a DuckDB table loaded
    * by the reference reader; a table named twice gets a view of the first. Then the database may
-   * read only the files of those views. A query that names no table gets nothing, and its database
-   * is told so ({@link Lent#setUpNothing}): it is given back without a search of its catalog.
+   * read only the files of those views. The database is told what the set-up creates before it is
+   * created ({@link Lent#setUp}): given back, it is emptied of that without a search of its
+   * catalog; a query that names no table gets nothing, and its database is told so too.
    *
    * @return what lets the log tail files the views read go, to close after the query
    */
@@ -143,11 +141,11 @@ final class QueryTables {
           new Resolved(reference, warehouse, path, table.table(), table.planned(), table.files()));
     }
     if (named.isEmpty()) {
-      lent.setUpNothing().run(); // no table, so no view, schema, tail table or attached database
+      lent.setUp().nothing(); // no table, so no view, schema, tail table or attached database
     }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
     try {
-      createViews(duckdb, lent.located(), parsed, named, rows, tailFiles);
+      createViews(duckdb, lent, parsed, named, rows, tailFiles);
       if (!lent.locked()) {
         tailFiles.forEach(file -> files.add(file.path().toString()));
         restrict(duckdb, files);
@@ -161,7 +159,7 @@ final class QueryTables {
 
   private void createViews(
       Connection duckdb,
-      java.util.function.UnaryOperator<String> located,
+      Lent lent,
       TableReferences.Parsed parsed,
       List<Resolved> named,
       boolean rows,
@@ -178,9 +176,14 @@ final class QueryTables {
               ? quote(reference.schema())
               : quote(reference.catalog()) + "." + quote(reference.schema());
       String target = schema + "." + quote(reference.table());
+      boolean view = table.files().isPresent() || loaded.containsKey(table.path());
+      if (reference.catalog().isEmpty()) {
+        lent.setUp().schema(reference.schema());
+        lent.setUp().object(view, reference.schema(), reference.table());
+      }
       try (Statement statement = duckdb.createStatement()) {
         if (!reference.catalog().isEmpty() && attached.add(reference.catalog())) {
-          statement.execute("ATTACH ':memory:' AS " + quote(reference.catalog()));
+          lent.setUp().attach(reference.catalog());
         }
         if (schemas.add(schema)) {
           statement.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
@@ -193,13 +196,14 @@ final class QueryTables {
       }
       if (table.files().isPresent()) {
         if (tailDatabase == null) {
+          lent.setUp().schema(LakeViews.TAIL_SCHEMA);
           tailDatabase = views.tailDatabase(duckdb); // one tail schema per database
         }
         UnionScanPlanner.Planned planned = table.planned();
         tailFiles.addAll(
             views.create(
                 duckdb,
-                located,
+                lent.located(),
                 tailDatabase,
                 target,
                 table.table(),
@@ -300,7 +304,7 @@ final class QueryTables {
   /** Hands the batch's rows to DuckDB as an Arrow stream and runs {@code statement} over it. */
   private void insert(Connection duckdb, RecordVectors batch, String statement)
       throws SQLException {
-    String name = "lakestream_batch_" + names.incrementAndGet();
+    String name = LakeViews.ARROW_ROWS_VIEW; // registered again (replaced) for each batch
     VectorSchemaRoot rows = batch.finish();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, new OneBatch(allocator, rows), stream);

@@ -1,9 +1,11 @@
 package io.lakestream.flight.query;
 
+import static io.lakestream.flight.scan.LakeViews.ARROW_ROWS_VIEW;
 import static io.lakestream.flight.scan.LakeViews.literal;
 import static io.lakestream.flight.scan.LakeViews.quote;
 import static java.util.Objects.requireNonNull;
 
+import io.lakestream.flight.scan.LakeViews;
 import io.lakestream.flight.sql.QuerySandbox;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,8 +21,11 @@ import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,10 +48,19 @@ import org.slf4j.LoggerFactory;
  * queries (its Parquet footer, blocks of its external file cache) is found again; a database that
  * has read more than {@value #FILES_PER_DATABASE} files is closed after its query, which bounds
  * what it keeps. When the query ends, the links go (a later query reads a file only through a link
- * of its own), and every schema, table, view and attached database the query left is dropped (a
- * search of the database's catalog, skipped for a query whose set-up created nothing: {@link
- * Sandbox#setUpNothing}); a database whose emptying fails is closed rather than used again. One
- * query at a time uses a database. Thread safe.
+ * of its own), and every schema, table, view and attached database the query left is dropped; a
+ * database whose emptying fails is closed rather than used again. One query at a time uses a
+ * database. Thread safe.
+ *
+ * <p>What a query left is known without searching the database's catalog (a few milliseconds of
+ * DuckDB's work after every query, more than all else a small query costs) when its set-up told,
+ * before creating them, the schemas, views, tables and attached databases it creates ({@link
+ * QueryDatabases.SetUp}, which a sandbox is), or that it creates nothing ({@link Sandbox#nothing});
+ * the only other thing a set-up creates is the one temporary view {@value
+ * LakeViews#ARROW_ROWS_VIEW} that DuckDB reads Arrow rows through. Giving the database back then
+ * drops exactly those in one statement. Every {@value #CHECK_EVERY}th database so emptied is
+ * searched as well; when that finds anything left, the database is closed and every later one is
+ * searched after its query. A query whose set-up told nothing is searched.
  */
 final class SandboxedDatabases implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxedDatabases.class);
@@ -56,6 +70,20 @@ final class SandboxedDatabases implements AutoCloseable {
    * keeps each file's footer for as long as the database lives.
    */
   static final int FILES_PER_DATABASE = 1_000;
+
+  /**
+   * How often a database emptied by its set-up's record is searched as well; the system property
+   * {@value #CHECK_EVERY_PROPERTY} sets another interval (test suites search every database).
+   */
+  static final int CHECK_EVERY = 64;
+
+  static final String CHECK_EVERY_PROPERTY = "lakestream.flight.query-database-check-every";
+
+  /** DuckDB's own schemas of a database's default catalog, which a query's set-up may use. */
+  private static final Set<String> OWN_SCHEMAS = Set.of("main", "information_schema", "pg_catalog");
+
+  // Databases, of any pool in this JVM, that held more than their query's set-up recorded.
+  private static final AtomicLong UNRECORDED = new AtomicLong();
 
   /**
    * How many bytes of a file's own name its link keeps, after the digest of its path: a name of
@@ -69,6 +97,11 @@ final class SandboxedDatabases implements AutoCloseable {
   private final int kept;
   private final Deque<Database> idle = new ArrayDeque<>();
   private final AtomicLong ids = new AtomicLong();
+  private final int checkEvery;
+  private final AtomicLong recordedEmptyings = new AtomicLong();
+  // Set when a database emptied by its set-up's record still held something: from then on every
+  // database is searched after its query.
+  private volatile boolean searchAlways;
   private boolean closed;
 
   /**
@@ -80,7 +113,19 @@ final class SandboxedDatabases implements AutoCloseable {
    * @param kept how many idle databases to keep open
    */
   SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept) {
+    this(settings, root, spillRoot, kept, Integer.getInteger(CHECK_EVERY_PROPERTY, CHECK_EVERY));
+  }
+
+  /**
+   * @param checkEvery how often a database emptied by its set-up's record is searched as well (1:
+   *     every time)
+   */
+  SandboxedDatabases(Properties settings, Path root, Path spillRoot, int kept, int checkEvery) {
     requireNonNull(settings, "settings is null");
+    if (checkEvery < 1) {
+      throw new IllegalArgumentException("checkEvery must be positive: " + checkEvery);
+    }
+    this.checkEvery = checkEvery;
     this.root = requireNonNull(root, "root is null");
     this.spillRoot = requireNonNull(spillRoot, "spillRoot is null");
     try {
@@ -157,6 +202,22 @@ final class SandboxedDatabases implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether every database is searched after its query, because one emptied by its set-up's record
+   * still held something.
+   */
+  boolean searchingAlways() {
+    return searchAlways;
+  }
+
+  /**
+   * How many databases of any pool in this JVM held more than their query's set-up recorded when
+   * they were searched.
+   */
+  static long unrecordedLeftovers() {
+    return UNRECORDED.get();
+  }
+
   /** Closes the idle databases; those in use are closed when their queries end. */
   @Override
   public void close() {
@@ -169,11 +230,14 @@ final class SandboxedDatabases implements AutoCloseable {
     closing.forEach(Database::close);
   }
 
-  /** A database lent to one query, with the files it may read. */
-  final class Sandbox implements AutoCloseable {
+  /** A database lent to one query, with the files it may read and what its set-up created. */
+  final class Sandbox implements AutoCloseable, QueryDatabases.SetUp {
     private final Database database;
+    private final Set<String> attached = new LinkedHashSet<>();
+    private final Set<String> schemas = new LinkedHashSet<>();
+    private final Set<String> objects = new LinkedHashSet<>();
     private boolean closed;
-    private boolean setUpNothing;
+    private SetUp setUp = SetUp.UNKNOWN;
 
     private Sandbox(Database database) {
       this.database = database;
@@ -211,10 +275,73 @@ final class SandboxedDatabases implements AutoCloseable {
      * will not: the query itself, one {@code SELECT} ({@code QuerySandbox}), creates no schema,
      * table, view or attached database either, so giving the database back needs no search of its
      * catalog (a few milliseconds of DuckDB's work, more than all else a {@code SELECT 1} costs),
-     * only a look for what the query spilled. Without this, the catalog is searched.
+     * only a look for what the query spilled. A set-up that records anything ({@link #attach},
+     * {@link #schema}, {@link #object}) is emptied of that instead.
      */
-    void setUpNothing() {
-      setUpNothing = true;
+    @Override
+    public void nothing() {
+      if (setUp == SetUp.UNKNOWN) {
+        setUp = SetUp.NOTHING;
+      }
+    }
+
+    @Override
+    public void attach(String name) throws SQLException {
+      recorded();
+      attached.add(name);
+      try (Statement statement = database.connection.createStatement()) {
+        statement.execute("ATTACH ':memory:' AS " + quote(name));
+      }
+    }
+
+    @Override
+    public void schema(String name) {
+      recorded();
+      if (!OWN_SCHEMAS.contains(name.toLowerCase(Locale.ROOT))) {
+        schemas.add(quote(name));
+      }
+    }
+
+    @Override
+    public void object(boolean view, String schema, String name) {
+      recorded();
+      // Dropped with its schema, unless the schema is DuckDB's own, which stays.
+      if (OWN_SCHEMAS.contains(schema.toLowerCase(Locale.ROOT))) {
+        objects.add(
+            (view ? "DROP VIEW IF EXISTS " : "DROP TABLE IF EXISTS ")
+                + quote(schema)
+                + "."
+                + quote(name));
+      }
+    }
+
+    private void recorded() {
+      setUp = SetUp.RECORDED;
+    }
+
+    /**
+     * Whether the database, emptied by its set-up's record, is empty: searched every {@code
+     * checkEvery}th time (see the class comment).
+     */
+    private boolean checked() {
+      if (recordedEmptyings.incrementAndGet() % checkEvery != 0) {
+        return true;
+      }
+      try {
+        List<String> left = database.leftovers();
+        if (left.isEmpty()) {
+          return true;
+        }
+        searchAlways = true;
+        UNRECORDED.incrementAndGet();
+        LOG.error(
+            "A query database held more than its query's set-up recorded ({}); it is closed, and"
+                + " every query database is searched after its query from now on",
+            left);
+      } catch (SQLException e) {
+        LOG.warn("Cannot search a query database: {}", e.getMessage());
+      }
+      return false;
     }
 
     /** Empties the database and lends it to the next query, or closes it. */
@@ -225,12 +352,33 @@ final class SandboxedDatabases implements AutoCloseable {
       }
       closed = true;
       // A database that read many files is closed without being emptied first.
-      if (!database.readMany() && (setUpNothing ? database.emptyOfFiles() : database.empty())) {
+      if (!database.readMany() && emptied()) {
         giveBack(database);
       } else {
         database.close();
       }
     }
+
+    /** Empties the database by what its set-up told, or by a search; whether that succeeded. */
+    private boolean emptied() {
+      return switch (setUp) {
+        case NOTHING -> searchAlways ? database.empty() : database.emptyOfFiles();
+        case RECORDED ->
+            database.emptyOf(attached, objects, schemas)
+                && (searchAlways ? database.empty() : checked());
+        case UNKNOWN -> database.empty();
+      };
+    }
+  }
+
+  /** What a query's set-up told of what it created. */
+  private enum SetUp {
+    /** Nothing: it may have created anything anywhere, so its database is searched. */
+    UNKNOWN,
+    /** That it created nothing. */
+    NOTHING,
+    /** What it created ({@link Sandbox#attach}, {@link Sandbox#schema}, {@link Sandbox#object}). */
+    RECORDED
   }
 
   /**
@@ -310,6 +458,49 @@ final class SandboxedDatabases implements AutoCloseable {
       if (!emptyOfFiles()) {
         return false;
       }
+      try {
+        List<String> drops = leftovers();
+        if (!drops.isEmpty()) {
+          try (Statement statement = connection.createStatement()) {
+            statement.execute(String.join("; ", drops));
+          }
+        }
+        return true;
+      } catch (SQLException e) {
+        LOG.warn("Cannot empty a query database: {}", e.getMessage());
+        return false;
+      }
+    }
+
+    /**
+     * Removes the links, the Arrow rows view, the databases {@code attached} names, the views and
+     * tables {@code objects} drops and the schemas {@code schemas} names (quoted) with all in them;
+     * whether that succeeded and the query spilled nothing.
+     */
+    boolean emptyOf(Set<String> attached, Set<String> objects, Set<String> schemas) {
+      if (!emptyOfFiles()) {
+        return false;
+      }
+      StringBuilder drops =
+          new StringBuilder("DROP VIEW IF EXISTS temp.main.").append(quote(ARROW_ROWS_VIEW));
+      attached.forEach(name -> drops.append("; DETACH DATABASE IF EXISTS ").append(quote(name)));
+      objects.forEach(drop -> drops.append("; ").append(drop));
+      schemas.forEach(
+          schema -> drops.append("; DROP SCHEMA IF EXISTS ").append(schema).append(" CASCADE"));
+      try (Statement statement = connection.createStatement()) {
+        statement.execute(drops.toString());
+        return true;
+      } catch (SQLException e) {
+        LOG.warn("Cannot empty a query database: {}", e.getMessage());
+        return false;
+      }
+    }
+
+    /**
+     * The statements that drop everything queries left in the database, found by searching its
+     * catalog; none when it is empty.
+     */
+    List<String> leftovers() throws SQLException {
       try (Statement statement = connection.createStatement()) {
         // One statement finds all that the query left: each DuckDB statement costs a parse, a
         // plan and a hand-over to its threads, as much as a small query's own.
@@ -355,13 +546,7 @@ final class SandboxedDatabases implements AutoCloseable {
           }
         }
         schemas.forEach(schema -> drops.add("DROP SCHEMA IF EXISTS " + schema + " CASCADE"));
-        if (!drops.isEmpty()) {
-          statement.execute(String.join("; ", drops));
-        }
-        return true;
-      } catch (SQLException e) {
-        LOG.warn("Cannot empty a query database: {}", e.getMessage());
-        return false;
+        return drops;
       }
     }
 

@@ -51,7 +51,14 @@ import org.apache.iceberg.types.Types;
  */
 public final class LakeViews {
   /** The internal schema of tail tables in each query's database. */
-  static final String TAIL_SCHEMA = "lakestream_tail";
+  public static final String TAIL_SCHEMA = "lakestream_tail";
+
+  /**
+   * The temporary view DuckDB reads Arrow rows handed to it through: registered again (replaced)
+   * for each hand-over, one after another on a connection, so a database holds one such view at
+   * most, under a name known without searching its catalog.
+   */
+  public static final String ARROW_ROWS_VIEW = "lakestream_rows";
 
   private final TailCache tails;
   private final SnapshotFiles snapshotFiles;

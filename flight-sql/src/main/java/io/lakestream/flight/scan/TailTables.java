@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.arrow.c.ArrowArrayStream;
 import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
@@ -53,8 +52,6 @@ final class TailTables {
 
   private final BufferAllocator allocator;
   private final TailCache tails;
-  // Names of the Arrow streams rows are copied through.
-  private final AtomicLong names = new AtomicLong();
 
   /** DuckDB's column types of a table schema: never changes for a schema id. */
   private record ColumnTypesKey(String tableUuid, int schemaId) {}
@@ -538,7 +535,7 @@ final class TailTables {
       List<VectorSchemaRoot> roots,
       java.util.function.Function<String, String> statement)
       throws SQLException {
-    String name = "lakestream_rows_" + names.incrementAndGet();
+    String name = LakeViews.ARROW_ROWS_VIEW; // registered again (replaced) for each hand-over
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(owner)) {
       Data.exportArrayStream(owner, new Batches(owner, roots), stream);
       duckdb.unwrap(DuckDBConnection.class).registerArrowStream(name, stream);

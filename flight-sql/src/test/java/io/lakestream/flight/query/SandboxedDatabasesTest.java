@@ -343,7 +343,7 @@ class SandboxedDatabasesTest {
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
         first = sandbox.connection();
         linked = sandbox.link(lake.toString());
-        sandbox.setUpNothing();
+        sandbox.nothing();
         assertThat(single(first, "SELECT 41 + 1")).isEqualTo(42);
       }
       try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
@@ -352,6 +352,94 @@ class SandboxedDatabasesTest {
         assertThatThrownBy(
                 () -> single(first, "SELECT count(*) FROM read_parquet('" + linked + "')"))
             .isInstanceOf(SQLException.class);
+      }
+    }
+  }
+
+  @Test
+  void aQueryWhoseSetUpRecordedWhatItCreatedLeavesNothingBehind() throws Exception {
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1, 1_000)) {
+      Connection first;
+      String linked;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        linked = sandbox.link(lake.toString());
+        // What a query's set-up creates, each told before: a database for three-part names, views
+        // and tables in schemas of its own and in DuckDB's main, the tail schema, and the view
+        // DuckDB reads Arrow rows through.
+        sandbox.attach("elsewhere");
+        execute(first, "CREATE SCHEMA elsewhere.s; CREATE TABLE elsewhere.s.t (x INTEGER)");
+        sandbox.schema("Tpch");
+        sandbox.object(true, "Tpch", "lineitem");
+        execute(first, "CREATE SCHEMA \"Tpch\"");
+        execute(
+            first, "CREATE VIEW \"Tpch\".lineitem AS SELECT * FROM read_parquet('" + linked + "')");
+        sandbox.schema("MAIN");
+        sandbox.object(false, "MAIN", "loaded");
+        sandbox.object(true, "main", "viewed");
+        execute(first, "CREATE TABLE main.loaded AS SELECT 1 AS x");
+        execute(first, "CREATE VIEW main.viewed AS SELECT 2 AS x");
+        sandbox.schema(io.lakestream.flight.scan.LakeViews.TAIL_SCHEMA);
+        execute(
+            first,
+            "CREATE SCHEMA lakestream_tail; CREATE TABLE lakestream_tail.t AS SELECT 1 AS x");
+        execute(
+            first,
+            "CREATE TEMP VIEW "
+                + io.lakestream.flight.scan.LakeViews.ARROW_ROWS_VIEW
+                + " AS SELECT 1 AS x");
+        assertThat(single(first, "SELECT count(*) FROM \"Tpch\".lineitem")).isEqualTo(10);
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        Connection second = sandbox.connection();
+        assertThat(second).as("the kept database is lent again").isSameAs(first);
+        assertThat(Files.exists(Path.of(linked))).isFalse();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
+            .isZero();
+        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
+            .isEqualTo(1);
+        // The next query creates the same names again.
+        sandbox.attach("elsewhere");
+        sandbox.schema("tpch");
+        execute(second, "CREATE SCHEMA tpch; CREATE VIEW tpch.lineitem AS SELECT 1 AS x");
+        assertThat(single(second, "SELECT count(*) FROM tpch.lineitem")).isEqualTo(1);
+      }
+      assertThat(databases.searchingAlways()).isFalse();
+    }
+  }
+
+  @Test
+  void aDatabaseHoldingMoreThanItsSetUpRecordedIsCaughtClosedAndEveryLaterOneSearched()
+      throws Exception {
+    long before = SandboxedDatabases.unrecordedLeftovers();
+    try (SandboxedDatabases databases =
+        new SandboxedDatabases(
+            settings(), directory.resolve("sandboxes"), directory.resolve("spill"), 1, 1)) {
+      Connection first;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        first = sandbox.connection();
+        sandbox.schema("tpch");
+        execute(first, "CREATE SCHEMA tpch; CREATE TABLE main.stray AS SELECT 1 AS x");
+      }
+      assertThat(first.isClosed()).as("the database that held a stray table is closed").isTrue();
+      assertThat(databases.searchingAlways()).isTrue();
+      assertThat(SandboxedDatabases.unrecordedLeftovers()).isEqualTo(before + 1);
+      Connection second;
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        second = sandbox.connection();
+        assertThat(second).isNotSameAs(first);
+        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
+        sandbox.schema("tpch");
+        execute(second, "CREATE TABLE main.stray AS SELECT 1 AS x"); // searched: dropped
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.connection()).isSameAs(second);
+        assertThat(single(sandbox.connection(), "SELECT count(*) FROM duckdb_tables()")).isZero();
       }
     }
   }
@@ -370,7 +458,7 @@ class SandboxedDatabasesTest {
         first = sandbox.connection();
         firstSpill = text(first, "SELECT current_setting('temp_directory')");
         if (setUpNothing) {
-          sandbox.setUpNothing();
+          sandbox.nothing();
         } else {
           execute(first, "CREATE SCHEMA tpch; CREATE VIEW tpch.v AS SELECT 1 AS x");
         }
