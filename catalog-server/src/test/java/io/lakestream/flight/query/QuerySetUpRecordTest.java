@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QuerySetUpRecordTest {
   private static final int ROWS = 300;
+  private static final String ODD = "odd\"CASCADE;DETACH(rec);--";
 
   @TempDir static Path data;
   private static EmbeddedLakestream lakestream;
@@ -54,6 +55,13 @@ class QuerySetUpRecordTest {
     RESTCatalog catalog = lakestream.catalog();
     catalog.createNamespace(Namespace.of("rec"), new HashMap<>());
     catalog.createNamespace(Namespace.of("main"), new HashMap<>());
+    // A name written to break out of the drop statements' quoting.
+    catalog.createNamespace(Namespace.of(ODD), new HashMap<>());
+    catalog.createTable(
+        TableIdentifier.of(ODD, "t"),
+        new Schema(Types.NestedField.required(1, "n", Types.LongType.get())),
+        PartitionSpec.unpartitioned(),
+        new HashMap<>(Map.of("lakestream.kind", "log", "lakestream.buckets", "1")));
     catalog.createTable(
         TableIdentifier.of("main", "numbers"),
         new Schema(Types.NestedField.required(1, "n", Types.LongType.get())),
@@ -163,6 +171,10 @@ class QuerySetUpRecordTest {
                     "SELECT count(*) FROM main.numbers a JOIN main.by_uuid b ON a.n = b.x"
                         + " UNION ALL SELECT sum(n) FROM main.numbers"))
             .containsExactlyInAnyOrder(List.of(0L), List.of(6L));
+        assertThat(
+                FlightJdbc.query(
+                    flight, "SELECT count(*) FROM \"" + ODD.replace("\"", "\"\"") + "\".t"))
+            .containsExactly(List.of(0L));
         try (PreparedStatement seen =
             flight.prepareStatement("SELECT count(*) FROM rec.events WHERE id = ?")) {
           seen.setLong(1, 5);

@@ -147,10 +147,7 @@ final class QueryDatabases implements AutoCloseable {
 
           @Override
           public void attach(String name) throws SQLException {
-            try (java.sql.Statement statement = spare.connection().createStatement()) {
-              statement.execute(
-                  "ATTACH ':memory:' AS " + io.lakestream.flight.scan.LakeViews.quote(name));
-            }
+            SandboxedDatabases.attachEmpty(spare.connection(), name);
           }
 
           @Override

@@ -289,9 +289,7 @@ final class SandboxedDatabases implements AutoCloseable {
     public void attach(String name) throws SQLException {
       recorded();
       attached.add(name);
-      try (Statement statement = database.connection.createStatement()) {
-        statement.execute("ATTACH ':memory:' AS " + quote(name));
-      }
+      attachEmpty(database.connection, name);
     }
 
     @Override
@@ -368,6 +366,13 @@ final class SandboxedDatabases implements AutoCloseable {
                 && (searchAlways ? database.empty() : checked());
         case UNKNOWN -> database.empty();
       };
+    }
+  }
+
+  /** Attaches an empty in-memory database as {@code name} to {@code connection}'s database. */
+  static void attachEmpty(Connection connection, String name) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("ATTACH ':memory:' AS " + quote(name));
     }
   }
 

@@ -63,6 +63,16 @@ class SandboxedDatabasesTest {
     }
   }
 
+  /** Asserts that the database holds no table, view, schema or attached database of a query. */
+  private static void assertHoldsNothing(Connection database) throws SQLException {
+    assertThat(single(database, "SELECT count(*) FROM duckdb_tables()")).isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_views() WHERE NOT internal")).isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
+        .isZero();
+    assertThat(single(database, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
+        .isEqualTo(1);
+  }
+
   private static void execute(Connection database, String sql) throws SQLException {
     try (Statement statement = database.createStatement()) {
       statement.execute(sql);
@@ -117,13 +127,7 @@ class SandboxedDatabasesTest {
         Connection second = sandbox.connection();
         assertThat(second).as("the kept database is lent again").isSameAs(first);
         assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
-            .isEqualTo(1);
+        assertHoldsNothing(second);
         // The same names can be created again, over other files.
         String again = sandbox.link(other.toString());
         execute(second, "CREATE SCHEMA tpch");
@@ -396,13 +400,7 @@ class SandboxedDatabasesTest {
         Connection second = sandbox.connection();
         assertThat(second).as("the kept database is lent again").isSameAs(first);
         assertThat(Files.exists(Path.of(linked))).isFalse();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_tables()")).isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_views() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_schemas() WHERE NOT internal"))
-            .isZero();
-        assertThat(single(second, "SELECT count(*) FROM duckdb_databases() WHERE NOT internal"))
-            .isEqualTo(1);
+        assertHoldsNothing(second);
         // The next query creates the same names again.
         sandbox.attach("elsewhere");
         sandbox.schema("tpch");
