@@ -17,7 +17,7 @@ import org.apache.iceberg.exceptions.BadRequestException;
  * roots ({@code config}, {@code namespaces}, {@code tables}, {@code views}, {@code transactions})
  * has no prefix, which is why warehouses may not take those names. Segments are percent-decoded
  * after splitting, so an encoded {@code %2F} stays inside its segment and an encoded namespace
- * separator ({@code %1F}) separates namespace levels.
+ * separator ({@code %1F}) separates namespace levels; a {@code +} is a space.
  */
 public final class RestRouter {
   /** First path segments that begin a route; a warehouse may not use these names. */
@@ -95,12 +95,18 @@ public final class RestRouter {
     return parameters;
   }
 
+  /**
+   * Decodes a path segment as Iceberg's REST clients encode it. Iceberg's Java client (and so
+   * Spark, Trino and Flink) form-encodes segments, writing a space as {@code +} and a plus as
+   * {@code %2B}; PyIceberg and iceberg-rust write {@code %20} and {@code %2B}. Reading {@code +} as
+   * a space, as Iceberg's own server does, gives every one of them the same name.
+   */
   private static String decode(String segment) {
-    if (segment.indexOf('%') < 0) {
-      return segment; // nothing encoded; '+' is a plain character in a path
+    if (segment.indexOf('%') < 0 && segment.indexOf('+') < 0) {
+      return segment;
     }
     try {
-      return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+      return URLDecoder.decode(segment, StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
       throw new BadRequestException("Malformed percent-encoding in path segment: %s", segment);
     }

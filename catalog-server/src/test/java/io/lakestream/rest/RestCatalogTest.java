@@ -163,6 +163,34 @@ class RestCatalogTest {
   }
 
   @Test
+  void namesWithSpacesAndPlusSignsMeanTheSameForEveryClientsPathEncoding() throws Exception {
+    // Iceberg's Java client (Spark, Trino, Flink) writes a space in a path segment as '+' and a
+    // plus as %2B; PyIceberg and iceberg-rust write %20 and %2B. Both mean the same name.
+    Namespace namespace = Namespace.of("two words", "a+b");
+    catalog.createNamespace(Namespace.of("two words"), new HashMap<>());
+    catalog.createNamespace(namespace, new HashMap<>(Map.of("k", "v")));
+    TableIdentifier table = TableIdentifier.of(namespace, "c d+e");
+    catalog.createTable(table, SCHEMA);
+    assertThat(catalog.loadNamespaceMetadata(namespace)).containsEntry("k", "v");
+    assertThat(catalog.listTables(namespace)).containsExactly(table);
+    assertThat(catalog.tableExists(table)).isTrue();
+    assertThat(catalog.loadTable(table).schema().asStruct()).isEqualTo(SCHEMA.asStruct());
+
+    assertThat(get("/v1/namespaces/two%20words%1Fa%2Bb/tables/c%20d%2Be", Map.of()).statusCode())
+        .isEqualTo(200);
+    assertThat(get("/v1/namespaces/two+words%1Fa%2Bb/tables/c+d%2Be", Map.of()).statusCode())
+        .isEqualTo(200);
+    assertError(get("/v1/namespaces/two+words%1Fa+b/tables/c+d+e", Map.of()), 404, "a b");
+
+    TableIdentifier renamed = TableIdentifier.of(namespace, "f g");
+    catalog.renameTable(table, renamed);
+    assertThat(catalog.listTables(namespace)).containsExactly(renamed);
+    assertThat(catalog.dropTable(renamed, true)).isTrue();
+    assertThat(catalog.dropNamespace(namespace)).isTrue();
+    assertThat(catalog.listNamespaces(Namespace.of("two words"))).isEmpty();
+  }
+
+  @Test
   void viewLifecycle() {
     Namespace namespace = Namespace.of("reports");
     catalog.createNamespace(namespace, new HashMap<>());
