@@ -172,6 +172,8 @@ class RestCatalogTest {
     TableIdentifier table = TableIdentifier.of(namespace, "c d+e");
     catalog.createTable(table, SCHEMA);
     assertThat(catalog.loadNamespaceMetadata(namespace)).containsEntry("k", "v");
+    assertThat(catalog.listNamespaces(Namespace.of("two words"))).containsExactly(namespace);
+    assertThat(catalog.namespaceExists(namespace)).isTrue();
     assertThat(catalog.listTables(namespace)).containsExactly(table);
     assertThat(catalog.tableExists(table)).isTrue();
     assertThat(catalog.loadTable(table).schema().asStruct()).isEqualTo(SCHEMA.asStruct());

@@ -35,6 +35,13 @@ final class QueryDatabases implements AutoCloseable {
    */
   static final int SPARE_DATABASES = 2;
 
+  /**
+   * The name of every lent database's own catalog: DuckDB names an in-memory database opened by
+   * {@code jdbc:duckdb:} this way, and a query cannot change it ({@code USE} is not a query). A
+   * query's set-up names it instead of asking DuckDB, which would be a statement of its own.
+   */
+  static final String DATABASE = "memory";
+
   /** Sandboxed databases kept open between queries ({@link SandboxedDatabases}). */
   static final int KEPT_DATABASES = 4;
 

@@ -7,9 +7,7 @@ import io.lakestream.flight.sql.TableReferences;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -141,10 +139,13 @@ public final class LakeViews {
 
   /**
    * Creates view {@code target}: the rows of {@code files} read with {@code read_parquet}, then the
-   * rows of the plan's log ranges when there is a plan.
+   * rows of the plan's log ranges when there is a plan. The log rows are fetched first, so that one
+   * statement runs {@code setUp}, creates the tail table and creates the view; the rows are copied
+   * into the table after (the view reads the table when queried).
    *
-   * @param tailDatabase the database whose tail schema the view's tail table goes in, as {@link
-   *     #tailDatabase} returned it
+   * @param setUp statements to run before the view's own (the query's schemas), or none
+   * @param tailDatabase the database whose tail schema ({@link #createTailSchema}) the view's tail
+   *     table goes in
    * @param table the lake table (its current schema is the view's)
    * @param files the snapshot's files, as {@link #files} listed them; each must be an allowed path
    *     of the database
@@ -155,6 +156,7 @@ public final class LakeViews {
   public List<TailCache.TailFile> create(
       Connection duckdb,
       java.util.function.UnaryOperator<String> located,
+      List<String> setUp,
       String tailDatabase,
       String target,
       Table table,
@@ -166,39 +168,50 @@ public final class LakeViews {
     String tailName = "tail_" + names.incrementAndGet();
     String tail = TailTables.TailTable.qualified(tailDatabase, tailName);
     boolean keyed = plan.isPresent() && plan.get().primaryKey();
-    TailTables.Declared declared = tailTables.declare(duckdb, tail, table, keyed);
-    List<String> types = declared.types();
+    List<String> statements = new ArrayList<>(setUp);
+    List<String> types = tailTables.knownTypes(table);
+    boolean tailExists = false;
+    if (types == null) {
+      execute(duckdb, statements);
+      statements.clear();
+      types = tailTables.declare(duckdb, tail, table, keyed); // creates the tail table
+      tailExists = true;
+    }
     List<TailCache.TailFile> tailFiles = new ArrayList<>();
-    try {
-      boolean tailRows =
-          plan.isPresent()
-              && !plan.get().logRanges().isEmpty()
-              && tailTables.loadTail(
-                  duckdb,
-                  new TailTables.TailTable(tailDatabase, tailName, types),
-                  table,
-                  plan.get(),
-                  requireNonNull(stream, "stream is null"),
-                  parsed,
-                  keyed,
-                  declared.created(),
-                  tailFiles);
-      boolean tailExists = declared.created() || tailRows;
+    try (TailTables.Fetched fetched =
+        plan.isPresent() && !plan.get().logRanges().isEmpty()
+            ? tailTables.fetch(table, plan.get(), requireNonNull(stream, "stream is null"), keyed)
+            : new TailTables.Fetched()) {
+      tailFiles.addAll(fetched.files());
+      boolean tailRows = fetched.hasRows();
+      String view;
+      boolean tailRead;
       if (keyed) {
-        if (!tailExists && files.data().isEmpty()) {
-          tailTables.create(duckdb, tail, table, types, true); // the view reads it
-        }
-        ViewDefinitions.createKeyedView(
-            duckdb, target, table, types, files.map(located), tail, tailRows);
-        return tailFiles;
+        tailRead = tailRows || files.data().isEmpty();
+        view =
+            ViewDefinitions.createKeyedView(
+                target, table, types, files.map(located), tail, tailRows);
+      } else {
+        List<String> scanned = new ArrayList<>();
+        files.dataPaths().forEach(path -> scanned.add(located.apply(path)));
+        tailFiles.forEach(file -> scanned.add(located.apply(file.path().toString())));
+        tailRead = tailRows || scanned.isEmpty();
+        view = ViewDefinitions.createView(target, table, types, scanned, tail, tailRows);
       }
-      List<String> scanned = new ArrayList<>();
-      files.dataPaths().forEach(path -> scanned.add(located.apply(path)));
-      tailFiles.forEach(file -> scanned.add(located.apply(file.path().toString())));
-      if (!tailExists && scanned.isEmpty()) {
-        tailTables.create(duckdb, tail, table, types, false); // the view reads it
+      if (tailRead && !tailExists) {
+        statements.add(TailTables.createStatement(tail, table, types, keyed));
       }
-      ViewDefinitions.createView(duckdb, target, table, types, scanned, tail, tailRows);
+      statements.add(view);
+      execute(duckdb, statements);
+      if (tailRows) {
+        tailTables.load(
+            duckdb,
+            new TailTables.TailTable(tailDatabase, tailName, types),
+            table,
+            fetched,
+            parsed,
+            keyed);
+      }
       return tailFiles;
     } catch (SQLException | RuntimeException e) {
       release(tailFiles);
@@ -206,18 +219,21 @@ public final class LakeViews {
     }
   }
 
-  /** Creates the schema of a database's tail tables and returns the database's name. */
-  public String tailDatabase(Connection duckdb) throws SQLException {
-    // One round trip: the schema goes to the current database, whose name the query returns.
-    try (Statement statement = duckdb.createStatement();
-        ResultSet current =
-            statement.executeQuery(
-                "CREATE SCHEMA IF NOT EXISTS "
-                    + quote(TAIL_SCHEMA)
-                    + "; SELECT current_database()")) {
-      current.next();
-      return current.getString(1);
+  private static void execute(Connection duckdb, List<String> statements) throws SQLException {
+    if (statements.isEmpty()) {
+      return;
     }
+    try (java.sql.Statement statement = duckdb.createStatement()) {
+      statement.execute(String.join("; ", statements));
+    }
+  }
+
+  /**
+   * The statement that creates the schema of tail tables in database {@code database}, the query
+   * database's own catalog; a set-up runs it once, with other statements of its own.
+   */
+  public static String createTailSchema(String database) {
+    return "CREATE SCHEMA IF NOT EXISTS " + quote(database) + "." + quote(TAIL_SCHEMA);
   }
 
   /** Closes the database that writes tail files. */

@@ -75,26 +75,26 @@ final class TailTables {
     this.tails = requireNonNull(tails, "tails is null");
   }
 
-  /** DuckDB's types of a lake table's columns, and whether finding them created the tail table. */
-  record Declared(List<String> types, boolean created) {}
+  /**
+   * DuckDB's types of the columns of the table's current schema, which its tail table has, when an
+   * earlier query found them ({@link #declare}); else null. Looking them up runs no statement.
+   */
+  List<String> knownTypes(Table table) {
+    synchronized (columnTypes) {
+      return columnTypes.get(
+          new ColumnTypesKey(table.uuid().toString(), table.schema().schemaId()));
+    }
+  }
 
   /**
-   * DuckDB's types of the table's columns, which its tail table has. The first time a table schema
-   * is seen, DuckDB derives them from the Arrow schema by creating the empty table {@code tail}
-   * (with, when {@code keyed}, the change type and offset columns), which then exists ({@link
-   * Declared#created}); later the types are known and no statement runs: the tail table is created
-   * by {@link #create} when a view reads it, or by {@link #loadTail} when rows go into it. Every
-   * DuckDB statement costs about as much as a small query's own work.
+   * Finds DuckDB's types of the table's columns the first time a table schema is seen: DuckDB
+   * derives them from the Arrow schema by creating the empty table {@code tail} (with, when {@code
+   * keyed}, the change type and offset columns), which then exists. Later queries find them by
+   * {@link #knownTypes} and create their tail table by {@link #createStatement}, within a statement
+   * of other work: every DuckDB statement costs about as much as a small query's own work.
    */
-  Declared declare(Connection duckdb, String tail, Table table, boolean keyed) throws SQLException {
-    ColumnTypesKey key = new ColumnTypesKey(table.uuid().toString(), table.schema().schemaId());
-    List<String> known;
-    synchronized (columnTypes) {
-      known = columnTypes.get(key);
-    }
-    if (known != null) {
-      return new Declared(known, false);
-    }
+  List<String> declare(Connection duckdb, String tail, Table table, boolean keyed)
+      throws SQLException {
     Schema arrowSchema = IcebergArrowSchemas.toArrowSchema(table.schema());
     try (VectorSchemaRoot empty = VectorSchemaRoot.create(arrowSchema, allocator)) {
       insert(duckdb, allocator, List.of(empty), "CREATE TABLE " + tail + " AS SELECT * FROM ");
@@ -121,17 +121,19 @@ final class TailTables {
       }
     }
     synchronized (columnTypes) {
-      columnTypes.put(key, List.copyOf(types));
+      columnTypes.put(
+          new ColumnTypesKey(table.uuid().toString(), table.schema().schemaId()),
+          List.copyOf(types));
     }
-    return new Declared(types, true);
+    return types;
   }
 
   /**
-   * Creates the empty table {@code tail} with the table's columns in DuckDB's {@code types} (as
-   * {@link #declare} found them), followed, when {@code keyed}, by the change type and offset.
+   * The statement that creates the empty table {@code tail} with the table's columns in DuckDB's
+   * {@code types} (as {@link #declare} found them), followed, when {@code keyed}, by the change
+   * type and offset.
    */
-  void create(Connection duckdb, String tail, Table table, List<String> types, boolean keyed)
-      throws SQLException {
+  static String createStatement(String tail, Table table, List<String> types, boolean keyed) {
     StringBuilder create = new StringBuilder("CREATE TABLE ").append(tail).append(" (");
     List<Types.NestedField> columns = table.schema().columns();
     for (int i = 0; i < columns.size(); i++) {
@@ -145,29 +147,67 @@ final class TailTables {
       create.append(", ").append(CHANGE_COLUMN).append(" TINYINT, ");
       create.append(OFFSET_COLUMN).append(" BIGINT");
     }
-    try (Statement statement = duckdb.createStatement()) {
-      statement.execute(create.append(')').toString());
+    return create.append(')').toString();
+  }
+
+  /**
+   * A plan's log rows as the tail cache gave them: whole cached pieces as files ({@code files},
+   * which the caller releases) and the other rows as batches to copy into a tail table ({@link
+   * #load}). Closing it closes the batches not copied.
+   */
+  static final class Fetched implements AutoCloseable {
+    private final List<TailCache.TailFile> files = new ArrayList<>();
+    private final java.util.ArrayDeque<TailCache.Slice> rows = new java.util.ArrayDeque<>();
+
+    List<TailCache.TailFile> files() {
+      return files;
+    }
+
+    /** Whether any rows are to be copied into a tail table. */
+    boolean hasRows() {
+      return !rows.isEmpty();
+    }
+
+    @Override
+    public void close() {
+      rows.forEach(slice -> slice.root().close());
+      rows.clear();
     }
   }
 
   /**
-   * Reads the plan's log ranges from the tail cache: whole cached pieces as files (added to {@code
-   * files}, which the caller releases), the other rows copied into table {@code tail}, only the
-   * columns the query may use. A primary-key table's rows all go to the table, with their key,
-   * change type and offset, to be folded by key.
-   *
-   * @return whether any rows went into the table
+   * Reads the plan's log ranges from the tail cache (for a log table, large unchanged pieces as
+   * Parquet files); a primary-key table's rows all come as batches, to be folded by key.
    */
-  boolean loadTail(
+  Fetched fetch(Table table, UnionScanPlan plan, io.lakestream.client.Table stream, boolean keyed) {
+    List<TailCache.Slice> slices =
+        tails.read(
+            plan.table(),
+            stream,
+            plan.logRanges(),
+            keyed ? null : (rows, target) -> writeFile(rows, target, table.schema()));
+    Fetched fetched = new Fetched();
+    for (TailCache.Slice slice : slices) {
+      if (slice.file() != null) {
+        fetched.files.add(slice.file());
+      } else {
+        fetched.rows.add(slice);
+      }
+    }
+    return fetched;
+  }
+
+  /**
+   * Copies the fetched batches into the existing table {@code tail}, only the columns the query may
+   * use; a primary-key table's rows with their key, change type and offset.
+   */
+  void load(
       Connection duckdb,
       TailTable tail,
       Table table,
-      UnionScanPlan plan,
-      io.lakestream.client.Table stream,
+      Fetched fetched,
       TableReferences.Parsed parsed,
-      boolean keyed,
-      boolean created,
-      List<TailCache.TailFile> files)
+      boolean keyed)
       throws SQLException {
     Set<Integer> key = keyed ? table.schema().identifierFieldIds() : Set.of();
     List<Types.NestedField> copied = new ArrayList<>();
@@ -176,42 +216,16 @@ final class TailTables {
         copied.add(column);
       }
     }
-    List<TailCache.Slice> slices =
-        tails.read(
-            plan.table(),
-            stream,
-            plan.logRanges(),
-            keyed ? null : (rows, target) -> writeFile(rows, target, table.schema()));
-    Tail pending = new Tail(duckdb, tail, table, copied, keyed, created);
-    boolean tableRows = false;
+    Tail pending = new Tail(duckdb, tail, table, copied, keyed);
     try {
-      for (int i = 0; i < slices.size(); i++) {
-        TailCache.Slice slice = slices.get(i);
-        if (slice.file() != null) {
-          slices.set(i, null);
-          files.add(slice.file());
-        } else {
-          VectorSchemaRoot rows = keyed ? withOffsets(slice.root(), slice.offset()) : slice.root();
-          slices.set(i, null);
-          pending.add(slice.schemaId(), rows);
-          tableRows = true;
-        }
+      for (TailCache.Slice slice; (slice = fetched.rows.poll()) != null; ) {
+        VectorSchemaRoot rows = keyed ? withOffsets(slice.root(), slice.offset()) : slice.root();
+        pending.add(slice.schemaId(), rows);
       }
       pending.flush();
     } finally {
       pending.discard();
-      for (TailCache.Slice slice : slices) {
-        if (slice == null) {
-          continue;
-        }
-        if (slice.file() != null) {
-          files.add(slice.file()); // released by the caller with the others
-        } else {
-          slice.root().close();
-        }
-      }
     }
-    return tableRows;
   }
 
   /**
@@ -289,11 +303,9 @@ final class TailTables {
     private final Connection duckdb;
     private final TailTable tail;
     private final String table;
-    private final Table lakeTable;
     private final List<Types.NestedField> columns;
     private final List<Types.NestedField> copied;
     private final boolean keyed;
-    private boolean created;
     private final List<VectorSchemaRoot> slices = new ArrayList<>();
     private int schemaId = -1;
     private BufferAllocator allocatorRoot;
@@ -304,23 +316,19 @@ final class TailTables {
      * @param copied the columns to copy values of; the others stay null
      * @param keyed whether the rows are a primary-key table's changes, with offsets ({@link
      *     #withOffsets}), whose change types and offsets are copied too
-     * @param created whether the tail table exists already; else the first rows create it
      */
     Tail(
         Connection duckdb,
         TailTable tail,
         Table lakeTable,
         List<Types.NestedField> copied,
-        boolean keyed,
-        boolean created) {
+        boolean keyed) {
       this.duckdb = duckdb;
       this.tail = tail;
       this.table = TailTable.qualified(tail.database(), tail.name());
-      this.lakeTable = lakeTable;
       this.columns = lakeTable.schema().columns();
       this.copied = copied;
       this.keyed = keyed;
-      this.created = created;
     }
 
     /**
@@ -343,10 +351,6 @@ final class TailTables {
         return;
       }
       try {
-        if (!created) {
-          create(duckdb, table, lakeTable, tail.types(), keyed);
-          created = true;
-        }
         if (rows <= APPENDED_ROWS && append()) {
           return;
         }

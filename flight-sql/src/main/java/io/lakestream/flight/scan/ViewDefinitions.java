@@ -3,9 +3,6 @@ package io.lakestream.flight.scan;
 import static io.lakestream.flight.scan.LakeViews.literal;
 import static io.lakestream.flight.scan.LakeViews.quote;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,20 +39,18 @@ final class ViewDefinitions {
   private static final byte DELETE = io.lakestream.client.ChangeType.DELETE.code();
 
   /**
-   * Creates the view: {@code read_parquet} of {@code files} (by field id, in the table's current
-   * schema), {@code UNION ALL} the tail table when it has rows or there is no file. Without the
-   * tail table the view is one scan, into which DuckDB pushes join filters; it does not push them
-   * through {@code UNION ALL}, even with an empty side.
+   * The statement that creates the view: {@code read_parquet} of {@code files} (by field id, in the
+   * table's current schema), {@code UNION ALL} the tail table when it has rows or there is no file.
+   * Without the tail table the view is one scan, into which DuckDB pushes join filters; it does not
+   * push them through {@code UNION ALL}, even with an empty side.
    */
-  static void createView(
-      Connection duckdb,
+  static String createView(
       String target,
       Table table,
       List<String> types,
       List<String> files,
       String tail,
-      boolean tailRows)
-      throws SQLException {
+      boolean tailRows) {
     List<Types.NestedField> columns = table.schema().columns();
     String select = select(columns);
     StringBuilder view = new StringBuilder();
@@ -68,26 +63,22 @@ final class ViewDefinitions {
           .append(" FROM ")
           .append(tail);
     }
-    try (Statement statement = duckdb.createStatement()) {
-      statement.execute("CREATE VIEW " + target + " AS " + view);
-    }
+    return "CREATE VIEW " + target + " AS " + view;
   }
 
   /**
-   * Creates a primary-key table's view: the lake's rows that no later equality delete removes and
-   * whose key the tail does not change, {@code UNION ALL} the last change of each key in the tail
-   * unless it is a delete. A key's changes are all in one bucket of one partition, so its offsets
-   * order them.
+   * The statement that creates a primary-key table's view: the lake's rows that no later equality
+   * delete removes and whose key the tail does not change, {@code UNION ALL} the last change of
+   * each key in the tail unless it is a delete. A key's changes are all in one bucket of one
+   * partition, so its offsets order them.
    */
-  static void createKeyedView(
-      Connection duckdb,
+  static String createKeyedView(
       String target,
       Table table,
       List<String> types,
       SnapshotFiles.LakeFiles files,
       String tail,
-      boolean tailRows)
-      throws SQLException {
+      boolean tailRows) {
     List<Types.NestedField> columns = table.schema().columns();
     List<Types.NestedField> key = new ArrayList<>();
     for (Types.NestedField column : columns) {
@@ -148,9 +139,7 @@ final class ViewDefinitions {
           .append(" <> ")
           .append(DELETE);
     }
-    try (Statement statement = duckdb.createStatement()) {
-      statement.execute("CREATE VIEW " + target + " AS " + view);
-    }
+    return "CREATE VIEW " + target + " AS " + view;
   }
 
   /**

@@ -141,6 +141,23 @@ class SandboxedDatabasesTest {
   }
 
   @Test
+  void everyKindOfQueryDatabaseHasTheCatalogNameSetUpsUse() throws SQLException {
+    try (SandboxedDatabases databases = kept(1);
+        SandboxedDatabases.Sandbox sandbox = databases.take();
+        SpareDatabases spares =
+            new SpareDatabases(new Properties(), 1, directory.resolve("spares"));
+        SpareDatabases.Spare spare = spares.take()) {
+      for (Connection database : List.of(sandbox.connection(), spare.connection())) {
+        try (Statement statement = database.createStatement();
+            ResultSet current = statement.executeQuery("SELECT current_database()")) {
+          current.next();
+          assertThat(current.getString(1)).isEqualTo(QueryDatabases.DATABASE);
+        }
+      }
+    }
+  }
+
+  @Test
   void concurrentQueriesGetSeparateDatabases() throws SQLException {
     List<SandboxedDatabases.Sandbox> taken = new ArrayList<>();
     try (SandboxedDatabases databases = kept(2)) {
