@@ -524,6 +524,44 @@ class FlightSqlPushdownTest {
     }
   }
 
+  @Test
+  void aTailGrowingInOneBucketAtATimeWritesNoSmallFiles() throws SQLException {
+    // Two buckets, one row per batch: the batches go to the buckets in turn, so each query finds
+    // one bucket grown and the other's few rows unchanged since the previous query.
+    create(
+        "growing_tail",
+        "log",
+        new Schema(
+            Types.NestedField.required(1, "id", Types.LongType.get()),
+            Types.NestedField.optional(2, "note", Types.StringType.get())),
+        "1h");
+    String count = "SELECT count(*), count(DISTINCT id) FROM push.growing_tail";
+    long files = tailFiles();
+    try (java.sql.Connection connection = DriverManager.getConnection(url);
+        AppendWriter writer =
+            lakestream
+                .connection()
+                .table(TablePath.of("push.growing_tail"))
+                .newAppendWriter(WriterOptions.defaults().withLinger(Duration.ZERO))) {
+      for (long id = 0; id < 8; id++) {
+        writer.append(id, "n" + id);
+        writer.flush();
+        assertThat(query(connection, count)).containsExactly(List.of(id + 1, id + 1));
+      }
+      // Writing the unchanged bucket's rows to a file gains nothing while the other's are copied
+      // into a table: the view has its UNION ALL either way.
+      assertThat(tailFiles()).as("tail files while the tail grows").isEqualTo(files);
+      // Stopped growing: the next query reads every piece whole a second time and writes them as
+      // files, and the view is one scan.
+      assertThat(query(connection, count)).containsExactly(List.of(8L, 8L));
+      assertThat(tailFiles()).isGreaterThan(files);
+      assertThat(query(connection, "EXPLAIN " + count).toString())
+          .doesNotContainIgnoringCase("union")
+          .doesNotContain("lakestream_tail");
+      assertThat(query(connection, count)).containsExactly(List.of(8L, 8L));
+    }
+  }
+
   /** The files in the Flight SQL endpoint's directory of cached log tails. */
   private static long tailFiles() {
     try (Stream<Path> files = Files.list(data.resolve("flight-sql/tails"))) {

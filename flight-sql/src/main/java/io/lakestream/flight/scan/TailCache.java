@@ -34,15 +34,16 @@ import org.apache.arrow.vector.util.VectorSchemaRootAppender;
  * <p>Pieces hold every column (queries project when they copy rows into DuckDB or scan a file). A
  * piece of at least {@value #FILE_ROWS} rows that a query reads whole is also written once as a
  * Parquet file, which that query and later ones scan together with the lake's files; so is a
- * smaller piece that a second query reads whole, unchanged (a tail that stopped growing: each query
- * would otherwise copy it and add it to the view with {@code UNION ALL}, which keeps join filters
- * out of the lake's scans). A small piece with a file takes later rows all the same: it is merged
- * with them into a new piece and its file goes, so a slow stream leaves no trail of small files.
- * The cache holds at most {@code maxBytes} of Arrow buffers: the least recently read buckets go
- * first, and a tail larger than the whole budget is read for its query only. Thread safe: reads
- * take the cache's lock for their whole fetch (queries fetch their tails one at a time), and a
- * reader gets slices of its own (sharing buffers by reference count) that stay valid after pieces
- * are dropped.
+ * smaller piece that a second query reads whole, unchanged, when no bucket that query reads grew
+ * since its last read (a tail that stopped growing: each query would otherwise copy it and add it
+ * to the view with {@code UNION ALL}, which keeps join filters out of the lake's scans; while
+ * another bucket grows, its rows are copied and the {@code UNION ALL} is there anyway). A small
+ * piece with a file takes later rows all the same: it is merged with them into a new piece and its
+ * file goes, so a slow stream leaves no trail of small files. The cache holds at most {@code
+ * maxBytes} of Arrow buffers: the least recently read buckets go first, and a tail larger than the
+ * whole budget is read for its query only. Thread safe: reads take the cache's lock for their whole
+ * fetch (queries fetch their tails one at a time), and a reader gets slices of its own (sharing
+ * buffers by reference count) that stay valid after pieces are dropped.
  */
 public final class TailCache {
   /**
@@ -257,7 +258,7 @@ public final class TailCache {
         throw e;
       }
     }
-    List<Slice> slices = new ArrayList<>();
+    List<Bucket> read = new ArrayList<>(ranges.size());
     for (LogRange range : ranges) {
       Key key = key(stream, range);
       List<Piece> fresh =
@@ -290,13 +291,39 @@ public final class TailCache {
         gone.close();
       }
       bucket.start = bucket.pieces.isEmpty() ? bucket.end : bucket.pieces.peekFirst().base();
+      read.add(bucket);
+    }
+    // Small pieces get files only once no bucket read has grown since its last read (a small piece
+    // read whole for the first time is new rows): while one bucket grows, its rows are copied into
+    // a table and the view has its UNION ALL anyway, and a small piece is cheaper to copy than to
+    // write (a stream growing in one bucket at a time leaves the others unchanged between queries).
+    boolean stopped = true;
+    for (int i = 0; i < ranges.size() && stopped; i++) {
+      LogRange range = ranges.get(i);
+      for (Piece piece : read.get(i).pieces) {
+        if (piece.file == null
+            && !piece.readWhole
+            && piece.root().getRowCount() < FILE_ROWS
+            && piece.base() >= range.from()
+            && piece.base() < range.to()
+            && piece.end() <= range.to()) {
+          stopped = false;
+          break;
+        }
+      }
+    }
+    List<Slice> slices = new ArrayList<>();
+    for (int i = 0; i < ranges.size(); i++) {
+      LogRange range = ranges.get(i);
+      Bucket bucket = read.get(i);
       for (Piece piece : bucket.pieces) {
         long first = Math.max(piece.base(), range.from());
         long last = Math.min(piece.end(), range.to());
         if (first >= last) {
           continue;
         }
-        TailFile file = first == piece.base() && last == piece.end() ? file(piece, writer) : null;
+        TailFile file =
+            first == piece.base() && last == piece.end() ? file(piece, writer, stopped) : null;
         if (file != null) {
           file.readers++;
           slices.add(new Slice(piece.schemaId(), first, null, file));
@@ -310,22 +337,26 @@ public final class TailCache {
         }
       }
       if (bucket.bytes > maxBytes) {
-        drop(key, bucket); // too large to keep: this query's slices stay valid
+        drop(key(stream, range), bucket); // too large to keep: this query's slices stay valid
       }
     }
     evict();
     return slices;
   }
 
-  /** The piece's file, written now if it has none; null when it is not to have one. */
-  private TailFile file(Piece piece, FileWriter writer) {
+  /**
+   * The piece's file, written now if it has none; null when it is not to have one. A piece of fewer
+   * than {@value #FILE_ROWS} rows gets one only when it was read whole before and no bucket of the
+   * read grew since ({@code stopped}).
+   */
+  private TailFile file(Piece piece, FileWriter writer, boolean stopped) {
     if (piece.file != null) {
       return piece.file;
     }
     if (writer == null || directory == null || piece.root().getFieldVectors().isEmpty()) {
       return null;
     }
-    if (piece.root().getRowCount() < FILE_ROWS && !piece.readWhole) {
+    if (piece.root().getRowCount() < FILE_ROWS && (!piece.readWhole || !stopped)) {
       piece.readWhole = true;
       return null;
     }
