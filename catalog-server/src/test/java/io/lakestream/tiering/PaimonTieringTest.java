@@ -475,15 +475,7 @@ class PaimonTieringTest {
   void aCrashBetweenWritingAndCommittingTiersNoDuplicates() {
     TablePath log = create("crash_log", LOG_SCHEMA, LOG_BY_REGION, "log", "1h");
     TablePath keyed = create("crash_pk", PK_SCHEMA, PK_BY_REGION, "primary-key", "1h");
-    PaimonTableTiering crashing =
-        new PaimonTableTiering(
-            fixture.lake(),
-            fixture.connection(),
-            (table, files) -> {
-              throw new IllegalStateException("crash between writing files and committing");
-            },
-            Duration.ofMinutes(1),
-            1_000_000);
+    PaimonTableTiering crashing = crashingBeforeTheCommit();
     PaimonTableTiering tiering = tiering(fixture.lake(), 1_000_000);
 
     List<Object[]> written = new ArrayList<>(append(log, 0, 1_000));
@@ -572,6 +564,18 @@ class PaimonTieringTest {
     assertThat(tiering.tierOnce(path).outcome()).isEqualTo(TieringRound.Outcome.UP_TO_DATE);
     assertPrimaryKeyRows(readPaimon(path, false), model);
     assertPrimaryKeyRows(readIceberg(path), model);
+  }
+
+  /** Paimon tiering whose rounds fail between writing their files and committing them. */
+  private static PaimonTableTiering crashingBeforeTheCommit() {
+    return new PaimonTableTiering(
+        fixture.lake(),
+        fixture.connection(),
+        (table, files) -> {
+          throw new IllegalStateException("crash between writing files and committing");
+        },
+        Duration.ofMinutes(1),
+        1_000_000);
   }
 
   /** Paimon tiering through {@code lake} with rounds of at most {@code maxRowsPerRound} rows. */
@@ -722,6 +726,87 @@ class PaimonTieringTest {
       assertThat(entryOffsets(path).partitions()).isEqualTo(fixture.highWatermarks(path));
     }
     assertBothReadersSee(crash.log(), crash.written(), crash.keyed(), crash.model());
+  }
+
+  @Test
+  void aCompactionLostTwiceIsRedoneAndTheEntryClaimsNoRowsItsIcebergReadersMiss()
+      throws IOException {
+    CrashSetUp crash = CrashSetUp.of("twice", 10, 23, 600, 150);
+    TablePath keyed = crash.keyed();
+    assertThat(crash.tiering().tierOnce(keyed).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    TieredOffsets compacted = entryOffsets(keyed);
+    List<List<Object>> compactedRows = readIceberg(keyed);
+    assertThat(compactedRows).isNotEmpty();
+
+    // A round's append snapshot is committed and its compaction snapshot lost: the process died
+    // between the two.
+    crash.model().change(keyed, 400, 150);
+    commitLosingTheCompaction(crash, keyed);
+    // The round that redoes the compaction (no new rows) dies the same way, leaving an append
+    // snapshot without rows on top of files that are still not compacted.
+    commitLosingTheCompaction(crash, keyed);
+    org.apache.paimon.Snapshot latest = paimonTable(keyed).snapshotManager().latestSnapshot();
+    assertThat(latest.commitKind()).isEqualTo(org.apache.paimon.Snapshot.CommitKind.APPEND);
+    assertThat(latest.deltaRecordCount()).isZero();
+    assertThat(PaimonTableTiering.offsetsOf(paimonTable(keyed)).partitions())
+        .isEqualTo(fixture.highWatermarks(keyed));
+
+    // A round that dies before its commit points the entry at that snapshot without claiming the
+    // offsets of rows its Iceberg readers do not see, and it has a compaction to commit.
+    assertThatThrownBy(() -> crashingBeforeTheCommit().tierOnce(keyed))
+        .hasMessageContaining("crash between writing files and committing");
+    assertThat(fixture.lakeTable(keyed).currentSnapshot().snapshotId()).isEqualTo(latest.id());
+    assertThat(entryOffsets(keyed)).isEqualTo(compacted);
+    assertThat(readIceberg(keyed)).containsExactlyInAnyOrderElementsOf(compactedRows);
+
+    // The next round compacts again, without new rows: Iceberg readers see every change.
+    assertThat(crash.tiering().tierOnce(keyed).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(paimonTable(keyed).snapshotManager().latestSnapshot().commitKind())
+        .isEqualTo(org.apache.paimon.Snapshot.CommitKind.COMPACT);
+    assertThat(entryOffsets(keyed).partitions()).isEqualTo(fixture.highWatermarks(keyed));
+    assertPrimaryKeyRows(readIceberg(keyed), crash.model());
+    assertPrimaryKeyRows(readPaimon(keyed, false), crash.model());
+    assertThat(crash.tiering().tierOnce(keyed).outcome())
+        .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
+  }
+
+  /**
+   * Commits a round of a primary-key table as if the process died right after Paimon committed its
+   * append snapshot: the round's compaction snapshot is taken away again with its Iceberg metadata
+   * and the tiering tag moved to it, and the Iceberg metadata Paimon had before the commit is put
+   * back (Paimon keeps only the newest; the append snapshot's was never written).
+   */
+  private static void commitLosingTheCompaction(CrashSetUp crash, TablePath path)
+      throws IOException {
+    PaimonTableTiering.PreparedRound round = crash.tiering().prepare(path).orElseThrow();
+    FileStoreTable table = paimonTable(path);
+    org.apache.paimon.fs.FileIO io = table.fileIO();
+    long before = table.snapshotManager().latestSnapshotId();
+    org.apache.paimon.fs.Path beforeMetadata = icebergMetadata(table, before);
+    String beforeJson = io.readFileUtf8(beforeMetadata);
+    crash.flaky().down.set(true);
+    assertThatThrownBy(() -> crash.tiering().commit(round))
+        .hasMessageContaining("catalog unreachable");
+    crash.flaky().down.set(false);
+
+    table = paimonTable(path);
+    org.apache.paimon.utils.SnapshotManager snapshots = table.snapshotManager();
+    org.apache.paimon.Snapshot compaction = snapshots.latestSnapshot();
+    assertThat(compaction.commitKind()).isEqualTo(org.apache.paimon.Snapshot.CommitKind.COMPACT);
+    assertThat(snapshots.snapshot(compaction.id() - 1).commitKind())
+        .isEqualTo(org.apache.paimon.Snapshot.CommitKind.APPEND);
+    assertThat(io.delete(snapshots.snapshotPath(compaction.id()), false)).isTrue();
+    io.delete(new org.apache.paimon.fs.Path(snapshots.snapshotDirectory(), "LATEST"), false);
+    assertThat(io.delete(icebergMetadata(table, compaction.id()), false)).isTrue();
+    io.delete(table.tagManager().tagPath(TieredOffsets.TAG), false);
+    io.overwriteFileUtf8(beforeMetadata, beforeJson);
+    assertThat(paimonTable(path).snapshotManager().latestSnapshot().id())
+        .isEqualTo(compaction.id() - 1);
+  }
+
+  private static org.apache.paimon.fs.Path icebergMetadata(FileStoreTable table, long snapshot) {
+    return new org.apache.paimon.fs.Path(
+        table.location(), "metadata/v" + snapshot + ".metadata.json");
   }
 
   @Test

@@ -49,13 +49,13 @@ import org.slf4j.LoggerFactory;
  * <p>The snapshot made current gets the summary property {@value TieredOffsets#SUMMARY_KEY} with
  * the offsets of its Paimon snapshot, so that the tiering status, log retention and union reads
  * find the table's offsets in the entry as they do for Iceberg-tiered tables. For a primary-key
- * table a snapshot that appended rows does not get them: its Iceberg view is the state of the last
- * full compaction, not of its offsets (a round's compaction snapshot, or an empty append, does). A
- * snapshot another engine committed to the Paimon table has no offsets of its own; it gets those of
- * the state it was committed on ({@link PaimonStartOffsets}: the newest snapshot with offsets, the
- * Paimon tag, else the catalog's record), since another engine's commit moves no log offset.
- * Without that, once another engine expired the Paimon snapshots with offsets the entry had none,
- * and union reads read every log from its start again.
+ * table a snapshot with files not yet fully compacted ({@link PaimonIcebergView}) does not get
+ * them: Iceberg readers do not see those files' rows (a round's compaction snapshot, or an append
+ * on compacted files only, does). A snapshot another engine committed to the Paimon table has no
+ * offsets of its own; it gets those of the state it was committed on ({@link PaimonStartOffsets}:
+ * the newest snapshot with offsets, the Paimon tag, else the catalog's record), since another
+ * engine's commit moves no log offset. Without that, once another engine expired the Paimon
+ * snapshots with offsets the entry had none, and union reads read every log from its start again.
  *
  * <p>A sync changes the entry through a compare-and-swap of its metadata; when another commit to
  * the entry wins, it reloads and tries again (a few times). It is idempotent: an entry that already
@@ -109,12 +109,12 @@ final class PaimonCatalogEntry {
         paimonSnapshot.properties() == null
             ? null
             : paimonSnapshot.properties().get(TieredOffsets.SUMMARY_KEY);
-    if (primaryKey
-        && paimonSnapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT
-        && paimonSnapshot.deltaRecordCount() > 0) {
-      offsets = null; // its new rows are not compacted yet, so Iceberg readers do not see them
+    // Rows not compacted yet are invisible to Iceberg readers: the snapshot holds no offsets then.
+    boolean hidesRows = primaryKey && PaimonIcebergView.hidesRows(table, paimonSnapshot);
+    if (hidesRows) {
+      offsets = null;
     }
-    boolean inherits = offsets == null && !hasOffsets(paimonSnapshot);
+    boolean inherits = !hidesRows && offsets == null;
     for (int attempt = 1; ; attempt++) {
       TableOperations operations = ((HasTableOperations) lake.loadTable(path)).operations();
       TableMetadata base = operations.current();
@@ -123,7 +123,7 @@ final class PaimonCatalogEntry {
         return; // in sync, or a later sync won
       }
       if (inherits) {
-        offsets = inheritedOffsets(path, table, primaryKey, latest, base.uuid());
+        offsets = inheritedOffsets(path, table, latest, base.uuid());
         inherits = false;
       }
       TableMetadata updated = updated(path, base, generated, offsets);
@@ -140,27 +140,15 @@ final class PaimonCatalogEntry {
     }
   }
 
-  private static boolean hasOffsets(org.apache.paimon.Snapshot snapshot) {
-    return snapshot.properties() != null
-        && snapshot.properties().containsKey(TieredOffsets.SUMMARY_KEY);
-  }
-
   /**
    * The offsets JSON of the state a snapshot without offsets was committed on, or null when there
-   * are none to be had (or they would claim rows Iceberg readers do not see: a primary-key append
-   * whose compaction a crash lost).
+   * are none to be had. Only asked for a snapshot whose rows Iceberg readers all see, so the older
+   * state's rows are in its Iceberg view too.
    */
-  private String inheritedOffsets(
-      TablePath path, FileStoreTable table, boolean primaryKey, long latest, String uuid) {
+  private String inheritedOffsets(TablePath path, FileStoreTable table, long latest, String uuid) {
     Optional<org.apache.paimon.Snapshot> tiered = PaimonStartOffsets.tieredSnapshot(table, latest);
     if (tiered.isPresent()) {
-      org.apache.paimon.Snapshot snapshot = tiered.get();
-      if (primaryKey
-          && snapshot.commitKind() != org.apache.paimon.Snapshot.CommitKind.COMPACT
-          && snapshot.deltaRecordCount() > 0) {
-        return null;
-      }
-      return snapshot.properties().get(TieredOffsets.SUMMARY_KEY);
+      return tiered.get().properties().get(TieredOffsets.SUMMARY_KEY);
     }
     try {
       return offsetsStore

@@ -11,6 +11,7 @@ import io.lakestream.lake.LogRangeReader;
 import io.lakestream.lake.PrimaryKeyChanges;
 import io.lakestream.lake.TieringException;
 import io.lakestream.lake.TieringPlan;
+import io.lakestream.lake.paimon.PaimonIcebergView.Bucket;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -21,9 +22,7 @@ import java.util.Set;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.iceberg.data.Record;
 import org.apache.paimon.Snapshot;
-import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
-import org.apache.paimon.manifest.ManifestEntry;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
@@ -41,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>A primary-key table's changes are folded per key ({@link PrimaryKeyChanges}) and each changed
  * key written once, its final row as an upsert or a delete; then every bucket written is fully
  * compacted in the same commit, since Iceberg readers see only a primary-key table's files of the
- * highest level. Buckets whose compaction a crash lost are compacted again, also when there are no
- * new rows.
+ * highest level. Buckets whose compaction a crash lost ({@link PaimonIcebergView}) are compacted
+ * again, also when there are no new rows.
  */
 final class PaimonDataWriter
     implements LakeDataWriter<PaimonLakeTable, PaimonDataWriter.PaimonFiles> {
@@ -101,7 +100,11 @@ final class PaimonDataWriter
     io.lakestream.client.Table stream = plan.stream();
     List<LogRange> ranges = plan.ranges();
     // Compactions a crash lost are done again, also when there are no new rows.
-    Set<Bucket> uncompacted = opened.primaryKey() ? uncompactedBuckets(table) : Set.of();
+    Snapshot latest = table.snapshotManager().latestSnapshot();
+    Set<Bucket> uncompacted =
+        opened.primaryKey() && latest != null
+            ? PaimonIcebergView.uncompactedBuckets(table, latest)
+            : Set.of();
     if (ranges.isEmpty() && uncompacted.isEmpty()) {
       return Optional.empty();
     }
@@ -176,29 +179,4 @@ final class PaimonDataWriter
     }
     return Optional.of(new PaimonFiles(commitUser, identifier, messages, read[0]));
   }
-
-  /**
-   * The buckets of a primary-key table that hold files below the highest level, i.e. rows Iceberg
-   * readers do not see. A round compacts every bucket it writes in the commit of its rows, so there
-   * are none unless a process died between the commit's append snapshot and its compaction
-   * snapshot: then the newest snapshot is an append with rows.
-   */
-  private static Set<Bucket> uncompactedBuckets(FileStoreTable table) {
-    Snapshot latest = table.snapshotManager().latestSnapshot();
-    if (latest == null
-        || latest.commitKind() == Snapshot.CommitKind.COMPACT
-        || latest.deltaRecordCount() == 0) {
-      return Set.of();
-    }
-    int maxLevel = table.coreOptions().numLevels() - 1;
-    Set<Bucket> buckets = new LinkedHashSet<>();
-    for (ManifestEntry entry : table.store().newScan().withSnapshot(latest).plan().files()) {
-      if (entry.file().level() < maxLevel) {
-        buckets.add(new Bucket(entry.partition().copy(), entry.bucket()));
-      }
-    }
-    return buckets;
-  }
-
-  private record Bucket(BinaryRow partition, int bucket) {}
 }

@@ -205,9 +205,12 @@ public final class PaimonTableTiering implements LakeTierer {
     committer.abortOrThrow(table.path(), table.table(), round.prepared.files().orElseThrow());
   }
 
+  /** How the Paimon commit users of tiering rounds begin ({@link #commitUser}). */
+  static final String COMMIT_USER_PREFIX = "lakestream-tiering-";
+
   /** The fixed Paimon commit user of a table's rounds. */
   public static String commitUser(Table entry) {
-    return "lakestream-tiering-" + entry.uuid();
+    return COMMIT_USER_PREFIX + entry.uuid();
   }
 
   /**
