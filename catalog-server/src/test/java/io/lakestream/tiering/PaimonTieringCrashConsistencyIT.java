@@ -371,6 +371,39 @@ class PaimonTieringCrashConsistencyIT {
           serverLines(context.logs(), "whose compaction a crash lost"));
     }
 
+    /** The newest Paimon snapshots: id, kind, commit user, rows, offsets; newest first. */
+    static String snapshotHistory(FileStoreTable table) {
+      SnapshotManager snapshots = table.snapshotManager();
+      Long latest = snapshots.latestSnapshotId();
+      Long earliest = snapshots.earliestSnapshotId();
+      if (latest == null || earliest == null) {
+        return "no Paimon snapshot";
+      }
+      StringBuilder history = new StringBuilder("Paimon snapshots:");
+      for (long id = latest; id >= Math.max(earliest, latest - 11); id--) {
+        Snapshot snapshot = snapshots.snapshot(id);
+        history
+            .append("\n    ")
+            .append(id)
+            .append(' ')
+            .append(snapshot.commitKind())
+            .append(" by ")
+            .append(snapshot.commitUser())
+            .append(" (identifier ")
+            .append(snapshot.commitIdentifier())
+            .append(", ")
+            .append(snapshot.deltaRecordCount())
+            .append(" delta rows, ")
+            .append(snapshot.totalRecordCount())
+            .append(" total) offsets ")
+            .append(
+                snapshot.properties() == null
+                    ? null
+                    : snapshot.properties().get(TieredOffsets.SUMMARY_KEY));
+      }
+      return history.toString();
+    }
+
     /** How many lines of the server's outputs name this table and contain the text. */
     long serverLines(Path logs, String text) throws IOException {
       String of = " of " + path + " ";
@@ -516,7 +549,23 @@ class PaimonTieringCrashConsistencyIT {
       violations.addAll(
           TieringCrashHarness.primaryKeyViolations(
               "Iceberg reader", icebergRows, server, context.writers()));
-      TieringCrashHarness.assertNoViolations(violations, context.seed());
+      TieringCrashHarness.assertNoViolations(
+          violations,
+          context.seed(),
+          () ->
+              String.format(
+                  Locale.ROOT,
+                  "%d keys through Paimon's reader, %d through Iceberg's, %d on the server;"
+                      + " the entry's current snapshot %s; %s%n  ",
+                  paimonRows.size(),
+                  icebergRows.size(),
+                  server.size(),
+                  entry.currentSnapshot() == null
+                      ? "none"
+                      : entry.currentSnapshot().snapshotId()
+                          + " "
+                          + entry.currentSnapshot().summary(),
+                  snapshotHistory(table)));
       int acknowledgedKeys = 0;
       for (LoadWriter writer : context.writers()) {
         acknowledgedKeys += ((UpsertLoad) writer).acknowledgedKeys();

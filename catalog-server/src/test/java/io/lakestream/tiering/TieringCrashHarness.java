@@ -622,12 +622,22 @@ final class TieringCrashHarness {
   }
 
   static void assertNoViolations(List<String> violations, long seed) {
+    assertNoViolations(violations, seed, () -> "");
+  }
+
+  /**
+   * Like {@link #assertNoViolations(List, long)}, with {@code state} (what the table's files and
+   * snapshots looked like) printed before the first violations.
+   */
+  static void assertNoViolations(
+      List<String> violations, long seed, java.util.function.Supplier<String> state) {
     if (!violations.isEmpty()) {
       throw new AssertionError(
           violations.size()
               + " violations (seed "
               + seed
               + "):\n  "
+              + state.get()
               + String.join("\n  ", violations.subList(0, Math.min(violations.size(), 40))));
     }
   }
