@@ -770,6 +770,52 @@ class PaimonTieringTest {
         .isEqualTo(TieringRound.Outcome.UP_TO_DATE);
   }
 
+  @Test
+  void anotherEnginesCompactionOfSomeBucketsLeavesNoneHiddenFromIcebergReaders() throws Exception {
+    CrashSetUp crash = CrashSetUp.of("foreign", 10, 29, 600, 150);
+    TablePath keyed = crash.keyed();
+    assertThat(crash.tiering().tierOnce(keyed).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    crash.model().change(keyed, 400, 150);
+    commitLosingTheCompaction(crash, keyed);
+    int uncompacted = bucketsBelowTheHighestLevel(keyed);
+    assertThat(uncompacted).isGreaterThan(1);
+
+    // Another engine fully compacts one of those buckets: its compaction snapshot is the newest,
+    // and the other buckets still hold rows Iceberg readers do not see.
+    FileStoreTable table = paimonTable(keyed);
+    int maxLevel = table.coreOptions().numLevels() - 1;
+    org.apache.paimon.manifest.ManifestEntry below =
+        table.store().newScan().withLevelFilter(level -> level < maxLevel).plan().files().get(0);
+    org.apache.paimon.table.sink.StreamWriteBuilder builder =
+        table.newStreamWriteBuilder().withCommitUser("another-engine");
+    try (org.apache.paimon.table.sink.StreamTableWrite write = builder.newWrite();
+        org.apache.paimon.table.sink.StreamTableCommit commit = builder.newCommit()) {
+      write.compact(below.partition(), below.bucket(), true);
+      commit.commit(1, write.prepareCommit(true, 1));
+    }
+    org.apache.paimon.Snapshot latest = paimonTable(keyed).snapshotManager().latestSnapshot();
+    assertThat(latest.commitKind()).isEqualTo(org.apache.paimon.Snapshot.CommitKind.COMPACT);
+    assertThat(latest.commitUser()).isEqualTo("another-engine");
+    assertThat(bucketsBelowTheHighestLevel(keyed)).isEqualTo(uncompacted - 1);
+
+    // The next round compacts the rest, without new rows.
+    assertThat(crash.tiering().tierOnce(keyed).outcome()).isEqualTo(TieringRound.Outcome.COMMITTED);
+    assertThat(bucketsBelowTheHighestLevel(keyed)).isZero();
+    assertThat(entryOffsets(keyed).partitions()).isEqualTo(fixture.highWatermarks(keyed));
+    assertPrimaryKeyRows(readIceberg(keyed), crash.model());
+  }
+
+  /** How many buckets of the newest Paimon snapshot hold files below the highest level. */
+  private static int bucketsBelowTheHighestLevel(TablePath path) {
+    FileStoreTable table = paimonTable(path);
+    int maxLevel = table.coreOptions().numLevels() - 1;
+    return (int)
+        table.store().newScan().withLevelFilter(level -> level < maxLevel).plan().files().stream()
+            .map(entry -> List.of(entry.partition(), entry.bucket()))
+            .distinct()
+            .count();
+  }
+
   /**
    * Commits a round of a primary-key table as if the process died right after Paimon committed its
    * append snapshot: the round's compaction snapshot is taken away again with its Iceberg metadata
