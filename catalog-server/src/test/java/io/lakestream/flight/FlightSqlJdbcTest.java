@@ -453,6 +453,51 @@ class FlightSqlJdbcTest {
     }
   }
 
+  /**
+   * A query that names no table runs on the statement its database kept from the last query of the
+   * same text: every run binds its own parameters, and a query naming a table, run between them,
+   * sees the rows written meanwhile (its statement is not kept).
+   */
+  @Test
+  void statementsWithoutTablesRunAgainWithTheirOwnParametersBesideQueriesOfTables()
+      throws Exception {
+    // A namespace of its own, so the metadata test lists the same tables whatever ran before.
+    lakestream.catalog().createNamespace(Namespace.of("kept"), new HashMap<>());
+    create(
+        lakestream.catalog(),
+        "kept",
+        "beside",
+        "log",
+        new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+    try (java.sql.Connection connection = connect();
+        PreparedStatement doubled =
+            connection.prepareStatement("SELECT CAST(? AS BIGINT) * 2, CAST(? AS VARCHAR) || 'x'");
+        PreparedStatement counted =
+            connection.prepareStatement("SELECT count(*), max(id) FROM kept.beside");
+        AppendWriter writer =
+            lakestream
+                .connection()
+                .table(TablePath.of("kept.beside"))
+                .newAppendWriter(WriterOptions.defaults())) {
+      for (long i = 0; i < 30; i++) {
+        doubled.setLong(1, i);
+        doubled.setString(2, "v" + i);
+        try (ResultSet result = doubled.executeQuery()) {
+          assertThat(rows(result)).containsExactly(List.of(i * 2, "v" + i + "x"));
+        }
+        try (Statement plain = connection.createStatement();
+            ResultSet result = plain.executeQuery("SELECT " + (i % 3) + " + 0 AS k")) {
+          assertThat(rows(result)).containsExactly(List.of(i % 3));
+        }
+        writer.append(i);
+        writer.flush();
+        try (ResultSet result = counted.executeQuery()) {
+          assertThat(rows(result)).containsExactly(List.of(i + 1, i));
+        }
+      }
+    }
+  }
+
   @Test
   void metadataListsWarehousesNamespacesTablesAndPrimaryKeys() throws SQLException {
     try (java.sql.Connection connection = connect()) {

@@ -476,8 +476,7 @@ public final class QueryEngine implements AutoCloseable {
       ResultKey key = resultKey(sql, principal, parameters);
       resources.add(queryTables.load(lent, parsed, principal, true));
       query.checkRunning();
-      PreparedStatement statement = DuckDbStatements.prepare(duckdb, sql, lent.locked());
-      resources.add(statement);
+      PreparedStatement statement = prepared(lent, parsed, sql, resources);
       query.executing(statement);
       int expected = statement.getParameterMetaData().getParameterCount();
       if (expected != parameters.size()) {
@@ -524,6 +523,27 @@ public final class QueryEngine implements AutoCloseable {
       closeAll(resources);
       throw e;
     }
+  }
+
+  /**
+   * {@code sql} prepared in the query's database: the statement the database kept from an earlier
+   * query of the same text when it names no table, else a new one, kept for the next such query or
+   * closed with the query's {@code resources}.
+   */
+  private static PreparedStatement prepared(
+      Lent lent, TableReferences.Parsed parsed, String sql, List<AutoCloseable> resources)
+      throws SQLException {
+    boolean keepable = parsed.tables().isEmpty();
+    PreparedStatement kept = keepable ? lent.kept().get(sql) : null;
+    if (kept != null) {
+      kept.clearParameters();
+      return kept;
+    }
+    PreparedStatement statement = DuckDbStatements.prepare(lent.duckdb(), sql, lent.locked());
+    if (!(keepable && lent.kept().keep(sql, statement))) {
+      resources.add(statement);
+    }
+    return statement;
   }
 
   /** The tables and columns {@code sql} references, parsed once per statement text. */

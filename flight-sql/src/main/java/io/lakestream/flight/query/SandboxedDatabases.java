@@ -15,15 +15,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -247,6 +250,11 @@ final class SandboxedDatabases implements AutoCloseable {
       return database.connection;
     }
 
+    /** The statements kept with the database for queries that name no table. */
+    QueryDatabases.KeptStatements kept() {
+      return database.kept;
+    }
+
     /**
      * Lets the database read the file at {@code path}, and returns the path it reads it by: a hard
      * link in its sandbox, removed when the query ends.
@@ -426,6 +434,39 @@ final class SandboxedDatabases implements AutoCloseable {
     }
   }
 
+  /**
+   * The prepared statements a database keeps for queries that name no table, at most {@value
+   * KeptStatements#KEPT_STATEMENTS}, the least recently used closed to make way. Used by the one
+   * query the database is lent to.
+   */
+  private static final class KeptStatements implements QueryDatabases.KeptStatements {
+    private static final int KEPT_STATEMENTS = 16;
+    private final Map<String, PreparedStatement> statements = new LinkedHashMap<>(16, 0.75f, true);
+
+    @Override
+    public PreparedStatement get(String sql) {
+      return statements.get(sql);
+    }
+
+    @Override
+    public boolean keep(String sql, PreparedStatement statement) {
+      if (statements.putIfAbsent(sql, statement) != null) {
+        return false;
+      }
+      if (statements.size() > KEPT_STATEMENTS) {
+        var eldest = statements.entrySet().iterator();
+        PreparedStatement dropped = eldest.next().getValue();
+        eldest.remove();
+        try {
+          dropped.close();
+        } catch (SQLException e) {
+          LOG.debug("Closing a kept statement failed", e);
+        }
+      }
+      return true;
+    }
+  }
+
   /** A file could not be linked into a sandbox. */
   static final class LinkException extends UncheckedIOException {
     LinkException(String message, IOException cause) {
@@ -434,9 +475,13 @@ final class SandboxedDatabases implements AutoCloseable {
   }
 
   private record Database(
-      Connection connection, Path directory, Path spill, java.util.Set<String> files) {
+      Connection connection,
+      Path directory,
+      Path spill,
+      java.util.Set<String> files,
+      KeptStatements kept) {
     Database(Connection connection, Path directory, Path spill) {
-      this(connection, directory, spill, new java.util.HashSet<>());
+      this(connection, directory, spill, new java.util.HashSet<>(), new KeptStatements());
     }
 
     /** Notes that a query read the file linked as {@code name}. */

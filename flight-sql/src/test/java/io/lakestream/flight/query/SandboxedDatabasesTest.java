@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -353,6 +354,61 @@ class SandboxedDatabasesTest {
           .isLessThanOrEqualTo(255);
       assertThat(single(sandbox.connection(), "SELECT sum(id) FROM read_parquet('" + linked + "')"))
           .isEqualTo(45);
+    }
+  }
+
+  @Test
+  void aStatementKeptByADatabaseRunsInItsNextQueryWithNewParameters() throws Exception {
+    String sql = "SELECT ? * 2";
+    PreparedStatement statement;
+    try (SandboxedDatabases databases = kept(1)) {
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        statement = sandbox.connection().prepareStatement(sql);
+        assertThat(sandbox.kept().keep(sql, statement)).isTrue();
+        assertThat(sandbox.kept().keep(sql, sandbox.connection().prepareStatement(sql)))
+            .as("a second statement of the same text is the caller's to close")
+            .isFalse();
+        assertThat(runWith(statement, 20)).isEqualTo(40);
+        sandbox.nothing();
+      }
+      try (SandboxedDatabases.Sandbox sandbox = databases.take()) {
+        assertThat(sandbox.kept().get(sql)).isSameAs(statement);
+        statement.clearParameters();
+        assertThat(runWith(statement, 21)).isEqualTo(42);
+        assertThat(sandbox.kept().get("SELECT 1")).isNull();
+      }
+    }
+    assertThat(statement.isClosed()).as("closed with its database").isTrue();
+  }
+
+  @Test
+  void aDatabaseKeepsItsMostRecentlyUsedStatementsAndClosesTheOthers() throws Exception {
+    try (SandboxedDatabases databases = kept(1);
+        SandboxedDatabases.Sandbox sandbox = databases.take()) {
+      List<PreparedStatement> statements = new ArrayList<>();
+      for (int i = 0; i < 17; i++) {
+        PreparedStatement statement = sandbox.connection().prepareStatement("SELECT " + i);
+        statements.add(statement);
+        assertThat(sandbox.kept().keep("SELECT " + i, statement)).isTrue();
+        if (i == 15) {
+          sandbox.kept().get("SELECT 0"); // used again: the least recently used is now SELECT 1
+        }
+      }
+      assertThat(statements.get(1).isClosed()).isTrue();
+      assertThat(sandbox.kept().get("SELECT 1")).isNull();
+      assertThat(sandbox.kept().get("SELECT 0")).isSameAs(statements.get(0));
+      for (int i : new int[] {0, 2, 16}) {
+        assertThat(statements.get(i).isClosed()).isFalse();
+      }
+      sandbox.nothing();
+    }
+  }
+
+  private static long runWith(PreparedStatement statement, long parameter) throws SQLException {
+    statement.setLong(1, parameter);
+    try (ResultSet result = statement.executeQuery()) {
+      result.next();
+      return result.getLong(1);
     }
   }
 
