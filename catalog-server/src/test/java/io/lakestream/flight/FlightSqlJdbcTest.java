@@ -455,8 +455,9 @@ class FlightSqlJdbcTest {
 
   /**
    * A query that names no table runs on the statement its database kept from the last query of the
-   * same text: every run binds its own parameters, and a query naming a table, run between them,
-   * sees the rows written meanwhile (its statement is not kept).
+   * same text: every run binds its own parameters, a run that failed does not fail the next, and a
+   * query naming a table, run between them, sees the rows written meanwhile (its statement is not
+   * kept).
    */
   @Test
   void statementsWithoutTablesRunAgainWithTheirOwnParametersBesideQueriesOfTables()
@@ -472,6 +473,8 @@ class FlightSqlJdbcTest {
     try (java.sql.Connection connection = connect();
         PreparedStatement doubled =
             connection.prepareStatement("SELECT CAST(? AS BIGINT) * 2, CAST(? AS VARCHAR) || 'x'");
+        PreparedStatement cast =
+            connection.prepareStatement("SELECT CAST(CAST(? AS VARCHAR) AS INTEGER) + 1");
         PreparedStatement counted =
             connection.prepareStatement("SELECT count(*), max(id) FROM kept.beside");
         AppendWriter writer =
@@ -488,6 +491,13 @@ class FlightSqlJdbcTest {
         try (Statement plain = connection.createStatement();
             ResultSet result = plain.executeQuery("SELECT " + (i % 3) + " + 0 AS k")) {
           assertThat(rows(result)).containsExactly(List.of(i % 3));
+        }
+        // A failed run closes DuckDB's statement: the next run of the same text gets a new one.
+        cast.setString(1, "not a number " + i);
+        assertThatThrownBy(cast::executeQuery).isInstanceOf(SQLException.class);
+        cast.setString(1, String.valueOf(i));
+        try (ResultSet result = cast.executeQuery()) {
+          assertThat(rows(result)).containsExactly(List.of(i + 1));
         }
         writer.append(i);
         writer.flush();

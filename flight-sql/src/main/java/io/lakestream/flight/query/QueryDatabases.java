@@ -102,7 +102,7 @@ final class QueryDatabases implements AutoCloseable {
           }
         };
 
-    /** The statement kept for {@code sql}, or null. */
+    /** The statement kept for {@code sql}, or null (also when it was closed meanwhile). */
     PreparedStatement get(String sql);
 
     /**

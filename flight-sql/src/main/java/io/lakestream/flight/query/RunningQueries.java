@@ -210,8 +210,7 @@ public final class RunningQueries implements AutoCloseable {
         stopped = stop != null;
       }
       if (stopped) {
-        interrupt(statement);
-        interruptConnections();
+        interruptStatements();
       }
     }
 
@@ -301,7 +300,6 @@ public final class RunningQueries implements AutoCloseable {
     }
 
     private void stop(Stop reason) {
-      List<Statement> statements;
       Runnable action;
       synchronized (this) {
         action = onStop;
@@ -315,22 +313,22 @@ public final class RunningQueries implements AutoCloseable {
               principal,
               reason == Stop.TIMED_OUT ? "it ran longer than " + timeout : "cancelled");
         }
-        statements = List.copyOf(executing);
       }
-      // Interrupting a closed statement, or one that is not executing, does nothing.
-      statements.forEach(RunningQueries::interrupt);
-      interruptConnections();
+      interruptStatements();
       action.run();
     }
 
     /**
-     * Interrupts the connections of the query's statements: what stops a streamed result between
-     * its batches, which the statements' own cancel does not (see {@link DuckDbInterrupt}). Holds
-     * the query's lock meanwhile, so that no interrupt lands after the query was released, when its
-     * connection may already serve another query.
+     * Interrupts the query's statements and their connections (what stops a streamed result between
+     * its batches, which a statement's own cancel does not: see {@link DuckDbInterrupt}). Holds the
+     * query's lock meanwhile, so that no interrupt lands after the query was released, when its
+     * connection may already serve another query, and its statement too when the database kept it
+     * ({@link QueryDatabases.KeptStatements}). Interrupting a closed statement, or one that is not
+     * executing, does nothing.
      */
-    private synchronized void interruptConnections() {
+    private synchronized void interruptStatements() {
       if (!released) {
+        executing.forEach(RunningQueries::interrupt);
         connections.forEach(DuckDbInterrupt::interrupt);
       }
     }

@@ -445,7 +445,21 @@ final class SandboxedDatabases implements AutoCloseable {
 
     @Override
     public PreparedStatement get(String sql) {
-      return statements.get(sql);
+      PreparedStatement statement = statements.get(sql);
+      if (statement != null && closed(statement)) {
+        // DuckDB's driver closes a statement whose execution failed (an interrupted one too).
+        statements.remove(sql);
+        return null;
+      }
+      return statement;
+    }
+
+    private static boolean closed(PreparedStatement statement) {
+      try {
+        return statement.isClosed();
+      } catch (SQLException e) {
+        return true;
+      }
     }
 
     @Override

@@ -381,6 +381,24 @@ class SandboxedDatabasesTest {
     assertThat(statement.isClosed()).as("closed with its database").isTrue();
   }
 
+  /** DuckDB's driver closes a statement whose execution failed: the next query prepares anew. */
+  @Test
+  void aKeptStatementThatFailedIsNotLentAgain() throws Exception {
+    String sql = "SELECT CAST(? AS INTEGER)";
+    try (SandboxedDatabases databases = kept(1);
+        SandboxedDatabases.Sandbox sandbox = databases.take()) {
+      PreparedStatement statement = sandbox.connection().prepareStatement(sql);
+      assertThat(sandbox.kept().keep(sql, statement)).isTrue();
+      statement.setString(1, "not a number");
+      assertThatThrownBy(statement::executeQuery).isInstanceOf(SQLException.class);
+      assertThat(sandbox.kept().get(sql)).isNull();
+      PreparedStatement again = sandbox.connection().prepareStatement(sql);
+      assertThat(sandbox.kept().keep(sql, again)).as("kept in its place").isTrue();
+      assertThat(runWith(again, 7)).isEqualTo(7);
+      sandbox.nothing();
+    }
+  }
+
   @Test
   void aDatabaseKeepsItsMostRecentlyUsedStatementsAndClosesTheOthers() throws Exception {
     try (SandboxedDatabases databases = kept(1);
