@@ -10,6 +10,7 @@ import io.lakestream.client.WriterOptions;
 import io.lakestream.server.LakestreamServer;
 import io.lakestream.testing.LakestreamExtension;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -125,6 +126,53 @@ class FlightSqlAuthTest {
         }
       }
       assertThat(tables).containsExactly("secure.events");
+    }
+  }
+
+  /**
+   * Two principals take turns on the server's few query databases with the same statement texts: a
+   * statement that names no table (which a database keeps prepared for the next query of its text)
+   * answers each with its own parameters, and a statement naming a table one of them may read is
+   * refused to the other every time, also right after the first ran it in the same database.
+   */
+  @Test
+  void principalsTakingTurnsWithTheSameTextsGetOnlyTheirOwnAnswers() throws SQLException {
+    String tableQuery = "SELECT count(*) FROM secure.events";
+    String tableless = "SELECT CAST(? AS BIGINT) * 10 + 1";
+    try (java.sql.Connection analyst =
+            DriverManager.getConnection(url + "&user=analyst&password=a-secret");
+        java.sql.Connection outsider =
+            DriverManager.getConnection(url + "&user=outsider&password=o-secret");
+        PreparedStatement analystRead = analyst.prepareStatement(tableQuery);
+        PreparedStatement analystOwn = analyst.prepareStatement(tableless);
+        PreparedStatement outsiderOwn = outsider.prepareStatement(tableless)) {
+      for (int round = 0; round < 20; round++) {
+        try (ResultSet result = analystRead.executeQuery()) {
+          assertThat(result.next()).isTrue();
+          assertThat(result.getLong(1)).isEqualTo(ROWS);
+        }
+        assertThat(single(analystOwn, round)).isEqualTo(round * 10L + 1);
+        assertThat(single(outsiderOwn, 1000 + round)).isEqualTo((1000L + round) * 10 + 1);
+        try (Statement statement = outsider.createStatement()) {
+          assertThatThrownBy(() -> statement.executeQuery(tableQuery))
+              .isInstanceOf(SQLException.class)
+              .hasMessageContaining("outsider lacks read privilege on default.secure");
+        }
+        // The driver wraps a failed prepare in a message of its own, the server's in its cause.
+        assertThatThrownBy(() -> outsider.prepareStatement(tableQuery))
+            .isInstanceOf(SQLException.class)
+            .hasStackTraceContaining("outsider lacks read privilege on default.secure");
+      }
+    }
+  }
+
+  private static long single(PreparedStatement statement, long parameter) throws SQLException {
+    statement.setLong(1, parameter);
+    try (ResultSet result = statement.executeQuery()) {
+      assertThat(result.next()).isTrue();
+      long value = result.getLong(1);
+      assertThat(result.next()).isFalse();
+      return value;
     }
   }
 }
