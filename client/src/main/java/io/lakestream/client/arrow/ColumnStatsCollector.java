@@ -1,6 +1,12 @@
 package io.lakestream.client.arrow;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.math.BigDecimal;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
 import java.util.Arrays;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.util.ByteFunctionHelpers;
@@ -47,6 +53,35 @@ final class ColumnStatsCollector {
     int width = longWidth(type);
     boolean unsigned = type instanceof ArrowType.Int && !((ArrowType.Int) type).getIsSigned();
     ArrowBuf data = vector.getDataBuffer();
+    int count = vector.getValueCount();
+    if (nullCount == 0 && !unsigned && (width == 8 || width == 4)) {
+      // Without nulls, the values are read through a buffer view, without a checked read and a
+      // width dispatch per value (a third of a batch's statistics time before).
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      if (width == 8) {
+        LongBuffer values =
+            data.nioBuffer(0, 8 * count).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer();
+        for (int i = 0; i < count; i++) {
+          long value = values.get(i);
+          min = Math.min(min, value);
+          max = Math.max(max, value);
+        }
+      } else {
+        IntBuffer values =
+            data.nioBuffer(0, 4 * count).order(ByteOrder.LITTLE_ENDIAN).asIntBuffer();
+        int intMin = Integer.MAX_VALUE;
+        int intMax = Integer.MIN_VALUE;
+        for (int i = 0; i < count; i++) {
+          int value = values.get(i);
+          intMin = Math.min(intMin, value);
+          intMax = Math.max(intMax, value);
+        }
+        min = intMin;
+        max = intMax;
+      }
+      return ColumnStats.ofLongs(nullCount, min, max);
+    }
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     for (int i = 0; i < vector.getValueCount(); i++) {
@@ -101,11 +136,21 @@ final class ColumnStatsCollector {
     double max = Double.NEGATIVE_INFINITY;
     boolean sawNumber = false;
     boolean sawNaN = false;
-    for (int i = 0; i < vector.getValueCount(); i++) {
-      if (nullCount > 0 && vector.isNull(i)) {
+    int count = vector.getValueCount();
+    // As longs: without nulls, read through a buffer view without a checked read per value.
+    DoubleBuffer plain =
+        nullCount == 0 && !single
+            ? data.nioBuffer(0, 8 * count).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer()
+            : null;
+    for (int i = 0; i < count; i++) {
+      double value;
+      if (plain != null) {
+        value = plain.get(i);
+      } else if (nullCount > 0 && vector.isNull(i)) {
         continue;
+      } else {
+        value = single ? data.getFloat(4L * i) : data.getDouble(8L * i);
       }
-      double value = single ? data.getFloat(4L * i) : data.getDouble(8L * i);
       if (Double.isNaN(value)) {
         sawNaN = true;
         continue;
@@ -165,23 +210,26 @@ final class ColumnStatsCollector {
     vector.getDataBuffer().getBytes(0, data);
     int minIndex = -1;
     int maxIndex = -1;
+    long minPrefix = 0;
+    long maxPrefix = 0;
     for (int i = 0; i < count; i++) {
       if (nullCount > 0 && vector.isNull(i)) {
         continue;
       }
+      long prefix = prefix(data, offsets[i], offsets[i + 1]);
       if (minIndex < 0) {
         minIndex = i;
         maxIndex = i;
+        minPrefix = prefix;
+        maxPrefix = prefix;
         continue;
       }
-      if (Arrays.compareUnsigned(
-              data, offsets[i], offsets[i + 1], data, offsets[minIndex], offsets[minIndex + 1])
-          < 0) {
+      if (compare(data, offsets, i, prefix, minIndex, minPrefix) < 0) {
         minIndex = i;
-      } else if (Arrays.compareUnsigned(
-              data, offsets[i], offsets[i + 1], data, offsets[maxIndex], offsets[maxIndex + 1])
-          > 0) {
+        minPrefix = prefix;
+      } else if (compare(data, offsets, i, prefix, maxIndex, maxPrefix) > 0) {
         maxIndex = i;
+        maxPrefix = prefix;
       }
     }
     return ColumnStats.ofBinary(
@@ -189,6 +237,36 @@ final class ColumnStatsCollector {
         lowerBound(Arrays.copyOfRange(data, offsets[minIndex], offsets[minIndex + 1])),
         upperBound(Arrays.copyOfRange(data, offsets[maxIndex], offsets[maxIndex + 1])));
   }
+
+  /**
+   * The first 8 bytes of {@code data[start, end)} as an unsigned big-endian number, padded with
+   * zero bytes: values whose prefixes differ compare as their prefixes do (a zero byte pads only
+   * past a value's end, where a shorter value sorts first anyway), so most comparisons of a batch's
+   * values need no more than this.
+   */
+  private static long prefix(byte[] data, int start, int end) {
+    if (end - start >= Long.BYTES) {
+      return (long) BIG_ENDIAN_LONGS.get(data, start);
+    }
+    long prefix = 0;
+    for (int i = 0; i < Long.BYTES; i++) {
+      prefix = (prefix << 8) | (start + i < end ? data[start + i] & 0xFFL : 0);
+    }
+    return prefix;
+  }
+
+  /** Compares values {@code left} and {@code right} of {@code data}, by prefix first. */
+  private static int compare(
+      byte[] data, int[] offsets, int left, long leftPrefix, int right, long rightPrefix) {
+    if (leftPrefix != rightPrefix) {
+      return Long.compareUnsigned(leftPrefix, rightPrefix);
+    }
+    return Arrays.compareUnsigned(
+        data, offsets[left], offsets[left + 1], data, offsets[right], offsets[right + 1]);
+  }
+
+  private static final VarHandle BIG_ENDIAN_LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private static int compare(FieldVector vector, ArrowBuf data, int left, int right) {
     return ByteFunctionHelpers.compare(

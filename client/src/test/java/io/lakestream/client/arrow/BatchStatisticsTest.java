@@ -370,4 +370,134 @@ class BatchStatisticsTest {
   private static byte[] utf8(String value) {
     return value.getBytes(StandardCharsets.UTF_8);
   }
+
+  /**
+   * Random batches, with and without nulls, against bounds found by comparing every value with
+   * plain Java: longs and ints at their extremes, doubles with NaN and signed zeros, strings of 0
+   * to 30 UTF-8 bytes (non-ASCII bytes compare unsigned) that often share prefixes of about 8
+   * bytes, so that values differing only past their first 8 bytes, or only in length, meet.
+   */
+  @ParameterizedTest
+  @MethodSource("randomBatches")
+  void boundsOfRandomBatchesAreTheSmallestAndLargestValues(long seed, boolean withNulls) {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    int rows = 1 + random.nextInt(3000);
+    Schema schema =
+        new Schema(
+            List.of(
+                Field.nullable("l", new ArrowType.Int(64, true)),
+                Field.nullable("i", new ArrowType.Int(32, true)),
+                Field.nullable("d", new ArrowType.FloatingPoint(FloatingPointPrecision.DOUBLE)),
+                Field.nullable("s", ArrowType.Utf8.INSTANCE)));
+    String[] prefixes = {"", "a", "abcdefg", "abcdefgh", "abcdefghi", "\u00e9t\u00e9-", "zz\u00ff"};
+    String alphabet = "abz\u00e9\u00ff\u4e2d\u0000~";
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      root.allocateNew();
+      org.apache.arrow.vector.BigIntVector longs =
+          (org.apache.arrow.vector.BigIntVector) root.getVector(0);
+      org.apache.arrow.vector.IntVector ints =
+          (org.apache.arrow.vector.IntVector) root.getVector(1);
+      Float8Vector doubles = (Float8Vector) root.getVector(2);
+      VarCharVector strings = (VarCharVector) root.getVector(3);
+      long[] nulls = new long[4];
+      Long minLong = null;
+      Long maxLong = null;
+      Integer minInt = null;
+      Integer maxInt = null;
+      double minDouble = Double.POSITIVE_INFINITY;
+      double maxDouble = Double.NEGATIVE_INFINITY;
+      boolean nan = false;
+      boolean number = false;
+      byte[] minString = null;
+      byte[] maxString = null;
+      for (int row = 0; row < rows; row++) {
+        if (withNulls && random.nextInt(5) == 0) {
+          nulls[0]++;
+        } else {
+          long value =
+              switch (random.nextInt(4)) {
+                case 0 -> Long.MIN_VALUE + random.nextInt(3);
+                case 1 -> Long.MAX_VALUE - random.nextInt(3);
+                default -> random.nextLong();
+              };
+          longs.setSafe(row, value);
+          minLong = minLong == null ? value : Math.min(minLong, value);
+          maxLong = maxLong == null ? value : Math.max(maxLong, value);
+        }
+        if (withNulls && random.nextInt(5) == 0) {
+          nulls[1]++;
+        } else {
+          int value = random.nextInt(10) == 0 ? Integer.MIN_VALUE : random.nextInt();
+          ints.setSafe(row, value);
+          minInt = minInt == null ? value : Math.min(minInt, value);
+          maxInt = maxInt == null ? value : Math.max(maxInt, value);
+        }
+        if (withNulls && random.nextInt(5) == 0) {
+          nulls[2]++;
+        } else {
+          double value =
+              switch (random.nextInt(20)) {
+                case 0 -> Double.NaN;
+                case 1 -> -0.0;
+                case 2 -> 0.0;
+                default -> (random.nextDouble() - 0.5) * 1e6;
+              };
+          doubles.setSafe(row, value);
+          if (Double.isNaN(value)) {
+            nan = true;
+          } else {
+            number = true;
+            minDouble = Math.min(minDouble, value);
+            maxDouble = Math.max(maxDouble, value);
+          }
+        }
+        if (withNulls && random.nextInt(5) == 0) {
+          nulls[3]++;
+        } else {
+          StringBuilder value = new StringBuilder(prefixes[random.nextInt(prefixes.length)]);
+          for (int length = random.nextInt(12); length > 0; length--) {
+            value.append(alphabet.charAt(random.nextInt(alphabet.length())));
+          }
+          byte[] bytes = utf8(value.toString());
+          strings.setSafe(row, bytes);
+          if (minString == null || Arrays.compareUnsigned(bytes, minString) < 0) {
+            minString = bytes;
+          }
+          if (maxString == null || Arrays.compareUnsigned(bytes, maxString) > 0) {
+            maxString = bytes;
+          }
+        }
+      }
+      root.setRowCount(rows); // a row not set in a column is null there
+
+      BatchStatistics statistics = BatchStatistics.compute(root);
+
+      assertThat(statistics.column(0))
+          .isEqualTo(
+              minLong == null
+                  ? ColumnStats.allNull(ColumnStats.Kind.LONG, rows)
+                  : ColumnStats.ofLongs(nulls[0], minLong, maxLong));
+      assertThat(statistics.column(1))
+          .isEqualTo(
+              minInt == null
+                  ? ColumnStats.allNull(ColumnStats.Kind.LONG, rows)
+                  : ColumnStats.ofLongs(nulls[1], minInt, maxInt));
+      if (number) {
+        assertThat(statistics.column(2))
+            .isEqualTo(ColumnStats.ofDoubles(nulls[2], minDouble, nan ? Double.NaN : maxDouble));
+      } else if (nan) {
+        assertThat(statistics.column(2))
+            .isEqualTo(ColumnStats.ofDoubles(nulls[2], Double.NaN, Double.NaN));
+      }
+      if (minString != null) {
+        assertThat(statistics.column(3))
+            .isEqualTo(ColumnStats.ofBinary(nulls[3], minString, maxString));
+      }
+    }
+  }
+
+  static Stream<Arguments> randomBatches() {
+    return java.util.stream.LongStream.range(0, 40)
+        .mapToObj(seed -> Arguments.of(seed, seed % 2 == 1));
+  }
 }
