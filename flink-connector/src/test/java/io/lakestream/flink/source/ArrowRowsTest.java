@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Random;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BaseFixedWidthVector;
@@ -107,34 +108,214 @@ class ArrowRowsTest {
     }
   }
 
+  /**
+   * A batch of many blocks of rows, read from its second row: each row has its own values, nulls
+   * where the batch has them, also across the blocks' boundaries.
+   */
   @Test
   void aLargeBatchsRowsAreAllWritten() {
     int count = 5_000;
     try (BufferAllocator allocator = new RootAllocator();
         BigIntVector b = new BigIntVector("b", allocator);
-        VarCharVector s = new VarCharVector("s", allocator)) {
+        VarCharVector s = new VarCharVector("s", allocator);
+        IntVector i = new IntVector("i", allocator)) {
       for (int r = 0; r < count; r++) {
-        b.setSafe(r, r * 3L);
-        s.setSafe(r, "x".repeat(r % 60).getBytes(StandardCharsets.UTF_8));
+        if (r % 11 == 5) {
+          b.setNull(r);
+          s.setNull(r);
+        } else {
+          b.setSafe(r, r * 3L);
+          s.setSafe(r, "x".repeat(r % 60).getBytes(StandardCharsets.UTF_8));
+        }
+        if (r % 13 == 0) {
+          i.setNull(r);
+        } else {
+          i.setSafe(r, -r);
+        }
       }
       b.setValueCount(count);
       s.setValueCount(count);
-      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(b, s));
+      i.setValueCount(count);
+      VectorSchemaRoot root = new VectorSchemaRoot(List.<FieldVector>of(b, s, i));
       BinaryRowData[] rows =
           new ArrowRows(
-                  List.of("s", "b"),
-                  List.of(new VarCharType(VarCharType.MAX_LENGTH), new BigIntType()))
+                  List.of("s", "b", "i"),
+                  List.of(new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(), new IntType()))
               .read(root, 1, count);
       assertThat(rows).hasSize(count - 1);
       for (int r = 1; r < count; r++) {
-        BinaryRowData expected = new BinaryRowData(2);
+        BinaryRowData expected = new BinaryRowData(3);
         BinaryRowWriter writer = new BinaryRowWriter(expected);
-        writer.writeString(0, StringData.fromString("x".repeat(r % 60)));
-        writer.writeLong(1, r * 3L);
+        if (r % 11 == 5) {
+          writer.setNullAt(0);
+          writer.setNullAt(1);
+        } else {
+          writer.writeString(0, StringData.fromString("x".repeat(r % 60)));
+          writer.writeLong(1, r * 3L);
+        }
+        if (r % 13 == 0) {
+          writer.setNullAt(2);
+        } else {
+          writer.writeInt(2, -r);
+        }
         writer.complete();
         assertThat(rows[r - 1]).as("row %s", r).isEqualTo(expected);
       }
     }
+  }
+
+  /**
+   * Random batches of up to a few thousand rows (several blocks), read from a random first row to a
+   * random end by one reader: each row equals the row Flink's own writer makes of the same values.
+   * Strings and byte arrays of 0 to 40 bytes (inline, exactly a word, a word and a few bytes),
+   * nulls in every column.
+   */
+  @Test
+  void randomBatchesEqualFlinksOwnRows() {
+    List<String> columns = List.of("b", "i", "d", "s", "bytes", "ts6");
+    List<LogicalType> types =
+        List.of(
+            new BigIntType(),
+            new IntType(),
+            new DoubleType(),
+            new VarCharType(VarCharType.MAX_LENGTH),
+            new VarBinaryType(VarBinaryType.MAX_LENGTH),
+            new TimestampType(6));
+    ArrowRows reader = new ArrowRows(columns, types);
+    for (long seed = 0; seed < 30; seed++) {
+      Random random = new Random(seed);
+      int count = 1 + random.nextInt(3_000);
+      Object[][] values = new Object[count][];
+      for (int r = 0; r < count; r++) {
+        values[r] =
+            new Object[] {
+              random.nextInt(9) == 0 ? null : random.nextLong(),
+              random.nextInt(9) == 0 ? null : random.nextInt(),
+              random.nextInt(9) == 0 ? null : random.nextGaussian(),
+              random.nextInt(9) == 0 ? null : randomString(random),
+              random.nextInt(9) == 0 ? null : randomBytes(random),
+              random.nextInt(9) == 0 ? null : random.nextLong(-1L << 50, 1L << 50)
+            };
+      }
+      try (BufferAllocator allocator = new RootAllocator();
+          VectorSchemaRoot root = randomBatch(allocator, values)) {
+        int first = random.nextInt(count + 1);
+        int end = first + random.nextInt(count - first + 1);
+        BinaryRowData[] rows = reader.read(root, first, end);
+        assertThat(rows).as("seed %s", seed).hasSize(end - first);
+        for (int r = first; r < end; r++) {
+          assertThat(rows[r - first])
+              .as("seed %s, row %s of %s", seed, r, count)
+              .isEqualTo(flinkRow(values[r]));
+        }
+      }
+    }
+  }
+
+  private static String randomString(Random random) {
+    StringBuilder text = new StringBuilder();
+    int length = random.nextInt(30);
+    for (int c = 0; c < length; c++) {
+      // Mostly ASCII, some two- and three-byte UTF-8 characters.
+      int kind = random.nextInt(10);
+      text.append(kind < 8 ? (char) ('a' + random.nextInt(26)) : kind == 8 ? 'ü' : '€');
+    }
+    return text.toString();
+  }
+
+  private static byte[] randomBytes(Random random) {
+    byte[] bytes = new byte[random.nextInt(41)];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  private static VectorSchemaRoot randomBatch(BufferAllocator allocator, Object[][] values) {
+    BigIntVector b = new BigIntVector("b", allocator);
+    IntVector i = new IntVector("i", allocator);
+    Float8Vector d = new Float8Vector("d", allocator);
+    VarCharVector s = new VarCharVector("s", allocator);
+    VarBinaryVector bytes = new VarBinaryVector("bytes", allocator);
+    TimeStampMicroVector ts6 = new TimeStampMicroVector("ts6", allocator);
+    List<FieldVector> vectors = List.of(b, i, d, s, bytes, ts6);
+    vectors.forEach(FieldVector::allocateNew);
+    for (int r = 0; r < values.length; r++) {
+      Object[] row = values[r];
+      if (row[0] == null) {
+        setNull(b, r);
+      } else {
+        b.setSafe(r, (long) row[0]);
+      }
+      if (row[1] == null) {
+        setNull(i, r);
+      } else {
+        i.setSafe(r, (int) row[1]);
+      }
+      if (row[2] == null) {
+        setNull(d, r);
+      } else {
+        d.setSafe(r, (double) row[2]);
+      }
+      if (row[3] == null) {
+        setNull(s, r);
+      } else {
+        s.setSafe(r, ((String) row[3]).getBytes(StandardCharsets.UTF_8));
+      }
+      if (row[4] == null) {
+        setNull(bytes, r);
+      } else {
+        bytes.setSafe(r, (byte[]) row[4]);
+      }
+      if (row[5] == null) {
+        setNull(ts6, r);
+      } else {
+        ts6.setSafe(r, (long) row[5]);
+      }
+    }
+    vectors.forEach(vector -> vector.setValueCount(values.length));
+    return new VectorSchemaRoot(vectors);
+  }
+
+  /** The row Flink's writer makes of one random row's values. */
+  private static BinaryRowData flinkRow(Object[] values) {
+    BinaryRowData row = new BinaryRowData(values.length);
+    BinaryRowWriter writer = new BinaryRowWriter(row);
+    if (values[0] == null) {
+      writer.setNullAt(0);
+    } else {
+      writer.writeLong(0, (long) values[0]);
+    }
+    if (values[1] == null) {
+      writer.setNullAt(1);
+    } else {
+      writer.writeInt(1, (int) values[1]);
+    }
+    if (values[2] == null) {
+      writer.setNullAt(2);
+    } else {
+      writer.writeDouble(2, (double) values[2]);
+    }
+    if (values[3] == null) {
+      writer.setNullAt(3);
+    } else {
+      writer.writeString(3, StringData.fromString((String) values[3]));
+    }
+    if (values[4] == null) {
+      writer.setNullAt(4);
+    } else {
+      writer.writeBinary(4, (byte[]) values[4]);
+    }
+    if (values[5] == null) {
+      writer.writeTimestamp(5, null, 6);
+    } else {
+      long micros = (long) values[5];
+      writer.writeTimestamp(
+          5,
+          TimestampData.fromEpochMillis(
+              Math.floorDiv(micros, 1000), (int) Math.floorMod(micros, 1000) * 1000),
+          6);
+    }
+    writer.complete();
+    return row;
   }
 
   /**
