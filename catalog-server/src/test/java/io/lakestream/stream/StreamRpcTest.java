@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lakestream.client.Connection;
 import io.lakestream.client.Table;
 import io.lakestream.client.TablePath;
+import io.lakestream.client.arrow.Compression;
 import io.lakestream.client.arrow.IcebergArrowSchemas;
 import io.lakestream.client.batch.LogBatch;
 import io.lakestream.client.rpc.ErrorCode;
@@ -217,6 +218,42 @@ class StreamRpcTest {
     assertThat(
             rpcError(() -> table.append(1, batch(table.schemaId(), "gap", 1, 77, 9)).get()).error())
         .isEqualTo(ErrorCode.OUT_OF_ORDER_SEQUENCE);
+  }
+
+  /**
+   * A client whose batch's statistics leave out one of its values (here the smallest url, last in a
+   * batch whose urls otherwise rise) is refused, so that no filtered read skips a batch holding
+   * rows it asks for; the same rows with true statistics are taken.
+   */
+  @Test
+  void aBatchWhoseStatisticsLeaveOutAValueIsRefused() throws Exception {
+    Table table = connection.table(TablePath.of("web.clicks"));
+    long before = table.latestOffset(0);
+    List<Object[]> rows = new ArrayList<>();
+    List<Object[]> claimed = new ArrayList<>();
+    for (int i = 1; i < 100; i++) {
+      Object[] row = {(long) i, String.format("https://example.com/page/%04d", i)};
+      rows.add(row);
+      claimed.add(row);
+    }
+    rows.add(new Object[] {100L, "https://example.com/page/0000"});
+    claimed.add(new Object[] {100L, "https://example.com/page/0050"});
+    LogBatch lying =
+        LogBatch.create(
+            rows.size(),
+            table.schemaId(),
+            LogBatch.NO_WRITER,
+            0,
+            (short) Compression.NONE.ordinal(),
+            TestBatches.payloadClaiming(ARROW_SCHEMA, rows, claimed, Compression.NONE));
+    RpcException refused = rpcError(() -> table.append(0, lying).get());
+    assertThat(refused.error()).isEqualTo(ErrorCode.INVALID_BATCH);
+    assertThat(refused.getMessage()).contains("statistics of column url");
+    assertThat(table.latestOffset(0)).isEqualTo(before);
+    table
+        .append(0, TestBatches.batch(ARROW_SCHEMA, table.schemaId(), rows, LogBatch.NO_WRITER, 0))
+        .get();
+    assertThat(table.latestOffset(0)).isEqualTo(before + rows.size());
   }
 
   @Test

@@ -26,15 +26,31 @@ public final class TestBatches {
 
   /** The payload of a batch of {@code rows} (values as {@code AppendWriter.append} takes them). */
   public static ByteBuffer payload(Schema schema, List<Object[]> rows, Compression compression) {
+    return payloadClaiming(schema, rows, rows, compression);
+  }
+
+  /**
+   * The payload of a batch of {@code rows} whose statistics are those of {@code claimed} (as many
+   * rows): a client that lies about its batch when the two differ.
+   */
+  public static ByteBuffer payloadClaiming(
+      Schema schema, List<Object[]> rows, List<Object[]> claimed, Compression compression) {
     requireNonNull(schema, "schema is null");
+    try (BufferAllocator allocator = new RootAllocator();
+        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
+        VectorSchemaRoot claimedRoot = VectorSchemaRoot.create(schema, allocator)) {
+      fill(schema, rows, root);
+      fill(schema, claimed, claimedRoot);
+      return BatchPayload.encode(
+          BatchStatistics.compute(claimedRoot).serialize(),
+          ArrowBatchCodec.encode(root, compression));
+    }
+  }
+
+  private static void fill(Schema schema, List<Object[]> rows, VectorSchemaRoot root) {
     RowBatch batch = new RowBatch(schema, Math.max(1, rows.size()));
     rows.forEach(batch::add);
-    try (BufferAllocator allocator = new RootAllocator();
-        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
-      batch.writeTo(root);
-      return BatchPayload.encode(
-          BatchStatistics.compute(root).serialize(), ArrowBatchCodec.encode(root, compression));
-    }
+    batch.writeTo(root);
   }
 
   /** A whole log batch of {@code rows}, uncompressed. */
