@@ -2,6 +2,7 @@ package io.lakestream.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -213,5 +214,27 @@ class ReportTest {
   void medianTakesTheMiddleValue() {
     assertThat(Median.of(List.of(5.0, 1.0, 3.0), Double::doubleValue)).isEqualTo(3.0);
     assertThat(Median.of(List.of(4.0, 1.0, 3.0, 2.0), Double::doubleValue)).isEqualTo(2.5);
+  }
+
+  @Test
+  void aPairedMedianKeepsTheMeasurementsOfOneIteration() {
+    // Five iterations (value, baseline) on a machine whose speed drifts, one baseline slow: the
+    // iterations' ratios are 0.667, 0.647, 1.2, 0.708 and 0.593. The medians taken apart (150 and
+    // 180) make 0.83, a ratio four of the five iterations were far below.
+    List<double[]> iterations =
+        List.of(
+            new double[] {120, 180},
+            new double[] {110, 170},
+            new double[] {150, 125},
+            new double[] {170, 240},
+            new double[] {160, 270});
+    Median.Pair pair = Median.pairOf(iterations, i -> i[0], i -> i[1]);
+    assertThat(pair.value()).isEqualTo(120);
+    assertThat(pair.baseline()).isEqualTo(180);
+    assertThat(Median.of(iterations, i -> i[0]) / Median.of(iterations, i -> i[1]))
+        .isCloseTo(0.833, within(0.001));
+    Median.Pair even = Median.pairOf(iterations.subList(0, 4), i -> i[0], i -> i[1]);
+    assertThat(even.value()).isEqualTo(145);
+    assertThat(even.baseline()).isEqualTo(210);
   }
 }

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.ToDoubleFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
@@ -78,6 +79,14 @@ import org.apache.flink.types.Row;
  *       the baseline, the client's {@link LogScanner} at the latest offset record emit time minus
  *       send time per row.
  * </ul>
+ *
+ * <p>A throughput figure and its baseline are those of the iteration whose ratio of the two is the
+ * median of the iterations' ratios: the two are measured seconds apart, the iterations minutes
+ * apart, and this machine's speed drifts by up to 2x between them (medians of each taken apart once
+ * made 0.84 of five iterations whose ratios were 0.58-0.71 and 1.21). Latencies are medians of each
+ * taken apart. The Flink writes run in a stream environment of their own: a generator's operators
+ * stay in the environment that built them after the insert has run them, and ran again beside the
+ * next job of that environment, the measured full read.
  */
 public final class FlinkBenchmark implements Benchmark {
   private static final String DATABASE = "bench";
@@ -197,7 +206,6 @@ public final class FlinkBenchmark implements Benchmark {
                   "The source table's latest offset is " + end + " after " + rows + " appends");
             }
           }
-          createDiscardTable(flink);
 
           int[] iteration = {0};
           throughput =
@@ -205,6 +213,7 @@ public final class FlinkBenchmark implements Benchmark {
                   () ->
                       throughput(
                           context,
+                          catalogDdl,
                           session,
                           reuseSession,
                           client,
@@ -232,6 +241,7 @@ public final class FlinkBenchmark implements Benchmark {
 
   private static Throughput throughput(
       BenchmarkContext context,
+      String catalogDdl,
       Flink session,
       Flink reuseSession,
       Connection client,
@@ -242,7 +252,7 @@ public final class FlinkBenchmark implements Benchmark {
       throws Exception {
     StreamTableEnvironment flink = session.table();
     if (sinkOnly) {
-      Write write = write(context, session, client, rows, iteration);
+      Write write = write(context, catalogDdl, session, client, rows, iteration);
       return new Throughput(
           0,
           0,
@@ -265,19 +275,17 @@ public final class FlinkBenchmark implements Benchmark {
     double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
     long jobStart = System.nanoTime();
     double flinkFull =
-        readWithFlink(flink, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+        readWithFlink(session, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     double flinkFullJobSeconds = (System.nanoTime() - jobStart) / 1e9;
     double scanProjected =
         scanWithClient(
             source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows, PROJECTION.size());
     double flinkProjected =
-        readWithFlink(flink, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+        readWithFlink(session, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     double flinkFullObjectReuse =
-        readWithFlink(
-            reuseSession.table(), "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+        readWithFlink(reuseSession, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     double flinkProjectedObjectReuse =
-        readWithFlink(
-            reuseSession.table(), "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+        readWithFlink(reuseSession, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
     String fullQuery = "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE;
     double ceilingFull = pipelineCeiling(session, fullQuery, rows);
     double ceilingProjected =
@@ -303,7 +311,7 @@ public final class FlinkBenchmark implements Benchmark {
             flinkFullObjectReuse,
             flinkProjectedObjectReuse);
 
-    Write write = write(context, session, client, rows, iteration);
+    Write write = write(context, catalogDdl, session, client, rows, iteration);
     return new Throughput(
         scanFull,
         flinkFull,
@@ -329,16 +337,26 @@ public final class FlinkBenchmark implements Benchmark {
   private record Write(double appendWriter, double flinkSink, double flinkDiscard) {}
 
   private static Write write(
-      BenchmarkContext context, Flink session, Connection client, int rows, int iteration)
+      BenchmarkContext context,
+      String catalogDdl,
+      Flink session,
+      Connection client,
+      int rows,
+      int iteration)
       throws Exception {
     StreamTableEnvironment flink = session.table();
+    // The Flink writes get a session of their own: a generator's operators stay in its stream
+    // environment after the insert has run them, and would run again beside the next job that
+    // environment runs (the reads' session's next job is a measured read).
+    Flink writeSession = flink(catalogDdl, false);
+    createDiscardTable(writeSession.table());
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
     createWideTable(flink, clientTable);
     createWideTable(flink, flinkTable);
     double appendWriter =
         appendWithClient(client.table(TablePath.of(DATABASE + "." + clientTable)), rows);
-    double flinkSink = writeWithFlink(session, "ls." + DATABASE + "." + flinkTable, rows);
+    double flinkSink = writeWithFlink(writeSession, "ls." + DATABASE + "." + flinkTable, rows);
     long written = client.table(TablePath.of(DATABASE + "." + flinkTable)).latestOffset(0);
     if (written != rows) {
       throw new IllegalStateException(
@@ -346,7 +364,7 @@ public final class FlinkBenchmark implements Benchmark {
     }
     flink.executeSql("DROP TABLE ls." + DATABASE + "." + clientTable);
     flink.executeSql("DROP TABLE ls." + DATABASE + "." + flinkTable);
-    double flinkDiscard = writeWithFlink(session, DISCARD_TABLE, rows);
+    double flinkDiscard = writeWithFlink(writeSession, DISCARD_TABLE, rows);
     context
         .progress()
         .printf(
@@ -628,8 +646,9 @@ public final class FlinkBenchmark implements Benchmark {
    * Runs {@code query} as a bounded read from the earliest offset into a discarding sink; rows/s
    * from the first row emitted to the last.
    */
-  private static double readWithFlink(StreamTableEnvironment flink, String query, long rows)
-      throws Exception {
+  private static double readWithFlink(Flink session, String query, long rows) throws Exception {
+    requireNothingPending(session.stream());
+    StreamTableEnvironment flink = session.table();
     String bounded =
         query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
     org.apache.flink.table.api.Table table = flink.sqlQuery(bounded);
@@ -655,6 +674,7 @@ public final class FlinkBenchmark implements Benchmark {
    * No source fed by any store can be faster at parallelism 1.
    */
   private static double pipelineCeiling(Flink session, String query, long rows) throws Exception {
+    requireNothingPending(session.stream());
     StreamTableEnvironment flink = session.table();
     String bounded =
         query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
@@ -683,6 +703,18 @@ public final class FlinkBenchmark implements Benchmark {
           "The ceiling job emitted " + RowCounter.rows() + " rows of " + rows);
     }
     return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
+  }
+
+  /**
+   * Fails when {@code stream} holds operators of an earlier pipeline that no job has run: its next
+   * job would run them beside the measured one, on the same two cores.
+   */
+  private static void requireNothingPending(StreamExecutionEnvironment stream) {
+    if (!stream.getTransformations().isEmpty()) {
+      throw new IllegalStateException(
+          "The stream environment still holds operators no job has run: "
+              + stream.getTransformations());
+    }
   }
 
   /**
@@ -822,19 +854,21 @@ public final class FlinkBenchmark implements Benchmark {
   private static List<Figure> figures(List<Throughput> throughput, List<Latency> latency) {
     List<Figure> sink =
         List.of(
-            Figure.of(
+            paired(
                 "sink_rows_per_s",
-                Median.of(throughput, Throughput::flinkSink),
+                throughput,
+                Throughput::flinkSink,
                 "rows/s",
                 "client AppendWriter, same rows",
-                Median.of(throughput, Throughput::appendWriter),
+                Throughput::appendWriter,
                 Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-            Figure.withoutTarget(
+            pairedWithoutTarget(
                 "sink_job_without_sink_rows_per_s",
-                Median.of(throughput, Throughput::flinkDiscard),
+                throughput,
+                Throughput::flinkDiscard,
                 "rows/s",
                 "client AppendWriter, same rows (Flink's own pipeline, discarding every row)",
-                Median.of(throughput, Throughput::appendWriter)));
+                Throughput::appendWriter));
     if (latency.isEmpty()) {
       return sink;
     }
@@ -846,73 +880,83 @@ public final class FlinkBenchmark implements Benchmark {
   private static List<Figure> figures(
       List<Throughput> throughput, List<Latency> latency, Figure sink) {
     return List.of(
-        Figure.of(
+        paired(
             "source_full_rows_per_s",
-            Median.of(throughput, Throughput::flinkFull),
+            throughput,
+            Throughput::flinkFull,
             "rows/s",
             "client LogScanner, same table, every value of all 20 columns read from the Arrow"
                 + " vectors (unboxed)",
-            Median.of(throughput, Throughput::scanFull),
+            Throughput::scanFull,
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-        Figure.withoutTarget(
+        pairedWithoutTarget(
             "source_full_vs_batches_rows_per_s",
-            Median.of(throughput, Throughput::flinkFull),
+            throughput,
+            Throughput::flinkFull,
             "rows/s",
             "client LogScanner, same table, all columns fetched, only b0 and s0 touched",
-            Median.of(throughput, Throughput::scanFullTwoColumns)),
-        Figure.withoutTarget(
+            Throughput::scanFullTwoColumns),
+        pairedWithoutTarget(
             "source_full_vs_objects_rows_per_s",
-            Median.of(throughput, Throughput::flinkFull),
+            throughput,
+            Throughput::flinkFull,
             "rows/s",
             "client LogScanner, same table, every row as Object[]",
-            Median.of(throughput, Throughput::scanFullRowObjects)),
-        Figure.of(
+            Throughput::scanFullRowObjects),
+        paired(
             "source_projected_rows_per_s",
-            Median.of(throughput, Throughput::flinkProjected),
+            throughput,
+            Throughput::flinkProjected,
             "rows/s",
             "client LogScanner, same table, every value of b0 and s0 read from the Arrow vectors",
-            Median.of(throughput, Throughput::scanProjected),
+            Throughput::scanProjected,
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-        Figure.withoutTarget(
+        pairedWithoutTarget(
             "source_full_vs_flink_ceiling_rows_per_s",
-            Median.of(throughput, Throughput::flinkFull),
+            throughput,
+            Throughput::flinkFull,
             "rows/s",
             "Flink's own pipeline, the same rows emitted from memory (a sequence source mapped to"
                 + " rows collected once) through the same counter and discarding sink",
-            Median.of(throughput, Throughput::ceilingFull)),
-        Figure.withoutTarget(
+            Throughput::ceilingFull),
+        pairedWithoutTarget(
             "source_projected_vs_flink_ceiling_rows_per_s",
-            Median.of(throughput, Throughput::flinkProjected),
+            throughput,
+            Throughput::flinkProjected,
             "rows/s",
             "Flink's own pipeline, the same two-column rows emitted from memory",
-            Median.of(throughput, Throughput::ceilingProjected)),
-        Figure.withoutTarget(
+            Throughput::ceilingProjected),
+        pairedWithoutTarget(
             "source_full_object_reuse_rows_per_s",
-            Median.of(throughput, Throughput::flinkFullObjectReuse),
+            throughput,
+            Throughput::flinkFullObjectReuse,
             "rows/s",
             "the same full read without object reuse (Flink's default: every row copied between"
                 + " chained operators)",
-            Median.of(throughput, Throughput::flinkFull)),
-        Figure.withoutTarget(
+            Throughput::flinkFull),
+        pairedWithoutTarget(
             "source_projected_object_reuse_rows_per_s",
-            Median.of(throughput, Throughput::flinkProjectedObjectReuse),
+            throughput,
+            Throughput::flinkProjectedObjectReuse,
             "rows/s",
             "the same projected read without object reuse",
-            Median.of(throughput, Throughput::flinkProjected)),
-        Figure.withoutTarget(
+            Throughput::flinkProjected),
+        pairedWithoutTarget(
             "source_full_object_reuse_vs_scanner_rows_per_s",
-            Median.of(throughput, Throughput::flinkFullObjectReuse),
+            throughput,
+            Throughput::flinkFullObjectReuse,
             "rows/s",
             "client LogScanner, same table, every value of all 20 columns read (the full read's"
                 + " baseline), the Flink read with pipeline.object-reuse",
-            Median.of(throughput, Throughput::scanFull)),
-        Figure.withoutTarget(
+            Throughput::scanFull),
+        pairedWithoutTarget(
             "source_projected_object_reuse_vs_scanner_rows_per_s",
-            Median.of(throughput, Throughput::flinkProjectedObjectReuse),
+            throughput,
+            Throughput::flinkProjectedObjectReuse,
             "rows/s",
             "client LogScanner, same table, every value of b0 and s0 read (the projected read's"
                 + " baseline), the Flink read with pipeline.object-reuse",
-            Median.of(throughput, Throughput::scanProjected)),
+            Throughput::scanProjected),
         sink,
         Figure.withoutTarget(
             "source_full_job_ms",
@@ -933,5 +977,34 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner p99, same rows",
             Median.of(latency, Latency::scannerP99),
             Target.below(LATENCY_P99_TARGET_MS)));
+  }
+
+  /**
+   * A figure of the iteration whose ratio of value to baseline is the median of the iterations'
+   * ({@link Median#pairOf}): each iteration measures the two seconds apart, the iterations minutes
+   * apart on a machine whose speed drifts.
+   */
+  private static <T> Figure paired(
+      String name,
+      List<T> samples,
+      ToDoubleFunction<T> value,
+      String unit,
+      String baseline,
+      ToDoubleFunction<T> baselineValue,
+      Target target) {
+    Median.Pair pair = Median.pairOf(samples, value, baselineValue);
+    return Figure.of(name, pair.value(), unit, baseline, pair.baseline(), target);
+  }
+
+  /** {@link #paired} without a target. */
+  private static <T> Figure pairedWithoutTarget(
+      String name,
+      List<T> samples,
+      ToDoubleFunction<T> value,
+      String unit,
+      String baseline,
+      ToDoubleFunction<T> baselineValue) {
+    Median.Pair pair = Median.pairOf(samples, value, baselineValue);
+    return Figure.withoutTarget(name, pair.value(), unit, baseline, pair.baseline());
   }
 }
