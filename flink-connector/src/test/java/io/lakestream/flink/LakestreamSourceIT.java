@@ -168,6 +168,25 @@ class LakestreamSourceIT {
   }
 
   @Test
+  void largeBatchesAreReadWholeAndInOrderFromAnOffsetInsideOne() {
+    TablePath path = logTable("large_batches", 1);
+    // One flush of 25,000 rows: batches of thousands of rows; offset 4,103 falls inside the
+    // first, whose earlier rows the source must drop.
+    append(path, 0, 25_000);
+
+    List<Row> all = collect(query("large_batches", "'scan.startup.mode'='earliest'"));
+    List<Row> fromOffset =
+        collect(
+            query(
+                "large_batches", "'scan.startup.mode'='offsets', 'scan.startup.offsets'='0:4103'"));
+
+    // One bucket, one reader: the rows arrive in offset order, and row i is at offset i.
+    assertThat(ids(all)).containsExactlyElementsOf(range(0, 25_000));
+    assertThat(ids(fromOffset)).containsExactlyElementsOf(range(4103, 25_000));
+    assertThat(all).allSatisfy(row -> assertThat(row.getField(1)).isEqualTo("n" + row.getField(0)));
+  }
+
+  @Test
   void projectionReadsTheColumnsInTheQuerysOrder() {
     TablePath path = logTable("projected", 2);
     append(path, 0, 50);
