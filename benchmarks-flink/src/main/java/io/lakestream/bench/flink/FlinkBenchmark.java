@@ -41,7 +41,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.Row;
 
 /**
  * The Flink connector's source and sink on a local MiniCluster in this JVM at parallelism 1,
@@ -58,18 +57,23 @@ import org.apache.flink.types.Row;
  *       value of every column of every row from the batches' typed Arrow vectors, column by column
  *       and unboxed (longs, ints and doubles summed, every byte of every string hashed: the same
  *       values a source hands on), then a bounded Flink read of it ({@code
- *       scan.startup.mode=earliest}, {@code scan.bounded=true}) counts its rows in a discarding
- *       sink; all 20 columns, then the projection {@code b0, s0} (the scanner reading every value
- *       of its two columns). Rates are rows over the time from the first row to the last, so that
- *       neither side pays for its start (Flink's job start and MiniCluster is reported apart as the
- *       full read's job time). Two more scanner rates of all columns are reported without a target:
- *       touching only {@code b0} and {@code s0} of every row (about the batches' arrival rate), and
- *       every row copied out as the client's {@code Object[]} (boxed values). Both Flink reads run
- *       a second time with object reuse enabled (no copy of every row between the chained
- *       operators), reported beside the default's rates without a target;
+ *       scan.startup.mode=earliest}, {@code scan.bounded=true}) as a SQL user's job runs it, {@code
+ *       INSERT INTO} a table of the benchmark's {@code counting} connector ({@link CountingSink},
+ *       which counts the rows and drops them) {@code SELECT ... FROM} the source table, the
+ *       source's rows handed straight to the sink's writer; all 20 columns, then the projection
+ *       {@code b0, s0} (the scanner reading every value of its two columns). Rates are rows over
+ *       the time from the first row to the last, so that neither side pays for its start (Flink's
+ *       job start and MiniCluster is reported apart as the full read's job time). Two more scanner
+ *       rates of all columns are reported without a target: touching only {@code b0} and {@code s0}
+ *       of every row (about the batches' arrival rate), and every row copied out as the client's
+ *       {@code Object[]} (boxed values). Both Flink reads run a second time with object reuse
+ *       enabled (no copy of every row between the chained operators), reported beside the default's
+ *       rates without a target, and so does Flink's own pipeline into the same sink from rows of
+ *       the same read held in memory, the most any source can reach;
  *   <li><b>sink</b>: the client's {@link AppendWriter} (default options; the sink's are the same
  *       but for a 20 ms linger instead of 2 ms, so its batches fill) appends the rows to a new
- *       table and flushes; then a Flink job ({@code fromSequence} mapped to the same rows) inserts
+ *       table and flushes; then a Flink job ({@code fromSequence} mapped to the same rows in
+ *       Flink's internal form, {@code RowData}, as a Flink SQL source hands its rows on) inserts
  *       them into another new table; then the same job inserts them into a {@code blackhole} table
  *       (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink, reported without a
  *       target as the ceiling of the sink's rate. Rates are rows over the time from the first row
@@ -101,6 +105,7 @@ public final class FlinkBenchmark implements Benchmark {
   private static final double LATENCY_P99_TARGET_MS = 50;
   private static final List<String> PROJECTION = List.of("b0", "s0");
   private static final int CEILING_SAMPLE_ROWS = 4096;
+  private static final String ALL_COLUMNS = "*";
 
   /**
    * System property naming the parts to run: {@code all} (the default) or {@code sink} (only the
@@ -189,48 +194,50 @@ public final class FlinkBenchmark implements Benchmark {
                   + "', 'rpc-address'='127.0.0.1:"
                   + server.rpcPort()
                   + "')";
-          Flink session = flink(catalogDdl, false);
-          // The same reads with object reuse: no copy of every row between chained operators.
-          Flink reuseSession = flink(catalogDdl, false);
-          reuseSession.stream().getConfig().enableObjectReuse();
-          StreamTableEnvironment flink = session.table();
-          flink.executeSql("CREATE DATABASE ls." + DATABASE);
-          createWideTable(flink, SOURCE_TABLE);
-          Table source = client.table(TablePath.of(DATABASE + "." + SOURCE_TABLE));
-          if (!sinkOnly) {
-            context.progress().printf("  writing %d source rows%n", rows);
-            appendWithClient(source, rows);
-            long end = source.latestOffset(0);
-            if (end != rows) {
-              throw new IllegalStateException(
-                  "The source table's latest offset is " + end + " after " + rows + " appends");
+          // The second session makes the same reads with object reuse: no copy of every row
+          // between chained operators.
+          try (Flink session = flink(catalogDdl, false);
+              Flink reuseSession = flink(catalogDdl, false)) {
+            reuseSession.stream().getConfig().enableObjectReuse();
+            StreamTableEnvironment flink = session.table();
+            flink.executeSql("CREATE DATABASE ls." + DATABASE);
+            createWideTable(flink, SOURCE_TABLE);
+            Table source = client.table(TablePath.of(DATABASE + "." + SOURCE_TABLE));
+            if (!sinkOnly) {
+              context.progress().printf("  writing %d source rows%n", rows);
+              appendWithClient(source, rows);
+              long end = source.latestOffset(0);
+              if (end != rows) {
+                throw new IllegalStateException(
+                    "The source table's latest offset is " + end + " after " + rows + " appends");
+              }
             }
-          }
 
-          int[] iteration = {0};
-          throughput =
-              context.iterate(
-                  () ->
-                      throughput(
-                          context,
-                          catalogDdl,
-                          session,
-                          reuseSession,
-                          client,
-                          source,
-                          rows,
-                          iteration[0]++,
-                          sinkOnly));
-          if (sinkOnly) {
-            latency = List.of();
-          } else {
-            context.progress().println("  phase latency");
-            createLatencyTable(flink);
-            Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
-            long[] nextId = {0};
-            latency =
+            int[] iteration = {0};
+            throughput =
                 context.iterate(
-                    () -> latency(context, catalogDdl, latencyTable, latencyRows, nextId));
+                    () ->
+                        throughput(
+                            context,
+                            catalogDdl,
+                            session,
+                            reuseSession,
+                            client,
+                            source,
+                            rows,
+                            iteration[0]++,
+                            sinkOnly));
+            if (sinkOnly) {
+              latency = List.of();
+            } else {
+              context.progress().println("  phase latency");
+              createLatencyTable(flink);
+              Table latencyTable = client.table(TablePath.of(DATABASE + ".latency"));
+              long[] nextId = {0};
+              latency =
+                  context.iterate(
+                      () -> latency(context, catalogDdl, latencyTable, latencyRows, nextId));
+            }
           }
         }
         server.stopCleanly();
@@ -274,22 +281,17 @@ public final class FlinkBenchmark implements Benchmark {
     double scanFullTwoColumns = scanTwoColumnsWithClient(source.newScanner(), rows);
     double scanFullRowObjects = scanRowObjectsWithClient(source.newScanner(), rows);
     long jobStart = System.nanoTime();
-    double flinkFull =
-        readWithFlink(session, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    double flinkFull = readWithFlink(session, ALL_COLUMNS, rows);
     double flinkFullJobSeconds = (System.nanoTime() - jobStart) / 1e9;
     double scanProjected =
         scanWithClient(
             source.newScanner(PROJECTION, BatchFilter.MATCH_ALL), rows, PROJECTION.size());
-    double flinkProjected =
-        readWithFlink(session, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
-    double flinkFullObjectReuse =
-        readWithFlink(reuseSession, "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
-    double flinkProjectedObjectReuse =
-        readWithFlink(reuseSession, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
-    String fullQuery = "SELECT * FROM ls." + DATABASE + "." + SOURCE_TABLE;
-    double ceilingFull = pipelineCeiling(session, fullQuery, rows);
-    double ceilingProjected =
-        pipelineCeiling(session, "SELECT b0, s0 FROM ls." + DATABASE + "." + SOURCE_TABLE, rows);
+    String projected = String.join(", ", PROJECTION);
+    double flinkProjected = readWithFlink(session, projected, rows);
+    double flinkFullObjectReuse = readWithFlink(reuseSession, ALL_COLUMNS, rows);
+    double flinkProjectedObjectReuse = readWithFlink(reuseSession, projected, rows);
+    double ceilingFull = pipelineCeiling(session, ALL_COLUMNS, rows);
+    double ceilingProjected = pipelineCeiling(session, projected, rows);
     context
         .progress()
         .printf(
@@ -348,7 +350,19 @@ public final class FlinkBenchmark implements Benchmark {
     // The Flink writes get a session of their own: a generator's operators stay in its stream
     // environment after the insert has run them, and would run again beside the next job that
     // environment runs (the reads' session's next job is a measured read).
-    Flink writeSession = flink(catalogDdl, false);
+    try (Flink writeSession = flink(catalogDdl, false)) {
+      return write(context, flink, writeSession, client, rows, iteration);
+    }
+  }
+
+  private static Write write(
+      BenchmarkContext context,
+      StreamTableEnvironment flink,
+      Flink writeSession,
+      Connection client,
+      int rows,
+      int iteration)
+      throws Exception {
     createDiscardTable(writeSession.table());
     String clientTable = "sink_client_" + iteration;
     String flinkTable = "sink_flink_" + iteration;
@@ -392,7 +406,14 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   /** A local (MiniCluster) stream environment and its table environment. */
-  private record Flink(StreamExecutionEnvironment stream, StreamTableEnvironment table) {}
+  private record Flink(StreamExecutionEnvironment stream, StreamTableEnvironment table)
+      implements AutoCloseable {
+    /** Drops the catalog {@code ls}, which closes its connections to the server. */
+    @Override
+    public void close() {
+      table.executeSql("DROP CATALOG ls");
+    }
+  }
 
   /**
    * A table environment on a new local (MiniCluster) environment at parallelism 1, with the catalog
@@ -408,7 +429,27 @@ public final class FlinkBenchmark implements Benchmark {
     flink.getConfig().set("table.local-time-zone", "UTC");
     flink.getConfig().set("parallelism.default", "1");
     flink.executeSql(catalogDdl);
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE "
+            + countingTable(ALL_COLUMNS)
+            + " ("
+            + WideRows.COLUMNS_DDL
+            + ") WITH ('connector'='"
+            + CountingTableFactory.IDENTIFIER
+            + "')");
+    flink.executeSql(
+        "CREATE TEMPORARY TABLE "
+            + countingTable("b0, s0")
+            + " (b0 BIGINT, s0 STRING) WITH ('connector'='"
+            + CountingTableFactory.IDENTIFIER
+            + "')");
     return new Flink(stream, flink);
+  }
+
+  /** The counting table in Flink's in-memory catalog that takes a read of {@code columns}. */
+  private static String countingTable(String columns) {
+    return "default_catalog.default_database."
+        + (columns.equals(ALL_COLUMNS) ? "counted_all" : "counted_b0_s0");
   }
 
   private static void createWideTable(StreamTableEnvironment flink, String name) {
@@ -643,66 +684,73 @@ public final class FlinkBenchmark implements Benchmark {
   }
 
   /**
-   * Runs {@code query} as a bounded read from the earliest offset into a discarding sink; rows/s
-   * from the first row emitted to the last.
+   * Runs {@code INSERT INTO} the session's counting table of {@code columns} ({@code *} or {@code
+   * b0, s0}) {@code SELECT columns FROM} the source table, a bounded read from the earliest offset;
+   * rows/s from the first row the sink takes to the last.
    */
-  private static double readWithFlink(Flink session, String query, long rows) throws Exception {
+  private static double readWithFlink(Flink session, String columns, long rows) throws Exception {
     requireNothingPending(session.stream());
-    StreamTableEnvironment flink = session.table();
-    String bounded =
-        query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
-    org.apache.flink.table.api.Table table = flink.sqlQuery(bounded);
-    DataStream<RowData> stream =
-        flink.toDataStream(
-            table, table.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
-    RowCounter.reset(rows);
-    // The map's output type stated: extracted, it would be a generic RowData that Flink copies
-    // with Kryo between the chained operators, slower than the read itself.
-    stream.map(new RowCounter()).returns(stream.getType()).sinkTo(new DiscardingSink<>());
-    stream.getExecutionEnvironment().execute("lakestream-bench-read");
-    if (RowCounter.rows() != rows) {
+    CountingSink.reset(rows);
+    session
+        .table()
+        .executeSql(
+            "INSERT INTO "
+                + countingTable(columns)
+                + " SELECT "
+                + columns
+                + " FROM ls."
+                + DATABASE
+                + "."
+                + SOURCE_TABLE
+                + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */")
+        .await();
+    if (CountingSink.rows() != rows) {
       throw new IllegalStateException(
-          "The Flink read of " + query + " emitted " + RowCounter.rows() + " rows of " + rows);
+          "The Flink read of " + columns + " emitted " + CountingSink.rows() + " rows of " + rows);
     }
-    return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
+    return (rows - 1) / (CountingSink.firstToLastNanos() / 1e9);
   }
 
   /**
    * Flink's own ceiling for {@link #readWithFlink}: the first {@value #CEILING_SAMPLE_ROWS} rows of
-   * {@code query}, collected once, emitted round robin from a sequence source held in memory
-   * through the same counter into the same discarding sink; rows/s from the first row to the last.
-   * No source fed by any store can be faster at parallelism 1.
+   * the same read, collected once, emitted round robin from a sequence source held in memory into
+   * the same counting sink; rows/s from the first row to the last. No source fed by any store can
+   * be faster at parallelism 1.
    */
-  private static double pipelineCeiling(Flink session, String query, long rows) throws Exception {
+  private static double pipelineCeiling(Flink session, String columns, long rows) throws Exception {
     requireNothingPending(session.stream());
     StreamTableEnvironment flink = session.table();
-    String bounded =
-        query + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */";
-    org.apache.flink.table.api.Table table = flink.sqlQuery(bounded);
+    org.apache.flink.table.api.Table table =
+        flink.sqlQuery(
+            "SELECT "
+                + columns
+                + " FROM ls."
+                + DATABASE
+                + "."
+                + SOURCE_TABLE
+                + " /*+ OPTIONS('scan.startup.mode'='earliest', 'scan.bounded'='true') */");
     DataStream<RowData> read =
         flink.toDataStream(
             table, table.getResolvedSchema().toPhysicalRowDataType().bridgedTo(RowData.class));
     List<RowData> sample = read.executeAndCollect(CEILING_SAMPLE_ROWS);
     if (sample.size() != Math.min(rows, CEILING_SAMPLE_ROWS)) {
       throw new IllegalStateException(
-          "Collected " + sample.size() + " rows of " + query + " for the ceiling");
+          "Collected " + sample.size() + " rows of " + columns + " for the ceiling");
     }
     PrebuiltRows.set(sample);
-    RowCounter.reset(rows);
+    CountingSink.reset(rows);
     session.stream()
         .fromSequence(0, rows - 1)
         .map(new PrebuiltRows())
         .returns(read.getType())
-        .map(new RowCounter())
-        .returns(read.getType())
-        .sinkTo(new DiscardingSink<>());
+        .sinkTo(new CountingSink());
     session.stream().execute("lakestream-bench-ceiling");
     PrebuiltRows.set(List.of());
-    if (RowCounter.rows() != rows) {
+    if (CountingSink.rows() != rows) {
       throw new IllegalStateException(
-          "The ceiling job emitted " + RowCounter.rows() + " rows of " + rows);
+          "The ceiling job emitted " + CountingSink.rows() + " rows of " + rows);
     }
-    return (rows - 1) / (RowCounter.firstToLastNanos() / 1e9);
+    return (rows - 1) / (CountingSink.firstToLastNanos() / 1e9);
   }
 
   /**
@@ -723,7 +771,7 @@ public final class FlinkBenchmark implements Benchmark {
    */
   private static double writeWithFlink(Flink session, String table, int rows) throws Exception {
     FirstRowTime.reset();
-    DataStream<Row> generated =
+    DataStream<RowData> generated =
         session.stream()
             .fromSequence(0, rows - 1)
             .map(new FirstRowTime())
@@ -741,7 +789,18 @@ public final class FlinkBenchmark implements Benchmark {
   private static Latency latency(
       BenchmarkContext context, String catalogDdl, Table table, int samples, long[] nextId)
       throws Exception {
-    StreamTableEnvironment flink = flink(catalogDdl, true).table();
+    try (Flink session = flink(catalogDdl, true)) {
+      return latency(context, session.table(), table, samples, nextId);
+    }
+  }
+
+  private static Latency latency(
+      BenchmarkContext context,
+      StreamTableEnvironment flink,
+      Table table,
+      int samples,
+      long[] nextId)
+      throws Exception {
     org.apache.flink.table.api.Table query =
         flink.sqlQuery(
             "SELECT * FROM ls."
@@ -917,7 +976,7 @@ public final class FlinkBenchmark implements Benchmark {
             Throughput::flinkFull,
             "rows/s",
             "Flink's own pipeline, the same rows emitted from memory (a sequence source mapped to"
-                + " rows collected once) through the same counter and discarding sink",
+                + " rows collected once) into the same counting sink",
             Throughput::ceilingFull),
         pairedWithoutTarget(
             "source_projected_vs_flink_ceiling_rows_per_s",

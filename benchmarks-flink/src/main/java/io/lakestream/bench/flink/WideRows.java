@@ -1,9 +1,17 @@
 package io.lakestream.bench.flink;
 
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.types.Row;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
 
 /**
  * W1-like wide rows (see {@code BENCHMARKS.md}) computed from their index, so a Flink job and the
@@ -47,19 +55,31 @@ final class WideRows {
     return row;
   }
 
-  /** Row {@code index} as a Flink {@link Row} of {@link #typeInfo()}. */
-  static Row row(long index) {
-    return Row.of(values(index));
+  /**
+   * Writes row {@code index} into {@code row} through {@code writer}, which points at it: Flink's
+   * binary row of {@link #typeInfo()}, as Flink's generated code and its SQL sources fill one row
+   * in place for each record.
+   */
+  static BinaryRowData binaryRow(long index, BinaryRowData row, BinaryRowWriter writer) {
+    writer.reset();
+    for (int c = 0; c < 5; c++) {
+      writer.writeLong(c, index * (c + 1));
+      writer.writeInt(5 + c, (int) (index + c));
+      writer.writeDouble(10 + c, index * 0.5 + c);
+      writer.writeString(15 + c, BinaryStringData.fromString(PREFIXES[c] + index));
+    }
+    writer.complete();
+    return row;
   }
 
-  static TypeInformation<Row> typeInfo() {
-    TypeInformation<?>[] types = new TypeInformation<?>[COLUMNS];
+  static InternalTypeInfo<RowData> typeInfo() {
+    LogicalType[] types = new LogicalType[COLUMNS];
     for (int c = 0; c < 5; c++) {
-      types[c] = Types.LONG;
-      types[5 + c] = Types.INT;
-      types[10 + c] = Types.DOUBLE;
-      types[15 + c] = Types.STRING;
+      types[c] = new BigIntType();
+      types[5 + c] = new IntType();
+      types[10 + c] = new DoubleType();
+      types[15 + c] = VarCharType.STRING_TYPE;
     }
-    return Types.ROW_NAMED(NAMES.toArray(String[]::new), types);
+    return InternalTypeInfo.of(RowType.of(types, NAMES.toArray(String[]::new)));
   }
 }
