@@ -72,12 +72,12 @@ import org.apache.flink.table.data.RowData;
  *       the same read held in memory, the most any source can reach;
  *   <li><b>sink</b>: the client's {@link AppendWriter} (default options; the sink's are the same
  *       but for a 20 ms linger instead of 2 ms, so its batches fill) appends the rows to a new
- *       table and flushes; then a Flink job ({@code fromSequence} mapped to the same rows in
- *       Flink's internal form, {@code RowData}, as a Flink SQL source hands its rows on) inserts
- *       them into another new table; then the same job inserts them into a {@code blackhole} table
- *       (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink, reported without a
- *       target as the ceiling of the sink's rate. Rates are rows over the time from the first row
- *       generated to the writer's flush (the client) or the job's end (Flink);
+ *       table and flushes; then a Flink job ({@code fromSequence} mapped to the same rows as Flink
+ *       binary rows, filled in place as Flink's SQL sources and generated code hand rows on)
+ *       inserts them into another new table; then the same job inserts them into a {@code
+ *       blackhole} table (Flink's {@code DiscardingSink}), Flink's own pipeline without a sink,
+ *       reported without a target as the ceiling of the sink's rate. Rates are rows over the time
+ *       from the first row generated to the writer's flush (the client) or the job's end (Flink);
  *   <li><b>latency</b>: a writer appends rows carrying their send time at a steady rate while an
  *       unbounded Flink read ({@code scan.startup.mode=latest}, checkpoints every second) and, as
  *       the baseline, the client's {@link LogScanner} at the latest offset record emit time minus
@@ -439,7 +439,7 @@ public final class FlinkBenchmark implements Benchmark {
             + "')");
     flink.executeSql(
         "CREATE TEMPORARY TABLE "
-            + countingTable("b0, s0")
+            + countingTable(String.join(", ", PROJECTION))
             + " (b0 BIGINT, s0 STRING) WITH ('connector'='"
             + CountingTableFactory.IDENTIFIER
             + "')");
@@ -449,7 +449,7 @@ public final class FlinkBenchmark implements Benchmark {
   /** The counting table in Flink's in-memory catalog that takes a read of {@code columns}. */
   private static String countingTable(String columns) {
     return "default_catalog.default_database."
-        + (columns.equals(ALL_COLUMNS) ? "counted_all" : "counted_b0_s0");
+        + (columns.equals(ALL_COLUMNS) ? "counted_all" : "counted_projection");
   }
 
   private static void createWideTable(StreamTableEnvironment flink, String name) {
