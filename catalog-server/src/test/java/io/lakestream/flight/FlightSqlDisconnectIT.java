@@ -15,6 +15,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -115,11 +116,11 @@ class FlightSqlDisconnectIT {
   void closingTheJdbcConnectionWhileAFetchWaitsForTheNextBatchStopsTheQuery() throws Exception {
     Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
     Statement statement = connection.createStatement();
-    Future<?> fetch = fetchUntilSlow(statement);
+    Fetch fetch = fetchUntilSlow(statement);
     clients.submit(() -> closeQuietly(connection));
     assertThat(probe.await(running -> running == 0, STOPPED_WITHIN, "the abandoned query to stop"))
         .isLessThan(STOPPED_WITHIN);
-    fetch.cancel(true);
+    fetch.stop();
     assertSamePrincipalRunsAQuery();
   }
 
@@ -128,12 +129,14 @@ class FlightSqlDisconnectIT {
   void cancellingWhileAFetchWaitsForTheNextBatchStopsTheQuery() throws Exception {
     try (Connection connection = DriverManager.getConnection(SERVER.flightJdbcUrl());
         Statement statement = connection.createStatement()) {
-      Future<?> fetch = fetchUntilSlow(statement);
+      Fetch fetch = fetchUntilSlow(statement);
       statement.cancel();
       assertThat(
               probe.await(running -> running == 0, STOPPED_WITHIN, "the cancelled query to stop"))
           .isLessThan(STOPPED_WITHIN);
-      fetch.cancel(true);
+      // The driver's close checks that no buffer is still held, so the reading thread must be done
+      // with its batch before the connection closes.
+      fetch.stop();
     }
     assertSamePrincipalRunsAQuery();
   }
@@ -142,8 +145,9 @@ class FlightSqlDisconnectIT {
    * Runs {@link #SLOW_AFTER_FAST_ROWS} and reads its rows on another thread; returns once the fast
    * rows are read, when the server computes a batch that takes hours.
    */
-  private static Future<?> fetchUntilSlow(Statement statement) throws Exception {
+  private static Fetch fetchUntilSlow(Statement statement) throws Exception {
     AtomicLong read = new AtomicLong();
+    CountDownLatch ended = new CountDownLatch(1);
     Future<?> fetch =
         clients.submit(
             () -> {
@@ -151,6 +155,8 @@ class FlightSqlDisconnectIT {
                 while (rows.next()) {
                   read.incrementAndGet();
                 }
+              } finally {
+                ended.countDown();
               }
               return null;
             });
@@ -162,7 +168,19 @@ class FlightSqlDisconnectIT {
           .isNegative();
       LockSupport.parkNanos(10_000_000);
     }
-    return fetch;
+    return new Fetch(fetch, ended);
+  }
+
+  /** A fetch running on another thread, and the latch its task counts down when it has ended. */
+  private record Fetch(Future<?> task, CountDownLatch ended) {
+    /**
+     * Interrupts the fetch if it still runs and waits until its task has left the result set: a
+     * cancelled {@link Future} reports done while its thread may still hold a batch.
+     */
+    void stop() throws InterruptedException {
+      task.cancel(true);
+      assertThat(ended.await(30, TimeUnit.SECONDS)).as("the fetch thread ended").isTrue();
+    }
   }
 
   @Test
