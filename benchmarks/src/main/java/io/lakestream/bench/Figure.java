@@ -2,7 +2,9 @@ package io.lakestream.bench;
 
 import static java.util.Objects.requireNonNull;
 
+import java.util.List;
 import java.util.Optional;
+import java.util.function.ToDoubleFunction;
 
 /**
  * One figure of a benchmark report, beside its baseline measured in the same run on the same
@@ -11,10 +13,12 @@ import java.util.Optional;
  * <p>{@code value} and {@code baselineValue} are in the same {@code unit} and are medians over the
  * measured iterations, except for counts of faults (failed requests, lost commits), which are
  * totals over every iteration so that a single fault shows; their baseline then says what the count
- * is out of. {@code ratio} is {@code value / baselineValue}: for a time or a size, a ratio of 30
- * means Lakestream costs thirty times what the baseline does; for a throughput, a ratio of 30 means
- * Lakestream does thirty times as much. Values are finite and not negative; baseline values are
- * positive, so the ratio is always defined.
+ * is out of. {@code ratio} is {@code value / baselineValue}, except for a figure whose value and
+ * baseline are both measured in every iteration ({@link #paired}): its ratio is the median of the
+ * iterations' own ratios, close to but not always exactly the ratio of the two medians. For a time
+ * or a size, a ratio of 30 means Lakestream costs thirty times what the baseline does; for a
+ * throughput, a ratio of 30 means Lakestream does thirty times as much. Values are finite and not
+ * negative; baseline values are positive, so the ratio is always defined.
  *
  * <p>A figure that could not be measured in this run (a peer system that is not available, or a
  * workload it does not support) is {@linkplain #skipped reported as skipped} with the reason: its
@@ -136,5 +140,48 @@ public record Figure(
       String name, double value, String unit, String baseline, double baselineValue) {
     return new Figure(
         name, value, unit, baseline, baselineValue, value / baselineValue, Optional.empty());
+  }
+
+  /**
+   * A figure of a value and its baseline both measured in every iteration: the value and the
+   * baseline value are their medians, the ratio is the median of the iterations' own ratios ({@link
+   * Median#ofRatios}). Each iteration measures the two seconds or minutes apart, the iterations
+   * further apart on a machine whose speed drifts, so the ratio of the two medians can pair a fast
+   * iteration's value with a slow one's baseline, a ratio no iteration had.
+   */
+  public static <T> Figure paired(
+      String name,
+      List<T> samples,
+      ToDoubleFunction<T> value,
+      String unit,
+      String baseline,
+      ToDoubleFunction<T> baselineValue,
+      Target target) {
+    return new Figure(
+        name,
+        Median.of(samples, value),
+        unit,
+        baseline,
+        Median.of(samples, baselineValue),
+        Median.ofRatios(samples, value, baselineValue),
+        Optional.of(requireNonNull(target, "target is null")));
+  }
+
+  /** {@link #paired} without a target. */
+  public static <T> Figure pairedWithoutTarget(
+      String name,
+      List<T> samples,
+      ToDoubleFunction<T> value,
+      String unit,
+      String baseline,
+      ToDoubleFunction<T> baselineValue) {
+    return new Figure(
+        name,
+        Median.of(samples, value),
+        unit,
+        baseline,
+        Median.of(samples, baselineValue),
+        Median.ofRatios(samples, value, baselineValue),
+        Optional.empty());
   }
 }

@@ -176,59 +176,61 @@ final class FlightSqlBenchmark implements Benchmark {
     }
     List<Figure> figures = new ArrayList<>();
     double logRatios = 0;
-    double logFlight = 0;
-    double logDuckdb = 0;
     for (int q = 0; q < 22; q++) {
       int query = q;
-      double flightMs = Median.of(samples, s -> s.flightMs[query]);
-      double duckdbMs = Median.of(samples, s -> s.duckdbMs[query]);
-      logRatios += Math.log(flightMs / duckdbMs);
-      logFlight += Math.log(flightMs);
-      logDuckdb += Math.log(duckdbMs);
-      figures.add(
-          Figure.withoutTarget(
+      Figure figure =
+          Figure.pairedWithoutTarget(
               String.format(Locale.ROOT, "tpch_q%02d_ms", q + 1),
-              flightMs,
+              samples,
+              s -> s.flightMs[query],
               "ms",
               "DuckDB in process over the same rows as Parquet",
-              duckdbMs));
+              s -> s.duckdbMs[query]);
+      logRatios += Math.log(figure.ratio());
+      figures.add(figure);
     }
+    // Each iteration's geometric means (through Flight SQL and in DuckDB) and their ratio, so that
+    // the ratio judged is one iteration's, its two sides measured query by query beside each other.
     figures.add(
         0,
-        Figure.of(
+        Figure.paired(
             "tpch_geomean_ms",
-            Math.exp(logFlight / 22),
+            samples,
+            s -> geometricMean(s.flightMs),
             "ms",
             "DuckDB in process over the same rows as Parquet (geometric mean)",
-            Math.exp(logDuckdb / 22),
+            s -> geometricMean(s.duckdbMs),
             Target.ratioAtMost(GEOMEAN_RATIO_TARGET)));
     context
         .progress()
         .printf("  geometric mean of per-query ratios: %.3f%n", Math.exp(logRatios / 22));
     figures.add(
-        Figure.of(
+        Figure.paired(
             "fetch_mb_per_s",
-            Median.of(samples, s -> s.fetchMegabytesPerSecond),
+            samples,
+            s -> s.fetchMegabytesPerSecond,
             "MB/s",
             "loopback socket copy of as many bytes",
-            Median.of(samples, s -> s.socketMegabytesPerSecond),
+            s -> s.socketMegabytesPerSecond,
             Target.ratioAtLeast(FETCH_RATIO_TARGET)));
     double trivial = Median.of(samples, s -> s.trivialQueryMs);
     figures.add(
-        Figure.of(
+        Figure.paired(
             "select_1_ms_p50",
-            trivial,
+            samples,
+            s -> s.trivialQueryMs,
             "ms",
             "round trip of SELECT 1 as a DuckDB query in this JVM (no network, no tables)",
-            Median.of(samples, s -> s.trivialBaselineMs),
+            s -> s.trivialBaselineMs,
             Target.below(TRIVIAL_QUERY_TARGET_MS)));
     figures.add(
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "select_1_ms_p99",
-            Median.of(samples, s -> s.trivialQueryP99Ms),
+            samples,
+            s -> s.trivialQueryP99Ms,
             "ms",
             "round trip of SELECT 1 as a DuckDB query in this JVM (no network, no tables)",
-            Median.of(samples, s -> s.trivialBaselineMs)));
+            s -> s.trivialBaselineMs));
     figures.add(
         Figure.withoutTarget(
             "freshness_ms_p50",
@@ -286,26 +288,31 @@ final class FlightSqlBenchmark implements Benchmark {
         server.stopCleanly();
       }
     }
-    double logFlight = 0;
-    double logDuckdb = 0;
-    for (int q = 0; q < 22; q++) {
-      int query = q;
-      logFlight += Math.log(Median.of(samples, s -> s.flightMs[query]));
-      logDuckdb += Math.log(Median.of(samples, s -> s.duckdbMs[query]));
+    return new TpchPoint(
+        Median.of(samples, s -> geometricMean(s.flightMs)),
+        Median.of(samples, s -> geometricMean(s.duckdbMs)),
+        Median.ofRatios(samples, s -> geometricMean(s.flightMs), s -> geometricMean(s.duckdbMs)),
+        loadSeconds);
+  }
+
+  /** The geometric mean of an iteration's 22 query times. */
+  private static double geometricMean(double[] millis) {
+    double logs = 0;
+    for (double value : millis) {
+      logs += Math.log(value);
     }
-    return new TpchPoint(Math.exp(logFlight / 22), Math.exp(logDuckdb / 22), loadSeconds);
+    return Math.exp(logs / millis.length);
   }
 
   /**
-   * @param flightGeomeanMs geometric mean of the 22 queries' median times through Flight SQL
+   * @param flightGeomeanMs the median over the iterations of the 22 queries' geometric mean through
+   *     Flight SQL
    * @param duckdbGeomeanMs the same in the baseline
+   * @param ratio the median over the iterations of the ratio of the two geometric means
    * @param loadSeconds how long writing, tiering and the baseline's files took
    */
-  record TpchPoint(double flightGeomeanMs, double duckdbGeomeanMs, double loadSeconds) {
-    double ratio() {
-      return flightGeomeanMs / duckdbGeomeanMs;
-    }
-  }
+  record TpchPoint(
+      double flightGeomeanMs, double duckdbGeomeanMs, double ratio, double loadSeconds) {}
 
   /** The packaged server on {@code work}, tiering tables found within a second. */
   private static LaunchedServer startServer(

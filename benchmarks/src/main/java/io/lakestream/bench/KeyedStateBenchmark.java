@@ -187,33 +187,37 @@ final class KeyedStateBenchmark implements Benchmark {
             checkpointed,
             samples.size());
     return List.of(
-        Figure.of(
+        Figure.paired(
             "upserts_per_s",
-            Median.of(samples, s -> s.upsertsPerSecond),
+            samples,
+            s -> s.upsertsPerSecond,
             "upserts/s",
             "raw RocksDB JNI puts of the same rows, same options, 8192-row write batches",
-            Median.of(samples, s -> s.rawPutsPerSecond),
+            s -> s.rawPutsPerSecond,
             Target.atLeast(UPSERTS_PER_SECOND_TARGET)),
         // The same figure again, judged against its second target, the ratio to the baseline.
-        Figure.of(
+        Figure.paired(
             "upserts_per_s_vs_raw",
-            Median.of(samples, s -> s.upsertsPerSecond),
+            samples,
+            s -> s.upsertsPerSecond,
             "upserts/s",
             "raw RocksDB JNI puts (as above)",
-            Median.of(samples, s -> s.rawPutsPerSecond),
+            s -> s.rawPutsPerSecond,
             Target.ratioAtLeast(UPSERT_RATIO_TARGET)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "upserts_per_s_vs_raw_16mib_memtables",
-            Median.of(samples, s -> s.upsertsPerSecond),
+            samples,
+            s -> s.upsertsPerSecond,
             "upserts/s",
             "raw RocksDB JNI puts as above but with 16 MiB memtables (not the tablets' options)",
-            Median.of(samples, s -> s.rawSmallMemtablePutsPerSecond)),
-        Figure.withoutTarget(
+            s -> s.rawSmallMemtablePutsPerSecond),
+        Figure.pairedWithoutTarget(
             "lookups_per_s_1_in_flight",
-            Median.of(samples, s -> s.single.perSecond()),
+            samples,
+            s -> s.single.perSecond(),
             "lookups/s",
             "raw RocksDB JNI gets of the same keys, 1 thread",
-            Median.of(samples, s -> s.rawSingle.perSecond())),
+            s -> s.rawSingle.perSecond()),
         Figure.withoutTarget(
             "lookup_us_p50_1_in_flight",
             Median.of(samples, s -> s.single.p50Micros()),
@@ -227,12 +231,13 @@ final class KeyedStateBenchmark implements Benchmark {
             "raw RocksDB get p99, 1 thread",
             positive(Median.of(samples, s -> s.rawSingle.p99Micros())),
             Target.below(LOOKUP_P99_MICROS_TARGET)),
-        Figure.of(
+        Figure.paired(
             "lookups_per_s_16_in_flight",
-            Median.of(samples, s -> s.many.perSecond()),
+            samples,
+            s -> s.many.perSecond(),
             "lookups/s",
             "raw RocksDB JNI gets of the same keys, 16 threads",
-            Median.of(samples, s -> s.rawMany.perSecond()),
+            s -> s.rawMany.perSecond(),
             Target.atLeast(LOOKUPS_PER_SECOND_TARGET)),
         Figure.withoutTarget(
             "lookup_us_p50_16_in_flight",
@@ -249,24 +254,27 @@ final class KeyedStateBenchmark implements Benchmark {
         Freshness.p50Figure(samples, s -> s.freshness, "upsert"),
         Freshness.p99Figure(samples, s -> s.freshness, "upsert", FRESHNESS_P99_TARGET_MS),
         Freshness.maxFigure(samples, s -> s.freshness, "upsert"),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "restart_ms_with_checkpoint",
-            Median.of(samples, s -> s.restartWithCheckpoint.firstLookupMillis()),
+            samples,
+            s -> s.restartWithCheckpoint.firstLookupMillis(),
             "ms",
             restartBaseline,
-            Median.of(samples, s -> s.restartWithoutCheckpoint.firstLookupMillis())),
-        Figure.withoutTarget(
+            s -> s.restartWithoutCheckpoint.firstLookupMillis()),
+        Figure.pairedWithoutTarget(
             "restart_ms_without_checkpoint",
-            Median.of(samples, s -> s.restartWithoutCheckpoint.firstLookupMillis()),
+            samples,
+            s -> s.restartWithoutCheckpoint.firstLookupMillis(),
             "ms",
             "same restart's process start to GET /ready answering 200",
-            Median.of(samples, s -> s.restartWithoutCheckpoint.readyMillis())),
-        Figure.withoutTarget(
+            s -> s.restartWithoutCheckpoint.readyMillis()),
+        Figure.pairedWithoutTarget(
             "disk_bytes_per_live_key",
-            Median.of(samples, s -> s.diskBytesPerLiveKey),
+            samples,
+            s -> s.diskBytesPerLiveKey,
             "bytes",
             "raw RocksDB directory after flush, per live key",
-            Median.of(samples, s -> s.rawDiskBytesPerLiveKey)));
+            s -> s.rawDiskBytesPerLiveKey));
   }
 
   private static double positive(double value) {

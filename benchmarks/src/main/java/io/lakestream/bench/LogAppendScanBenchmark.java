@@ -146,67 +146,76 @@ final class LogAppendScanBenchmark implements Benchmark {
             Median.of(samples, s -> s.rawMegabytesPerSecond),
             Median.of(samples, s -> s.rawZstdMegabytesPerSecond));
     return List.of(
-        Figure.of(
+        Figure.paired(
             "append_rows_per_s",
-            Median.of(samples, s -> s.appendRowsPerSecond),
+            samples,
+            s -> s.appendRowsPerSecond,
             "rows/s",
             rawBaseline + ", as rows/s",
-            Median.of(samples, s -> s.rawRowsPerSecond),
+            s -> s.rawRowsPerSecond,
             Target.atLeast(600_000)),
-        Figure.of(
+        Figure.paired(
             "append_rows_per_s_zstd",
-            Median.of(samples, s -> s.appendZstdRowsPerSecond),
+            samples,
+            s -> s.appendZstdRowsPerSecond,
             "rows/s",
             "raw FileChannel.write+force of same ZSTD bytes, as rows/s",
-            Median.of(samples, s -> s.rawZstdRowsPerSecond),
+            s -> s.rawZstdRowsPerSecond,
             Target.atLeast(400_000)),
-        Figure.of(
+        Figure.paired(
             "scan_rows_per_s",
-            Median.of(samples, s -> s.scanRowsPerSecond),
+            samples,
+            s -> s.scanRowsPerSecond,
             "rows/s",
             "loopback socket copy of the table's disk bytes, as rows/s",
-            Median.of(samples, s -> s.socketRowsPerSecond),
+            s -> s.socketRowsPerSecond,
             Target.atLeast(1_500_000)),
-        Figure.of(
+        Figure.paired(
             "projected_scan_rows_per_s",
-            Median.of(samples, s -> s.projectedScanRowsPerSecond),
+            samples,
+            s -> s.projectedScanRowsPerSecond,
             "rows/s",
             "full scan (all 20 columns)",
-            Median.of(samples, s -> s.scanRowsPerSecond),
+            s -> s.scanRowsPerSecond,
             Target.ratioAtLeast(PROJECTED_RATIO_TARGET)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "scan_row_view_rows_per_s",
-            Median.of(samples, s -> s.rowViewScanRowsPerSecond),
+            samples,
+            s -> s.rowViewScanRowsPerSecond,
             "rows/s",
             "every value read from the Arrow vectors directly",
-            Median.of(samples, s -> s.arrowValuesScanRowsPerSecond)),
-        Figure.withoutTarget(
+            s -> s.arrowValuesScanRowsPerSecond),
+        Figure.pairedWithoutTarget(
             "scan_object_rows_rows_per_s",
-            Median.of(samples, s -> s.objectRowsScanRowsPerSecond),
+            samples,
+            s -> s.objectRowsScanRowsPerSecond,
             "rows/s",
             "every value through the row view",
-            Median.of(samples, s -> s.rowViewScanRowsPerSecond)),
+            s -> s.rowViewScanRowsPerSecond),
         Freshness.p50Figure(samples, s -> s.freshness, "append"),
         Freshness.p99Figure(samples, s -> s.freshness, "append", FRESHNESS_P99_TARGET_MS),
         Freshness.maxFigure(samples, s -> s.freshness, "append"),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "disk_bytes_per_million_rows",
-            Median.of(samples, s -> s.diskBytesPerMillion),
+            samples,
+            s -> s.diskBytesPerMillion,
             "bytes",
             "raw row-form size of the same rows",
-            Median.of(samples, s -> s.rawBytesPerMillion)),
-        Figure.withoutTarget(
+            s -> s.rawBytesPerMillion),
+        Figure.pairedWithoutTarget(
             "disk_bytes_per_million_rows_zstd",
-            Median.of(samples, s -> s.diskZstdBytesPerMillion),
+            samples,
+            s -> s.diskZstdBytesPerMillion,
             "bytes",
             "raw row-form size of the same rows",
-            Median.of(samples, s -> s.rawBytesPerMillion)),
-        Figure.withoutTarget(
+            s -> s.rawBytesPerMillion),
+        Figure.pairedWithoutTarget(
             "server_rss_mib",
-            Median.of(samples, s -> s.serverRssMib),
+            samples,
+            s -> s.serverRssMib,
             "MiB",
             "benchmark client JVM VmRSS",
-            Median.of(samples, s -> s.clientRssMib)));
+            s -> s.clientRssMib));
   }
 
   /** One iteration's measurements. */

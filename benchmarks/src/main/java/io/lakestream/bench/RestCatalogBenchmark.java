@@ -187,32 +187,36 @@ final class RestCatalogBenchmark implements Benchmark {
 
   private static List<Figure> figures(List<Sample> samples, Faults lakestreamFaults) {
     return List.of(
-        Figure.of(
+        Figure.paired(
             "load_table_rps",
-            Median.of(samples, sample -> sample.lakestream().load().requestsPerSecond()),
+            samples,
+            sample -> sample.lakestream().load().requestsPerSecond(),
             "req/s (higher is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().load().requestsPerSecond()),
+            sample -> sample.reference().load().requestsPerSecond(),
             Target.ratioAtLeast(LOAD_TABLE_RATIO_TARGET)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "load_table_p50_ms",
-            Median.of(samples, sample -> sample.lakestream().load().p50Millis()),
+            samples,
+            sample -> sample.lakestream().load().p50Millis(),
             "ms (lower is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().load().p50Millis())),
-        Figure.of(
+            sample -> sample.reference().load().p50Millis()),
+        Figure.paired(
             "load_table_p99_ms",
-            Median.of(samples, sample -> sample.lakestream().load().p99Millis()),
+            samples,
+            sample -> sample.lakestream().load().p99Millis(),
             "ms (lower is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().load().p99Millis()),
+            sample -> sample.reference().load().p99Millis(),
             Target.below(LOAD_TABLE_P99_TARGET_MS)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "load_table_server_cpu_us",
-            Median.of(samples, sample -> sample.lakestream().load().serverCpuMicrosPerRequest()),
+            samples,
+            sample -> sample.lakestream().load().serverCpuMicrosPerRequest(),
             "us per request (lower is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().load().serverCpuMicrosPerRequest())),
+            sample -> sample.reference().load().serverCpuMicrosPerRequest()),
         Figure.of(
             "load_table_errors",
             lakestreamFaults.loadTableErrors,
@@ -220,25 +224,28 @@ final class RestCatalogBenchmark implements Benchmark {
             "loadTable requests sent to Lakestream, all iterations",
             Math.max(1, lakestreamFaults.loadTableRequests),
             Target.below(1)),
-        Figure.of(
+        Figure.paired(
             "commits_per_s",
-            Median.of(samples, sample -> sample.lakestream().appends().commitsPerSecond()),
+            samples,
+            sample -> sample.lakestream().appends().commitsPerSecond(),
             "commits/s (higher is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().appends().commitsPerSecond()),
+            sample -> sample.reference().appends().commitsPerSecond(),
             Target.ratioAtLeast(COMMITS_RATIO_TARGET)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "commit_attempts_per_commit",
-            Median.of(samples, sample -> sample.lakestream().appends().attemptsPerCommit()),
+            samples,
+            sample -> sample.lakestream().appends().attemptsPerCommit(),
             "attempts (lower is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().appends().attemptsPerCommit())),
-        Figure.withoutTarget(
+            sample -> sample.reference().appends().attemptsPerCommit()),
+        Figure.pairedWithoutTarget(
             "commit_server_cpu_ms",
-            Median.of(samples, sample -> sample.lakestream().appends().serverCpuMillisPerCommit()),
+            samples,
+            sample -> sample.lakestream().appends().serverCpuMillisPerCommit(),
             "ms per commit (lower is better)",
             REFERENCE,
-            Median.of(samples, sample -> sample.reference().appends().serverCpuMillisPerCommit())),
+            sample -> sample.reference().appends().serverCpuMillisPerCommit()),
         Figure.of(
             "lost_commits",
             lakestreamFaults.lostCommits,

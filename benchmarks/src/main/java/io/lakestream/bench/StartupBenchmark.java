@@ -60,19 +60,21 @@ final class StartupBenchmark implements Benchmark {
             .build()) {
       List<Sample> samples = context.iterate(() -> measure(launcher, http));
       return List.of(
-          Figure.of(
+          Figure.paired(
               "ready_ms",
-              Median.of(samples, Sample::readyMillis),
+              samples,
+              Sample::readyMillis,
               "ms",
               "trivial JVM, start to exit",
-              Median.of(samples, Sample::trivialJvmExitMillis),
+              Sample::trivialJvmExitMillis,
               Target.below(READY_TARGET_MS)),
-          Figure.of(
+          Figure.paired(
               "idle_rss_mib",
-              Median.of(samples, Sample::idleRssMib),
+              samples,
+              Sample::idleRssMib,
               "MiB",
               "trivial idle JVM, VmRSS",
-              Median.of(samples, Sample::idleJvmRssMib),
+              Sample::idleJvmRssMib,
               Target.below(IDLE_RSS_TARGET_MIB)));
     }
   }

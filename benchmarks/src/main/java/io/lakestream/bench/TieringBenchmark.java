@@ -123,35 +123,38 @@ final class TieringBenchmark implements Benchmark {
       duckdb.stop();
       iceberg.stop();
     }
-    double append = Median.of(samples, s -> s.appendRowsPerSecond);
     String appendBaseline = "log append of the same rows, same client, fsync on (log-append-scan)";
     double intervalMs = INTERVAL.toMillis();
     return List.of(
-        Figure.of(
+        Figure.paired(
             "tiering_rows_per_s",
-            Median.of(samples, s -> s.tieringRowsPerSecond),
+            samples,
+            s -> s.tieringRowsPerSecond,
             "rows/s",
             appendBaseline,
-            append,
+            s -> s.appendRowsPerSecond,
             Target.ratioAtLeast(1)),
-        Figure.withoutTarget(
+        Figure.pairedWithoutTarget(
             "tiering_iceberg_writer_rows_per_s",
-            Median.of(samples, s -> s.icebergWriterRowsPerSecond),
+            samples,
+            s -> s.icebergWriterRowsPerSecond,
             "rows/s",
             "tiering_rows_per_s (tiering.data-file-writer=duckdb, the default)",
-            Median.of(samples, s -> s.tieringRowsPerSecond)),
-        Figure.withoutTarget(
+            s -> s.tieringRowsPerSecond),
+        Figure.pairedWithoutTarget(
             "tiering_end_to_end_rows_per_s",
-            Median.of(samples, s -> s.endToEndRowsPerSecond),
+            samples,
+            s -> s.endToEndRowsPerSecond,
             "rows/s",
             appendBaseline,
-            append),
-        Figure.withoutTarget(
+            s -> s.appendRowsPerSecond),
+        Figure.pairedWithoutTarget(
             "lag_ingest_rows_per_s",
-            Median.of(samples, s -> s.ingestRowsPerSecond),
+            samples,
+            s -> s.ingestRowsPerSecond,
             "rows/s",
             "half the append rate (the rate asked for)",
-            Median.of(samples, s -> s.appendRowsPerSecond / 2)),
+            s -> s.appendRowsPerSecond / 2),
         Figure.withoutTarget(
             "tiering_lag_ms_p50",
             Median.of(samples, s -> s.lagP50),

@@ -217,7 +217,7 @@ class ReportTest {
   }
 
   @Test
-  void aPairedMedianKeepsTheMeasurementsOfOneIteration() {
+  void aPairedFiguresRatioIsTheMedianOfTheIterationsRatios() {
     // Five iterations (value, baseline) on a machine whose speed drifts, one baseline slow: the
     // iterations' ratios are 0.667, 0.647, 1.2, 0.708 and 0.593. The medians taken apart (150 and
     // 180) make 0.83, a ratio four of the five iterations were far below.
@@ -228,13 +228,30 @@ class ReportTest {
             new double[] {150, 125},
             new double[] {170, 240},
             new double[] {160, 270});
-    Median.Pair pair = Median.pairOf(iterations, i -> i[0], i -> i[1]);
-    assertThat(pair.value()).isEqualTo(120);
-    assertThat(pair.baseline()).isEqualTo(180);
     assertThat(Median.of(iterations, i -> i[0]) / Median.of(iterations, i -> i[1]))
         .isCloseTo(0.833, within(0.001));
-    Median.Pair even = Median.pairOf(iterations.subList(0, 4), i -> i[0], i -> i[1]);
-    assertThat(even.value()).isEqualTo(145);
-    assertThat(even.baseline()).isEqualTo(210);
+    assertThat(Median.ofRatios(iterations, i -> i[0], i -> i[1]))
+        .isCloseTo(120.0 / 180, within(1e-9));
+
+    Figure figure =
+        Figure.paired(
+            "rows_per_s",
+            iterations,
+            i -> i[0],
+            "rows/s",
+            "b",
+            i -> i[1],
+            Target.ratioAtLeast(0.8));
+    assertThat(figure.value()).isEqualTo(150);
+    assertThat(figure.baselineValue()).isEqualTo(180);
+    assertThat(figure.ratio()).isCloseTo(0.667, within(0.001));
+    assertThat(figure.target().orElseThrow().isMetBy(figure)).isFalse();
+
+    // Even counts: the mean of the middle two ratios (0.667 and 0.708 of the first four).
+    Figure even =
+        Figure.pairedWithoutTarget(
+            "rows_per_s", iterations.subList(0, 4), i -> i[0], "rows/s", "b", i -> i[1]);
+    assertThat(even.ratio()).isCloseTo((120.0 / 180 + 170.0 / 240) / 2, within(1e-9));
+    assertThat(even.target()).isEmpty();
   }
 }

@@ -27,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.function.ToDoubleFunction;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
@@ -84,13 +83,13 @@ import org.apache.flink.table.data.RowData;
  *       send time per row.
  * </ul>
  *
- * <p>A throughput figure and its baseline are those of the iteration whose ratio of the two is the
- * median of the iterations' ratios: the two are measured seconds apart, the iterations minutes
- * apart, and this machine's speed drifts by up to 2x between them (medians of each taken apart once
- * made 0.84 of five iterations whose ratios were 0.58-0.71 and 1.21). Latencies are medians of each
- * taken apart. The Flink writes run in a stream environment of their own: a generator's operators
- * stay in the environment that built them after the insert has run them, and ran again beside the
- * next job of that environment, the measured full read.
+ * <p>A throughput figure's ratio is the median of the iterations' own ratios ({@link
+ * Figure#paired}), its value and baseline the medians of each: the two are measured seconds apart,
+ * the iterations minutes apart, and this machine's speed drifts by up to 2x between them (the ratio
+ * of the medians taken apart once made 0.84 of five iterations whose ratios were 0.58-0.71 and
+ * 1.21). Latencies are medians of each taken apart. The Flink writes run in a stream environment of
+ * their own: a generator's operators stay in the environment that built them after the insert has
+ * run them, and ran again beside the next job of that environment, the measured full read.
  */
 public final class FlinkBenchmark implements Benchmark {
   private static final String DATABASE = "bench";
@@ -913,7 +912,7 @@ public final class FlinkBenchmark implements Benchmark {
   private static List<Figure> figures(List<Throughput> throughput, List<Latency> latency) {
     List<Figure> sink =
         List.of(
-            paired(
+            Figure.paired(
                 "sink_rows_per_s",
                 throughput,
                 Throughput::flinkSink,
@@ -921,7 +920,7 @@ public final class FlinkBenchmark implements Benchmark {
                 "client AppendWriter, same rows",
                 Throughput::appendWriter,
                 Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-            pairedWithoutTarget(
+            Figure.pairedWithoutTarget(
                 "sink_job_without_sink_rows_per_s",
                 throughput,
                 Throughput::flinkDiscard,
@@ -939,7 +938,7 @@ public final class FlinkBenchmark implements Benchmark {
   private static List<Figure> figures(
       List<Throughput> throughput, List<Latency> latency, Figure sink) {
     return List.of(
-        paired(
+        Figure.paired(
             "source_full_rows_per_s",
             throughput,
             Throughput::flinkFull,
@@ -948,21 +947,21 @@ public final class FlinkBenchmark implements Benchmark {
                 + " vectors (unboxed)",
             Throughput::scanFull,
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_full_vs_batches_rows_per_s",
             throughput,
             Throughput::flinkFull,
             "rows/s",
             "client LogScanner, same table, all columns fetched, only b0 and s0 touched",
             Throughput::scanFullTwoColumns),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_full_vs_objects_rows_per_s",
             throughput,
             Throughput::flinkFull,
             "rows/s",
             "client LogScanner, same table, every row as Object[]",
             Throughput::scanFullRowObjects),
-        paired(
+        Figure.paired(
             "source_projected_rows_per_s",
             throughput,
             Throughput::flinkProjected,
@@ -970,7 +969,7 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner, same table, every value of b0 and s0 read from the Arrow vectors",
             Throughput::scanProjected,
             Target.ratioAtLeast(THROUGHPUT_RATIO_TARGET)),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_full_vs_flink_ceiling_rows_per_s",
             throughput,
             Throughput::flinkFull,
@@ -978,14 +977,14 @@ public final class FlinkBenchmark implements Benchmark {
             "Flink's own pipeline, the same rows emitted from memory (a sequence source mapped to"
                 + " rows collected once) into the same counting sink",
             Throughput::ceilingFull),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_projected_vs_flink_ceiling_rows_per_s",
             throughput,
             Throughput::flinkProjected,
             "rows/s",
             "Flink's own pipeline, the same two-column rows emitted from memory",
             Throughput::ceilingProjected),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_full_object_reuse_rows_per_s",
             throughput,
             Throughput::flinkFullObjectReuse,
@@ -993,14 +992,14 @@ public final class FlinkBenchmark implements Benchmark {
             "the same full read without object reuse (Flink's default: every row copied between"
                 + " chained operators)",
             Throughput::flinkFull),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_projected_object_reuse_rows_per_s",
             throughput,
             Throughput::flinkProjectedObjectReuse,
             "rows/s",
             "the same projected read without object reuse",
             Throughput::flinkProjected),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_full_object_reuse_vs_scanner_rows_per_s",
             throughput,
             Throughput::flinkFullObjectReuse,
@@ -1008,7 +1007,7 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner, same table, every value of all 20 columns read (the full read's"
                 + " baseline), the Flink read with pipeline.object-reuse",
             Throughput::scanFull),
-        pairedWithoutTarget(
+        Figure.pairedWithoutTarget(
             "source_projected_object_reuse_vs_scanner_rows_per_s",
             throughput,
             Throughput::flinkProjectedObjectReuse,
@@ -1036,34 +1035,5 @@ public final class FlinkBenchmark implements Benchmark {
             "client LogScanner p99, same rows",
             Median.of(latency, Latency::scannerP99),
             Target.below(LATENCY_P99_TARGET_MS)));
-  }
-
-  /**
-   * A figure of the iteration whose ratio of value to baseline is the median of the iterations'
-   * ({@link Median#pairOf}): each iteration measures the two seconds apart, the iterations minutes
-   * apart on a machine whose speed drifts.
-   */
-  private static <T> Figure paired(
-      String name,
-      List<T> samples,
-      ToDoubleFunction<T> value,
-      String unit,
-      String baseline,
-      ToDoubleFunction<T> baselineValue,
-      Target target) {
-    Median.Pair pair = Median.pairOf(samples, value, baselineValue);
-    return Figure.of(name, pair.value(), unit, baseline, pair.baseline(), target);
-  }
-
-  /** {@link #paired} without a target. */
-  private static <T> Figure pairedWithoutTarget(
-      String name,
-      List<T> samples,
-      ToDoubleFunction<T> value,
-      String unit,
-      String baseline,
-      ToDoubleFunction<T> baselineValue) {
-    Median.Pair pair = Median.pairOf(samples, value, baselineValue);
-    return Figure.withoutTarget(name, pair.value(), unit, baseline, pair.baseline());
   }
 }
