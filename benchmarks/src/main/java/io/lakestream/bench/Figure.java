@@ -157,13 +157,13 @@ public record Figure(
       String baseline,
       ToDoubleFunction<T> baselineValue,
       Target target) {
-    return new Figure(
+    return paired(
         name,
-        Median.of(samples, value),
+        samples,
+        value,
         unit,
         baseline,
-        Median.of(samples, baselineValue),
-        Median.ofRatios(samples, value, baselineValue),
+        baselineValue,
         Optional.of(requireNonNull(target, "target is null")));
   }
 
@@ -175,6 +175,17 @@ public record Figure(
       String unit,
       String baseline,
       ToDoubleFunction<T> baselineValue) {
+    return paired(name, samples, value, unit, baseline, baselineValue, Optional.empty());
+  }
+
+  private static <T> Figure paired(
+      String name,
+      List<T> samples,
+      ToDoubleFunction<T> value,
+      String unit,
+      String baseline,
+      ToDoubleFunction<T> baselineValue,
+      Optional<Target> target) {
     return new Figure(
         name,
         Median.of(samples, value),
@@ -182,6 +193,6 @@ public record Figure(
         baseline,
         Median.of(samples, baselineValue),
         Median.ofRatios(samples, value, baselineValue),
-        Optional.empty());
+        target);
   }
 }

@@ -418,6 +418,61 @@ class FlightSqlJdbcTest {
             logNulls.subList(0, 6));
   }
 
+  /**
+   * Log rows still in the tail reach the query's database as values: text that would end a string
+   * literal, open a comment or start a statement reads back as it was written and runs nothing, and
+   * doubles keep every bit (NaN, negative zero, the smallest and largest).
+   */
+  @Test
+  void logStringsThatLookLikeSqlReadBackAsWritten() throws SQLException {
+    // A namespace of its own: the metadata test lists the tables of sql.
+    lakestream.catalog().createNamespace(Namespace.of("literals"), new HashMap<>());
+    lakestream
+        .catalog()
+        .createTable(
+            TableIdentifier.of("literals", "notes"),
+            new Schema(
+                Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "note", Types.StringType.get()),
+                Types.NestedField.optional(3, "ratio", Types.DoubleType.get())),
+            PartitionSpec.unpartitioned(),
+            Map.of("lakestream.kind", "log", "lakestream.tiering.interval", "1h"));
+    List<String> notes =
+        java.util.Arrays.asList(
+            "O'Brien",
+            "x')); DROP VIEW literals.notes; SELECT (('",
+            "'' OR 1=1 --",
+            "back\\slash\\'",
+            "/* open comment",
+            "ünïcödé 😀\nline",
+            "",
+            null);
+    double[] ratios = {Double.NaN, -0.0, 0.1, Double.MIN_VALUE, Double.MAX_VALUE, -1e-300, 1, 2};
+    try (AppendWriter writer =
+        lakestream
+            .connection()
+            .table(TablePath.of("literals.notes"))
+            .newAppendWriter(WriterOptions.defaults())) {
+      for (int id = 0; id < notes.size(); id++) {
+        writer.append((long) id, notes.get(id), ratios[id]);
+      }
+      writer.flush();
+    }
+    for (int round = 0; round < 2; round++) {
+      List<List<Object>> rows = query("SELECT id, note, ratio FROM literals.notes ORDER BY id");
+      assertThat(rows).hasSize(notes.size());
+      for (int id = 0; id < notes.size(); id++) {
+        assertThat(rows.get(id).get(0)).isEqualTo((long) id);
+        assertThat(rows.get(id).get(1)).as("note %d", id).isEqualTo(notes.get(id));
+        assertThat(Double.doubleToRawLongBits((Double) rows.get(id).get(2)))
+            .as("ratio %d", id)
+            .isEqualTo(Double.doubleToRawLongBits(ratios[id]));
+      }
+    }
+    assertThat(query("SELECT count(*) FROM literals.notes WHERE note LIKE '%DROP VIEW%'"))
+        .containsExactly(List.of(1L));
+  }
+
   @Test
   void primaryKeyTablesShowTheirCurrentState() throws SQLException {
     List<List<Object>> expected = new ArrayList<>();
