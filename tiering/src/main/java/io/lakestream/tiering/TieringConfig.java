@@ -219,7 +219,13 @@ public record TieringConfig(
   public static final String COMPACTION_SMALL_FILES_PROPERTY =
       LakestreamProperties.TIERING_COMPACTION_SMALL_FILES;
 
-  public static final int DEFAULT_COMPACTION_SMALL_FILES = 32;
+  /**
+   * Every query of a table opens each of its small files: with a table tiering every second, a
+   * small Flight SQL query took 19 ms (p50) at 32 and 15 ms at 8, its server CPU a fifth less
+   * (DuckDB over 32 small files: 9.8 ms for view, prepare and run; over 8: 5.4 ms). Iceberg's own
+   * {@code rewrite_data_files} rewrites a group from 5 files on ({@code min-input-files}).
+   */
+  public static final int DEFAULT_COMPACTION_SMALL_FILES = 8;
 
   /**
    * A log table's compaction threshold from its properties: {@value
