@@ -29,7 +29,8 @@ import org.apache.arrow.vector.util.ValueVectorUtility;
  * <ul>
  *   <li>strings and binaries: the offsets start at or above zero, never go backwards and end inside
  *       the data buffer; every non-null string is well-formed UTF-8 (no overlong form, no
- *       surrogate, nothing above U+10FFFF), checked eight bytes at a time while they are ASCII;
+ *       surrogate, nothing above U+10FFFF): a column whose bytes are all ASCII in one pass over its
+ *       data eight bytes at a time, any other value by value;
  *   <li>fixed-width scalars (integers, floats, dates, times, timestamps, booleans) need nothing
  *       more: every bit pattern of their buffers is a value;
  *   <li>decimals: every value fits the column's precision (checked here: Arrow's own check refuses
@@ -96,6 +97,10 @@ final class ValueChecks {
       return;
     }
     ByteBuffer data = dataBuffer.nioBuffer(0, previous).order(ByteOrder.LITTLE_ENDIAN);
+    if (isAscii(data, offsets.getInt(0), previous)) {
+      // Every value lies inside the bytes checked, and ASCII is well-formed however it is cut.
+      return;
+    }
     boolean nullable = vector.getNullCount() > 0;
     for (int i = 0; i < count; i++) {
       if (nullable && vector.isNull(i)) {
@@ -109,6 +114,19 @@ final class ValueChecks {
             vector, i, "is not UTF-8 (byte " + (bad - start) + " of " + (end - start) + ")");
       }
     }
+  }
+
+  /** Whether every byte in {@code [start, end)} of {@code data} is ASCII (below 0x80). */
+  static boolean isAscii(ByteBuffer data, int start, int end) {
+    int i = start;
+    long high = 0;
+    for (; end - i >= 8; i += 8) {
+      high |= data.getLong(i);
+    }
+    for (; i < end; i++) {
+      high |= data.get(i);
+    }
+    return (high & HIGH_BITS) == 0;
   }
 
   /**

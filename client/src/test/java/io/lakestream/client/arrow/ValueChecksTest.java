@@ -155,6 +155,41 @@ class ValueChecksTest {
   }
 
   @Test
+  void aByteAboveAsciiAnywhereInALongColumnIsFoundInItsRowAndIgnoredInANullRow() {
+    Schema schema = new Schema(List.of(Field.nullable("s", ArrowType.Utf8.INSTANCE)));
+    SplittableRandom random = new SplittableRandom(20261207L);
+    int rows = 8192;
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+      VarCharVector vector = (VarCharVector) root.getVector(0);
+      for (int row = 0; row < rows; row++) {
+        byte[] value = new byte[1 + random.nextInt(24)];
+        for (int i = 0; i < value.length; i++) {
+          value[i] = (byte) (' ' + random.nextInt(95));
+        }
+        vector.setSafe(row, value);
+      }
+      root.setRowCount(rows);
+      ValueChecks.checkFull(vector);
+
+      for (int row : new int[] {0, 1, 4999, 5000, rows - 1}) {
+        for (boolean last : new boolean[] {false, true}) {
+          long at = last ? vector.getEndOffset(row) - 1 : vector.getStartOffset(row);
+          byte kept = vector.getDataBuffer().getByte(at);
+          vector.getDataBuffer().setByte(at, 0x80);
+          assertThatThrownBy(() -> ValueChecks.checkFull(vector))
+              .as("byte %d of row %d", at, row)
+              .hasMessageStartingWith("Column s at row " + row + " is not UTF-8");
+          vector.setNull(row);
+          ValueChecks.checkFull(vector);
+          vector.setIndexDefined(row);
+          vector.getDataBuffer().setByte(at, kept);
+        }
+      }
+      ValueChecks.checkFull(vector);
+    }
+  }
+
+  @Test
   void offsetsThatGoBackwardsOrPastTheDataAreRefused() {
     Schema schema = new Schema(List.of(Field.nullable("b", ArrowType.Binary.INSTANCE)));
     try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
