@@ -110,6 +110,7 @@ public final class AppendWriter implements AutoCloseable {
   private final Table table;
   private final WriterOptions options;
   private final Schema schema;
+  private final int columnCount;
   // For a primary-key table's UpsertWriter: the columns a partial update writes (empty for whole
   // rows); null for a log table's writer.
   private final int[] targetColumns;
@@ -147,7 +148,7 @@ public final class AppendWriter implements AutoCloseable {
   private final NavigableMap<Long, Sent> inDoubt = new TreeMap<>();
   private long nextOrdinal;
   private boolean closed;
-  // The only partition of an unpartitioned table, once rows from an accessor went to it.
+  // The only partition of an unpartitioned table, once rows went to it.
   private Partition unpartitioned;
 
   /** The buckets of one partition (the only one, named "", of an unpartitioned table). */
@@ -256,6 +257,7 @@ public final class AppendWriter implements AutoCloseable {
     this.prepared = preparing ? new ArrayList<>() : null;
     this.options = requireNonNull(options, "options is null");
     this.schema = requireNonNull(schema, "schema is null");
+    this.columnCount = schema.getFields().size();
     this.targetColumns = targetColumns;
     this.keyColumns =
         table.bucketKey().stream().mapToInt(column -> LogScanner.indexOf(schema, column)).toArray();
@@ -321,7 +323,7 @@ public final class AppendWriter implements AutoCloseable {
 
   /** Adds a row read from an accessor, as {@link #add(Object[], byte)}. */
   CompletableFuture<WriteAck> add(RowAccessor row, byte operation) {
-    if (row.columnCount() != schema.getFields().size()) {
+    if (row.columnCount() != columnCount) {
       throw new IllegalArgumentException(
           "Row has "
               + row.columnCount()
@@ -342,10 +344,7 @@ public final class AppendWriter implements AutoCloseable {
     synchronized (this) {
       throwIfFailed();
       checkOpen();
-      if (unpartitioned == null) {
-        unpartitioned = partition(Partitioning.UNPARTITIONED);
-      }
-      Bucket bucket = openBucket(unpartitioned, null);
+      Bucket bucket = openBucket(unpartitioned(), null);
       if (targetColumns == null) {
         bucket.open.add(row);
       } else {
@@ -364,7 +363,7 @@ public final class AppendWriter implements AutoCloseable {
    * acknowledgement of its batch.
    */
   CompletableFuture<WriteAck> add(Object[] values, byte operation) {
-    if (values.length != schema.getFields().size()) {
+    if (values.length != columnCount) {
       throw new IllegalArgumentException(
           "Row has "
               + values.length
@@ -378,8 +377,7 @@ public final class AppendWriter implements AutoCloseable {
       throwIfFailed();
       checkOpen();
       Partition partition =
-          partition(
-              partitioner == null ? Partitioning.UNPARTITIONED : partitioner.partitionOf(values));
+          partitioner == null ? unpartitioned() : partition(partitioner.partitionOf(values));
       Bucket bucket = openBucket(partition, values);
       if (targetColumns == null) {
         bucket.open.add(values);
@@ -455,6 +453,13 @@ public final class AppendWriter implements AutoCloseable {
     if (keyColumns.length == 0) {
       bucket.partition.openRoundRobin = bucket.index;
     }
+  }
+
+  private Partition unpartitioned() {
+    if (unpartitioned == null) {
+      unpartitioned = partition(Partitioning.UNPARTITIONED);
+    }
+    return unpartitioned;
   }
 
   private Partition partition(String name) {

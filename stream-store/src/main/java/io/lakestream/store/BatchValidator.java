@@ -91,8 +91,8 @@ final class BatchValidator {
     if (batch.magic() != LogBatch.MAGIC) {
       throw invalid(table, "it has magic " + batch.magic() + ", not " + LogBatch.MAGIC);
     }
-    int computed = batch.computeCrc();
-    if (computed != batch.storedCrc()) {
+    if (!batch.crcMatches()) {
+      int computed = batch.computeCrc();
       throw invalid(
           table,
           String.format(

@@ -75,6 +75,10 @@ public final class LogBatch {
   public static final int LOG_OVERHEAD = 12;
 
   private final ByteBuffer buffer;
+  // Set once the stored CRC has matched the contents. The bytes it covers do not change while a
+  // batch is wrapped (assign writes only fields before the CRC), so the server's two checks of an
+  // append (the request's, then the tablet's) read a batch's bytes once.
+  private boolean crcMatched;
 
   private LogBatch(ByteBuffer buffer) {
     this.buffer = buffer.slice().order(ByteOrder.BIG_ENDIAN);
@@ -315,7 +319,20 @@ public final class LogBatch {
     return sizeInBytes() >= HEADER_SIZE
         && sizeInBytes() <= buffer.limit()
         && magic() == MAGIC
-        && storedCrc() == computeCrc();
+        && crcMatches();
+  }
+
+  /**
+   * Whether the stored CRC matches the contents ({@link #computeCrc()}). A match is remembered by
+   * this view of the batch, which reads its bytes only the first time.
+   *
+   * @return {@code true} if the CRC matches
+   */
+  public boolean crcMatches() {
+    if (!crcMatched) {
+      crcMatched = storedCrc() == computeCrc();
+    }
+    return crcMatched;
   }
 
   /**
